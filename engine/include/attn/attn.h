@@ -1,0 +1,11 @@
+// Umbrella header: every public op of the engine.
+#pragma once
+
+#include "attn/bahdanau.h"
+#include "attn/general_attention.h"
+#include "attn/luong.h"
+#include "attn/mask.h"
+#include "attn/mha.h"
+#include "attn/scratch.h"
+#include "attn/sdpa.h"
+#include "attn/status.h"

@@ -1,0 +1,72 @@
+// Bahdanau (additive) attention, float32, with the Keras layer's weights.
+//
+// For each batch item b, with Dense layers in Keras layout (x @ W + bias):
+//   e_j   = v . tanh(query W1 + b1 + h_j W2 + b2) + bv     j < seq
+//   a     = softmax(e)        (over keys j < key_lengths[b] when given)
+//   context = sum_j a_j h_j
+//
+// Layout (row-major):
+//   query    [batch, query_dim]
+//   keys     [batch, seq, key_dim]   (the encoder outputs h_j, also the values)
+//   w1 [query_dim, units], b1 [units] or null
+//   w2 [key_dim, units],   b2 [units] or null
+//   v  [units] (Keras V: Dense(1) kernel [units, 1]), bv its bias (0 if unused)
+//   context  [batch, key_dim]
+//   weights  [batch, seq] optional
+//
+// Scratch: bahdanau_f32_scratch_bytes = 64 + 2 * align64(4*units)
+//                                      + align64(4*kSdpaKeyBlock) + align64(4*key_dim)
+// (the query projection, one key projection, one block of scores, the context
+// accumulator); independent of seq.
+//
+// A batch item with key length 0 gives a zero context and zero weights.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/scratch.h"
+#include "attn/sdpa.h"
+#include "attn/status.h"
+
+namespace attn {
+
+struct BahdanauShape {
+  int32_t batch = 1;
+  int32_t seq = 0;
+  int32_t query_dim = 0;
+  int32_t key_dim = 0;
+  int32_t units = 0;
+};
+
+constexpr std::size_t bahdanau_f32_scratch_bytes(const BahdanauShape& s) {
+  if (s.units <= 0 || s.key_dim <= 0) return 0;
+  return kAlign + 2 * f32_bytes(static_cast<std::size_t>(s.units)) +
+         f32_bytes(static_cast<std::size_t>(kSdpaKeyBlock)) +
+         f32_bytes(static_cast<std::size_t>(s.key_dim));
+}
+
+struct BahdanauF32Weights {
+  const float* w1 = nullptr;
+  const float* b1 = nullptr;
+  const float* w2 = nullptr;
+  const float* b2 = nullptr;
+  const float* v = nullptr;
+  float bv = 0.0f;
+};
+
+struct BahdanauF32Args {
+  const float* query = nullptr;
+  const float* keys = nullptr;
+  float* context = nullptr;
+  float* weights = nullptr;              // optional [batch, seq]
+  const int32_t* key_lengths = nullptr;  // optional [batch], each in [0, seq]
+};
+
+// Returns kOk, or without writing anything: kNullPointer (query, keys, context,
+// w1, w2 or v null), kBadShape (a dimension <= 0), kBadArgument (key length out
+// of [0, seq], bv not finite), kScratchTooSmall.
+Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weights,
+                    const BahdanauF32Args& args, Scratch scratch);
+
+}  // namespace attn

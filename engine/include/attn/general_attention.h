@@ -1,0 +1,64 @@
+// General attention (seed: "The Attention Mechanism from Scratch"), float32.
+//
+// For each batch item b, with projections in NumPy layout (X @ W):
+//   Q = X W_q   K = X W_k   V = X W_v
+//   weights = softmax(Q K^T * scale + mask)      scale = 1/sqrt(dim_k) by default
+//   out = weights V
+//
+// Layout (row-major):
+//   x    [batch, seq, in_dim]
+//   w_q  [in_dim, dim_k], w_k [in_dim, dim_k], w_v [in_dim, dim_v]
+//   out  [batch, seq, dim_v]; weights [batch, seq, seq] optional
+//
+// Scratch: general_attention_f32_scratch_bytes = 2 * align64(4*seq*dim_k)
+//          + align64(4*seq*dim_v) + sdpa_f32_scratch_bytes({1, seq, seq, dim_k, dim_v})
+// (one batch item's Q, K, V and the attention core).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/mask.h"
+#include "attn/scratch.h"
+#include "attn/sdpa.h"
+#include "attn/status.h"
+
+namespace attn {
+
+struct GeneralAttentionShape {
+  int32_t batch = 1;
+  int32_t seq = 0;
+  int32_t in_dim = 0;
+  int32_t dim_k = 0;
+  int32_t dim_v = 0;
+};
+
+constexpr std::size_t general_attention_f32_scratch_bytes(const GeneralAttentionShape& s) {
+  if (s.seq <= 0 || s.dim_k <= 0 || s.dim_v <= 0) return 0;
+  const auto n = static_cast<std::size_t>(s.seq);
+  return 2 * f32_bytes(n * static_cast<std::size_t>(s.dim_k)) +
+         f32_bytes(n * static_cast<std::size_t>(s.dim_v)) +
+         sdpa_f32_scratch_bytes({1, s.seq, s.seq, s.dim_k, s.dim_v});
+}
+
+struct GeneralAttentionF32Weights {
+  const float* w_q = nullptr;
+  const float* w_k = nullptr;
+  const float* w_v = nullptr;
+};
+
+struct GeneralAttentionF32Args {
+  const float* x = nullptr;
+  float* out = nullptr;
+  float* weights = nullptr;  // optional
+  float scale = 0.0f;        // 0 = 1/sqrt(dim_k)
+  Mask mask{};
+};
+
+// Returns kOk, or without writing anything: kNullPointer, kBadShape,
+// kBadArgument (scale, key lengths), kScratchTooSmall.
+Status general_attention_f32(const GeneralAttentionShape& shape,
+                             const GeneralAttentionF32Weights& weights,
+                             const GeneralAttentionF32Args& args, Scratch scratch);
+
+}  // namespace attn

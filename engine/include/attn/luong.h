@@ -1,0 +1,75 @@
+// Luong attention, float32: dot and general scores.
+//
+//   dot:      e_j = q . h_j
+//   general:  e_j = q . (h_j W + b)        (Keras Dense on the keys: W [key_dim, query_dim])
+//   a = softmax(e) over j < key_lengths[b] (all j when null), context = sum_j a_j h_j
+//
+// Layout (row-major):
+//   query    [batch, query_dim]            (dot: query_dim == key_dim == dim)
+//   keys     [batch, seq, key_dim]         (encoder outputs h_j, also the values)
+//   context  [batch, key_dim]
+//   weights  [batch, seq] optional
+//
+// Luong general is computed as e_j = (W q) . h_j: one [key_dim x query_dim]
+// product per query instead of one per key. The term q . b is the same for
+// every key, so it cancels in the softmax: b is accepted (it is part of the
+// Keras layer's weights) but does not change context or weights.
+//
+// Scratch: luong_dot_f32_scratch_bytes = sdpa_f32_scratch_bytes({1, 1, seq, dim, dim})
+//          luong_general_f32_scratch_bytes = that with dim = key_dim, + align64(4*key_dim)
+// independent of seq. A batch item with key length 0 gives zeros.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/scratch.h"
+#include "attn/sdpa.h"
+#include "attn/status.h"
+
+namespace attn {
+
+struct LuongDotShape {
+  int32_t batch = 1;
+  int32_t seq = 0;
+  int32_t dim = 0;
+};
+
+struct LuongGeneralShape {
+  int32_t batch = 1;
+  int32_t seq = 0;
+  int32_t query_dim = 0;
+  int32_t key_dim = 0;
+};
+
+constexpr std::size_t luong_dot_f32_scratch_bytes(const LuongDotShape& s) {
+  return sdpa_f32_scratch_bytes({1, 1, s.seq, s.dim, s.dim});
+}
+
+constexpr std::size_t luong_general_f32_scratch_bytes(const LuongGeneralShape& s) {
+  if (s.key_dim <= 0) return 0;
+  return sdpa_f32_scratch_bytes({1, 1, s.seq, s.key_dim, s.key_dim}) +
+         f32_bytes(static_cast<std::size_t>(s.key_dim));
+}
+
+struct LuongF32Args {
+  const float* query = nullptr;
+  const float* keys = nullptr;
+  float* context = nullptr;
+  float* weights = nullptr;              // optional [batch, seq]
+  const int32_t* key_lengths = nullptr;  // optional [batch], each in [0, seq]
+};
+
+// Luong general's Dense on the keys: w [key_dim, query_dim], b [query_dim] or null.
+struct LuongGeneralF32Weights {
+  const float* w = nullptr;
+  const float* b = nullptr;
+};
+
+// Both return kOk, or without writing anything: kNullPointer, kBadShape,
+// kBadArgument (key length outside [0, seq]), kScratchTooSmall.
+Status luong_dot_f32(const LuongDotShape& shape, const LuongF32Args& args, Scratch scratch);
+Status luong_general_f32(const LuongGeneralShape& shape, const LuongGeneralF32Weights& weights,
+                         const LuongF32Args& args, Scratch scratch);
+
+}  // namespace attn

@@ -1,0 +1,76 @@
+// Scaled dot-product attention, float32.
+//
+//   O[b] = softmax(Q[b] K[b]^T * scale + mask) V[b]
+//
+// Layout (row-major, contiguous):
+//   q        [batch, seq_q,  dim_k]
+//   k        [batch, seq_kv, dim_k]
+//   v        [batch, seq_kv, dim_v]
+//   out      [batch, seq_q,  dim_v]
+//   weights  [batch, seq_q,  seq_kv]   optional: the softmax probabilities
+//
+// The full seq_q x seq_kv score matrix is never built: queries are processed
+// in tiles of kSdpaQueryTile rows against key blocks of kSdpaKeyBlock keys with
+// an online (streaming) softmax, so scratch depends on dim_k and dim_v only:
+//
+//   sdpa_f32_scratch_bytes = 64                                  (alignment slack)
+//                          + align64(4 * kSdpaQueryTile * dim_k)  (scaled Q tile)
+//                          + align64(4 * kSdpaQueryTile * kSdpaKeyBlock) (scores)
+//                          + align64(4 * kSdpaQueryTile * dim_v)  (output accumulators)
+//                          + 3 * align64(4 * kSdpaQueryTile)      (row max, sum, count)
+//
+// e.g. dim_k = dim_v = 64: 6400 bytes for any seq_q, seq_kv.
+//
+// Masks: see mask.h. A fully masked query row gives zeros in out and weights.
+// NaN or Inf in q/k/v/mask propagate to the affected output rows as NaN (never
+// a crash, never an out-of-bounds access).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/mask.h"
+#include "attn/scratch.h"
+#include "attn/status.h"
+
+namespace attn {
+
+inline constexpr int32_t kSdpaQueryTile = 8;
+inline constexpr int32_t kSdpaKeyBlock = 64;
+
+struct SdpaShape {
+  int32_t batch = 1;
+  int32_t seq_q = 0;
+  int32_t seq_kv = 0;
+  int32_t dim_k = 0;
+  int32_t dim_v = 0;
+};
+
+// Scratch bytes sdpa_f32 needs for `shape` (0 if a dimension is not positive).
+constexpr std::size_t sdpa_f32_scratch_bytes(const SdpaShape& shape) {
+  if (shape.dim_k <= 0 || shape.dim_v <= 0) return 0;
+  const auto tq = static_cast<std::size_t>(kSdpaQueryTile);
+  return kAlign + f32_bytes(tq * static_cast<std::size_t>(shape.dim_k)) +
+         f32_bytes(tq * static_cast<std::size_t>(kSdpaKeyBlock)) +
+         f32_bytes(tq * static_cast<std::size_t>(shape.dim_v)) + 3 * f32_bytes(tq);
+}
+
+struct SdpaF32Args {
+  const float* q = nullptr;
+  const float* k = nullptr;
+  const float* v = nullptr;
+  float* out = nullptr;
+  float* weights = nullptr;  // optional
+  // 0 selects 1/sqrt(dim_k); otherwise must be finite and > 0.
+  float scale = 0.0f;
+  Mask mask{};
+};
+
+// Returns kOk, or without writing anything:
+//   kNullPointer     q, k, v or out is null
+//   kBadShape        a dimension is <= 0
+//   kBadArgument     scale negative/NaN/Inf, a key length outside [0, seq_kv]
+//   kScratchTooSmall scratch.bytes < sdpa_f32_scratch_bytes(shape) or scratch.data null
+Status sdpa_f32(const SdpaShape& shape, const SdpaF32Args& args, Scratch scratch);
+
+}  // namespace attn

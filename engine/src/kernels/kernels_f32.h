@@ -1,0 +1,59 @@
+// Float32 kernels: the few primitives every float op is built from.
+//
+// Ops call these through namespace attn::kernels, an alias of the backend the
+// build selects (ATTN_SIMD=ref|hwy|xsimd sets ATTN_BACKEND). The portable reference implementation
+// lives in namespace attn::ref (kernels/ref/) and is always compiled: it is the
+// oracle every optimized backend is tested against.
+//
+// Conventions: row-major matrices; `*_stride` is the distance in elements
+// between consecutive rows; counts are >= 0 and pointers valid for the ranges
+// they describe (the ops validate, kernels trust).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#define ATTN_DECLARE_F32_KERNELS                                                                  \
+  /* sum_i a[i] * b[i] */                                                                         \
+  float dot_f32(const float* a, const float* b, int32_t n);                                       \
+  /* s[i*s_stride + j] = sum_d q[i*q_stride + d] * k[j*k_stride + d],  i < nq, j < nk */           \
+  void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,              \
+                   std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride);  \
+  /* max_i x[i] (n >= 1; NaN elements are skipped unless all are NaN) */                          \
+  float max_f32(const float* x, int32_t n);                                                       \
+  /* x[i] = exp(x[i] - m) for every i (exp(-inf) = 0); returns sum_i x[i] */                      \
+  float exp_sub_sum_f32(float* x, int32_t n, float m);                                            \
+  /* acc[i*a_stride + c] += sum_j p[i*p_stride + j] * v[j*v_stride + c],  i < nq, c < dv */       \
+  void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,  \
+                   std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride);           \
+  /* y[i] += a * x[i] */                                                                          \
+  void axpy_f32(float* y, const float* x, int32_t n, float a);                                    \
+  /* x[i] *= a */                                                                                 \
+  void scale_f32(float* x, int32_t n, float a);                                                   \
+  /* y[i] = a[i] + b[i] */                                                                        \
+  void add_f32(float* y, const float* a, const float* b, int32_t n);                              \
+  /* x[i] = tanh(x[i]) */                                                                         \
+  void tanh_f32(float* x, int32_t n);                                                             \
+  /* y[m, n] = x[m, :] . w[n, :] + bias[n]: PyTorch nn.Linear, w is [n_out, n_in], bias may be    \
+     null */                                                                                      \
+  void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,  \
+                  int32_t n_out, float* y);                                                       \
+  /* y[m, n] = sum_k x[m, k] * w[k, n] + bias[n]: Keras Dense, w is [n_in, n_out], bias may be    \
+     null */                                                                                      \
+  void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,   \
+                 int32_t n_out, float* y);
+
+// The selected backend's namespace (ref, hwy or xsimd), set by the build.
+#ifndef ATTN_BACKEND
+#define ATTN_BACKEND ref
+#endif
+
+namespace attn {
+namespace ref {
+ATTN_DECLARE_F32_KERNELS
+}  // namespace ref
+namespace ATTN_BACKEND {
+ATTN_DECLARE_F32_KERNELS
+}  // namespace ATTN_BACKEND
+namespace kernels = ATTN_BACKEND;
+}  // namespace attn

@@ -1,0 +1,99 @@
+// Portable reference implementation of the float32 kernels (kernels_f32.h).
+//
+// Written for clarity: plain loops, float accumulation in index order, libm's
+// expf/tanhf. Every optimized backend is tested against these.
+#include <cmath>
+#include <limits>
+
+#include "kernels/kernels_f32.h"
+
+namespace attn {
+namespace ref {
+
+float dot_f32(const float* a, const float* b, int32_t n) {
+  float sum = 0.0f;
+  for (int32_t i = 0; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
+                 std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  for (int32_t i = 0; i < nq; ++i) {
+    for (int32_t j = 0; j < nk; ++j) {
+      s[static_cast<std::size_t>(i) * s_stride + static_cast<std::size_t>(j)] =
+          dot_f32(q + static_cast<std::size_t>(i) * q_stride,
+                  k + static_cast<std::size_t>(j) * k_stride, d);
+    }
+  }
+}
+
+float max_f32(const float* x, int32_t n) {
+  float m = x[0];
+  for (int32_t i = 1; i < n; ++i) {
+    if (x[i] > m || std::isnan(m)) m = x[i];
+  }
+  return m;
+}
+
+float exp_sub_sum_f32(float* x, int32_t n, float m) {
+  float sum = 0.0f;
+  for (int32_t i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - m);
+    sum += x[i];
+  }
+  return sum;
+}
+
+void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+                 std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  for (int32_t i = 0; i < nq; ++i) {
+    float* row = acc + static_cast<std::size_t>(i) * a_stride;
+    for (int32_t j = 0; j < nk; ++j) {
+      axpy_f32(row, v + static_cast<std::size_t>(j) * v_stride, dv,
+               p[static_cast<std::size_t>(i) * p_stride + static_cast<std::size_t>(j)]);
+    }
+  }
+}
+
+void axpy_f32(float* y, const float* x, int32_t n, float a) {
+  for (int32_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+void scale_f32(float* x, int32_t n, float a) {
+  for (int32_t i = 0; i < n; ++i) x[i] *= a;
+}
+
+void add_f32(float* y, const float* a, const float* b, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+void tanh_f32(float* x, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
+}
+
+void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+                int32_t n_out, float* y) {
+  for (int32_t r = 0; r < rows; ++r) {
+    const float* xr = x + static_cast<std::size_t>(r) * static_cast<std::size_t>(n_in);
+    float* yr = y + static_cast<std::size_t>(r) * static_cast<std::size_t>(n_out);
+    for (int32_t o = 0; o < n_out; ++o) {
+      const float b = bias != nullptr ? bias[o] : 0.0f;
+      yr[o] = b + dot_f32(xr, w + static_cast<std::size_t>(o) * static_cast<std::size_t>(n_in), n_in);
+    }
+  }
+}
+
+void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+               int32_t n_out, float* y) {
+  for (int32_t r = 0; r < rows; ++r) {
+    const float* xr = x + static_cast<std::size_t>(r) * static_cast<std::size_t>(n_in);
+    float* yr = y + static_cast<std::size_t>(r) * static_cast<std::size_t>(n_out);
+    for (int32_t o = 0; o < n_out; ++o) yr[o] = bias != nullptr ? bias[o] : 0.0f;
+    for (int32_t k = 0; k < n_in; ++k) {
+      axpy_f32(yr, w + static_cast<std::size_t>(k) * static_cast<std::size_t>(n_out), n_out, xr[k]);
+    }
+  }
+}
+
+}  // namespace ref
+}  // namespace attn

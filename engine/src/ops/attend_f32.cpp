@@ -1,0 +1,175 @@
+#include "ops/attend_f32.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "attn/scratch.h"
+#include "attn/sdpa.h"
+#include "kernels/kernels_f32.h"
+
+namespace attn {
+namespace detail {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+constexpr float kKerasMaskValue = -1e9f;
+constexpr auto kTq = static_cast<std::size_t>(kSdpaQueryTile);
+constexpr auto kBk = static_cast<std::size_t>(kSdpaKeyBlock);
+
+std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
+
+// Scratch carved into the tile buffers, in the order of the formula in sdpa.h.
+struct Tile {
+  float* qs;   // [kTq, dim_k] scaled queries
+  float* s;    // [kTq, kBk] scores, then probabilities
+  float* acc;  // [kTq, dim_v]
+  float* m;    // [kTq] running max
+  float* l;    // [kTq] running sum
+  int32_t* visible;  // [kTq] keys not masked
+};
+
+Tile carve(void* scratch, int32_t dim_k, int32_t dim_v) {
+  auto* p = static_cast<unsigned char*>(scratch);
+  Tile t{};
+  t.qs = reinterpret_cast<float*>(p);
+  p += f32_bytes(kTq * idx(dim_k));
+  t.s = reinterpret_cast<float*>(p);
+  p += f32_bytes(kTq * kBk);
+  t.acc = reinterpret_cast<float*>(p);
+  p += f32_bytes(kTq * idx(dim_v));
+  t.m = reinterpret_cast<float*>(p);
+  p += f32_bytes(kTq);
+  t.l = reinterpret_cast<float*>(p);
+  p += f32_bytes(kTq);
+  t.visible = reinterpret_cast<int32_t*>(p);
+  return t;
+}
+
+// Number of keys query row i may see before the matrix masks: min(key_length,
+// i + offset + 1) with the causal offset seq_kv - seq_q.
+int32_t row_limit(const AttendF32& a, const AttendMask& mask, int32_t i) {
+  if (!mask.causal) return mask.key_length;
+  const int64_t lim = static_cast<int64_t>(i) + a.seq_kv - a.seq_q + 1;
+  if (lim <= 0) return 0;
+  return lim < mask.key_length ? static_cast<int32_t>(lim) : mask.key_length;
+}
+
+// Scores of query rows [i0, i0+nq) against keys [j0, j0+nk) into t.s, masked
+// keys set to -inf (Keras-masked keys get -1e9 * m added instead). Adds the
+// number of visible keys per row to `visible` when it is not null.
+void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t, int32_t i0,
+                 int32_t nq, int32_t j0, int32_t nk, int32_t* visible) {
+  kernels::qk_tile_f32(t.qs, idx(a.dim_k), nq, a.k + idx(j0) * a.k_stride, a.k_stride, nk,
+                       a.dim_k, t.s, kBk);
+  for (int32_t r = 0; r < nq; ++r) {
+    const int32_t i = i0 + r;
+    float* s = t.s + idx(r) * kBk;
+    int32_t lim = row_limit(a, mask, i) - j0;
+    lim = lim < 0 ? 0 : (lim > nk ? nk : lim);
+    for (int32_t j = lim; j < nk; ++j) s[j] = kNegInf;
+    const std::size_t row = idx(i) * idx(a.seq_kv) + idx(j0);
+    int32_t seen = lim;
+    if (mask.keras != nullptr) {
+      const float* m = mask.keras + row;
+      for (int32_t j = 0; j < lim; ++j) {
+        s[j] += kKerasMaskValue * m[j];
+        if (m[j] != 0.0f) --seen;
+      }
+    }
+    if (mask.additive != nullptr || mask.boolean != nullptr) {
+      for (int32_t j = 0; j < lim; ++j) {
+        const bool was_visible = mask.keras == nullptr || mask.keras[row + idx(j)] == 0.0f;
+        if (mask.additive != nullptr) s[j] += mask.additive[row + idx(j)];
+        if (mask.boolean != nullptr && mask.boolean[row + idx(j)] != 0) s[j] = kNegInf;
+        if (was_visible && s[j] == kNegInf) --seen;
+      }
+    }
+    if (visible != nullptr) visible[r] += seen;
+  }
+}
+
+// Second pass: writes softmax probabilities for rows [i0, i0+nq) into weights.
+void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, int32_t i0,
+                   int32_t nq) {
+  for (int32_t j0 = 0; j0 < a.seq_kv; j0 += kSdpaKeyBlock) {
+    const int32_t nk = a.seq_kv - j0 < kSdpaKeyBlock ? a.seq_kv - j0 : kSdpaKeyBlock;
+    score_block(a, mask, t, i0, nq, j0, nk, nullptr);
+    for (int32_t r = 0; r < nq; ++r) {
+      const float* s = t.s + idx(r) * kBk;
+      float* w = a.weights + idx(i0 + r) * idx(a.seq_kv) + idx(j0);
+      const bool empty = t.visible[r] == 0;
+      const float inv_l = empty ? 0.0f : 1.0f / t.l[r];
+      for (int32_t j = 0; j < nk; ++j) {
+        const float p = (empty || s[j] == kNegInf) ? 0.0f : std::exp(s[j] - t.m[r]) * inv_l;
+        w[j] = a.accumulate_weights ? w[j] + a.weights_alpha * p : a.weights_alpha * p;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t nk,
+                           const float* v, std::size_t v_stride, int32_t dim_v, float* m,
+                           float* l, float* acc, std::size_t acc_stride) {
+  for (int32_t r = 0; r < nq; ++r) {
+    float* sr = s + idx(r) * s_stride;
+    const float block_max = kernels::max_f32(sr, nk);
+    const float m_new = block_max > m[r] ? block_max : m[r];
+    if (m_new == kNegInf) {  // nothing visible yet: contributes nothing
+      for (int32_t j = 0; j < nk; ++j) sr[j] = 0.0f;
+      continue;
+    }
+    const float sum = kernels::exp_sub_sum_f32(sr, nk, m_new);
+    if (m_new != m[r]) {
+      const float alpha = std::exp(m[r] - m_new);
+      l[r] *= alpha;
+      kernels::scale_f32(acc + idx(r) * acc_stride, dim_v, alpha);
+      m[r] = m_new;
+    }
+    l[r] += sum;
+  }
+  kernels::pv_tile_f32(s, s_stride, nq, nk, v, v_stride, dim_v, acc, acc_stride);
+}
+
+void* aligned_scratch(void* data, std::size_t bytes, std::size_t needed) {
+  if (data == nullptr || needed == 0 || bytes < needed) return nullptr;
+  const auto addr = reinterpret_cast<std::uintptr_t>(data);
+  return static_cast<unsigned char*>(data) + (align_up(addr) - addr);
+}
+
+void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
+  const Tile t = carve(scratch, a.dim_k, a.dim_v);
+  for (int32_t i0 = 0; i0 < a.seq_q; i0 += kSdpaQueryTile) {
+    const int32_t nq = a.seq_q - i0 < kSdpaQueryTile ? a.seq_q - i0 : kSdpaQueryTile;
+    for (int32_t r = 0; r < nq; ++r) {
+      const float* q = a.q + idx(i0 + r) * a.q_stride;
+      float* qs = t.qs + idx(r) * idx(a.dim_k);
+      for (int32_t d = 0; d < a.dim_k; ++d) qs[d] = q[d] * a.scale;
+      float* acc = t.acc + idx(r) * idx(a.dim_v);
+      for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
+      t.m[r] = kNegInf;
+      t.l[r] = 0.0f;
+      t.visible[r] = 0;
+    }
+    // Keys past the last row's limit are masked for the whole tile.
+    const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
+    for (int32_t j0 = 0; j0 < kv_end; j0 += kSdpaKeyBlock) {
+      const int32_t nk = kv_end - j0 < kSdpaKeyBlock ? kv_end - j0 : kSdpaKeyBlock;
+      score_block(a, mask, t, i0, nq, j0, nk, t.visible);
+      online_softmax_update(t.s, kBk, nq, nk, a.v + idx(j0) * a.v_stride, a.v_stride, a.dim_v,
+                            t.m, t.l, t.acc, idx(a.dim_v));
+    }
+    for (int32_t r = 0; r < nq; ++r) {
+      float* out = a.out + idx(i0 + r) * a.out_stride;
+      const float* acc = t.acc + idx(r) * idx(a.dim_v);
+      const float inv_l = t.visible[r] == 0 ? 0.0f : 1.0f / t.l[r];
+      for (int32_t c = 0; c < a.dim_v; ++c) out[c] = t.visible[r] == 0 ? 0.0f : acc[c] * inv_l;
+    }
+    if (a.weights != nullptr) write_weights(a, mask, t, i0, nq);
+  }
+}
+
+}  // namespace detail
+}  // namespace attn

@@ -1,0 +1,66 @@
+// The streaming-softmax attention core shared by every float op (internal).
+//
+// For one batch item, with s_ij = scale * q_i . k_j + mask_ij:
+//   out_i = sum_j softmax_j(s_ij) v_j
+// Queries are taken kSdpaQueryTile rows at a time; keys in blocks of
+// kSdpaKeyBlock. For each block the running row max m_i, the running sum
+// l_i = sum exp(s_ij - m_i) and the unnormalised output acc_i are updated
+// (acc_i and l_i rescaled by exp(m_old - m_new) when the max grows); out_i =
+// acc_i / l_i at the end. Key blocks that a causal mask or key length removes
+// for the whole query tile are never visited.
+//
+// When weights are requested a second pass recomputes each score block and
+// writes (or accumulates, for head-averaged MHA weights) exp(s - m_i) / l_i.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace attn {
+namespace detail {
+
+// The mask of one batch item (matrices already offset to that item).
+struct AttendMask {
+  bool causal = false;
+  int32_t key_length = 0;  // keys j >= key_length are masked; seq_kv when unused
+  const float* keras = nullptr;
+  const float* additive = nullptr;
+  const uint8_t* boolean = nullptr;
+};
+
+struct AttendF32 {
+  const float* q = nullptr;
+  std::size_t q_stride = 0;
+  const float* k = nullptr;
+  std::size_t k_stride = 0;
+  const float* v = nullptr;
+  std::size_t v_stride = 0;
+  float* out = nullptr;
+  std::size_t out_stride = 0;
+  float* weights = nullptr;        // optional [seq_q, seq_kv], row stride seq_kv
+  bool accumulate_weights = false;  // weights += alpha * p instead of weights = alpha * p
+  float weights_alpha = 1.0f;
+  int32_t seq_q = 0;
+  int32_t seq_kv = 0;
+  int32_t dim_k = 0;
+  int32_t dim_v = 0;
+  float scale = 1.0f;
+};
+
+// Runs the core. `scratch` is 64-byte aligned and holds at least
+// sdpa_f32_scratch_bytes({1, seq_q, seq_kv, dim_k, dim_v}) - 64 bytes.
+void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch);
+
+// One online-softmax step for nq rows and a block of nk keys: s holds the
+// block's scores (masked = -inf) and is overwritten with exp(s - m_new); the
+// running max m, sum l and accumulators acc (rows of dim_v) are rescaled when
+// the max grows, then acc += P V. Rows with no visible key yet are unchanged.
+void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t nk,
+                           const float* v, std::size_t v_stride, int32_t dim_v, float* m,
+                           float* l, float* acc, std::size_t acc_stride);
+
+// Rounds `scratch.data` up to 64 bytes and checks the size; null if too small.
+void* aligned_scratch(void* data, std::size_t bytes, std::size_t needed);
+
+}  // namespace detail
+}  // namespace attn

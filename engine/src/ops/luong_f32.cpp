@@ -1,0 +1,94 @@
+// Luong dot and general attention, float32 (see attn/luong.h).
+#include "attn/luong.h"
+
+#include "kernels/kernels_f32.h"
+#include "ops/attend_f32.h"
+#include "ops/validate.h"
+
+namespace attn {
+namespace {
+
+Status check_lengths(const int32_t* key_lengths, int32_t batch, int32_t seq) {
+  Mask mask;
+  mask.key_lengths = key_lengths;
+  return detail::check_mask(mask, batch, seq);
+}
+
+// Attends one query row q (already in key space) over keys[b] for every b.
+void attend_queries(const float* queries, std::size_t query_stride, int32_t dim,
+                    const LuongF32Args& args, int32_t batch, int32_t seq, void* core) {
+  const auto d = static_cast<std::size_t>(dim);
+  const auto t = static_cast<std::size_t>(seq);
+  for (int32_t b = 0; b < batch; ++b) {
+    const auto ub = static_cast<std::size_t>(b);
+    detail::AttendF32 a;
+    a.q = queries + ub * query_stride;
+    a.q_stride = d;
+    a.k = args.keys + ub * t * d;
+    a.k_stride = d;
+    a.v = a.k;
+    a.v_stride = d;
+    a.out = args.context + ub * d;
+    a.out_stride = d;
+    a.weights = args.weights != nullptr ? args.weights + ub * t : nullptr;
+    a.seq_q = 1;
+    a.seq_kv = seq;
+    a.dim_k = dim;
+    a.dim_v = dim;
+    a.scale = 1.0f;
+    detail::AttendMask mask;
+    mask.key_length = args.key_lengths != nullptr ? args.key_lengths[b] : seq;
+    detail::attend_f32(a, mask, core);
+  }
+}
+
+}  // namespace
+
+Status luong_dot_f32(const LuongDotShape& shape, const LuongF32Args& args, Scratch scratch) {
+  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr) {
+    return Status::kNullPointer;
+  }
+  if (!detail::dims_ok({shape.batch, shape.seq, shape.dim})) return Status::kBadShape;
+  const Status st = check_lengths(args.key_lengths, shape.batch, shape.seq);
+  if (st != Status::kOk) return st;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes, luong_dot_f32_scratch_bytes(shape));
+  if (ws == nullptr) return Status::kScratchTooSmall;
+  attend_queries(args.query, static_cast<std::size_t>(shape.dim), shape.dim, args, shape.batch,
+                 shape.seq, ws);
+  return Status::kOk;
+}
+
+Status luong_general_f32(const LuongGeneralShape& shape, const LuongGeneralF32Weights& weights,
+                         const LuongF32Args& args, Scratch scratch) {
+  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr ||
+      weights.w == nullptr) {
+    return Status::kNullPointer;
+  }
+  if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim})) {
+    return Status::kBadShape;
+  }
+  const Status st = check_lengths(args.key_lengths, shape.batch, shape.seq);
+  if (st != Status::kOk) return st;
+  void* ws =
+      detail::aligned_scratch(scratch.data, scratch.bytes, luong_general_f32_scratch_bytes(shape));
+  if (ws == nullptr) return Status::kScratchTooSmall;
+  // q' = W q (W is [key_dim, query_dim]), one row per batch item, is kept in the
+  // first align64(4*key_dim) bytes; the attention core follows.
+  auto* projected = static_cast<float*>(ws);
+  void* core = static_cast<unsigned char*>(ws) + f32_bytes(static_cast<std::size_t>(shape.key_dim));
+  const auto dq = static_cast<std::size_t>(shape.query_dim);
+  LuongF32Args one = args;
+  for (int32_t b = 0; b < shape.batch; ++b) {
+    const auto ub = static_cast<std::size_t>(b);
+    kernels::linear_f32(args.query + ub * dq, 1, shape.query_dim, weights.w, nullptr,
+                        shape.key_dim, projected);
+    one.keys = args.keys + ub * static_cast<std::size_t>(shape.seq) * static_cast<std::size_t>(shape.key_dim);
+    one.context = args.context + ub * static_cast<std::size_t>(shape.key_dim);
+    one.weights = args.weights != nullptr ? args.weights + ub * static_cast<std::size_t>(shape.seq) : nullptr;
+    one.key_lengths = args.key_lengths != nullptr ? args.key_lengths + b : nullptr;
+    attend_queries(projected, 0, shape.key_dim, one, 1, shape.seq, core);
+  }
+  return Status::kOk;
+}
+
+}  // namespace attn
