@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the project needs, skipping those already
+# installed. Usage: tools/setup.sh [host|all]   (default: all)
+#   host  compiler, CMake, GoogleTest, Benchmark, Highway, xsimd, Eigen, CLI11,
+#         nlohmann-json, NumPy, PyTorch, matplotlib, clang
+#   all   host + Arm cross compilers, newlib, QEMU
+set -euo pipefail
+
+host_pkgs=(g++ cmake ninja-build git libgtest-dev libbenchmark-dev libhwy-dev libxsimd-dev
+  libeigen3-dev libcli11-dev nlohmann-json3-dev python3-numpy python3-torch
+  python3-matplotlib clang libclang-rt-14-dev)
+cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf gcc-arm-none-eabi
+  libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-user qemu-system-arm)
+
+pkgs=("${host_pkgs[@]}")
+if [ "${1:-all}" = all ]; then pkgs+=("${cross_pkgs[@]}"); fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+echo "setup: installing ${missing[*]}"
+sudo=()
+if [ "$(id -u)" != 0 ]; then sudo=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
