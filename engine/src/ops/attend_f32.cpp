@@ -32,17 +32,17 @@ struct Tile {
 Tile carve(void* scratch, int32_t dim_k, int32_t dim_v) {
   auto* p = static_cast<unsigned char*>(scratch);
   Tile t{};
-  t.qs = reinterpret_cast<float*>(p);
+  t.qs = static_cast<float*>(static_cast<void*>(p));
   p += f32_bytes(kTq * idx(dim_k));
-  t.s = reinterpret_cast<float*>(p);
+  t.s = static_cast<float*>(static_cast<void*>(p));
   p += f32_bytes(kTq * kBk);
-  t.acc = reinterpret_cast<float*>(p);
+  t.acc = static_cast<float*>(static_cast<void*>(p));
   p += f32_bytes(kTq * idx(dim_v));
-  t.m = reinterpret_cast<float*>(p);
+  t.m = static_cast<float*>(static_cast<void*>(p));
   p += f32_bytes(kTq);
-  t.l = reinterpret_cast<float*>(p);
+  t.l = static_cast<float*>(static_cast<void*>(p));
   p += f32_bytes(kTq);
-  t.visible = reinterpret_cast<int32_t*>(p);
+  t.visible = static_cast<int32_t*>(static_cast<void*>(p));
   return t;
 }
 

@@ -32,13 +32,13 @@ Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weight
   const auto dk = static_cast<std::size_t>(shape.key_dim);
   const auto t = static_cast<std::size_t>(shape.seq);
   auto* base = static_cast<unsigned char*>(ws);
-  auto* query_proj = reinterpret_cast<float*>(base);  // query W1 + b1 + b2
+  auto* query_proj = static_cast<float*>(static_cast<void*>(base));  // query W1 + b1 + b2
   base += f32_bytes(u);
-  auto* key_proj = reinterpret_cast<float*>(base);  // h_j W2, then tanh(...)
+  auto* key_proj = static_cast<float*>(static_cast<void*>(base));  // h_j W2, then tanh(...)
   base += f32_bytes(u);
-  auto* scores = reinterpret_cast<float*>(base);  // one block
+  auto* scores = static_cast<float*>(static_cast<void*>(base));  // one block
   base += f32_bytes(static_cast<std::size_t>(kSdpaKeyBlock));
-  auto* acc = reinterpret_cast<float*>(base);
+  auto* acc = static_cast<float*>(static_cast<void*>(base));
 
   for (int32_t b = 0; b < shape.batch; ++b) {
     const auto ub = static_cast<std::size_t>(b);

@@ -30,11 +30,11 @@ Status general_attention_f32(const GeneralAttentionShape& shape,
   const auto dk = static_cast<std::size_t>(shape.dim_k);
   const auto dv = static_cast<std::size_t>(shape.dim_v);
   auto* base = static_cast<unsigned char*>(ws);
-  auto* q = reinterpret_cast<float*>(base);
+  auto* q = static_cast<float*>(static_cast<void*>(base));
   base += f32_bytes(n * dk);
-  auto* k = reinterpret_cast<float*>(base);
+  auto* k = static_cast<float*>(static_cast<void*>(base));
   base += f32_bytes(n * dk);
-  auto* v = reinterpret_cast<float*>(base);
+  auto* v = static_cast<float*>(static_cast<void*>(base));
   base += f32_bytes(n * dv);
 
   for (int32_t b = 0; b < shape.batch; ++b) {

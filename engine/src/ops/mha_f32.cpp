@@ -78,13 +78,13 @@ Status mha_f32(const MhaShape& shape, const MhaF32Weights& weights, const MhaF32
   const std::size_t skv = idx(shape.seq_kv);
   void* ws = detail::aligned_scratch(scratch.data, scratch.bytes, needed);
   auto* base = static_cast<unsigned char*>(ws);
-  auto* qh = reinterpret_cast<float*>(base);
+  auto* qh = static_cast<float*>(static_cast<void*>(base));
   base += f32_bytes(sq * idx(hd));
-  auto* oh = reinterpret_cast<float*>(base);
+  auto* oh = static_cast<float*>(static_cast<void*>(base));
   base += f32_bytes(sq * idx(hd));
-  auto* kh = reinterpret_cast<float*>(base);
+  auto* kh = static_cast<float*>(static_cast<void*>(base));
   base += f32_bytes(skv * idx(hd));
-  auto* vh = reinterpret_cast<float*>(base);
+  auto* vh = static_cast<float*>(static_cast<void*>(base));
   base += f32_bytes(skv * idx(hd));
   void* core = base;
 
