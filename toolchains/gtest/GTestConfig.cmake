@@ -1,0 +1,21 @@
+# find_package(GTest) for cross builds: compiles GoogleTest from Debian's
+# /usr/src/googletest (package googletest) with the target compiler, so no
+# multiarch libgtest-dev is needed. The cross toolchain files point GTest_DIR here.
+if(NOT TARGET gtest)
+  set(ATTN_GTEST_SOURCE_DIR /usr/src/googletest CACHE PATH "GoogleTest sources")
+  if(NOT EXISTS ${ATTN_GTEST_SOURCE_DIR}/CMakeLists.txt)
+    set(GTest_FOUND FALSE)
+    set(GTest_NOT_FOUND_MESSAGE "no GoogleTest sources in ${ATTN_GTEST_SOURCE_DIR} (apt-get install googletest)")
+    return()
+  endif()
+  set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+  set(BUILD_GMOCK ON CACHE BOOL "" FORCE)
+  add_subdirectory(${ATTN_GTEST_SOURCE_DIR} ${CMAKE_BINARY_DIR}/_googletest EXCLUDE_FROM_ALL)
+endif()
+foreach(lib gtest gtest_main gmock gmock_main)
+  if(TARGET ${lib} AND NOT TARGET GTest::${lib})
+    add_library(GTest::${lib} ALIAS ${lib})
+  endif()
+endforeach()
+set(GTest_FOUND TRUE)
+set(GTest_VERSION 1.12.1)
