@@ -1,0 +1,100 @@
+// Helpers shared by the attn CLI's subcommands: loading and checking .npy
+// inputs, masks, writing outputs. Host code: it allocates and throws; every
+// error is a CliError whose message is one line naming the file and problem.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attn/mask.h"
+#include "attn/scratch.h"
+#include "attn/status.h"
+#include "npy.h"
+
+namespace attn_cli {
+
+// Any error the CLI reports: printed as "attn: <message>", exit code 2.
+struct CliError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A loaded float32 input and the file it came from.
+struct F32Input {
+  std::string path;
+  attn_npy::Array array;
+  const float* data() const { return array.as<float>(); }
+  int rank() const { return static_cast<int>(array.shape.size()); }
+  // Dimension `axis` (negative counts from the end).
+  int64_t dim(int axis) const;
+};
+
+// Loads `path` as float32 with rank in [min_rank, max_rank]; every dimension
+// must be in [1, 2^31).
+F32Input load_f32(const std::string& path, int min_rank, int max_rank);
+
+// Throws "<a.path>: <what> is <got>, expected <want> (<why>)" unless equal.
+void require_dim(const F32Input& a, int axis, int64_t want, const std::string& what,
+                 const std::string& why);
+
+// Narrows a checked dimension to the engine's int32.
+int32_t to_i32(int64_t v);
+
+// Masks loaded from the command line for an attention of batch x seq_q x seq_kv.
+struct MaskInputs {
+  bool causal = false;
+  std::string mask_path;          // --mask M.npy (float32 Keras or bool/uint8)
+  std::string additive_path;      // --additive-mask A.npy (float32, added as is)
+  std::string key_lengths_path;   // --key-lengths L.npy (int32/int64 [batch])
+};
+
+// The loaded masks, owning their storage; mask() points into it.
+struct LoadedMask {
+  attn::Mask mask() const;
+  bool causal = false;
+  std::vector<float> keras;
+  std::vector<float> additive;
+  std::vector<uint8_t> boolean;
+  std::vector<int32_t> key_lengths;
+  std::size_t stride = 0;
+};
+
+// Parses "--mask" (the word "causal" or a file name) into `in`.
+void parse_mask_flag(const std::string& value, MaskInputs* in);
+
+LoadedMask load_masks(const MaskInputs& in, int32_t batch, int32_t seq_q, int32_t seq_kv);
+
+// Loads int32/int64 key lengths: shape [batch] (or a scalar when batch is 1),
+// each in [0, seq_kv].
+std::vector<int32_t> load_key_lengths(const std::string& path, int32_t batch, int32_t seq_kv);
+
+// Host scratch for an op: at least `bytes` (never empty).
+std::vector<unsigned char> make_scratch(std::size_t bytes);
+inline attn::Scratch scratch_of(std::vector<unsigned char>& v) {
+  return attn::Scratch{v.data(), v.size()};
+}
+
+// Throws CliError("<op>: <status_str>") unless kOk.
+void check_status(attn::Status s, const std::string& op);
+
+// Number of floats for an output shape; throws if it would exceed 2 GiB.
+std::size_t output_count(const std::vector<int64_t>& shape, const std::string& what);
+
+// An output array to write.
+struct Output {
+  std::string path;
+  std::vector<int64_t> shape;
+  const float* data;
+};
+
+// Writes every output with a path (float32). If one fails, the ones already
+// written are removed and CliError is thrown: an error leaves no output file.
+void write_outputs(const std::vector<Output>& outputs);
+
+// Joins a directory and a file name.
+std::string join_path(const std::string& dir, const std::string& name);
+bool file_exists(const std::string& path);
+
+}  // namespace attn_cli

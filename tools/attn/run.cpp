@@ -1,0 +1,541 @@
+// `attn run <op>`: runs one engine op on .npy inputs and writes .npy outputs.
+//
+// Every input is loaded and checked (dtype, rank, every dimension against the
+// others) before the op runs, and outputs are written only after it succeeded,
+// so an error never leaves an output file behind.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/attn.h"
+#include "commands.h"
+#include "common.h"
+
+namespace attn_cli {
+namespace {
+
+// Flags shared by the ops that take masks.
+struct MaskFlags {
+  std::string mask;
+  MaskInputs inputs;
+  void add(CLI::App* sub, bool matrices) {
+    if (matrices) {
+      sub->add_option("--mask", mask,
+                      "'causal' (look-ahead mask, offset by Skv-Sq when Skv > Sq), or a .npy "
+                      "mask [Sq,Skv] or [B,Sq,Skv]: float32 = Keras convention (1 = masked, "
+                      "adds -1e9*m), bool/uint8 = boolean mask (nonzero/True = masked)");
+      sub->add_option("--additive-mask", inputs.additive_path,
+                      "float32 .npy [Sq,Skv] or [B,Sq,Skv] added to the scores as is "
+                      "(PyTorch float attn_mask; -inf masks a key)");
+    }
+    sub->add_option("--key-lengths", inputs.key_lengths_path,
+                    "int32 or int64 .npy [B]: key padding, keys j >= L[b] are masked");
+  }
+  MaskInputs resolved() const {
+    MaskInputs in = inputs;
+    if (!mask.empty()) parse_mask_flag(mask, &in);
+    return in;
+  }
+};
+
+void add_scale(CLI::App* sub, double* scale) {
+  sub->add_option("--scale", *scale, "score scale (default 1/sqrt(Dk)); must be > 0")
+      ->check(CLI::PositiveNumber);
+}
+
+float scale_value(double s) {
+  if (s == 0.0) return 0.0f;
+  if (!std::isfinite(s) || s <= 0.0 || static_cast<float>(s) <= 0.0f ||
+      std::isinf(static_cast<float>(s))) {
+    throw CliError("--scale must be a positive finite float32 number");
+  }
+  return static_cast<float>(s);
+}
+
+void require_same_rank(const F32Input& a, const F32Input& ref) {
+  if (a.rank() != ref.rank()) {
+    throw CliError(a.path + ": rank " + std::to_string(a.rank()) + " but " + ref.path +
+                   " has rank " + std::to_string(ref.rank()) + " (all must be batched or all unbatched)");
+  }
+}
+
+// Output shape: batched prefix [B] only when the inputs were batched.
+std::vector<int64_t> shape_of(bool batched, int64_t b, std::vector<int64_t> rest) {
+  if (batched) rest.insert(rest.begin(), b);
+  return rest;
+}
+
+// ---------------------------------------------------------------- sdpa
+struct SdpaFlags {
+  std::string q, k, v, out, weights_out;
+  double scale = 0.0;
+  MaskFlags masks;
+};
+
+void run_sdpa(const SdpaFlags& f) {
+  const F32Input q = load_f32(f.q, 2, 3);
+  const F32Input k = load_f32(f.k, 2, 3);
+  const F32Input v = load_f32(f.v, 2, 3);
+  require_same_rank(k, q);
+  require_same_rank(v, q);
+  const bool batched = q.rank() == 3;
+  const int64_t b = batched ? q.dim(0) : 1;
+  if (batched) {
+    require_dim(k, 0, b, "batch", "batch of " + q.path);
+    require_dim(v, 0, b, "batch", "batch of " + q.path);
+  }
+  require_dim(k, -1, q.dim(-1), "Dk", "last dimension of " + q.path);
+  require_dim(v, -2, k.dim(-2), "Skv", "sequence length of " + k.path);
+  attn::SdpaShape shape;
+  shape.batch = to_i32(b);
+  shape.seq_q = to_i32(q.dim(-2));
+  shape.seq_kv = to_i32(k.dim(-2));
+  shape.dim_k = to_i32(q.dim(-1));
+  shape.dim_v = to_i32(v.dim(-1));
+  const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq_q, shape.seq_kv);
+
+  const auto out_shape = shape_of(batched, b, {shape.seq_q, shape.dim_v});
+  const auto w_shape = shape_of(batched, b, {shape.seq_q, shape.seq_kv});
+  std::vector<float> out(output_count(out_shape, f.out));
+  std::vector<float> weights;
+  if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
+  auto scratch = make_scratch(attn::sdpa_f32_scratch_bytes(shape));
+
+  attn::SdpaF32Args args;
+  args.q = q.data();
+  args.k = k.data();
+  args.v = v.data();
+  args.out = out.data();
+  args.weights = weights.empty() ? nullptr : weights.data();
+  args.scale = scale_value(f.scale);
+  args.mask = mask.mask();
+  check_status(attn::sdpa_f32(shape, args, scratch_of(scratch)), "sdpa");
+  write_outputs({{f.out, out_shape, out.data()}, {f.weights_out, w_shape, weights.data()}});
+}
+
+// ---------------------------------------------------------------- mha
+struct MhaFlags {
+  std::string query, kv, value, weights_dir, out, weights_out;
+  int heads = 0;
+  bool per_head = false;
+  MaskFlags masks;
+};
+
+// Loads DIR/name as float32 with exactly `shape`; returns false if absent and optional.
+bool load_weight(const std::string& dir, const std::string& name,
+                 const std::vector<int64_t>& shape, bool required, F32Input* out,
+                 const std::string& why) {
+  const std::string path = join_path(dir, name);
+  if (!file_exists(path)) {
+    if (required) throw CliError(path + ": missing (" + why + ")");
+    return false;
+  }
+  const int r = static_cast<int>(shape.size());
+  *out = load_f32(path, r, r);
+  if (out->array.shape != shape) {
+    throw CliError(path + ": shape " + attn_npy::shape_str(out->array.shape) + ", expected " +
+                   attn_npy::shape_str(shape) + " (" + why + ")");
+  }
+  return true;
+}
+
+void run_mha(const MhaFlags& f) {
+  const F32Input x = load_f32(f.query, 2, 3);
+  const bool batched = x.rank() == 3;
+  F32Input key = x;
+  if (!f.kv.empty()) key = load_f32(f.kv, 2, 3);
+  F32Input value = key;
+  if (!f.value.empty()) {
+    if (f.kv.empty()) throw CliError("--value needs --kv (the keys)");
+    value = load_f32(f.value, 2, 3);
+  }
+  require_same_rank(key, x);
+  require_same_rank(value, x);
+  const int64_t b = batched ? x.dim(0) : 1;
+  if (batched) {
+    require_dim(key, 0, b, "batch", "batch of " + x.path);
+    require_dim(value, 0, b, "batch", "batch of " + x.path);
+  }
+  require_dim(value, -2, key.dim(-2), "Skv", "sequence length of " + key.path);
+  const int64_t e = x.dim(-1);
+  const int64_t kdim = key.dim(-1);
+  const int64_t vdim = value.dim(-1);
+  if (f.heads <= 0 || e % f.heads != 0) {
+    throw CliError("--heads " + std::to_string(f.heads) + " does not divide the embed dim " +
+                   std::to_string(e) + " of " + x.path);
+  }
+
+  const std::string& dir = f.weights_dir;
+  for (const char* unsupported : {"bias_k.npy", "bias_v.npy"}) {
+    if (file_exists(join_path(dir, unsupported))) {
+      throw CliError(join_path(dir, unsupported) +
+                     ": add_bias_kv=True is not supported by the engine");
+    }
+  }
+  F32Input in_w, q_w, k_w, v_w, in_b, out_w, out_b;
+  attn::MhaF32Weights w;
+  const std::string in_path = join_path(dir, "in_proj_weight.npy");
+  if (file_exists(in_path) && !file_exists(join_path(dir, "q_proj_weight.npy"))) {
+    if (kdim != e || vdim != e) {
+      throw CliError(in_path + ": packed projection needs key/value dims equal to the embed dim " +
+                     std::to_string(e) + " (got " + std::to_string(kdim) + ", " +
+                     std::to_string(vdim) + "); give q/k/v_proj_weight.npy instead");
+    }
+    load_weight(dir, "in_proj_weight.npy", {3 * e, e}, true, &in_w, "[3E, E]");
+    w.in_proj_weight = in_w.data();
+  } else {
+    if (!file_exists(join_path(dir, "q_proj_weight.npy")) && !file_exists(in_path)) {
+      throw CliError(dir + ": holds neither in_proj_weight.npy nor q_proj_weight.npy, "
+                           "k_proj_weight.npy, v_proj_weight.npy");
+    }
+    load_weight(dir, "q_proj_weight.npy", {e, e}, true, &q_w, "[E, E]");
+    load_weight(dir, "k_proj_weight.npy", {e, kdim}, true, &k_w, "[E, kdim]");
+    load_weight(dir, "v_proj_weight.npy", {e, vdim}, true, &v_w, "[E, vdim]");
+    w.q_proj_weight = q_w.data();
+    w.k_proj_weight = k_w.data();
+    w.v_proj_weight = v_w.data();
+  }
+  if (load_weight(dir, "in_proj_bias.npy", {3 * e}, false, &in_b, "[3E]")) {
+    w.in_proj_bias = in_b.data();
+  }
+  load_weight(dir, "out_proj.weight.npy", {e, e}, true, &out_w, "[E, E]");
+  w.out_proj_weight = out_w.data();
+  if (load_weight(dir, "out_proj.bias.npy", {e}, false, &out_b, "[E]")) {
+    w.out_proj_bias = out_b.data();
+  }
+
+  attn::MhaShape shape;
+  shape.batch = to_i32(b);
+  shape.seq_q = to_i32(x.dim(-2));
+  shape.seq_kv = to_i32(key.dim(-2));
+  shape.embed_dim = to_i32(e);
+  shape.num_heads = f.heads;
+  shape.kdim = to_i32(kdim);
+  shape.vdim = to_i32(vdim);
+  const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq_q, shape.seq_kv);
+
+  const auto out_shape = shape_of(batched, b, {shape.seq_q, e});
+  const auto w_shape = f.per_head ? shape_of(batched, b, {f.heads, shape.seq_q, shape.seq_kv})
+                                  : shape_of(batched, b, {shape.seq_q, shape.seq_kv});
+  std::vector<float> out(output_count(out_shape, f.out));
+  std::vector<float> weights;
+  if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
+  auto scratch = make_scratch(attn::mha_f32_scratch_bytes(shape));
+
+  attn::MhaF32Args args;
+  args.query = x.data();
+  args.key = key.data();
+  args.value = value.data();
+  args.out = out.data();
+  args.weights = weights.empty() ? nullptr : weights.data();
+  args.weights_mode = f.per_head ? attn::MhaWeightsMode::kPerHead : attn::MhaWeightsMode::kAveraged;
+  args.mask = mask.mask();
+  check_status(attn::mha_f32(shape, w, args, scratch_of(scratch)), "mha");
+  write_outputs({{f.out, out_shape, out.data()}, {f.weights_out, w_shape, weights.data()}});
+}
+
+// ------------------------------------------------- bahdanau / luong (query, keys)
+struct QueryKeys {
+  F32Input query, keys;
+  bool batched = false;
+  int64_t b = 1, seq = 0, dq = 0, dk = 0;
+};
+
+QueryKeys load_query_keys(const std::string& qpath, const std::string& kpath) {
+  QueryKeys r;
+  r.query = load_f32(qpath, 1, 2);
+  r.keys = load_f32(kpath, 2, 3);
+  r.batched = r.query.rank() == 2;
+  if (r.keys.rank() != r.query.rank() + 1) {
+    throw CliError(kpath + ": rank " + std::to_string(r.keys.rank()) + ", expected " +
+                   std::to_string(r.query.rank() + 1) + " for query " + qpath + " of rank " +
+                   std::to_string(r.query.rank()) + " (query [B,D] with keys [B,T,D], or [D] with [T,D])");
+  }
+  r.b = r.batched ? r.query.dim(0) : 1;
+  if (r.batched) require_dim(r.keys, 0, r.b, "batch", "batch of " + qpath);
+  r.seq = r.keys.dim(-2);
+  r.dq = r.query.dim(-1);
+  r.dk = r.keys.dim(-1);
+  return r;
+}
+
+struct ContextFlags {
+  std::string query, keys, out, weights_out, key_lengths;
+  void add(CLI::App* sub) {
+    sub->add_option("--query", query, "float32 .npy query [B,Dq] or [Dq] (batch 1)")->required();
+    sub->add_option("--keys", keys, "float32 .npy keys/values (encoder outputs) [B,T,Dk] or [T,Dk]")
+        ->required();
+    sub->add_option("--out", out, "output .npy: context [B,Dk] (or [Dk])")->required();
+    sub->add_option("--weights-out", weights_out, "output .npy: attention weights [B,T] (or [T])");
+    sub->add_option("--key-lengths", key_lengths,
+                    "int32 or int64 .npy [B]: keys t >= L[b] are masked");
+  }
+};
+
+void write_context(const ContextFlags& f, const QueryKeys& qk, const std::vector<float>& ctx,
+                   const std::vector<float>& weights) {
+  write_outputs({{f.out, shape_of(qk.batched, qk.b, {qk.dk}), ctx.data()},
+                 {f.weights_out, shape_of(qk.batched, qk.b, {qk.seq}), weights.data()}});
+}
+
+struct BahdanauFlags {
+  ContextFlags io;
+  std::string w1, b1, w2, b2, v;
+  double bv = 0.0;
+};
+
+void run_bahdanau(const BahdanauFlags& f) {
+  const QueryKeys qk = load_query_keys(f.io.query, f.io.keys);
+  const F32Input w1 = load_f32(f.w1, 2, 2);
+  require_dim(w1, 0, qk.dq, "rows", "query dim Dq of " + qk.query.path);
+  const int64_t units = w1.dim(1);
+  const F32Input w2 = load_f32(f.w2, 2, 2);
+  require_dim(w2, 0, qk.dk, "rows", "key dim Dk of " + qk.keys.path);
+  require_dim(w2, 1, units, "columns", "units of " + w1.path);
+  const F32Input v = load_f32(f.v, 1, 2);
+  require_dim(v, 0, units, "length", "units of " + w1.path);
+  if (v.rank() == 2) require_dim(v, 1, 1, "columns", "v is [U] or [U, 1]");
+  F32Input b1, b2;
+  attn::BahdanauF32Weights w;
+  w.w1 = w1.data();
+  w.w2 = w2.data();
+  w.v = v.data();
+  if (!f.b1.empty()) {
+    b1 = load_f32(f.b1, 1, 1);
+    require_dim(b1, 0, units, "length", "units of " + w1.path);
+    w.b1 = b1.data();
+  }
+  if (!f.b2.empty()) {
+    b2 = load_f32(f.b2, 1, 1);
+    require_dim(b2, 0, units, "length", "units of " + w1.path);
+    w.b2 = b2.data();
+  }
+  if (!std::isfinite(f.bv)) throw CliError("--bv must be finite");
+  w.bv = static_cast<float>(f.bv);
+
+  attn::BahdanauShape shape;
+  shape.batch = to_i32(qk.b);
+  shape.seq = to_i32(qk.seq);
+  shape.query_dim = to_i32(qk.dq);
+  shape.key_dim = to_i32(qk.dk);
+  shape.units = to_i32(units);
+  std::vector<int32_t> lengths;
+  if (!f.io.key_lengths.empty()) lengths = load_key_lengths(f.io.key_lengths, shape.batch, shape.seq);
+  std::vector<float> ctx(output_count({qk.b, qk.dk}, f.io.out));
+  std::vector<float> weights;
+  if (!f.io.weights_out.empty()) weights.resize(output_count({qk.b, qk.seq}, f.io.weights_out));
+  auto scratch = make_scratch(attn::bahdanau_f32_scratch_bytes(shape));
+  attn::BahdanauF32Args args;
+  args.query = qk.query.data();
+  args.keys = qk.keys.data();
+  args.context = ctx.data();
+  args.weights = weights.empty() ? nullptr : weights.data();
+  args.key_lengths = lengths.empty() ? nullptr : lengths.data();
+  check_status(attn::bahdanau_f32(shape, w, args, scratch_of(scratch)), "bahdanau");
+  write_context(f.io, qk, ctx, weights);
+}
+
+void run_luong_dot(const ContextFlags& f) {
+  const QueryKeys qk = load_query_keys(f.query, f.keys);
+  require_dim(qk.keys, -1, qk.dq, "key dim", "query dim of " + qk.query.path);
+  attn::LuongDotShape shape;
+  shape.batch = to_i32(qk.b);
+  shape.seq = to_i32(qk.seq);
+  shape.dim = to_i32(qk.dq);
+  std::vector<int32_t> lengths;
+  if (!f.key_lengths.empty()) lengths = load_key_lengths(f.key_lengths, shape.batch, shape.seq);
+  std::vector<float> ctx(output_count({qk.b, qk.dk}, f.out));
+  std::vector<float> weights;
+  if (!f.weights_out.empty()) weights.resize(output_count({qk.b, qk.seq}, f.weights_out));
+  auto scratch = make_scratch(attn::luong_dot_f32_scratch_bytes(shape));
+  attn::LuongF32Args args;
+  args.query = qk.query.data();
+  args.keys = qk.keys.data();
+  args.context = ctx.data();
+  args.weights = weights.empty() ? nullptr : weights.data();
+  args.key_lengths = lengths.empty() ? nullptr : lengths.data();
+  check_status(attn::luong_dot_f32(shape, args, scratch_of(scratch)), "luong-dot");
+  write_context(f, qk, ctx, weights);
+}
+
+struct LuongGeneralFlags {
+  ContextFlags io;
+  std::string w, b;
+};
+
+void run_luong_general(const LuongGeneralFlags& f) {
+  const QueryKeys qk = load_query_keys(f.io.query, f.io.keys);
+  const F32Input w = load_f32(f.w, 2, 2);
+  require_dim(w, 0, qk.dk, "rows", "key dim Dk of " + qk.keys.path);
+  require_dim(w, 1, qk.dq, "columns", "query dim Dq of " + qk.query.path);
+  F32Input b;
+  attn::LuongGeneralF32Weights weights_in;
+  weights_in.w = w.data();
+  if (!f.b.empty()) {
+    b = load_f32(f.b, 1, 1);
+    require_dim(b, 0, qk.dq, "length", "query dim Dq of " + qk.query.path);
+    weights_in.b = b.data();
+  }
+  attn::LuongGeneralShape shape;
+  shape.batch = to_i32(qk.b);
+  shape.seq = to_i32(qk.seq);
+  shape.query_dim = to_i32(qk.dq);
+  shape.key_dim = to_i32(qk.dk);
+  std::vector<int32_t> lengths;
+  if (!f.io.key_lengths.empty()) lengths = load_key_lengths(f.io.key_lengths, shape.batch, shape.seq);
+  std::vector<float> ctx(output_count({qk.b, qk.dk}, f.io.out));
+  std::vector<float> weights;
+  if (!f.io.weights_out.empty()) weights.resize(output_count({qk.b, qk.seq}, f.io.weights_out));
+  auto scratch = make_scratch(attn::luong_general_f32_scratch_bytes(shape));
+  attn::LuongF32Args args;
+  args.query = qk.query.data();
+  args.keys = qk.keys.data();
+  args.context = ctx.data();
+  args.weights = weights.empty() ? nullptr : weights.data();
+  args.key_lengths = lengths.empty() ? nullptr : lengths.data();
+  check_status(attn::luong_general_f32(shape, weights_in, args, scratch_of(scratch)),
+               "luong-general");
+  write_context(f.io, qk, ctx, weights);
+}
+
+// ---------------------------------------------------------------- general
+struct GeneralFlags {
+  std::string x, wq, wk, wv, out, weights_out;
+  double scale = 0.0;
+  MaskFlags masks;
+};
+
+void run_general(const GeneralFlags& f) {
+  const F32Input x = load_f32(f.x, 2, 3);
+  const bool batched = x.rank() == 3;
+  const int64_t b = batched ? x.dim(0) : 1;
+  const int64_t in_dim = x.dim(-1);
+  const F32Input wq = load_f32(f.wq, 2, 2);
+  const F32Input wk = load_f32(f.wk, 2, 2);
+  const F32Input wv = load_f32(f.wv, 2, 2);
+  require_dim(wq, 0, in_dim, "rows", "input dim of " + x.path);
+  require_dim(wk, 0, in_dim, "rows", "input dim of " + x.path);
+  require_dim(wv, 0, in_dim, "rows", "input dim of " + x.path);
+  require_dim(wk, 1, wq.dim(1), "columns", "Dk of " + wq.path);
+  attn::GeneralAttentionShape shape;
+  shape.batch = to_i32(b);
+  shape.seq = to_i32(x.dim(-2));
+  shape.in_dim = to_i32(in_dim);
+  shape.dim_k = to_i32(wq.dim(1));
+  shape.dim_v = to_i32(wv.dim(1));
+  const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq, shape.seq);
+  const auto out_shape = shape_of(batched, b, {shape.seq, shape.dim_v});
+  const auto w_shape = shape_of(batched, b, {shape.seq, shape.seq});
+  std::vector<float> out(output_count(out_shape, f.out));
+  std::vector<float> weights;
+  if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
+  auto scratch = make_scratch(attn::general_attention_f32_scratch_bytes(shape));
+  attn::GeneralAttentionF32Args args;
+  args.x = x.data();
+  args.out = out.data();
+  args.weights = weights.empty() ? nullptr : weights.data();
+  args.scale = scale_value(f.scale);
+  args.mask = mask.mask();
+  const attn::GeneralAttentionF32Weights w{wq.data(), wk.data(), wv.data()};
+  check_status(attn::general_attention_f32(shape, w, args, scratch_of(scratch)), "general");
+  write_outputs({{f.out, out_shape, out.data()}, {f.weights_out, w_shape, weights.data()}});
+}
+
+}  // namespace
+
+void add_run(CLI::App* app, Runner* runner) {
+  CLI::App* run = app->add_subcommand(
+      "run", "Run one op on float32 C-order .npy inputs and write float32 .npy outputs");
+  run->require_subcommand(1);
+
+  {
+    auto f = std::make_shared<SdpaFlags>();
+    CLI::App* s = run->add_subcommand(
+        "sdpa", "Scaled dot-product attention: O = softmax(Q K^T * scale + mask) V. "
+                "Q [B,Sq,Dk], K [B,Skv,Dk], V [B,Skv,Dv]; rank-2 arrays mean batch 1");
+    s->add_option("--q", f->q, "float32 .npy queries [B,Sq,Dk] or [Sq,Dk]")->required();
+    s->add_option("--k", f->k, "float32 .npy keys [B,Skv,Dk] or [Skv,Dk]")->required();
+    s->add_option("--v", f->v, "float32 .npy values [B,Skv,Dv] or [Skv,Dv]")->required();
+    add_scale(s, &f->scale);
+    f->masks.add(s, true);
+    s->add_option("--out", f->out, "output .npy [B,Sq,Dv] (or [Sq,Dv])")->required();
+    s->add_option("--weights-out", f->weights_out,
+                  "output .npy: attention weights [B,Sq,Skv] (or [Sq,Skv])");
+    s->callback([f, runner] { *runner = [f] { run_sdpa(*f); }; });
+  }
+  {
+    auto f = std::make_shared<MhaFlags>();
+    CLI::App* s = run->add_subcommand(
+        "mha", "Multi-head attention with PyTorch nn.MultiheadAttention weights "
+               "(batch_first=True): self-attention, or cross-attention with --kv");
+    s->add_option("--query", f->query, "float32 .npy query [B,Sq,E] or [Sq,E]")->required();
+    s->add_option("--kv", f->kv,
+                  "float32 .npy keys (and values) [B,Skv,kdim] or [Skv,kdim] for cross-attention "
+                  "(default: the query, i.e. self-attention)");
+    s->add_option("--value", f->value,
+                  "float32 .npy values [B,Skv,vdim] when they differ from --kv");
+    s->add_option("--weights", f->weights_dir,
+                  "directory of state_dict .npy files: in_proj_weight.npy [3E,E] (or "
+                  "q_proj_weight.npy [E,E], k_proj_weight.npy [E,kdim], v_proj_weight.npy "
+                  "[E,vdim]), optional in_proj_bias.npy [3E], out_proj.weight.npy [E,E], "
+                  "optional out_proj.bias.npy [E]")
+        ->required();
+    s->add_option("--heads", f->heads, "number of heads H (must divide E)")->required();
+    f->masks.add(s, true);
+    s->add_option("--out", f->out, "output .npy [B,Sq,E] (or [Sq,E])")->required();
+    s->add_option("--weights-out", f->weights_out,
+                  "output .npy: attention weights averaged over heads [B,Sq,Skv] (PyTorch's "
+                  "default), or per head [B,H,Sq,Skv] with --per-head-weights");
+    s->add_flag("--per-head-weights", f->per_head,
+                "write per-head weights [B,H,Sq,Skv] (average_attn_weights=False)");
+    s->callback([f, runner] { *runner = [f] { run_mha(*f); }; });
+  }
+  {
+    auto f = std::make_shared<BahdanauFlags>();
+    CLI::App* s = run->add_subcommand(
+        "bahdanau", "Bahdanau (additive) attention, Keras Dense layout (x @ W + b): "
+                    "e_t = v . tanh(q W1 + b1 + h_t W2 + b2) + bv, context = sum_t softmax(e)_t h_t");
+    f->io.add(s);
+    s->add_option("--w1", f->w1, "float32 .npy W1 [Dq,U]")->required();
+    s->add_option("--b1", f->b1, "float32 .npy b1 [U] (default 0)");
+    s->add_option("--w2", f->w2, "float32 .npy W2 [Dk,U]")->required();
+    s->add_option("--b2", f->b2, "float32 .npy b2 [U] (default 0)");
+    s->add_option("--v", f->v, "float32 .npy v [U] or [U,1] (Keras Dense(1) kernel)")->required();
+    s->add_option("--bv", f->bv, "bias of the Dense(1) score layer, a number (default 0)");
+    s->callback([f, runner] { *runner = [f] { run_bahdanau(*f); }; });
+  }
+  {
+    auto f = std::make_shared<ContextFlags>();
+    CLI::App* s = run->add_subcommand(
+        "luong-dot", "Luong dot attention: e_t = q . h_t, context = sum_t softmax(e)_t h_t (Dq == Dk)");
+    f->add(s);
+    s->callback([f, runner] { *runner = [f] { run_luong_dot(*f); }; });
+  }
+  {
+    auto f = std::make_shared<LuongGeneralFlags>();
+    CLI::App* s = run->add_subcommand(
+        "luong-general", "Luong general attention: e_t = q . (h_t W + b), context = sum_t softmax(e)_t h_t");
+    f->io.add(s);
+    s->add_option("--w", f->w, "float32 .npy W [Dk,Dq] (Keras Dense on the keys)")->required();
+    s->add_option("--b", f->b, "float32 .npy b [Dq] (default 0; cancels in the softmax)");
+    s->callback([f, runner] { *runner = [f] { run_luong_general(*f); }; });
+  }
+  {
+    auto f = std::make_shared<GeneralFlags>();
+    CLI::App* s = run->add_subcommand(
+        "general", "General attention (seed example): Q = X Wq, K = X Wk, V = X Wv, "
+                   "O = softmax(Q K^T * scale + mask) V");
+    s->add_option("--x", f->x, "float32 .npy inputs X [B,S,In] or [S,In]")->required();
+    s->add_option("--wq", f->wq, "float32 .npy W_Q [In,Dk]")->required();
+    s->add_option("--wk", f->wk, "float32 .npy W_K [In,Dk]")->required();
+    s->add_option("--wv", f->wv, "float32 .npy W_V [In,Dv]")->required();
+    add_scale(s, &f->scale);
+    f->masks.add(s, true);
+    s->add_option("--out", f->out, "output .npy [B,S,Dv] (or [S,Dv])")->required();
+    s->add_option("--weights-out", f->weights_out, "output .npy: weights [B,S,S] (or [S,S])");
+    s->callback([f, runner] { *runner = [f] { run_general(*f); }; });
+  }
+}
+
+}  // namespace attn_cli
