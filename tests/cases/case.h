@@ -73,7 +73,100 @@ class Rng {
   uint32_t state_;
 };
 
+// Fills p[0, n) with uniform values in [lo, hi).
+inline void fill_uniform(Rng& rng, float* p, std::size_t n, float lo, float hi) {
+  for (std::size_t i = 0; i < n; ++i) p[i] = rng.uniform(lo, hi);
+}
+
+// A case whose name starts with "DISABLED_" documents a known engine bug with
+// a reproducer that currently fails. GoogleTest skips such tests natively;
+// other runners should skip a case when this returns true.
+bool is_disabled(const Case& c);
+
+// ---------------------------------------------------------------------------
+// Static memory for cases.
+//
+// One static arena of kArenaBytes, shared by every case (cases run one at a
+// time), so the RAM a test image needs does not grow with the number of cases.
+// An Arena object is a bump allocator over it that gives its memory back when
+// it goes out of scope (stack discipline: inner Arenas nest). Allocation never
+// fails loudly: it returns null and clears ok(), which the case asserts.
+inline constexpr std::size_t kArenaBytes = 224u * 1024u;
+
+class Arena {
+ public:
+  Arena();
+  ~Arena();
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+
+  // `n` bytes aligned to `align` (a power of two <= 64), or null when the
+  // arena is exhausted. Memory is not cleared.
+  void* bytes(std::size_t n, std::size_t align = 64);
+  template <typename T>
+  T* alloc(std::size_t n) {
+    return static_cast<T*>(bytes(n * sizeof(T) + (n == 0 ? 1 : 0), 64));
+  }
+  bool ok() const { return ok_; }
+  // Bytes in use in the whole arena (this and enclosing Arenas).
+  static std::size_t in_use();
+  // The most bytes ever in use at once (for sizing boards).
+  static std::size_t high_water();
+
+ private:
+  std::size_t mark_;
+  bool ok_ = true;
+};
+
+// ---------------------------------------------------------------------------
+// Array checks. Each counts as one check and reports at most a few failing
+// elements (the index and values), so a broken op does not flood a UART.
+
+// |actual[i] - expected[i]| <= tol[i] for every i < n; NaN never passes.
+bool expect_close(Context& ctx, const char* file, int line, const char* what,
+                  const float* actual, const double* expected, const double* tol, std::size_t n);
+
+// The largest |actual - expected| / tol that expect_close has seen so far
+// (how much of the error bounds the ops use; for reports and tuning).
+double max_tol_ratio();
+
+// Every actual[i] has the bit pattern of `value` (NaN sentinels compare).
+bool expect_all_bits(Context& ctx, const char* file, int line, const char* what,
+                     const float* actual, float value, std::size_t n);
+
+// Every byte of p[0, n) equals `value` (scratch guard bands).
+bool expect_all_bytes(Context& ctx, const char* file, int line, const char* what,
+                      const unsigned char* p, unsigned char value, std::size_t n);
+
+// a[i] and b[i] have the same bit pattern for every i < n.
+bool expect_same_bits(Context& ctx, const char* file, int line, const char* what,
+                      const float* a, const float* b, std::size_t n);
+
+// Bit pattern helpers (memcpy, no aliasing tricks).
+uint32_t float_bits(float f);
+float bits_float(uint32_t u);
+
 }  // namespace attn_test
+
+#define ATTN_EXPECT_CLOSE(what, actual, expected, tol, n) \
+  attn_test::expect_close(ctx, __FILE__, __LINE__, what, actual, expected, tol, n)
+#define ATTN_EXPECT_ALL_BITS(what, actual, value, n) \
+  attn_test::expect_all_bits(ctx, __FILE__, __LINE__, what, actual, value, n)
+#define ATTN_EXPECT_ALL_BYTES(what, p, value, n) \
+  attn_test::expect_all_bytes(ctx, __FILE__, __LINE__, what, p, value, n)
+#define ATTN_EXPECT_SAME_BITS(what, a, b, n) \
+  attn_test::expect_same_bits(ctx, __FILE__, __LINE__, what, a, b, n)
+
+// Status check that prints both statuses' text on failure.
+#define ATTN_EXPECT_STATUS(actual, expected)                                                  \
+  do {                                                                                        \
+    ++ctx.checks;                                                                             \
+    const int attn_sa_ = static_cast<int>(actual);                                            \
+    const int attn_se_ = static_cast<int>(expected);                                          \
+    if (attn_sa_ != attn_se_)                                                                 \
+      attn_test::fail(ctx, __FILE__, __LINE__, "%s = %d, expected %s = %d", #actual, attn_sa_, \
+                      #expected, attn_se_);                                                   \
+  } while (0)
 
 #define ATTN_CASE_CONCAT2(a, b) a##b
 #define ATTN_CASE_CONCAT(a, b) ATTN_CASE_CONCAT2(a, b)
