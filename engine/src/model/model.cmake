@@ -1,0 +1,4 @@
+# Model blobs: the zero-copy loader and the runners of loaded models.
+target_sources(attn PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/model_load.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model_run.cpp)

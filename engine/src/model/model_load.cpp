@@ -1,0 +1,513 @@
+// Model blob validation and loading (see attn/model.h for the format).
+#include <cmath>
+#include <cstring>
+
+#include "attn/model.h"
+
+namespace attn {
+namespace {
+
+// Largest hyper-parameter the loader accepts (the ops' own limit).
+constexpr int32_t kMaxModelDim = 1 << 20;
+
+uint16_t rd16(const unsigned char* p) {
+  return static_cast<uint16_t>(p[0] | (p[1] << 8));
+}
+
+uint32_t rd32(const unsigned char* p) {
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+}
+
+int32_t rd_i32(const unsigned char* p) {
+  const uint32_t u = rd32(p);
+  int32_t v;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+float rd_f32(const unsigned char* p) {
+  const uint32_t u = rd32(p);
+  float v;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+struct CrcTable {
+  uint32_t t[256];
+  constexpr CrcTable() : t() {
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1u) != 0 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+  }
+};
+constexpr CrcTable kCrcTable{};
+
+uint32_t crc_update(uint32_t c, const unsigned char* p, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) c = kCrcTable.t[(c ^ p[i]) & 0xFFu] ^ (c >> 8);
+  return c;
+}
+
+std::size_t itemsize(TensorDtype d) {
+  switch (d) {
+    case TensorDtype::kF32: return 4;
+    case TensorDtype::kInt8: return 1;
+    case TensorDtype::kInt32: return 4;
+    default: return 0;
+  }
+}
+
+// What the op expects of one tensor id.
+struct Spec {
+  bool known = false;
+  bool required = false;
+  TensorDtype dtype = TensorDtype::kNone;
+  int32_t rank = 0;
+  int32_t dims[kModelMaxRank] = {0, 0, 0, 0};
+};
+
+Spec spec1(bool required, TensorDtype dt, int32_t d0) {
+  Spec s;
+  s.known = true;
+  s.required = required;
+  s.dtype = dt;
+  s.rank = 1;
+  s.dims[0] = d0;
+  return s;
+}
+
+Spec spec2(bool required, TensorDtype dt, int32_t d0, int32_t d1) {
+  Spec s = spec1(required, dt, d0);
+  s.rank = 2;
+  s.dims[1] = d1;
+  return s;
+}
+
+// The spec of `id` for a model of op/dtype with validated params.
+Spec spec_for(ModelOp op, ModelDtype dtype, const int32_t* p, TensorId id) {
+  const bool q8 = dtype == ModelDtype::kInt8;
+  const TensorDtype w = q8 ? TensorDtype::kInt8 : TensorDtype::kF32;
+  const TensorDtype b = q8 ? TensorDtype::kInt32 : TensorDtype::kF32;
+  const TensorDtype f = TensorDtype::kF32;
+  if (q8 && id == TensorId::kActScale) {
+    const int32_t n = op == ModelOp::kMha        ? static_cast<int32_t>(MhaAct::kCount)
+                      : op == ModelOp::kBahdanau ? static_cast<int32_t>(BahdanauAct::kCount)
+                                                 : static_cast<int32_t>(LuongAct::kCount);
+    return spec1(true, f, n);
+  }
+  if (q8 && id == TensorId::kActZeroPoint) {
+    const int32_t n = op == ModelOp::kMha        ? static_cast<int32_t>(MhaAct::kCount)
+                      : op == ModelOp::kBahdanau ? static_cast<int32_t>(BahdanauAct::kCount)
+                                                 : static_cast<int32_t>(LuongAct::kCount);
+    return spec1(true, TensorDtype::kInt32, n);
+  }
+  if (op == ModelOp::kMha) {
+    const int32_t e = p[0], kd = p[2], vd = p[3];
+    switch (id) {
+      case TensorId::kMhaInProjWeight: return spec2(false, w, 3 * e, e);
+      case TensorId::kMhaInProjBias: return spec1(false, b, 3 * e);
+      case TensorId::kMhaQProjWeight: return spec2(false, w, e, e);
+      case TensorId::kMhaKProjWeight: return spec2(false, w, e, kd);
+      case TensorId::kMhaVProjWeight: return spec2(false, w, e, vd);
+      case TensorId::kMhaOutProjWeight: return spec2(true, w, e, e);
+      case TensorId::kMhaOutProjBias: return spec1(false, b, e);
+      default: break;
+    }
+    if (q8) {
+      switch (id) {
+        case TensorId::kMhaInProjWeightScale: return spec1(false, f, 3 * e);
+        case TensorId::kMhaQProjWeightScale:
+        case TensorId::kMhaKProjWeightScale:
+        case TensorId::kMhaVProjWeightScale: return spec1(false, f, e);
+        case TensorId::kMhaOutProjWeightScale: return spec1(true, f, e);
+        default: break;
+      }
+    }
+  } else if (op == ModelOp::kBahdanau) {
+    const int32_t qd = p[0], kd = p[1], u = p[2];
+    switch (id) {
+      case TensorId::kBahdanauW1: return spec2(true, w, qd, u);
+      case TensorId::kBahdanauB1: return spec1(false, b, u);
+      case TensorId::kBahdanauW2: return spec2(true, w, kd, u);
+      case TensorId::kBahdanauB2: return spec1(false, b, u);
+      case TensorId::kBahdanauV: return spec1(true, w, u);
+      case TensorId::kBahdanauBv: return spec1(false, b, 1);
+      default: break;
+    }
+    if (q8) {
+      switch (id) {
+        case TensorId::kBahdanauW1Scale:
+        case TensorId::kBahdanauW2Scale: return spec1(true, f, u);
+        case TensorId::kBahdanauVScale: return spec1(true, f, 1);
+        default: break;
+      }
+    }
+  } else if (op == ModelOp::kLuongGeneral) {
+    const int32_t qd = p[0], kd = p[1];
+    switch (id) {
+      case TensorId::kLuongW: return spec2(true, w, kd, qd);
+      case TensorId::kLuongB: return spec1(false, b, qd);
+      default: break;
+    }
+    if (q8 && id == TensorId::kLuongWScale) return spec1(true, f, qd);
+  }
+  return Spec{};
+}
+
+bool dim_ok(int32_t d) { return d >= 1 && d <= kMaxModelDim; }
+
+// Checks the op's hyper-parameters; unused ones must be 0.
+bool params_ok(ModelOp op, const int32_t* p) {
+  int used = 0;
+  switch (op) {
+    case ModelOp::kMha:
+      used = 4;
+      if (!dim_ok(p[0]) || !dim_ok(p[1]) || !dim_ok(p[2]) || !dim_ok(p[3])) return false;
+      if (p[0] % p[1] != 0) return false;
+      break;
+    case ModelOp::kBahdanau:
+      used = 3;
+      if (!dim_ok(p[0]) || !dim_ok(p[1]) || !dim_ok(p[2])) return false;
+      break;
+    case ModelOp::kLuongGeneral:
+      used = 2;
+      if (!dim_ok(p[0]) || !dim_ok(p[1])) return false;
+      break;
+    default: return false;
+  }
+  for (int i = used; i < kModelParamCount; ++i) {
+    if (p[i] != 0) return false;
+  }
+  return true;
+}
+
+bool scales_ok(const ModelTensor& t) {
+  if (t.data == nullptr) return true;
+  const auto* p = static_cast<const unsigned char*>(t.data);
+  const uint32_t n = t.bytes / 4;
+  for (uint32_t i = 0; i < n; ++i) {
+    const float s = rd_f32(p + 4 * std::size_t{i});
+    if (!(s > 0.0f) || !std::isfinite(s)) return false;
+  }
+  return true;
+}
+
+bool zero_points_ok(const ModelTensor& t) {
+  if (t.data == nullptr) return true;
+  const auto* p = static_cast<const unsigned char*>(t.data);
+  const uint32_t n = t.bytes / 4;
+  for (uint32_t i = 0; i < n; ++i) {
+    const int32_t z = rd_i32(p + 4 * std::size_t{i});
+    if (z < -128 || z > 127) return false;
+  }
+  return true;
+}
+
+// Cross-tensor checks once every entry is individually valid.
+ModelError check_presence(const Model& m) {
+  auto has = [&m](TensorId id) { return m.tensor(id).data != nullptr; };
+  const bool q8 = m.dtype == ModelDtype::kInt8;
+  if (m.op == ModelOp::kMha) {
+    const bool packed = has(TensorId::kMhaInProjWeight);
+    const int separate = int{has(TensorId::kMhaQProjWeight)} +
+                         int{has(TensorId::kMhaKProjWeight)} + int{has(TensorId::kMhaVProjWeight)};
+    if (packed ? separate != 0 : separate != 3) return ModelError::kMissingTensor;
+    if (packed && (m.params[2] != m.params[0] || m.params[3] != m.params[0])) {
+      return ModelError::kBadTensorShape;
+    }
+    if (q8) {
+      const TensorId pairs[4][2] = {
+          {TensorId::kMhaInProjWeight, TensorId::kMhaInProjWeightScale},
+          {TensorId::kMhaQProjWeight, TensorId::kMhaQProjWeightScale},
+          {TensorId::kMhaKProjWeight, TensorId::kMhaKProjWeightScale},
+          {TensorId::kMhaVProjWeight, TensorId::kMhaVProjWeightScale}};
+      for (const auto& pr : pairs) {
+        if (has(pr[0]) != has(pr[1])) return ModelError::kMissingTensor;
+      }
+    }
+  }
+  for (int32_t i = 0; i < kModelTensorSlots; ++i) {
+    const Spec s = spec_for(m.op, m.dtype, m.params, static_cast<TensorId>(i));
+    if (s.known && s.required && m.tensors[i].data == nullptr) return ModelError::kMissingTensor;
+  }
+  if (q8) {
+    const TensorId scale_ids[] = {
+        TensorId::kMhaInProjWeightScale, TensorId::kMhaQProjWeightScale,
+        TensorId::kMhaKProjWeightScale,  TensorId::kMhaVProjWeightScale,
+        TensorId::kMhaOutProjWeightScale, TensorId::kBahdanauW1Scale,
+        TensorId::kBahdanauW2Scale,      TensorId::kBahdanauVScale,
+        TensorId::kLuongWScale,          TensorId::kActScale};
+    for (TensorId id : scale_ids) {
+      if (!scales_ok(m.tensor(id))) return ModelError::kBadQuantParams;
+    }
+    if (!zero_points_ok(m.tensor(TensorId::kActZeroPoint))) return ModelError::kBadQuantParams;
+  }
+  return ModelError::kNone;
+}
+
+ModelError load(const unsigned char* d, std::size_t size, Model* m) {
+  namespace o = model_offset;
+  if (size < 8) return ModelError::kTooSmall;
+  if (rd32(d + o::kMagic) != kModelMagic) return ModelError::kBadMagic;
+  if (rd16(d + o::kVersion) != kModelVersion) return ModelError::kBadVersion;
+  if (rd16(d + o::kHeaderBytes) != kModelHeaderBytes) return ModelError::kBadHeaderSize;
+  if (size < kModelHeaderBytes) return ModelError::kTooSmall;
+  if (reinterpret_cast<std::uintptr_t>(d) % 4u != 0) return ModelError::kMisalignedBuffer;
+  const uint32_t total = rd32(d + o::kTotalBytes);
+  if (total < kModelHeaderBytes) return ModelError::kBadTotalSize;
+  if (total > size) return ModelError::kTruncated;
+  if (model_blob_crc(d, total) != rd32(d + o::kCrc)) return ModelError::kBadCrc;
+
+  const uint16_t op = rd16(d + o::kOp);
+  if (op < 1 || op > 3) return ModelError::kBadOp;
+  const uint16_t dtype = rd16(d + o::kDtype);
+  if (dtype < 1 || dtype > 2) return ModelError::kBadDtype;
+  if (rd32(d + o::kFlags) != 0) return ModelError::kBadFlags;
+  for (std::size_t i = o::kReserved; i < kModelHeaderBytes; ++i) {
+    if (d[i] != 0) return ModelError::kBadFlags;
+  }
+  // Name: printable ASCII then only NULs.
+  bool ended = false;
+  for (std::size_t i = 0; i < 32; ++i) {
+    const unsigned char c = d[o::kName + i];
+    if (c == 0) {
+      ended = true;
+    } else if (ended || c < 0x20 || c > 0x7E) {
+      return ModelError::kBadName;
+    }
+  }
+  m->op = static_cast<ModelOp>(op);
+  m->dtype = static_cast<ModelDtype>(dtype);
+  for (int i = 0; i < kModelParamCount; ++i) {
+    m->params[i] = rd_i32(d + o::kParams + 4 * static_cast<std::size_t>(i));
+  }
+  if (!params_ok(m->op, m->params)) return ModelError::kBadParams;
+
+  const uint32_t count = rd32(d + o::kTensorCount);
+  if (count == 0 || count > kModelMaxTensors) return ModelError::kBadTensorCount;
+  const uint32_t table = rd32(d + o::kTableOffset);
+  const uint64_t table_end = uint64_t{table} + uint64_t{count} * kModelTableEntryBytes;
+  if (table % 4 != 0 || table < kModelHeaderBytes || table_end > total) {
+    return ModelError::kBadTableOffset;
+  }
+
+  for (uint32_t i = 0; i < count; ++i) {
+    const unsigned char* e = d + table + std::size_t{i} * kModelTableEntryBytes;
+    const uint16_t id = rd16(e + o::kEntryId);
+    const auto tdt = static_cast<TensorDtype>(e[o::kEntryDtype]);
+    const int32_t rank = e[o::kEntryRank];
+    const uint32_t offset = rd32(e + o::kEntryOffset);
+    const uint32_t bytes = rd32(e + o::kEntryBytes);
+    // The entry on its own.
+    if (rank < 1 || rank > kModelMaxRank || itemsize(tdt) == 0 ||
+        rd32(e + o::kEntryReserved) != 0) {
+      return ModelError::kBadTensorEntry;
+    }
+    uint64_t elems = 1;
+    int32_t dims[kModelMaxRank] = {0, 0, 0, 0};
+    for (int32_t r = 0; r < kModelMaxRank; ++r) {
+      const uint32_t dim = rd32(e + o::kEntryDims + 4 * static_cast<std::size_t>(r));
+      if (r < rank) {
+        if (dim < 1 || dim > static_cast<uint32_t>(kMaxModelDim) * 4u) {
+          return ModelError::kBadTensorEntry;
+        }
+        elems *= dim;
+        if (elems > 0xFFFFFFFFull) return ModelError::kBadTensorEntry;
+        dims[r] = static_cast<int32_t>(dim);
+      } else if (dim != 0) {
+        return ModelError::kBadTensorEntry;
+      }
+    }
+    if (elems * itemsize(tdt) != bytes) return ModelError::kBadTensorEntry;
+    // Against the op.
+    if (id >= kModelTensorSlots) return ModelError::kUnknownTensor;
+    const Spec s = spec_for(m->op, m->dtype, m->params, static_cast<TensorId>(id));
+    if (!s.known) return ModelError::kUnknownTensor;
+    if (m->tensors[id].data != nullptr) return ModelError::kDuplicateTensor;
+    if (tdt != s.dtype) return ModelError::kBadTensorDtype;
+    if (rank != s.rank) return ModelError::kBadTensorShape;
+    for (int32_t r = 0; r < rank; ++r) {
+      if (dims[r] != s.dims[r]) return ModelError::kBadTensorShape;
+    }
+    // Placement.
+    if (offset % kModelTensorAlign != 0) return ModelError::kMisalignedTensor;
+    if (offset < table_end || uint64_t{offset} + bytes > total) {
+      return ModelError::kTensorOutOfBounds;
+    }
+    for (int32_t j = 0; j < kModelTensorSlots; ++j) {
+      const ModelTensor& other = m->tensors[j];
+      if (other.data == nullptr) continue;
+      if (uint64_t{offset} < uint64_t{other.offset} + other.bytes &&
+          uint64_t{other.offset} < uint64_t{offset} + bytes) {
+        return ModelError::kTensorOverlap;
+      }
+    }
+    ModelTensor& t = m->tensors[id];
+    t.data = d + offset;
+    t.dtype = tdt;
+    t.rank = rank;
+    for (int32_t r = 0; r < kModelMaxRank; ++r) t.dims[r] = dims[r];
+    t.offset = offset;
+    t.bytes = bytes;
+  }
+  m->tensor_count = static_cast<int32_t>(count);
+  const ModelError presence = check_presence(*m);
+  if (presence != ModelError::kNone) return presence;
+
+  m->base = d;
+  m->total_bytes = total;
+  m->version = kModelVersion;
+  std::memcpy(m->name, d + o::kName, 32);
+  m->name[32] = '\0';
+  return ModelError::kNone;
+}
+
+// Resets a Model field by field (GCC 12 has an internal compiler error on
+// `*out = Model{}` for this aggregate).
+void reset(Model* m) {
+  m->base = nullptr;
+  m->total_bytes = 0;
+  m->version = 0;
+  m->op = ModelOp::kNone;
+  m->dtype = ModelDtype::kNone;
+  for (int32_t& p : m->params) p = 0;
+  for (char& c : m->name) c = '\0';
+  m->tensor_count = 0;
+  for (ModelTensor& t : m->tensors) {
+    t.data = nullptr;
+    t.dtype = TensorDtype::kNone;
+    t.rank = 0;
+    for (int32_t& dim : t.dims) dim = 0;
+    t.offset = 0;
+    t.bytes = 0;
+  }
+}
+
+}  // namespace
+
+uint32_t model_crc32(uint32_t crc, const void* data, std::size_t n) {
+  if (data == nullptr) return crc;
+  return ~crc_update(~crc, static_cast<const unsigned char*>(data), n);
+}
+
+uint32_t model_blob_crc(const void* blob, std::size_t total_bytes) {
+  const auto* p = static_cast<const unsigned char*>(blob);
+  if (p == nullptr || total_bytes < model_offset::kCrc + 4) return 0;
+  static const unsigned char kZero[4] = {0, 0, 0, 0};
+  uint32_t c = ~0u;
+  c = crc_update(c, p, model_offset::kCrc);
+  c = crc_update(c, kZero, 4);
+  c = crc_update(c, p + model_offset::kCrc + 4, total_bytes - model_offset::kCrc - 4);
+  return ~c;
+}
+
+Status model_load(const void* data, std::size_t size, Model* out, ModelError* error) {
+  if (data == nullptr || out == nullptr) {
+    if (out != nullptr) reset(out);
+    if (error != nullptr) *error = ModelError::kNullArgument;
+    return Status::kNullPointer;
+  }
+  reset(out);
+  const ModelError e = load(static_cast<const unsigned char*>(data), size, out);
+  if (error != nullptr) *error = e;
+  if (e != ModelError::kNone) {
+    reset(out);
+    return Status::kBadModel;
+  }
+  return Status::kOk;
+}
+
+const char* model_error_str(ModelError error) {
+  switch (error) {
+    case ModelError::kNone: return "ok";
+    case ModelError::kNullArgument: return "null buffer or output";
+    case ModelError::kTooSmall: return "buffer shorter than the model header";
+    case ModelError::kBadMagic: return "not a model blob (bad magic)";
+    case ModelError::kBadVersion: return "unsupported format version";
+    case ModelError::kBadHeaderSize: return "bad header size";
+    case ModelError::kMisalignedBuffer: return "buffer address not 4-byte aligned";
+    case ModelError::kTruncated: return "truncated: total size exceeds the buffer";
+    case ModelError::kBadTotalSize: return "total size smaller than the header";
+    case ModelError::kBadCrc: return "CRC-32 mismatch (corrupt data)";
+    case ModelError::kBadOp: return "unknown op kind";
+    case ModelError::kBadDtype: return "unknown model dtype";
+    case ModelError::kBadFlags: return "flags or reserved header bytes not zero";
+    case ModelError::kBadName: return "model name not printable ASCII";
+    case ModelError::kBadParams: return "hyper-parameters invalid for the op";
+    case ModelError::kBadTableOffset: return "tensor table misaligned or out of bounds";
+    case ModelError::kBadTensorCount: return "tensor count 0 or too large";
+    case ModelError::kBadTensorEntry: return "tensor entry inconsistent (rank, dims, bytes)";
+    case ModelError::kUnknownTensor: return "tensor id unknown for this op and dtype";
+    case ModelError::kDuplicateTensor: return "tensor id listed twice";
+    case ModelError::kBadTensorDtype: return "tensor dtype wrong for its id";
+    case ModelError::kBadTensorShape: return "tensor shape disagrees with the hyper-parameters";
+    case ModelError::kMisalignedTensor: return "tensor offset not 64-byte aligned";
+    case ModelError::kTensorOutOfBounds: return "tensor data out of bounds";
+    case ModelError::kTensorOverlap: return "tensors overlap";
+    case ModelError::kMissingTensor: return "required tensor missing";
+    case ModelError::kBadQuantParams: return "quantization scale or zero point out of range";
+  }
+  return "unknown model error";
+}
+
+const char* model_op_str(ModelOp op) {
+  switch (op) {
+    case ModelOp::kMha: return "mha";
+    case ModelOp::kBahdanau: return "bahdanau";
+    case ModelOp::kLuongGeneral: return "luong_general";
+    default: return "none";
+  }
+}
+
+const char* model_dtype_str(ModelDtype dtype) {
+  switch (dtype) {
+    case ModelDtype::kF32: return "f32";
+    case ModelDtype::kInt8: return "int8";
+    default: return "none";
+  }
+}
+
+const char* tensor_dtype_str(TensorDtype dtype) {
+  switch (dtype) {
+    case TensorDtype::kF32: return "f32";
+    case TensorDtype::kInt8: return "int8";
+    case TensorDtype::kInt32: return "int32";
+    default: return "none";
+  }
+}
+
+const char* tensor_id_str(TensorId id) {
+  switch (id) {
+    case TensorId::kMhaInProjWeight: return "in_proj_weight";
+    case TensorId::kMhaInProjBias: return "in_proj_bias";
+    case TensorId::kMhaQProjWeight: return "q_proj_weight";
+    case TensorId::kMhaKProjWeight: return "k_proj_weight";
+    case TensorId::kMhaVProjWeight: return "v_proj_weight";
+    case TensorId::kMhaOutProjWeight: return "out_proj.weight";
+    case TensorId::kMhaOutProjBias: return "out_proj.bias";
+    case TensorId::kMhaInProjWeightScale: return "in_proj_weight_scale";
+    case TensorId::kMhaQProjWeightScale: return "q_proj_weight_scale";
+    case TensorId::kMhaKProjWeightScale: return "k_proj_weight_scale";
+    case TensorId::kMhaVProjWeightScale: return "v_proj_weight_scale";
+    case TensorId::kMhaOutProjWeightScale: return "out_proj.weight_scale";
+    case TensorId::kBahdanauW1: return "W1";
+    case TensorId::kBahdanauB1: return "b1";
+    case TensorId::kBahdanauW2: return "W2";
+    case TensorId::kBahdanauB2: return "b2";
+    case TensorId::kBahdanauV: return "v";
+    case TensorId::kBahdanauBv: return "bv";
+    case TensorId::kBahdanauW1Scale: return "W1_scale";
+    case TensorId::kBahdanauW2Scale: return "W2_scale";
+    case TensorId::kBahdanauVScale: return "v_scale";
+    case TensorId::kLuongW: return "W";
+    case TensorId::kLuongB: return "b";
+    case TensorId::kLuongWScale: return "W_scale";
+    case TensorId::kActScale: return "act_scale";
+    case TensorId::kActZeroPoint: return "act_zero_point";
+  }
+  return "unknown";
+}
+
+}  // namespace attn

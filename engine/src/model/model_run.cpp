@@ -1,0 +1,135 @@
+// Views of a loaded model as the ops' weights and shapes, and running it.
+#include "attn/model.h"
+
+namespace attn {
+namespace {
+
+Status check_model(const Model& model, ModelOp op) {
+  if (model.base == nullptr || model.op != op) return Status::kBadArgument;
+  if (model.dtype != ModelDtype::kF32) return Status::kUnsupported;
+  return Status::kOk;
+}
+
+}  // namespace
+
+MhaShape model_mha_shape(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv) {
+  MhaShape s;
+  s.batch = batch;
+  s.seq_q = seq_q;
+  s.seq_kv = seq_kv;
+  if (model.op == ModelOp::kMha) {
+    s.embed_dim = model.params[0];
+    s.num_heads = model.params[1];
+    s.kdim = model.params[2];
+    s.vdim = model.params[3];
+  } else {
+    s.embed_dim = 0;
+    s.num_heads = 0;
+  }
+  return s;
+}
+
+BahdanauShape model_bahdanau_shape(const Model& model, int32_t batch, int32_t seq) {
+  BahdanauShape s;
+  s.batch = batch;
+  s.seq = seq;
+  if (model.op == ModelOp::kBahdanau) {
+    s.query_dim = model.params[0];
+    s.key_dim = model.params[1];
+    s.units = model.params[2];
+  }
+  return s;
+}
+
+LuongGeneralShape model_luong_general_shape(const Model& model, int32_t batch, int32_t seq) {
+  LuongGeneralShape s;
+  s.batch = batch;
+  s.seq = seq;
+  if (model.op == ModelOp::kLuongGeneral) {
+    s.query_dim = model.params[0];
+    s.key_dim = model.params[1];
+  }
+  return s;
+}
+
+Status model_mha_f32_weights(const Model& model, MhaF32Weights* weights) {
+  if (weights == nullptr) return Status::kNullPointer;
+  const Status st = check_model(model, ModelOp::kMha);
+  if (st != Status::kOk) return st;
+  MhaF32Weights w;
+  w.in_proj_weight = model.f32(TensorId::kMhaInProjWeight);
+  w.q_proj_weight = model.f32(TensorId::kMhaQProjWeight);
+  w.k_proj_weight = model.f32(TensorId::kMhaKProjWeight);
+  w.v_proj_weight = model.f32(TensorId::kMhaVProjWeight);
+  w.in_proj_bias = model.f32(TensorId::kMhaInProjBias);
+  w.out_proj_weight = model.f32(TensorId::kMhaOutProjWeight);
+  w.out_proj_bias = model.f32(TensorId::kMhaOutProjBias);
+  *weights = w;
+  return Status::kOk;
+}
+
+Status model_bahdanau_f32_weights(const Model& model, BahdanauF32Weights* weights) {
+  if (weights == nullptr) return Status::kNullPointer;
+  const Status st = check_model(model, ModelOp::kBahdanau);
+  if (st != Status::kOk) return st;
+  BahdanauF32Weights w;
+  w.w1 = model.f32(TensorId::kBahdanauW1);
+  w.b1 = model.f32(TensorId::kBahdanauB1);
+  w.w2 = model.f32(TensorId::kBahdanauW2);
+  w.b2 = model.f32(TensorId::kBahdanauB2);
+  w.v = model.f32(TensorId::kBahdanauV);
+  const float* bv = model.f32(TensorId::kBahdanauBv);
+  w.bv = bv != nullptr ? bv[0] : 0.0f;
+  *weights = w;
+  return Status::kOk;
+}
+
+Status model_luong_general_f32_weights(const Model& model, LuongGeneralF32Weights* weights) {
+  if (weights == nullptr) return Status::kNullPointer;
+  const Status st = check_model(model, ModelOp::kLuongGeneral);
+  if (st != Status::kOk) return st;
+  weights->w = model.f32(TensorId::kLuongW);
+  weights->b = model.f32(TensorId::kLuongB);
+  return Status::kOk;
+}
+
+std::size_t model_scratch_bytes(const Model& model, int32_t batch, int32_t seq_q,
+                                int32_t seq_kv) {
+  if (model.base == nullptr || batch <= 0 || seq_kv <= 0) return 0;
+  switch (model.op) {
+    case ModelOp::kMha:
+      if (seq_q <= 0) return 0;
+      return mha_f32_scratch_bytes(model_mha_shape(model, batch, seq_q, seq_kv));
+    case ModelOp::kBahdanau:
+      return bahdanau_f32_scratch_bytes(model_bahdanau_shape(model, batch, seq_kv));
+    case ModelOp::kLuongGeneral:
+      return luong_general_f32_scratch_bytes(model_luong_general_shape(model, batch, seq_kv));
+    default: return 0;
+  }
+}
+
+Status model_run_mha_f32(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv,
+                         const MhaF32Args& args, Scratch scratch) {
+  MhaF32Weights w;
+  const Status st = model_mha_f32_weights(model, &w);
+  if (st != Status::kOk) return st;
+  return mha_f32(model_mha_shape(model, batch, seq_q, seq_kv), w, args, scratch);
+}
+
+Status model_run_bahdanau_f32(const Model& model, int32_t batch, int32_t seq,
+                              const BahdanauF32Args& args, Scratch scratch) {
+  BahdanauF32Weights w;
+  const Status st = model_bahdanau_f32_weights(model, &w);
+  if (st != Status::kOk) return st;
+  return bahdanau_f32(model_bahdanau_shape(model, batch, seq), w, args, scratch);
+}
+
+Status model_run_luong_general_f32(const Model& model, int32_t batch, int32_t seq,
+                                   const LuongF32Args& args, Scratch scratch) {
+  LuongGeneralF32Weights w;
+  const Status st = model_luong_general_f32_weights(model, &w);
+  if (st != Status::kOk) return st;
+  return luong_general_f32(model_luong_general_shape(model, batch, seq), w, args, scratch);
+}
+
+}  // namespace attn
