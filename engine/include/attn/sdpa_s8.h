@@ -1,0 +1,107 @@
+// Scaled dot-product attention, int8, bit-identical to TensorFlow Lite's op
+// sequence (see shared/INT8.md):
+//
+//   S = BATCH_MATMUL(Q, K, adj_y)  -> int8 scores  (scores scale / zero point)
+//   P = SOFTMAX(S, beta)           -> int8, scale 1/256, zero point -128
+//   O = BATCH_MATMUL(P, V)         -> int8 out     (out scale / zero point)
+//
+// beta carries the attention scale: 0 selects (float)(1/sqrt(dim_k)).
+//
+// Layout (row-major, contiguous int8):
+//   q        [batch, seq_q,  dim_k]
+//   k        [batch, seq_kv, dim_k]
+//   v        [batch, seq_kv, dim_v]
+//   out      [batch, seq_q,  dim_v]
+//   weights  [batch, seq_q,  seq_kv]  optional: P (masked keys give -128)
+//
+// Masks (mask.h): masked keys behave as if their columns were removed from S
+// before the softmax (they get probability code -128, i.e. 0, and add nothing
+// to O). A query row with every key masked outputs the output zero point.
+// The integer components (causal, key_lengths, boolean) are exact. The float
+// matrices are read as bit patterns (no floating point in eval):
+//   keras     nonzero (including NaN) masks the key;
+//   additive  0 (+0 or -0) keeps the key, -inf or any value <= -1e9 masks it;
+//             any other value cannot be expressed in the int8 op sequence and
+//             sdpa_s8 returns kUnsupported before writing anything.
+//
+// Prepare (floating point, once per set of scales) derives every multiplier,
+// shift, diff_min and the softmax exp table; sdpa_s8 (eval) uses only integer
+// arithmetic, one int8 row of scores and an int32 row of dim_v accumulators:
+//
+//   sdpa_s8_scratch_bytes = 64 + 2 * align64(seq_kv) + align64(4 * dim_v)
+//
+// Exactness limits (int32 accumulation, |x - zp| <= 255 for int8 x and zp):
+//   dim_k  <= kSdpaS8MaxDimK  = 33025  (dim_k * 255 * 255 <= 2^31 - 1)
+//   seq_kv <= kSdpaS8MaxSeqKv = 4095   (softmax sum of exps, Q12.19; the P V
+//                                       product is then far from overflow)
+// Larger shapes return kOverflow from prepare.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/int8/quantize.h"
+#include "attn/mask.h"
+#include "attn/scratch.h"
+#include "attn/sdpa.h"
+#include "attn/softmax_s8.h"
+#include "attn/status.h"
+
+namespace attn {
+
+inline constexpr int32_t kSdpaS8MaxDimK = 33025;
+inline constexpr int32_t kSdpaS8MaxSeqKv = kSoftmaxS8MaxCols;
+
+struct SdpaS8Quant {
+  QuantParams q, k, v;
+  QuantParams scores;  // the int8 scores Q K^T
+  QuantParams out;
+  float beta = 0.0f;  // softmax beta; 0 = (float)(1 / sqrt(dim_k))
+};
+
+// Everything eval needs, derived once by sdpa_s8_prepare (about 1.1 KiB,
+// mostly the 256-entry softmax exp table).
+struct SdpaS8Params {
+  SdpaShape shape{};
+  int32_t q_zero_point = 0;
+  int32_t k_zero_point = 0;
+  int32_t v_zero_point = 0;
+  int32_t scores_zero_point = 0;
+  int32_t out_zero_point = 0;
+  QuantizedMultiplier scores_multiplier{};  // s_q * s_k / s_scores
+  QuantizedMultiplier out_multiplier{};     // (1/256) * s_v / s_out
+  SoftmaxS8Params softmax{};
+};
+
+constexpr std::size_t sdpa_s8_scratch_bytes(const SdpaShape& shape) {
+  if (shape.seq_kv <= 0 || shape.dim_v <= 0) return 0;
+  return kAlign + 2 * align_up(static_cast<std::size_t>(shape.seq_kv)) +
+         f32_bytes(static_cast<std::size_t>(shape.dim_v));
+}
+
+// Returns kOk, or:
+//   kNullPointer   params null
+//   kBadShape      a dimension <= 0 or above the engine's limit
+//   kOverflow      dim_k > kSdpaS8MaxDimK or seq_kv > kSdpaS8MaxSeqKv
+//   kBadArgument   a scale not finite and > 0, a zero point outside [-128, 127],
+//                  beta negative/NaN/Inf or beta * scores.scale < 2^-26, or a
+//                  matmul multiplier >= 2^30
+Status sdpa_s8_prepare(const SdpaShape& shape, const SdpaS8Quant& quant, SdpaS8Params* params);
+
+struct SdpaS8Args {
+  const int8_t* q = nullptr;
+  const int8_t* k = nullptr;
+  const int8_t* v = nullptr;
+  int8_t* out = nullptr;
+  int8_t* weights = nullptr;  // optional
+  Mask mask{};
+};
+
+// Runs the prepared attention. Returns kOk, or without writing anything:
+//   kNullPointer     q, k, v or out null
+//   kBadArgument     a key length outside [0, seq_kv]
+//   kUnsupported     an additive mask value other than 0 or <= -1e9
+//   kScratchTooSmall scratch smaller than sdpa_s8_scratch_bytes(params.shape)
+Status sdpa_s8(const SdpaS8Params& params, const SdpaS8Args& args, Scratch scratch);
+
+}  // namespace attn

@@ -1,0 +1,7 @@
+# The int8 path (TFLite-exact quantized ops), included by engine/CMakeLists.txt.
+target_sources(attn PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/quantize.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/softmax_s8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sdpa_s8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_ref.cpp
+)

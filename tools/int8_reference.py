@@ -1,0 +1,402 @@
+#!/usr/bin/env -S /usr/bin/python3
+"""Independent NumPy reference of the int8 path, written from shared/INT8.md.
+
+It runs the UNFUSED TFLite op sequence (BATCH_MATMUL -> SOFTMAX ->
+BATCH_MATMUL) on int64 NumPy arrays, with every primitive written from its
+definition in INT8.md (and gemmlowp's fixed-point exp / reciprocal, element by
+element, no exp table), so that it shares no code and no shortcut with the
+C++ engine (which uses a fused kernel and a 256-entry exp table).
+
+Inputs come from the same xorshift32 generator as tests/cases/case.h, seeded
+per case, so the C++ tests regenerate identical inputs from the seed; the
+data files only carry the parameters (float32 scales as exact bit patterns)
+and the expected int8 outputs.
+
+  int8_reference.py gen        writes tests/data/int8/{softmax,sdpa}_cases.txt
+  int8_reference.py embedded   prints the small vectors of tests/cases/sdpa_s8_cases.cpp
+  int8_reference.py selftest   checks the primitives against float math
+"""
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+
+INT32_MIN = -(1 << 31)
+INT32_MAX = (1 << 31) - 1
+
+
+# ---------------------------------------------------------------- numbers
+
+def f32(x):
+    """x rounded to float32, as a Python float (exact double)."""
+    return float(np.float32(x))
+
+
+def f32_bits(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def wrap32(x):
+    x = np.asarray(x, dtype=np.int64)
+    return ((x + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+
+
+def quantize_multiplier(m):
+    """INT8.md: q, e = frexp(m); mult = round-half-away(q * 2^31); fix-ups."""
+    if m <= 0.0:
+        return 0, 0
+    q, e = math.frexp(m)
+    mult = int(math.floor(q * 2.0 ** 31 + 0.5))  # q > 0: half away from zero
+    if mult == 1 << 31:
+        mult = 1 << 30
+        e += 1
+    if e < -31:
+        mult, e = 0, 0
+    return mult, e
+
+
+def srdhm(a, b):
+    """floor((a*b + 2^30) / 2^31), INT32_MIN*INT32_MIN -> INT32_MAX."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    r = (a * b + (1 << 30)) >> 31
+    return np.where((a == INT32_MIN) & (b == INT32_MIN), INT32_MAX, r)
+
+
+def rdbp(x, e):
+    """RoundingDivideByPOT, ties away from zero (e may exceed 31: exact)."""
+    x = np.asarray(x, dtype=np.int64)
+    e = np.asarray(e, dtype=np.int64)
+    mask = (np.int64(1) << e) - 1
+    rem = x & mask
+    thr = (mask >> 1) + (x < 0).astype(np.int64)
+    return (x >> e) + (rem > thr).astype(np.int64)
+
+
+def sat_mul_pot(x, e):
+    """Saturating x * 2^e (gemmlowp SaturatingRoundingMultiplyByPOT, e > 0)."""
+    return np.clip(np.asarray(x, dtype=np.int64) << e, INT32_MIN, INT32_MAX)
+
+
+def requantize(acc, mult, shift, zp, lo=-128, hi=127):
+    left = max(shift, 0)
+    right = max(-shift, 0)
+    v = rdbp(srdhm(wrap32(np.asarray(acc, dtype=np.int64) << left), mult), right)
+    return np.clip(v + zp, lo, hi)
+
+
+# ------------------------------------------------- gemmlowp fixed point
+
+def exp_on_interval_neg_quarter_0(a):
+    """a in Q0.31, [-1/4, 0) -> exp(a) Q0.31 (Taylor around -1/8)."""
+    x = a + (1 << 28)
+    x2 = srdhm(x, x)
+    x3 = srdhm(x2, x)
+    x4 = srdhm(x2, x2)
+    x4_over_4 = rdbp(x4, 2)
+    poly = rdbp(srdhm(x4_over_4 + x3, 715827883) + x2, 1)
+    c = 1895147668  # exp(-1/8)
+    return wrap32(c + srdhm(c, x + poly))
+
+
+def exp_on_negative_values(a):
+    """a in Q5.26 (<= 0) -> exp(a) in Q0.31."""
+    a = np.asarray(a, dtype=np.int64)
+    quarter = 1 << 24
+    amod = (a & (quarter - 1)) - quarter
+    result = exp_on_interval_neg_quarter_0(sat_mul_pot(amod, 5))
+    remainder = amod - a
+    consts = [(-2, 1672461947), (-1, 1302514674), (0, 790015084), (1, 290630308),
+              (2, 39332535), (3, 720401), (4, 242)]
+    for k, c in consts:
+        bit = (remainder >> (26 + k)) & 1
+        result = np.where(bit == 1, srdhm(result, c), result)
+    return np.where(a == 0, INT32_MAX, result)
+
+
+def one_over_one_plus_x(a):
+    """a in Q0.31, [0, 1) -> 1/(1+a) in Q0.31."""
+    a = np.asarray(a, dtype=np.int64)
+    s = a + INT32_MAX
+    half = np.where(s >= 0, (s + 1) // 2, -((-s + 1) // 2))  # (s + sign) / 2, truncated
+    x = 1515870810 + srdhm(half, -1010580540)
+    for _ in range(3):
+        one_minus = (1 << 29) - srdhm(half, x)
+        x = x + sat_mul_pot(srdhm(x, one_minus), 2)
+    return sat_mul_pot(x, 1)
+
+
+# ------------------------------------------------------------- ops
+
+def softmax_params(input_scale, beta):
+    real = min(f32(beta) * f32(input_scale) * 2.0 ** 26, 2.0 ** 31 - 1)
+    mult, shift = quantize_multiplier(real)
+    if shift < 1 or mult == 0:
+        raise ValueError("beta * input_scale below 2^-26")
+    diff_min = -int(math.floor(31 * 2.0 ** 26 / 2.0 ** shift))
+    return mult, shift, diff_min
+
+
+def softmax_row(row, params):
+    """TFLite int8 SOFTMAX of one row (output scale 1/256, zero point -128)."""
+    mult, shift, diff_min = params
+    row = np.asarray(row, dtype=np.int64)
+    d = row - row.max()
+    ok = d >= diff_min
+    scaled = srdhm(np.where(ok, d, 0) << shift, mult)
+    e = exp_on_negative_values(scaled)
+    total = int(np.sum(np.where(ok, rdbp(e, 12), 0)))
+    assert 0 < total < (1 << 31)
+    headroom = 32 - total.bit_length()  # leading zeros of a positive int32
+    nbou = 12 - headroom
+    shifted = ((total << headroom) - (1 << 31))
+    recip = one_over_one_plus_x(shifted)
+    out = rdbp(srdhm(recip, e), nbou + 31 - 8) - 128
+    out = np.clip(out, -128, 127)
+    return np.where(ok, out, -128)
+
+
+def softmax_s8(x, input_scale, beta):
+    params = softmax_params(input_scale, beta)
+    x = np.asarray(x, dtype=np.int64)
+    return np.stack([softmax_row(r, params) for r in x])
+
+
+def batch_matmul(lhs, rhs_t, lhs_zp, rhs_zp, s_lhs, s_rhs, s_out, out_zp):
+    """BATCH_MATMUL with rhs given as [.., n, k] (adj_y): out [.., m, n]."""
+    acc = np.matmul(lhs.astype(np.int64) - lhs_zp,
+                    np.swapaxes(rhs_t.astype(np.int64) - rhs_zp, -1, -2))
+    assert np.all(np.abs(acc) <= INT32_MAX)
+    mult, shift = quantize_multiplier(f32(f32(s_lhs) * f32(s_rhs)) / f32(s_out))
+    return requantize(acc, mult, shift, out_zp)
+
+
+def sdpa_s8(q, k, v, qp, kp, vp, sp, op, beta, keep):
+    """Unfused int8 SDPA. q [B,Lq,dk], k [B,Lkv,dk], v [B,Lkv,dv]; *p = (scale, zp);
+    keep [B, Lq, Lkv] bool (False = masked key). Returns (out, probs, scores)."""
+    scores = batch_matmul(q, k, qp[1], kp[1], qp[0], kp[0], sp[0], sp[1])
+    params = softmax_params(sp[0], beta)
+    probs = np.full(scores.shape, -128, dtype=np.int64)
+    B, Lq, _ = scores.shape
+    for b in range(B):
+        for i in range(Lq):
+            cols = np.nonzero(keep[b, i])[0]
+            if cols.size:  # masked columns are removed from the softmax
+                probs[b, i, cols] = softmax_row(scores[b, i, cols], params)
+    # BATCH_MATMUL(probs [B,Lq,Lkv], V [B,Lkv,dv]): rhs^T is V transposed.
+    out = batch_matmul(probs, np.swapaxes(v, -1, -2), -128, vp[1], 1.0 / 256, vp[0], op[0], op[1])
+    return out, probs, scores
+
+
+# ---------------------------------------------------------- inputs
+
+class Rng:
+    """xorshift32, identical to attn_test::Rng in tests/cases/case.h."""
+
+    def __init__(self, seed):
+        self.s = seed if seed != 0 else 0x9E3779B9
+
+    def next(self):
+        s = self.s
+        s ^= (s << 13) & 0xFFFFFFFF
+        s ^= s >> 17
+        s ^= (s << 5) & 0xFFFFFFFF
+        self.s = s
+        return s
+
+    def int8s(self, n):
+        return np.array([(self.next() % 256) - 128 for _ in range(n)], dtype=np.int64)
+
+    def range(self, lo, hi):
+        return lo + self.next() % (hi - lo + 1)
+
+
+def sdpa_inputs(seed, B, Lq, Lkv, dk, dv, has_lengths, pattern):
+    """The inputs of one case, in the order the C++ tests draw them."""
+    r = Rng(seed)
+    q = r.int8s(B * Lq * dk).reshape(B, Lq, dk)
+    k = r.int8s(B * Lkv * dk).reshape(B, Lkv, dk)
+    v = r.int8s(B * Lkv * dv).reshape(B, Lkv, dv)
+    lengths = [r.range(0, Lkv) for _ in range(B)] if has_lengths else None
+    masked = None
+    if pattern:
+        masked = np.array([r.next() % 4 == 0 for _ in range(Lq * Lkv)]).reshape(Lq, Lkv)
+    return q, k, v, lengths, masked
+
+
+def keep_matrix(B, Lq, Lkv, causal, lengths, masked):
+    keep = np.ones((B, Lq, Lkv), dtype=bool)
+    j = np.arange(Lkv)
+    for b in range(B):
+        for i in range(Lq):
+            if causal:
+                keep[b, i] &= j <= i + (Lkv - Lq)
+            if lengths is not None:
+                keep[b, i] &= j < lengths[b]
+            if masked is not None:
+                keep[b, i] &= ~masked[i]
+    return keep
+
+
+def hexs(a):
+    return bytes((np.asarray(a).reshape(-1) & 0xFF).astype(np.uint8).tolist()).hex()
+
+
+# ----------------------------------------------------------- cases
+
+def random_sdpa_case(seed):
+    """Draws a case's shape and quantization from a numpy generator seeded
+    with `seed` (numpy only picks parameters; inputs come from Rng(seed))."""
+    g = np.random.default_rng(seed)
+    B = int(g.integers(1, 3))
+    Lq = int(g.integers(1, 33))
+    Lkv = int(g.integers(1, 201))
+    dk = int(g.integers(1, 129))
+    dv = int(g.integers(1, 129))
+    zp = lambda: int(g.integers(-128, 128))
+    qs = f32(10 ** g.uniform(-3, 0))
+    ks = f32(10 ** g.uniform(-3, 0))
+    vs = f32(10 ** g.uniform(-3, 0))
+    # Scores: std of the int32 accumulator ~ sqrt(dk) * 74^2, spread over
+    # 8..200 int8 steps; sometimes extreme (saturating or flat).
+    spread = 10 ** g.uniform(math.log10(8), math.log10(200))
+    kind = g.integers(0, 10)
+    if kind == 0:
+        spread = 10 ** g.uniform(3, 5)   # scores saturate at -128/127
+    elif kind == 1:
+        spread = 10 ** g.uniform(-2, 0)  # nearly flat scores
+    ss = f32(qs * ks * math.sqrt(dk) * 74 * 74 / spread)
+    os_ = f32(vs * 10 ** g.uniform(-0.5, 0.5))
+    # beta: default (float)(1/sqrt(dk)); or chosen to hit the multiplier cap
+    # (beta * ss >= 32) or diff_min cuts (beta * ss in [1/16, 32)).
+    bk = g.integers(0, 6)
+    if bk == 0:
+        beta = f32(10 ** g.uniform(math.log10(32), 3) / ss)  # cap at 2^31 - 1
+    elif bk == 1:
+        beta = f32(10 ** g.uniform(math.log10(1 / 16), math.log10(32)) / ss)  # diff_min cut
+    else:
+        beta = f32(1 / math.sqrt(dk))
+    if f32(beta) * ss * 2.0 ** 26 < 1.0:
+        beta = f32(1 / math.sqrt(dk))
+    causal = bool(g.integers(0, 3) == 0)
+    has_lengths = bool(g.integers(0, 3) == 0)
+    pattern = bool(g.integers(0, 3) == 0)
+    return dict(seed=seed, B=B, Lq=Lq, Lkv=Lkv, dk=dk, dv=dv,
+                q=(qs, zp()), k=(ks, zp()), v=(vs, zp()), s=(ss, zp()), o=(os_, zp()),
+                beta=beta, causal=causal, has_lengths=has_lengths, pattern=pattern)
+
+
+def run_sdpa_case(c):
+    q, k, v, lengths, masked = sdpa_inputs(c["seed"], c["B"], c["Lq"], c["Lkv"], c["dk"],
+                                           c["dv"], c["has_lengths"], c["pattern"])
+    keep = keep_matrix(c["B"], c["Lq"], c["Lkv"], c["causal"], lengths, masked)
+    return sdpa_s8(q, k, v, c["q"], c["k"], c["v"], c["s"], c["o"], c["beta"], keep)
+
+
+def sdpa_case_line(c):
+    qp = lambda p: "%08x %d" % (f32_bits(p[0]), p[1])
+    return "sdpa %u %d %d %d %d %d %s %s %s %s %s %08x %d %d %d" % (
+        c["seed"], c["B"], c["Lq"], c["Lkv"], c["dk"], c["dv"], qp(c["q"]), qp(c["k"]),
+        qp(c["v"]), qp(c["s"]), qp(c["o"]), f32_bits(c["beta"]), int(c["causal"]),
+        int(c["has_lengths"]), int(c["pattern"]))
+
+
+def random_softmax_case(seed):
+    g = np.random.default_rng(seed)
+    rows = int(g.integers(1, 9))
+    cols = int(g.integers(1, 301)) if g.integers(0, 8) else int(g.integers(300, 4096))
+    scale = f32(10 ** g.uniform(-4, 1))
+    bk = g.integers(0, 4)
+    if bk == 0:
+        beta = f32(10 ** g.uniform(math.log10(32), 4) / scale)  # multiplier cap
+    elif bk == 1:
+        beta = f32(10 ** g.uniform(-1.2, 1.5) / scale)  # diff_min cuts
+    else:
+        beta = f32(10 ** g.uniform(-1, 0.5))
+    if beta * scale * 2.0 ** 26 < 1.0:
+        beta = 1.0
+    r = Rng(seed)
+    lo = int(g.integers(-128, 100))
+    x = np.array([lo + r.next() % (128 - lo) for _ in range(rows * cols)], dtype=np.int64)
+    return dict(seed=seed, rows=rows, cols=cols, lo=lo, scale=scale, beta=beta,
+                x=x.reshape(rows, cols))
+
+
+def gen(outdir):
+    os.makedirs(outdir, exist_ok=True)
+    path = os.path.join(outdir, "softmax_cases.txt")
+    with open(path, "w") as f:
+        f.write("# int8 SOFTMAX reference cases: tools/int8_reference.py gen (seeds 1000..1099)\n")
+        f.write("# softmax <seed> <rows> <cols> <lo> <scale bits> <beta bits>; inputs lo + Rng(seed).next() %% (128 - lo)\n")
+        for seed in range(1000, 1100):
+            c = random_softmax_case(seed)
+            y = softmax_s8(c["x"], c["scale"], c["beta"])
+            f.write("softmax %u %d %d %d %08x %08x\n" % (seed, c["rows"], c["cols"], c["lo"],
+                                                       f32_bits(c["scale"]), f32_bits(c["beta"])))
+            f.write("out %s\n" % hexs(y))
+    print("wrote", path)
+    path = os.path.join(outdir, "sdpa_cases.txt")
+    with open(path, "w") as f:
+        f.write("# int8 SDPA reference cases: tools/int8_reference.py gen (seeds 1..120)\n")
+        f.write("# sdpa <seed> <B> <Lq> <Lkv> <dk> <dv> then (scale bits, zp) of q k v scores out,\n")
+        f.write("# beta bits, causal, key lengths, boolean pattern; inputs from Rng(seed) in that order\n")
+        for seed in range(1, 121):
+            c = random_sdpa_case(seed)
+            out, probs, _ = run_sdpa_case(c)
+            f.write(sdpa_case_line(c) + "\n")
+            f.write("out %s\n" % hexs(out))
+            f.write("probs %s\n" % hexs(probs))
+    print("wrote", path)
+
+
+def embedded():
+    """Small fully embedded vectors for the portable cases (boards)."""
+    cases = []
+    for seed, B, Lq, Lkv, dk, dv, causal, has_len, pattern, beta_kind in [
+            (7, 1, 4, 5, 8, 6, False, False, False, 0),
+            (11, 2, 3, 9, 5, 7, True, True, False, 0),
+            (13, 1, 5, 6, 16, 4, False, False, True, 1),
+            (17, 1, 1, 33, 24, 8, False, True, False, 2)]:
+        g = np.random.default_rng(seed)
+        qs, ks, vs = f32(0.02), f32(0.03), f32(0.05)
+        ss = f32(qs * ks * math.sqrt(dk) * 74 * 74 / 40)
+        beta = {0: f32(1 / math.sqrt(dk)), 1: f32(40.0 / ss), 2: f32(0.5 / ss)}[beta_kind]
+        c = dict(seed=seed, B=B, Lq=Lq, Lkv=Lkv, dk=dk, dv=dv, q=(qs, 3), k=(ks, -7),
+                 v=(vs, 5), s=(ss, 2), o=(f32(0.04), -4), beta=beta, causal=causal,
+                 has_lengths=has_len, pattern=pattern)
+        out, probs, _ = run_sdpa_case(c)
+        cases.append((c, out, probs))
+    for c, out, probs in cases:
+        print("// " + sdpa_case_line(c))
+        print("static const int8_t kOut%d[] = {%s};" % (c["seed"], ", ".join(str(int(x)) for x in out.reshape(-1))))
+        print("static const int8_t kProbs%d[] = {%s};" % (c["seed"], ", ".join(str(int(x)) for x in probs.reshape(-1))))
+        print("// q scale bits %08x ... beta bits %08x score scale bits %08x" % (
+            f32_bits(c["q"][0]), f32_bits(c["beta"]), f32_bits(c["s"][0])))
+
+
+def selftest():
+    # exp on a grid against math.exp.
+    a = np.arange(-31 * (1 << 26), 1, 12345, dtype=np.int64)
+    e = exp_on_negative_values(a) / 2.0 ** 31
+    ref = np.exp(a / 2.0 ** 26)
+    assert np.max(np.abs(e - ref)) < 5e-7, np.max(np.abs(e - ref))  # gemmlowp: ~2.3e-7
+    x = np.arange(0, INT32_MAX, 99991, dtype=np.int64)
+    r = one_over_one_plus_x(x) / 2.0 ** 31
+    assert np.max(np.abs(r - 1 / (1 + x / 2.0 ** 31))) < 1e-8
+    y = softmax_s8(np.array([[0, 1, 2, 3]]), 1.0, 1.0)
+    p = np.exp([0, 1, 2, 3]) / np.sum(np.exp([0, 1, 2, 3]))
+    assert np.max(np.abs((y + 128) / 256.0 - p)) <= 1 / 256.0
+    print("selftest ok")
+
+
+if __name__ == "__main__":
+    here = os.path.dirname(os.path.abspath(__file__))
+    cmd = sys.argv[1] if len(sys.argv) > 1 else "selftest"
+    if cmd == "gen":
+        gen(os.path.join(here, "..", "tests", "data", "int8"))
+    elif cmd == "embedded":
+        embedded()
+    else:
+        selftest()
