@@ -51,7 +51,7 @@ set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
 set(_attn_common "-mthumb ${_attn_cpu_flags} -ffunction-sections -fdata-sections")
 set(CMAKE_C_FLAGS_INIT "${_attn_common}")
-set(CMAKE_CXX_FLAGS_INIT "${_attn_common} -fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit")
+set(CMAKE_CXX_FLAGS_INIT "${_attn_common} -fno-exceptions -fno-rtti")
 set(CMAKE_ASM_FLAGS_INIT "${_attn_common}")
 # Our own reset handler (platform/) replaces crt0; newlib-nano keeps libc small.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "--specs=nano.specs -nostartfiles -Wl,--gc-sections")
