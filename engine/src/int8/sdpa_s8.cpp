@@ -1,4 +1,6 @@
-// Scaled dot-product attention, int8 (see attn/sdpa_s8.h).
+// Scaled dot-product attention, int8: eval (see attn/sdpa_s8.h). Integer
+// arithmetic only: this file must not reference a floating-point routine
+// (tests/int8 checks its Cortex-M4 soft-float object).
 //
 // Per query row: int8 scores of the visible keys (BATCH_MATMUL requantized
 // exactly as TFLite), the int8 softmax over them in place (table exp), then
@@ -8,7 +10,6 @@
 // nothing and are skipped.
 #include "attn/sdpa_s8.h"
 
-#include <cmath>
 #include <cstring>
 
 #include "attn/int8/fixedpoint.h"
@@ -40,46 +41,7 @@ int additive_class(float f) {
 
 bool keras_masked(float f) { return (float_bits(f) & 0x7fffffffu) != 0; }
 
-bool multiplier_ok(const QuantizedMultiplier& m) { return m.shift <= 30 && m.shift >= -31; }
-
 }  // namespace
-
-Status sdpa_s8_prepare(const SdpaShape& shape, const SdpaS8Quant& quant, SdpaS8Params* params) {
-  if (params == nullptr) return Status::kNullPointer;
-  if (!detail::dims_ok({shape.batch, shape.seq_q, shape.seq_kv, shape.dim_k, shape.dim_v})) {
-    return Status::kBadShape;
-  }
-  if (shape.dim_k > kSdpaS8MaxDimK || shape.seq_kv > kSdpaS8MaxSeqKv) return Status::kOverflow;
-  if (!quant_params_ok(quant.q) || !quant_params_ok(quant.k) || !quant_params_ok(quant.v) ||
-      !quant_params_ok(quant.scores) || !quant_params_ok(quant.out)) {
-    return Status::kBadArgument;
-  }
-  float beta = quant.beta;
-  if (beta == 0.0f) {
-    beta = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.dim_k)));
-  }
-  SdpaS8Params p;
-  p.shape = shape;
-  const Status st = softmax_s8_prepare(quant.scores.scale, beta, &p.softmax);
-  if (st != Status::kOk) return st;
-  p.q_zero_point = quant.q.zero_point;
-  p.k_zero_point = quant.k.zero_point;
-  p.v_zero_point = quant.v.zero_point;
-  p.scores_zero_point = quant.scores.zero_point;
-  p.out_zero_point = quant.out.zero_point;
-  // TFLite: the product of the input scales is rounded to float32 first.
-  const float qk_scale = quant.q.scale * quant.k.scale;
-  p.scores_multiplier = quantize_multiplier(static_cast<double>(qk_scale) /
-                                            static_cast<double>(quant.scores.scale));
-  const float pv_scale = (1.0f / 256.0f) * quant.v.scale;
-  p.out_multiplier =
-      quantize_multiplier(static_cast<double>(pv_scale) / static_cast<double>(quant.out.scale));
-  if (!multiplier_ok(p.scores_multiplier) || !multiplier_ok(p.out_multiplier)) {
-    return Status::kBadArgument;
-  }
-  *params = p;
-  return Status::kOk;
-}
 
 Status sdpa_s8(const SdpaS8Params& params, const SdpaS8Args& args, Scratch scratch) {
   const SdpaShape& shape = params.shape;
@@ -106,7 +68,7 @@ Status sdpa_s8(const SdpaS8Params& params, const SdpaS8Args& args, Scratch scrat
   if (ws == nullptr) return Status::kScratchTooSmall;
   auto* scores = static_cast<int8_t*>(ws);
   auto* keep = reinterpret_cast<uint8_t*>(scores + align_up(skv));
-  auto* acc = reinterpret_cast<int32_t*>(reinterpret_cast<unsigned char*>(keep) + align_up(skv));
+  auto* acc = static_cast<int32_t*>(static_cast<void*>(keep + align_up(skv)));
 
   const int32_t qzp = params.q_zero_point;
   const int32_t kzp = params.k_zero_point;
