@@ -1,7 +1,11 @@
 # The int8 path (TFLite-exact quantized ops), included by engine/CMakeLists.txt.
+# *_prepare.cpp files may use floating point; the others (eval, kernels) may
+# not (tests/int8 checks their Cortex-M4 soft-float objects).
 target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/quantize.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/softmax_s8_prepare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/softmax_s8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sdpa_s8_prepare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sdpa_s8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_ref.cpp
 )
