@@ -1,0 +1,338 @@
+// Float kernels written once for every SIMD backend (hwy, xsimd), as templates
+// over a small policy `O` that wraps the library's vector type:
+//
+//   using V;                      a vector of O::Lanes() floats
+//   Lanes()                       lanes per vector (>= 1; may be a runtime value)
+//   Zero() Set(f)                 splat
+//   LoadU(p) StoreU(v, p)         unaligned full-vector access
+//   LoadN(p, n) StoreN(v, p, n)   first n < Lanes() lanes (rest read as 0 / untouched)
+//   Add Sub Mul Div MulAdd(a, b, c) = a * b + c   Abs   CopySign(mag, sign)
+//   MaxSkipNaN(x, m)              x > m ? x : m   (a NaN x leaves m)
+//   ClampBelow(x, lo)             x < lo ? lo : x (a NaN x passes through)
+//   IfLess(a, b, yes, no)         a < b ? yes : no, per lane
+//   Pow2FromMagic(t)              2^n from t = x * log2e + 1.5 * 2^23 (exp_poly.h)
+//   ReduceSum(v) ReduceMax(v)     horizontal, to a float
+//   ReduceSum4(v0..v3, out)       out[i] = ReduceSum(vi), i < 4 (may be fused)
+//
+// Not a normal header: an includer opens its backend's per-target namespace
+// (and for Highway its HWY_BEFORE_NAMESPACE region), then includes this file
+// inside it, once per target. It includes nothing itself: the includer has
+// already included <cstddef>, <cstdint> and kernels/exp_poly.h.
+//
+// Kernel contracts are those of kernels_f32.h; the reference math is in
+// kernels/ref/kernels_f32_ref.cpp.
+
+// NOLINTBEGIN(build/include_what_you_use)
+
+namespace generic {
+
+inline std::size_t Sz(int32_t i) { return static_cast<std::size_t>(i); }
+
+// exp(x) for x in [-88, 0], see exp_poly.h for the error bound.
+template <class O>
+typename O::V ExpPoly(typename O::V x) {
+  using V = typename O::V;
+  namespace ep = ::attn::exp_poly;
+  x = O::ClampBelow(x, ep::kLo);
+  const V t = O::MulAdd(x, O::Set(ep::kLog2e), O::Set(ep::kMagic));
+  const V n = O::Sub(t, O::Set(ep::kMagic));
+  V r = O::MulAdd(n, O::Set(-ep::kLn2Hi), x);
+  r = O::MulAdd(n, O::Set(-ep::kLn2Lo), r);
+  V p = O::MulAdd(O::Set(ep::kP0), r, O::Set(ep::kP1));
+  p = O::MulAdd(p, r, O::Set(ep::kP2));
+  p = O::MulAdd(p, r, O::Set(ep::kP3));
+  p = O::MulAdd(p, r, O::Set(ep::kP4));
+  p = O::MulAdd(p, r, O::Set(ep::kP5));
+  const V e = O::Add(O::MulAdd(p, O::Mul(r, r), r), O::Set(1.0f));
+  return O::Mul(e, O::Pow2FromMagic(t));
+}
+
+// tanh: odd polynomial (Cephes tanhf) for |x| < 0.625, else
+// (1 - e) / (1 + e) with e = exp(-2|x|); sign restored. Error <= 3 ulp.
+template <class O>
+typename O::V TanhPoly(typename O::V x) {
+  using V = typename O::V;
+  const V ax = O::Abs(x);
+  const V z = O::Mul(x, x);
+  V p = O::MulAdd(O::Set(-5.70498872745e-3f), z, O::Set(2.06390887954e-2f));
+  p = O::MulAdd(p, z, O::Set(-5.37397155531e-2f));
+  p = O::MulAdd(p, z, O::Set(1.33314422036e-1f));
+  p = O::MulAdd(p, z, O::Set(-3.33332819422e-1f));
+  const V small = O::MulAdd(O::Mul(p, z), x, x);
+  const V e = ExpPoly<O>(O::Mul(ax, O::Set(-2.0f)));
+  const V one = O::Set(1.0f);
+  const V large = O::CopySign(O::Div(O::Sub(one, e), O::Add(one, e)), x);
+  return O::IfLess(ax, O::Set(0.625f), small, large);
+}
+
+template <class O>
+float Dot(const float* a, const float* b, int32_t n) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  const std::size_t len = Sz(n);
+  V s0 = O::Zero(), s1 = O::Zero(), s2 = O::Zero(), s3 = O::Zero();
+  std::size_t i = 0;
+  for (; i + 4 * N <= len; i += 4 * N) {
+    s0 = O::MulAdd(O::LoadU(a + i), O::LoadU(b + i), s0);
+    s1 = O::MulAdd(O::LoadU(a + i + N), O::LoadU(b + i + N), s1);
+    s2 = O::MulAdd(O::LoadU(a + i + 2 * N), O::LoadU(b + i + 2 * N), s2);
+    s3 = O::MulAdd(O::LoadU(a + i + 3 * N), O::LoadU(b + i + 3 * N), s3);
+  }
+  for (; i + N <= len; i += N) s0 = O::MulAdd(O::LoadU(a + i), O::LoadU(b + i), s0);
+  if (i < len) s1 = O::MulAdd(O::LoadN(a + i, len - i), O::LoadN(b + i, len - i), s1);
+  return O::ReduceSum(O::Add(O::Add(s0, s1), O::Add(s2, s3)));
+}
+
+// RQ queries x 4 keys, vector partial sums along d, reduced once per score.
+template <class O, int RQ>
+void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k_stride,
+             int32_t nk, std::size_t d, float* s, std::size_t s_stride) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  int32_t j = 0;
+  for (; j + 4 <= nk; j += 4) {
+    const float* k0 = k + Sz(j) * k_stride;
+    V acc[RQ][4];
+    for (int r = 0; r < RQ; ++r)
+      for (int c = 0; c < 4; ++c) acc[r][c] = O::Zero();
+    std::size_t x = 0;
+    for (; x + N <= d; x += N) {
+      const V kv0 = O::LoadU(k0 + x);
+      const V kv1 = O::LoadU(k0 + k_stride + x);
+      const V kv2 = O::LoadU(k0 + 2 * k_stride + x);
+      const V kv3 = O::LoadU(k0 + 3 * k_stride + x);
+      for (int r = 0; r < RQ; ++r) {
+        const V qv = O::LoadU(q + Sz(r) * q_stride + x);
+        acc[r][0] = O::MulAdd(qv, kv0, acc[r][0]);
+        acc[r][1] = O::MulAdd(qv, kv1, acc[r][1]);
+        acc[r][2] = O::MulAdd(qv, kv2, acc[r][2]);
+        acc[r][3] = O::MulAdd(qv, kv3, acc[r][3]);
+      }
+    }
+    if (x < d) {
+      const std::size_t t = d - x;
+      const V kv0 = O::LoadN(k0 + x, t);
+      const V kv1 = O::LoadN(k0 + k_stride + x, t);
+      const V kv2 = O::LoadN(k0 + 2 * k_stride + x, t);
+      const V kv3 = O::LoadN(k0 + 3 * k_stride + x, t);
+      for (int r = 0; r < RQ; ++r) {
+        const V qv = O::LoadN(q + Sz(r) * q_stride + x, t);
+        acc[r][0] = O::MulAdd(qv, kv0, acc[r][0]);
+        acc[r][1] = O::MulAdd(qv, kv1, acc[r][1]);
+        acc[r][2] = O::MulAdd(qv, kv2, acc[r][2]);
+        acc[r][3] = O::MulAdd(qv, kv3, acc[r][3]);
+      }
+    }
+    for (int r = 0; r < RQ; ++r) {
+      O::ReduceSum4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], s + Sz(r) * s_stride + Sz(j));
+    }
+  }
+  for (; j < nk; ++j) {
+    for (int r = 0; r < RQ; ++r) {
+      s[Sz(r) * s_stride + Sz(j)] =
+          Dot<O>(q + Sz(r) * q_stride, k + Sz(j) * k_stride, static_cast<int32_t>(d));
+    }
+  }
+}
+
+template <class O>
+void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k,
+            std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  int32_t i = 0;
+  for (; i + 4 <= nq; i += 4) {
+    QkBlock<O, 4>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride,
+                  s_stride);
+  }
+  for (; i < nq; ++i) {
+    QkBlock<O, 1>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride,
+                  s_stride);
+  }
+}
+
+template <class O>
+float Max(const float* x, int32_t n) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  const std::size_t len = Sz(n);
+  const float kNegInf = -__builtin_inff();
+  V m0 = O::Set(kNegInf), m1 = m0;
+  std::size_t i = 0;
+  for (; i + 2 * N <= len; i += 2 * N) {
+    m0 = O::MaxSkipNaN(O::LoadU(x + i), m0);
+    m1 = O::MaxSkipNaN(O::LoadU(x + i + N), m1);
+  }
+  for (; i + N <= len; i += N) m0 = O::MaxSkipNaN(O::LoadU(x + i), m0);
+  float m = O::ReduceMax(O::MaxSkipNaN(m1, m0));
+  for (; i < len; ++i) m = x[i] > m ? x[i] : m;
+  if (m == kNegInf) {  // all -inf (masked) or all NaN: the reference's answer
+    m = x[0];
+    for (std::size_t t = 1; t < len; ++t) {
+      if (x[t] > m || m != m) m = x[t];
+    }
+  }
+  return m;
+}
+
+template <class O>
+float ExpSubSum(float* x, int32_t n, float m) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  const std::size_t len = Sz(n);
+  const V mv = O::Set(m);
+  V s0 = O::Zero(), s1 = O::Zero();
+  std::size_t i = 0;
+  for (; i + 2 * N <= len; i += 2 * N) {
+    const V e0 = ExpPoly<O>(O::Sub(O::LoadU(x + i), mv));
+    const V e1 = ExpPoly<O>(O::Sub(O::LoadU(x + i + N), mv));
+    O::StoreU(e0, x + i);
+    O::StoreU(e1, x + i + N);
+    s0 = O::Add(s0, e0);
+    s1 = O::Add(s1, e1);
+  }
+  for (; i + N <= len; i += N) {
+    const V e0 = ExpPoly<O>(O::Sub(O::LoadU(x + i), mv));
+    O::StoreU(e0, x + i);
+    s0 = O::Add(s0, e0);
+  }
+  if (i < len) {
+    // Lanes past the tail read 0: exp(0 - m) must not count, so mask the sum.
+    const V e0 = ExpPoly<O>(O::Sub(O::LoadN(x + i, len - i), mv));
+    O::StoreN(e0, x + i, len - i);
+    s1 = O::Add(s1, O::LoadN(x + i, len - i));
+  }
+  return O::ReduceSum(O::Add(s0, s1));
+}
+
+// acc rows i < RQ, RC full vectors of columns starting at column c0.
+template <class O, int RQ, int RC>
+void PvBlock(const float* p, std::size_t p_stride, int32_t nk, const float* v,
+             std::size_t v_stride, float* acc, std::size_t a_stride) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  V a[RQ][RC];
+  for (int r = 0; r < RQ; ++r)
+    for (int c = 0; c < RC; ++c) a[r][c] = O::LoadU(acc + Sz(r) * a_stride + Sz(c) * N);
+  for (int32_t j = 0; j < nk; ++j) {
+    const float* vr = v + Sz(j) * v_stride;
+    V vv[RC];
+    for (int c = 0; c < RC; ++c) vv[c] = O::LoadU(vr + Sz(c) * N);
+    for (int r = 0; r < RQ; ++r) {
+      const V pr = O::Set(p[Sz(r) * p_stride + Sz(j)]);
+      for (int c = 0; c < RC; ++c) a[r][c] = O::MulAdd(pr, vv[c], a[r][c]);
+    }
+  }
+  for (int r = 0; r < RQ; ++r)
+    for (int c = 0; c < RC; ++c) O::StoreU(a[r][c], acc + Sz(r) * a_stride + Sz(c) * N);
+}
+
+// The last partial vector of columns (t < Lanes()).
+template <class O, int RQ>
+void PvTail(const float* p, std::size_t p_stride, int32_t nk, const float* v,
+            std::size_t v_stride, std::size_t t, float* acc, std::size_t a_stride) {
+  using V = typename O::V;
+  V a[RQ];
+  for (int r = 0; r < RQ; ++r) a[r] = O::LoadN(acc + Sz(r) * a_stride, t);
+  for (int32_t j = 0; j < nk; ++j) {
+    const V vv = O::LoadN(v + Sz(j) * v_stride, t);
+    for (int r = 0; r < RQ; ++r) a[r] = O::MulAdd(O::Set(p[Sz(r) * p_stride + Sz(j)]), vv, a[r]);
+  }
+  for (int r = 0; r < RQ; ++r) O::StoreN(a[r], acc + Sz(r) * a_stride, t);
+}
+
+template <class O, int RQ>
+void PvRows(const float* p, std::size_t p_stride, int32_t nk, const float* v,
+            std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  const std::size_t N = O::Lanes();
+  const std::size_t cols = Sz(dv);
+  std::size_t c = 0;
+  for (; c + 4 * N <= cols; c += 4 * N) PvBlock<O, RQ, 4>(p, p_stride, nk, v + c, v_stride, acc + c, a_stride);
+  for (; c + N <= cols; c += N) PvBlock<O, RQ, 1>(p, p_stride, nk, v + c, v_stride, acc + c, a_stride);
+  if (c < cols) PvTail<O, RQ>(p, p_stride, nk, v + c, v_stride, cols - c, acc + c, a_stride);
+}
+
+template <class O>
+void PvTile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+            std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  int32_t i = 0;
+  for (; i + 4 <= nq; i += 4) {
+    PvRows<O, 4>(p + Sz(i) * p_stride, p_stride, nk, v, v_stride, dv, acc + Sz(i) * a_stride,
+                 a_stride);
+  }
+  for (; i < nq; ++i) {
+    PvRows<O, 1>(p + Sz(i) * p_stride, p_stride, nk, v, v_stride, dv, acc + Sz(i) * a_stride,
+                 a_stride);
+  }
+}
+
+template <class O>
+void Axpy(float* y, const float* x, int32_t n, float a) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  const std::size_t len = Sz(n);
+  const V av = O::Set(a);
+  std::size_t i = 0;
+  for (; i + N <= len; i += N) O::StoreU(O::MulAdd(av, O::LoadU(x + i), O::LoadU(y + i)), y + i);
+  if (i < len) {
+    const std::size_t t = len - i;
+    O::StoreN(O::MulAdd(av, O::LoadN(x + i, t), O::LoadN(y + i, t)), y + i, t);
+  }
+}
+
+template <class O>
+void Scale(float* x, int32_t n, float a) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  const std::size_t len = Sz(n);
+  const V av = O::Set(a);
+  std::size_t i = 0;
+  for (; i + N <= len; i += N) O::StoreU(O::Mul(av, O::LoadU(x + i)), x + i);
+  if (i < len) O::StoreN(O::Mul(av, O::LoadN(x + i, len - i)), x + i, len - i);
+}
+
+template <class O>
+void AddVec(float* y, const float* a, const float* b, int32_t n) {
+  const std::size_t N = O::Lanes();
+  const std::size_t len = Sz(n);
+  std::size_t i = 0;
+  for (; i + N <= len; i += N) O::StoreU(O::Add(O::LoadU(a + i), O::LoadU(b + i)), y + i);
+  if (i < len) {
+    const std::size_t t = len - i;
+    O::StoreN(O::Add(O::LoadN(a + i, t), O::LoadN(b + i, t)), y + i, t);
+  }
+}
+
+template <class O>
+void Tanh(float* x, int32_t n) {
+  const std::size_t N = O::Lanes();
+  const std::size_t len = Sz(n);
+  std::size_t i = 0;
+  for (; i + N <= len; i += N) O::StoreU(TanhPoly<O>(O::LoadU(x + i)), x + i);
+  if (i < len) O::StoreN(TanhPoly<O>(O::LoadN(x + i, len - i)), x + i, len - i);
+}
+
+// nn.Linear: y = x w^T + bias is a Q.K^T tile with x as queries, w rows as keys.
+template <class O>
+void Linear(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+            int32_t n_out, float* y) {
+  QkTile<O>(x, Sz(n_in), rows, w, Sz(n_in), n_out, n_in, y, Sz(n_out));
+  if (bias == nullptr) return;
+  for (int32_t r = 0; r < rows; ++r) {
+    float* yr = y + Sz(r) * Sz(n_out);
+    AddVec<O>(yr, yr, bias, n_out);
+  }
+}
+
+// Keras Dense: y = x w + bias is a P.V tile with x as probabilities, w as values.
+template <class O>
+void Dense(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+           int32_t n_out, float* y) {
+  for (int32_t r = 0; r < rows; ++r) {
+    float* yr = y + Sz(r) * Sz(n_out);
+    for (int32_t o = 0; o < n_out; ++o) yr[o] = bias != nullptr ? bias[o] : 0.0f;
+  }
+  PvTile<O>(x, Sz(n_in), rows, n_in, w, Sz(n_out), n_out, y, Sz(n_out));
+}
+
+}  // namespace generic
+
+// NOLINTEND(build/include_what_you_use)

@@ -1,0 +1,238 @@
+// Highway backend of the float kernels (kernels_f32.h), namespace attn::hwy.
+//
+// The kernels themselves are the templates of kernels/generic/kernels_f32-inl.h;
+// this file supplies their vector policy in Highway ops and compiles them once
+// per Highway target. On x86 the targets are SSE4, AVX2, AVX-512 and AVX-512
+// with VNNI (HWY_WANT_AVX3_DL), chosen at run time by HWY_DYNAMIC_DISPATCH once
+// per kernel call; elsewhere (Arm) only the static target is compiled
+// (HWY_COMPILE_ONLY_STATIC, set by backends.cmake) and the dispatch is direct.
+//
+// Note: inside namespace attn, `hwy` names this backend's namespace, so every
+// use of the Highway library here is spelled ::hwy or sits in ::attn_hwy.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/hwy/kernels_f32_hwy.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/exp_poly.h"
+#include "kernels/hwy/kernels_f32_hwy.h"
+#include "kernels/kernels_f32.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attn_hwy {
+namespace HWY_NAMESPACE {
+namespace hn = ::hwy::HWY_NAMESPACE;
+
+// Masked loads/stores that never touch memory past n: native on AVX2 and up
+// and on SVE; elsewhere (SSE4, NEON, emulated) through a lane buffer.
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_HAVE_SCALABLE
+#define ATTN_HWY_NATIVE_MASKED 1
+#else
+#define ATTN_HWY_NATIVE_MASKED 0
+#endif
+
+struct Ops {
+  using D = hn::ScalableTag<float>;
+  using V = hn::Vec<D>;
+  static HWY_INLINE std::size_t Lanes() { return hn::Lanes(D()); }
+  static HWY_INLINE V Zero() { return hn::Zero(D()); }
+  static HWY_INLINE V Set(float f) { return hn::Set(D(), f); }
+  static HWY_INLINE V LoadU(const float* p) { return hn::LoadU(D(), p); }
+  static HWY_INLINE void StoreU(V v, float* p) { hn::StoreU(v, D(), p); }
+  static HWY_INLINE V LoadN(const float* p, std::size_t n) {
+#if ATTN_HWY_NATIVE_MASKED
+    return hn::MaskedLoad(hn::FirstN(D(), n), D(), p);
+#else
+    HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)] = {};
+    for (std::size_t i = 0; i < n; ++i) buf[i] = p[i];
+    return hn::Load(D(), buf);
+#endif
+  }
+  static HWY_INLINE void StoreN(V v, float* p, std::size_t n) {
+#if ATTN_HWY_NATIVE_MASKED
+    hn::BlendedStore(v, hn::FirstN(D(), n), D(), p);
+#else
+    HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)] = {};
+    hn::Store(v, D(), buf);
+    for (std::size_t i = 0; i < n; ++i) p[i] = buf[i];
+#endif
+  }
+  static HWY_INLINE V Add(V a, V b) { return hn::Add(a, b); }
+  static HWY_INLINE V Sub(V a, V b) { return hn::Sub(a, b); }
+  static HWY_INLINE V Mul(V a, V b) { return hn::Mul(a, b); }
+  static HWY_INLINE V Div(V a, V b) { return hn::Div(a, b); }
+  static HWY_INLINE V MulAdd(V a, V b, V c) { return hn::MulAdd(a, b, c); }
+  static HWY_INLINE V Abs(V a) { return hn::Abs(a); }
+  static HWY_INLINE V CopySign(V mag, V sign) { return hn::CopySign(mag, sign); }
+  static HWY_INLINE V IfLess(V a, V b, V yes, V no) { return hn::IfThenElse(a < b, yes, no); }
+  static HWY_INLINE V MaxSkipNaN(V x, V m) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+    return hn::Max(x, m);  // maxps(x, m) = x > m ? x : m
+#else
+    return hn::IfThenElse(x > m, x, m);
+#endif
+  }
+  static HWY_INLINE V ClampBelow(V x, float lo) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+    return hn::Max(Set(lo), x);  // maxps(lo, x) = lo > x ? lo : x
+#else
+    return hn::IfThenElse(x < Set(lo), Set(lo), x);
+#endif
+  }
+  static HWY_INLINE V Pow2FromMagic(V t) {
+    const hn::RebindToSigned<D> di;
+    return hn::BitCast(D(), hn::ShiftLeft<23>(hn::Add(hn::BitCast(di, t), hn::Set(di, 127))));
+  }
+  static HWY_INLINE float ReduceSum(V v) { return hn::GetLane(hn::SumOfLanes(D(), v)); }
+  static HWY_INLINE float ReduceMax(V v) { return hn::GetLane(hn::MaxOfLanes(D(), v)); }
+
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
+  static HWY_INLINE void ReduceSum4(V a, V b, V c, V e, float* out) {
+    out[0] = ReduceSum(a);
+    out[1] = ReduceSum(b);
+    out[2] = ReduceSum(c);
+    out[3] = ReduceSum(e);
+  }
+#else
+  // Sums the 128-bit blocks of v down to one and stores its 4 lanes.
+  template <class DD>
+  static HWY_INLINE void StoreBlockSum(DD dd, hn::Vec<DD> v, float* out) {
+    if constexpr (hn::MaxLanes(DD()) > 4) {
+      const hn::Half<DD> dh;
+      StoreBlockSum(dh, hn::Add(hn::LowerHalf(dh, v), hn::UpperHalf(dh, v)), out);
+    } else {
+      hn::StoreU(v, dd, out);
+    }
+  }
+  // Transpose-and-add within each 128-bit block, then across blocks.
+  static HWY_INLINE void ReduceSum4(V a, V b, V c, V e, float* out) {
+    const D d;
+    const hn::Repartition<uint64_t, D> d64;
+    const V ab = hn::Add(hn::InterleaveLower(d, a, b), hn::InterleaveUpper(d, a, b));
+    const V ce = hn::Add(hn::InterleaveLower(d, c, e), hn::InterleaveUpper(d, c, e));
+    const auto ab64 = hn::BitCast(d64, ab);
+    const auto ce64 = hn::BitCast(d64, ce);
+    const V sum = hn::Add(hn::BitCast(d, hn::InterleaveLower(d64, ab64, ce64)),
+                          hn::BitCast(d, hn::InterleaveUpper(d64, ab64, ce64)));
+    StoreBlockSum(d, sum, out);
+  }
+#endif
+};
+
+#include "kernels/generic/kernels_f32-inl.h"
+
+float DotF32(const float* a, const float* b, int32_t n) { return generic::Dot<Ops>(a, b, n); }
+void QkTileF32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
+               std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  generic::QkTile<Ops>(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+float MaxF32(const float* x, int32_t n) { return generic::Max<Ops>(x, n); }
+float ExpSubSumF32(float* x, int32_t n, float m) { return generic::ExpSubSum<Ops>(x, n, m); }
+void PvTileF32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+               std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  generic::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void AxpyF32(float* y, const float* x, int32_t n, float a) { generic::Axpy<Ops>(y, x, n, a); }
+void ScaleF32(float* x, int32_t n, float a) { generic::Scale<Ops>(x, n, a); }
+void AddF32(float* y, const float* a, const float* b, int32_t n) {
+  generic::AddVec<Ops>(y, a, b, n);
+}
+void TanhF32(float* x, int32_t n) { generic::Tanh<Ops>(x, n); }
+void LinearF32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+               int32_t n_out, float* y) {
+  generic::Linear<Ops>(x, rows, n_in, w, bias, n_out, y);
+}
+void DenseF32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+              int32_t n_out, float* y) {
+  generic::Dense<Ops>(x, rows, n_in, w, bias, n_out, y);
+}
+
+#undef ATTN_HWY_NATIVE_MASKED
+}  // namespace HWY_NAMESPACE
+}  // namespace attn_hwy
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace attn_hwy {
+
+HWY_EXPORT(DotF32);
+HWY_EXPORT(QkTileF32);
+HWY_EXPORT(MaxF32);
+HWY_EXPORT(ExpSubSumF32);
+HWY_EXPORT(PvTileF32);
+HWY_EXPORT(AxpyF32);
+HWY_EXPORT(ScaleF32);
+HWY_EXPORT(AddF32);
+HWY_EXPORT(TanhF32);
+HWY_EXPORT(LinearF32);
+HWY_EXPORT(DenseF32);
+
+float Dot(const float* a, const float* b, int32_t n) {
+  return HWY_DYNAMIC_DISPATCH(DotF32)(a, b, n);
+}
+void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k,
+            std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  HWY_DYNAMIC_DISPATCH(QkTileF32)(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+float Max(const float* x, int32_t n) { return HWY_DYNAMIC_DISPATCH(MaxF32)(x, n); }
+float ExpSubSum(float* x, int32_t n, float m) {
+  return HWY_DYNAMIC_DISPATCH(ExpSubSumF32)(x, n, m);
+}
+void PvTile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+            std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  HWY_DYNAMIC_DISPATCH(PvTileF32)(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void Axpy(float* y, const float* x, int32_t n, float a) {
+  HWY_DYNAMIC_DISPATCH(AxpyF32)(y, x, n, a);
+}
+void Scale(float* x, int32_t n, float a) { HWY_DYNAMIC_DISPATCH(ScaleF32)(x, n, a); }
+void Add(float* y, const float* a, const float* b, int32_t n) {
+  HWY_DYNAMIC_DISPATCH(AddF32)(y, a, b, n);
+}
+void Tanh(float* x, int32_t n) { HWY_DYNAMIC_DISPATCH(TanhF32)(x, n); }
+void Linear(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+            int32_t n_out, float* y) {
+  HWY_DYNAMIC_DISPATCH(LinearF32)(x, rows, n_in, w, bias, n_out, y);
+}
+void Dense(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+           int32_t n_out, float* y) {
+  HWY_DYNAMIC_DISPATCH(DenseF32)(x, rows, n_in, w, bias, n_out, y);
+}
+
+}  // namespace attn_hwy
+
+namespace attn {
+namespace hwy {
+
+float dot_f32(const float* a, const float* b, int32_t n) { return ::attn_hwy::Dot(a, b, n); }
+void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
+                 std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  ::attn_hwy::QkTile(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+float max_f32(const float* x, int32_t n) { return ::attn_hwy::Max(x, n); }
+float exp_sub_sum_f32(float* x, int32_t n, float m) { return ::attn_hwy::ExpSubSum(x, n, m); }
+void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+                 std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  ::attn_hwy::PvTile(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void axpy_f32(float* y, const float* x, int32_t n, float a) { ::attn_hwy::Axpy(y, x, n, a); }
+void scale_f32(float* x, int32_t n, float a) { ::attn_hwy::Scale(x, n, a); }
+void add_f32(float* y, const float* a, const float* b, int32_t n) {
+  ::attn_hwy::Add(y, a, b, n);
+}
+void tanh_f32(float* x, int32_t n) { ::attn_hwy::Tanh(x, n); }
+void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+                int32_t n_out, float* y) {
+  ::attn_hwy::Linear(x, rows, n_in, w, bias, n_out, y);
+}
+void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+               int32_t n_out, float* y) {
+  ::attn_hwy::Dense(x, rows, n_in, w, bias, n_out, y);
+}
+
+}  // namespace hwy
+}  // namespace attn
+#endif  // HWY_ONCE

@@ -1,0 +1,107 @@
+// xsimd backend of the float kernels (kernels_f32.h), namespace attn::xsimd.
+//
+// The kernels are the templates of kernels/generic/kernels_f32-inl.h, shared
+// with the Highway backend; this file supplies their vector policy in xsimd
+// 8.1 ops for the architecture the compile flags enable (backends.cmake:
+// ATTN_XSIMD_FLAGS, default -march=native on a native x86 build; NEON on Arm).
+// xsimd 8.1 has no reduce_max and no masked loads: both are written here.
+//
+// Note: inside namespace attn, `xsimd` names this backend's namespace, so the
+// library is always spelled ::xsimd here.
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/exp_poly.h"
+#include "kernels/kernels_f32.h"
+#include "kernels/xsimd/kernels_f32_xsimd.h"
+#include "xsimd/xsimd.hpp"
+
+namespace attn_xsimd {
+
+struct Ops {
+  using V = ::xsimd::batch<float>;
+  using VI = ::xsimd::batch<int32_t>;
+  static constexpr std::size_t kN = V::size;
+  static std::size_t Lanes() { return kN; }
+  static V Zero() { return V(0.0f); }
+  static V Set(float f) { return V(f); }
+  static V LoadU(const float* p) { return V::load_unaligned(p); }
+  static void StoreU(V v, float* p) { v.store_unaligned(p); }
+  static V LoadN(const float* p, std::size_t n) {
+    alignas(64) float buf[kN] = {};
+    for (std::size_t i = 0; i < n; ++i) buf[i] = p[i];
+    return V::load_aligned(buf);
+  }
+  static void StoreN(V v, float* p, std::size_t n) {
+    alignas(64) float buf[kN];
+    v.store_aligned(buf);
+    for (std::size_t i = 0; i < n; ++i) p[i] = buf[i];
+  }
+  static V Add(V a, V b) { return a + b; }
+  static V Sub(V a, V b) { return a - b; }
+  static V Mul(V a, V b) { return a * b; }
+  static V Div(V a, V b) { return a / b; }
+  static V MulAdd(V a, V b, V c) { return ::xsimd::fma(a, b, c); }
+  static V Abs(V a) { return ::xsimd::abs(a); }
+  static V CopySign(V mag, V sign) { return ::xsimd::copysign(mag, sign); }
+  static V IfLess(V a, V b, V yes, V no) { return ::xsimd::select(a < b, yes, no); }
+  static V MaxSkipNaN(V x, V m) { return ::xsimd::select(x > m, x, m); }
+  static V ClampBelow(V x, float lo) { return ::xsimd::select(x < Set(lo), Set(lo), x); }
+  static V Pow2FromMagic(V t) {
+    const VI bits = ::xsimd::bitwise_cast<VI>(t);
+    return ::xsimd::bitwise_cast<V>((bits + VI(127)) << 23);
+  }
+  static float ReduceSum(V v) { return ::xsimd::hadd(v); }
+  static float ReduceMax(V v) {
+    alignas(64) float buf[kN];
+    v.store_aligned(buf);
+    float m = buf[0];
+    for (std::size_t i = 1; i < kN; ++i) m = buf[i] > m ? buf[i] : m;
+    return m;
+  }
+  static void ReduceSum4(V a, V b, V c, V e, float* out) {
+    out[0] = ::xsimd::hadd(a);
+    out[1] = ::xsimd::hadd(b);
+    out[2] = ::xsimd::hadd(c);
+    out[3] = ::xsimd::hadd(e);
+  }
+};
+
+#include "kernels/generic/kernels_f32-inl.h"
+
+}  // namespace attn_xsimd
+
+namespace attn {
+namespace xsimd {
+
+using Ops = ::attn_xsimd::Ops;
+namespace g = ::attn_xsimd::generic;
+
+float dot_f32(const float* a, const float* b, int32_t n) { return g::Dot<Ops>(a, b, n); }
+void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
+                 std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  g::QkTile<Ops>(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+float max_f32(const float* x, int32_t n) { return g::Max<Ops>(x, n); }
+float exp_sub_sum_f32(float* x, int32_t n, float m) { return g::ExpSubSum<Ops>(x, n, m); }
+void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+                 std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  g::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void axpy_f32(float* y, const float* x, int32_t n, float a) { g::Axpy<Ops>(y, x, n, a); }
+void scale_f32(float* x, int32_t n, float a) { g::Scale<Ops>(x, n, a); }
+void add_f32(float* y, const float* a, const float* b, int32_t n) {
+  g::AddVec<Ops>(y, a, b, n);
+}
+void tanh_f32(float* x, int32_t n) { g::Tanh<Ops>(x, n); }
+void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+                int32_t n_out, float* y) {
+  g::Linear<Ops>(x, rows, n_in, w, bias, n_out, y);
+}
+void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+               int32_t n_out, float* y) {
+  g::Dense<Ops>(x, rows, n_in, w, bias, n_out, y);
+}
+
+}  // namespace xsimd
+}  // namespace attn

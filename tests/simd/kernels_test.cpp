@@ -1,0 +1,378 @@
+// Every float kernel of every compiled SIMD backend against attn::ref.
+//
+// Backends: hwy (on x86 once per compiled Highway target the CPU supports,
+// selected with ::hwy::SetSupportedTargetsForTest) and xsimd. Lengths 1, 3, 7,
+// N-1, N, N+1, 3N, 8N+2 for N in {4, 8, 16} (every vector width on x86 and
+// Arm), pointers offset by 0, 1 and 3 floats from 64-byte alignment.
+//
+// Bounds (eps = FLT_EPSILON), stated against the reference result:
+//   dot, qk tile, linear:     |got - ref| <= 2 (n + 2) eps sum_i |a_i b_i|
+//                             (both sides accumulate n products in different orders)
+//   pv tile, dense, axpy:     |got - ref| <= 2 (n + 2) eps (|acc| + sum_j |p_j v_j|)
+//   max, scale, add:          exact
+//   exp_sub_sum elements:     |got - ref| <= (kMaxUlp + 1) eps |ref| + 2^-126
+//   exp_sub_sum sum:          that, plus 2 (n + 2) eps sum
+//   tanh:                     |got - ref| <= 4 eps |ref| + 2^-126
+//   exp_poly (x in [-87.3, 0] against double exp): <= kMaxUlp ulp of the result.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/exp_poly.h"
+#include "kernels/kernels_f32.h"
+#if ATTN_TEST_HWY
+#include "hwy/highway.h"
+#include "kernels/hwy/kernels_f32_hwy.h"
+#endif
+#if ATTN_TEST_XSIMD
+#include "kernels/xsimd/kernels_f32_xsimd.h"
+#endif
+
+namespace {
+
+constexpr float kEps = FLT_EPSILON;
+constexpr float kTiny = FLT_MIN;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct Kernels {
+  float (*dot)(const float*, const float*, int32_t);
+  void (*qk_tile)(const float*, std::size_t, int32_t, const float*, std::size_t, int32_t, int32_t,
+                  float*, std::size_t);
+  float (*max)(const float*, int32_t);
+  float (*exp_sub_sum)(float*, int32_t, float);
+  void (*pv_tile)(const float*, std::size_t, int32_t, int32_t, const float*, std::size_t, int32_t,
+                  float*, std::size_t);
+  void (*axpy)(float*, const float*, int32_t, float);
+  void (*scale)(float*, int32_t, float);
+  void (*add)(float*, const float*, const float*, int32_t);
+  void (*tanh)(float*, int32_t);
+  void (*linear)(const float*, int32_t, int32_t, const float*, const float*, int32_t, float*);
+  void (*dense)(const float*, int32_t, int32_t, const float*, const float*, int32_t, float*);
+};
+
+#define ATTN_KERNEL_TABLE(ns)                                                                   \
+  Kernels {                                                                                     \
+    &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::pv_tile_f32,      \
+        &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32, &ns::linear_f32,           \
+        &ns::dense_f32                                                                          \
+  }
+
+const Kernels kRef = ATTN_KERNEL_TABLE(attn::ref);
+
+struct Variant {
+  std::string name;
+  Kernels k;
+  int64_t hwy_target;  // 0: not a Highway variant (or nothing to select)
+};
+
+std::vector<Variant> Variants() {
+  std::vector<Variant> v;
+#if ATTN_TEST_HWY
+#if HWY_ARCH_X86
+  for (int64_t t : ::hwy::SupportedAndGeneratedTargets()) {
+    v.push_back({std::string("hwy_") + ::hwy::TargetName(t), ATTN_KERNEL_TABLE(attn::hwy), t});
+  }
+#else
+  v.push_back({std::string("hwy_") + ::hwy::TargetName(HWY_STATIC_TARGET),
+               ATTN_KERNEL_TABLE(attn::hwy), 0});
+#endif
+#endif
+#if ATTN_TEST_XSIMD
+  v.push_back({"xsimd", ATTN_KERNEL_TABLE(attn::xsimd), 0});
+#endif
+  if (v.empty()) v.push_back({"ref_self", kRef, 0});  // a ref build checks the harness
+  return v;
+}
+
+std::vector<int32_t> Lengths() {
+  std::vector<int32_t> out;
+  for (int32_t n : {4, 8, 16}) {
+    for (int32_t len : {1, 3, 7, n - 1, n, n + 1, 3 * n, 8 * n + 2}) {
+      bool seen = false;
+      for (int32_t o : out) seen = seen || o == len;
+      if (!seen) out.push_back(len);
+    }
+  }
+  return out;
+}
+
+constexpr int kOffsets[] = {0, 1, 3};
+
+// A 64-byte aligned buffer viewed at a float offset.
+struct Buf {
+  explicit Buf(std::size_t n, int offset) : store(n + 32, 0.0f) {
+    auto addr = reinterpret_cast<std::uintptr_t>(store.data());
+    const std::size_t pad = ((64 - addr % 64) % 64) / sizeof(float);
+    p = store.data() + pad + static_cast<std::size_t>(offset);
+  }
+  std::vector<float> store;
+  float* p;
+};
+
+void Fill(float* x, std::size_t n, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (std::size_t i = 0; i < n; ++i) x[i] = dist(rng);
+}
+
+void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
+
+class KernelTest : public ::testing::TestWithParam<Variant> {
+ protected:
+  void SetUp() override {
+#if ATTN_TEST_HWY && HWY_ARCH_X86
+    if (GetParam().hwy_target != 0) ::hwy::SetSupportedTargetsForTest(GetParam().hwy_target);
+#endif
+  }
+  void TearDown() override {
+#if ATTN_TEST_HWY && HWY_ARCH_X86
+    ::hwy::SetSupportedTargetsForTest(0);
+#endif
+  }
+  const Kernels& K() const { return GetParam().k; }
+};
+
+TEST_P(KernelTest, Dot) {
+  std::mt19937 rng(1);
+  for (int32_t n : Lengths()) {
+    for (int off : kOffsets) {
+      Buf a(static_cast<std::size_t>(n), off), b(static_cast<std::size_t>(n), (off * 2) % 4);
+      Fill(a.p, static_cast<std::size_t>(n), rng);
+      Fill(b.p, static_cast<std::size_t>(n), rng);
+      float mag = 0.0f;
+      for (int32_t i = 0; i < n; ++i) mag += std::fabs(a.p[i] * b.p[i]);
+      const float want = kRef.dot(a.p, b.p, n);
+      EXPECT_NEAR(K().dot(a.p, b.p, n), want, 2.0f * static_cast<float>(n + 2) * kEps * mag)
+          << "n=" << n << " off=" << off;
+    }
+  }
+  EXPECT_EQ(K().dot(nullptr, nullptr, 0), 0.0f);
+}
+
+TEST_P(KernelTest, QkTileAndLinear) {
+  std::mt19937 rng(2);
+  for (int32_t d : Lengths()) {
+    for (int32_t nq : {1, 3, 4, 8}) {
+      for (int32_t nk : {1, 3, 4, 7, 64, 65}) {
+        const int off = (d + nq + nk) % 4;
+        const std::size_t qs = static_cast<std::size_t>(d) + 3, ks = static_cast<std::size_t>(d) + 1;
+        const std::size_t ss = static_cast<std::size_t>(nk) + 5;
+        Buf q(qs * static_cast<std::size_t>(nq), off), k(ks * static_cast<std::size_t>(nk), 1);
+        Buf s(ss * static_cast<std::size_t>(nq), off), r(ss * static_cast<std::size_t>(nq), 0);
+        Fill(q.p, qs * static_cast<std::size_t>(nq), rng);
+        Fill(k.p, ks * static_cast<std::size_t>(nk), rng);
+        K().qk_tile(q.p, qs, nq, k.p, ks, nk, d, s.p, ss);
+        kRef.qk_tile(q.p, qs, nq, k.p, ks, nk, d, r.p, ss);
+        for (int32_t i = 0; i < nq; ++i) {
+          for (int32_t j = 0; j < nk; ++j) {
+            float mag = 0.0f;
+            for (int32_t x = 0; x < d; ++x) {
+              mag += std::fabs(q.p[static_cast<std::size_t>(i) * qs + static_cast<std::size_t>(x)] *
+                               k.p[static_cast<std::size_t>(j) * ks + static_cast<std::size_t>(x)]);
+            }
+            const std::size_t at = static_cast<std::size_t>(i) * ss + static_cast<std::size_t>(j);
+            ASSERT_NEAR(s.p[at], r.p[at], 2.0f * static_cast<float>(d + 2) * kEps * mag)
+                << "d=" << d << " nq=" << nq << " nk=" << nk << " i=" << i << " j=" << j;
+          }
+          // Columns past nk untouched.
+          EXPECT_EQ(s.p[static_cast<std::size_t>(i) * ss + static_cast<std::size_t>(nk)], 0.0f);
+        }
+        // linear = the same contraction with contiguous rows, plus bias.
+        Buf x(static_cast<std::size_t>(nq * d), off), w(static_cast<std::size_t>(nk * d), 0);
+        Buf bias(static_cast<std::size_t>(nk), 1);
+        Buf y(static_cast<std::size_t>(nq * nk), 3), yr(static_cast<std::size_t>(nq * nk), 0);
+        Fill(x.p, static_cast<std::size_t>(nq * d), rng);
+        Fill(w.p, static_cast<std::size_t>(nk * d), rng);
+        Fill(bias.p, static_cast<std::size_t>(nk), rng);
+        for (const float* bp : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.p)}) {
+          K().linear(x.p, nq, d, w.p, bp, nk, y.p);
+          kRef.linear(x.p, nq, d, w.p, bp, nk, yr.p);
+          for (int32_t i = 0; i < nq * nk; ++i) {
+            ASSERT_NEAR(y.p[i], yr.p[i], 2.0f * static_cast<float>(d + 3) * kEps * static_cast<float>(d + 1))
+                << "linear d=" << d << " rows=" << nq << " out=" << nk;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, Max) {
+  std::mt19937 rng(3);
+  for (int32_t n : Lengths()) {
+    for (int off : kOffsets) {
+      Buf x(static_cast<std::size_t>(n), off);
+      Fill(x.p, static_cast<std::size_t>(n), rng, -50.0f, 50.0f);
+      EXPECT_EQ(K().max(x.p, n), kRef.max(x.p, n)) << n;
+      x.p[n - 1] = 100.0f;  // the max in the tail
+      EXPECT_EQ(K().max(x.p, n), 100.0f) << n;
+      x.p[0] = std::nanf("");  // NaN is skipped
+      if (n == 1) {
+        EXPECT_TRUE(std::isnan(K().max(x.p, n)));
+      } else {
+        EXPECT_EQ(K().max(x.p, n), 100.0f) << n;
+      }
+      for (int32_t i = 0; i < n; ++i) x.p[i] = -kInf;  // a fully masked row
+      EXPECT_EQ(K().max(x.p, n), -kInf) << n;
+      for (int32_t i = 0; i < n; ++i) x.p[i] = std::nanf("");
+      EXPECT_TRUE(std::isnan(K().max(x.p, n))) << n;
+      x.p[n / 2] = -kInf;
+      const float got = K().max(x.p, n), want = kRef.max(x.p, n);
+      EXPECT_TRUE((std::isnan(got) && std::isnan(want)) || got == want) << n;
+    }
+  }
+}
+
+TEST_P(KernelTest, ExpSubSum) {
+  std::mt19937 rng(4);
+  for (int32_t n : Lengths()) {
+    for (int off : kOffsets) {
+      Buf x(static_cast<std::size_t>(n), off), r(static_cast<std::size_t>(n), 0);
+      Fill(x.p, static_cast<std::size_t>(n), rng, -40.0f, 8.0f);
+      if (n > 2) x.p[1] = -kInf;   // masked: exactly 0
+      if (n > 3) x.p[2] = -200.0f;  // below the domain: 0
+      std::memcpy(r.p, x.p, static_cast<std::size_t>(n) * sizeof(float));
+      const float m = kRef.max(x.p, n);
+      const float got = K().exp_sub_sum(x.p, n, m);
+      const float want = kRef.exp_sub_sum(r.p, n, m);
+      constexpr float kRel = static_cast<float>(attn::exp_poly::kMaxUlp + 1) * kEps;
+      for (int32_t i = 0; i < n; ++i) {
+        ASSERT_NEAR(x.p[i], r.p[i], kRel * r.p[i] + kTiny) << "n=" << n << " i=" << i;
+      }
+      if (n > 2) {
+        EXPECT_EQ(x.p[1], 0.0f);
+      }
+      EXPECT_EQ(x.p[n], 0.0f);  // nothing written past n
+      EXPECT_NEAR(got, want, (kRel + 2.0f * static_cast<float>(n + 2) * kEps) * want + kTiny) << n;
+    }
+  }
+  float nan_row[5] = {0.0f, std::nanf(""), -1.0f, -2.0f, -3.0f};
+  K().exp_sub_sum(nan_row, 5, 0.0f);
+  EXPECT_TRUE(std::isnan(nan_row[1]));
+  EXPECT_EQ(nan_row[0], 1.0f);
+}
+
+// The polynomial itself, on a dense sweep of [-87.3, 0], through each backend.
+TEST_P(KernelTest, ExpPolyWithinStatedUlp) {
+  constexpr int32_t kCount = 1 << 16;
+  std::vector<float> x(kCount), xs(kCount);
+  for (int32_t i = 0; i < kCount; ++i) x[i] = -87.3f * static_cast<float>(i) / (kCount - 1);
+  x[1] = -1e-30f;
+  x[2] = -0.34657359f;  // r at the edge of the reduced interval
+  xs = x;
+  K().exp_sub_sum(x.data(), kCount, 0.0f);
+  double worst = 0.0;
+  for (int32_t i = 0; i < kCount; ++i) {
+    const double want = std::exp(static_cast<double>(xs[i]));
+    const double ulp = std::ldexp(1.0, std::ilogb(static_cast<float>(want)) - 23);
+    const double err = std::fabs(x[i] - want) / ulp;
+    const double err_scalar = std::fabs(attn::exp_poly::exp_poly_f32(xs[i]) - want) / ulp;
+    worst = std::max(worst, std::max(err, err_scalar));
+  }
+  EXPECT_LE(worst, attn::exp_poly::kMaxUlp) << "worst " << worst << " ulp";
+  RecordProperty("exp_poly_worst_ulp", std::to_string(worst));
+}
+
+TEST_P(KernelTest, PvTileAndDense) {
+  std::mt19937 rng(5);
+  for (int32_t dv : Lengths()) {
+    for (int32_t nq : {1, 3, 4, 8}) {
+      for (int32_t nk : {1, 3, 64, 65}) {
+        const int off = (dv + nq) % 4;
+        const std::size_t ps = static_cast<std::size_t>(nk) + 3, vs = static_cast<std::size_t>(dv) + 1;
+        const std::size_t as = static_cast<std::size_t>(dv) + 5;
+        Buf p(ps * static_cast<std::size_t>(nq), off), v(vs * static_cast<std::size_t>(nk), 3);
+        Buf a(as * static_cast<std::size_t>(nq), off), r(as * static_cast<std::size_t>(nq), 0);
+        Fill(p.p, ps * static_cast<std::size_t>(nq), rng, 0.0f, 1.0f);
+        Fill(v.p, vs * static_cast<std::size_t>(nk), rng);
+        Fill(a.p, as * static_cast<std::size_t>(nq), rng);
+        std::memcpy(r.p, a.p, as * static_cast<std::size_t>(nq) * sizeof(float));
+        K().pv_tile(p.p, ps, nq, nk, v.p, vs, dv, a.p, as);
+        kRef.pv_tile(p.p, ps, nq, nk, v.p, vs, dv, r.p, as);
+        for (int32_t i = 0; i < nq; ++i) {
+          for (int32_t c = 0; c < static_cast<int32_t>(as); ++c) {
+            const std::size_t at = static_cast<std::size_t>(i) * as + static_cast<std::size_t>(c);
+            if (c >= dv) {
+              ASSERT_EQ(a.p[at], r.p[at]) << "column past dv written";
+              continue;
+            }
+            float mag = std::fabs(r.p[at]);
+            for (int32_t j = 0; j < nk; ++j) {
+              mag += std::fabs(p.p[static_cast<std::size_t>(i) * ps + static_cast<std::size_t>(j)] *
+                               v.p[static_cast<std::size_t>(j) * vs + static_cast<std::size_t>(c)]);
+            }
+            ASSERT_NEAR(a.p[at], r.p[at], 2.0f * static_cast<float>(nk + 2) * kEps * mag)
+                << "dv=" << dv << " nq=" << nq << " nk=" << nk;
+          }
+        }
+        Buf w(static_cast<std::size_t>(nk * dv), off), bias(static_cast<std::size_t>(dv), 2);
+        Buf y(static_cast<std::size_t>(nq * dv), 1), yr(static_cast<std::size_t>(nq * dv), 0);
+        Fill(w.p, static_cast<std::size_t>(nk * dv), rng);
+        Fill(bias.p, static_cast<std::size_t>(dv), rng);
+        for (const float* bp : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.p)}) {
+          K().dense(p.p, nq, nk, w.p, bp, dv, y.p);  // x = p viewed as [nq, nk] contiguous
+          kRef.dense(p.p, nq, nk, w.p, bp, dv, yr.p);
+          for (int32_t i = 0; i < nq * dv; ++i) {
+            ASSERT_NEAR(y.p[i], yr.p[i], 2.0f * static_cast<float>(nk + 3) * kEps * static_cast<float>(nk + 1))
+                << "dense";
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, AxpyScaleAddTanh) {
+  std::mt19937 rng(6);
+  for (int32_t n : Lengths()) {
+    for (int off : kOffsets) {
+      const std::size_t sn = static_cast<std::size_t>(n);
+      Buf x(sn, off), y(sn, (off + 1) % 4), yr(sn, 0), b(sn, 3);
+      Fill(x.p, sn, rng);
+      Fill(y.p, sn, rng);
+      Fill(b.p, sn, rng);
+      std::memcpy(yr.p, y.p, sn * sizeof(float));
+      K().axpy(y.p, x.p, n, 0.75f);
+      kRef.axpy(yr.p, x.p, n, 0.75f);
+      for (int32_t i = 0; i < n; ++i) {
+        ASSERT_NEAR(y.p[i], yr.p[i], 2.0f * kEps * (std::fabs(yr.p[i]) + std::fabs(x.p[i])));
+      }
+      EXPECT_EQ(y.p[n], 0.0f);
+      std::memcpy(yr.p, y.p, sn * sizeof(float));
+      K().scale(y.p, n, -1.5f);
+      kRef.scale(yr.p, n, -1.5f);
+      for (int32_t i = 0; i <= n; ++i) ASSERT_EQ(y.p[i], yr.p[i]);
+      K().add(y.p, x.p, b.p, n);
+      kRef.add(yr.p, x.p, b.p, n);
+      for (int32_t i = 0; i <= n; ++i) ASSERT_EQ(y.p[i], yr.p[i]);
+      for (int32_t i = 0; i < n; ++i) y.p[i] = yr.p[i] = 6.0f * x.p[i] * std::fabs(x.p[i]);
+      K().tanh(y.p, n);
+      kRef.tanh(yr.p, n);
+      for (int32_t i = 0; i < n; ++i) {
+        ASSERT_NEAR(y.p[i], yr.p[i], 4.0f * kEps * std::fabs(yr.p[i]) + kTiny) << "tanh " << i;
+      }
+      EXPECT_EQ(y.p[n], 0.0f);
+    }
+  }
+  float special[6] = {0.0f, -0.0f, kInf, -kInf, std::nanf(""), 1e-30f};
+  K().tanh(special, 6);
+  EXPECT_EQ(special[0], 0.0f);
+  EXPECT_EQ(special[2], 1.0f);
+  EXPECT_EQ(special[3], -1.0f);
+  EXPECT_TRUE(std::isnan(special[4]));
+  EXPECT_EQ(special[5], 1e-30f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, KernelTest, ::testing::ValuesIn(Variants()),
+                         [](const ::testing::TestParamInfo<Variant>& p) {
+                           return p.param.name;
+                         });
+
+}  // namespace
