@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
                "attn"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every subcommand and exit");
+  // Usage errors: one line on stderr, like every other error of the tool.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("attn: ") + e.what() + " (see --help)\n";
+  });
   attn_cli::Runner runner;
   attn_cli::add_demo(&app, &runner);
   attn_cli::add_run(&app, &runner);

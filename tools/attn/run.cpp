@@ -24,7 +24,8 @@ struct MaskFlags {
       sub->add_option("--mask", mask,
                       "'causal' (look-ahead mask, offset by Skv-Sq when Skv > Sq), or a .npy "
                       "mask [Sq,Skv] or [B,Sq,Skv]: float32 = Keras convention (1 = masked, "
-                      "adds -1e9*m), bool/uint8 = boolean mask (nonzero/True = masked)");
+                      "adds -1e9*m), bool/uint8 = boolean mask (nonzero/True = masked)")
+          ->type_name("causal|FILE");
       sub->add_option("--additive-mask", inputs.additive_path,
                       "float32 .npy [Sq,Skv] or [B,Sq,Skv] added to the scores as is "
                       "(PyTorch float attn_mask; -inf masks a key)");
@@ -39,18 +40,19 @@ struct MaskFlags {
   }
 };
 
+// --scale: NaN until given (the engine's 0 means its default 1/sqrt(Dk)).
 void add_scale(CLI::App* sub, double* scale) {
-  sub->add_option("--scale", *scale, "score scale (default 1/sqrt(Dk)); must be > 0")
-      ->check(CLI::PositiveNumber);
+  sub->add_option("--scale", *scale,
+                  "score scale, a positive finite number (default 1/sqrt(Dk))");
 }
 
 float scale_value(double s) {
-  if (s == 0.0) return 0.0f;
-  if (!std::isfinite(s) || s <= 0.0 || static_cast<float>(s) <= 0.0f ||
-      std::isinf(static_cast<float>(s))) {
-    throw CliError("--scale must be a positive finite float32 number");
+  if (std::isnan(s)) return 0.0f;
+  const auto f = static_cast<float>(s);
+  if (!(f > 0.0f) || std::isinf(f)) {
+    throw CliError("--scale " + std::to_string(s) + " is not a positive finite float32 number");
   }
-  return static_cast<float>(s);
+  return f;
 }
 
 void require_same_rank(const F32Input& a, const F32Input& ref) {
@@ -69,7 +71,7 @@ std::vector<int64_t> shape_of(bool batched, int64_t b, std::vector<int64_t> rest
 // ---------------------------------------------------------------- sdpa
 struct SdpaFlags {
   std::string q, k, v, out, weights_out;
-  double scale = 0.0;
+  double scale = std::nan("");
   MaskFlags masks;
 };
 
@@ -402,7 +404,7 @@ void run_luong_general(const LuongGeneralFlags& f) {
 // ---------------------------------------------------------------- general
 struct GeneralFlags {
   std::string x, wq, wk, wv, out, weights_out;
-  double scale = 0.0;
+  double scale = std::nan("");
   MaskFlags masks;
 };
 
@@ -535,6 +537,12 @@ void add_run(CLI::App* app, Runner* runner) {
     s->add_option("--out", f->out, "output .npy [B,S,Dv] (or [S,Dv])")->required();
     s->add_option("--weights-out", f->weights_out, "output .npy: weights [B,S,S] (or [S,S])");
     s->callback([f, runner] { *runner = [f] { run_general(*f); }; });
+  }
+  // Name the value of every string flag FILE (DIR for --weights) in --help.
+  for (CLI::App* sub : run->get_subcommands({})) {
+    for (CLI::Option* o : sub->get_options({})) {
+      if (o->get_type_name() == "TEXT") o->type_name(o->get_name() == "--weights" ? "DIR" : "FILE");
+    }
   }
 }
 
