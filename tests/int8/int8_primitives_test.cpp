@@ -9,7 +9,7 @@
 #include "attn/int8/fixedpoint.h"
 #include "attn/int8/quantize.h"
 #include "case.h"
-#include "int8/kernels_s8.h"
+#include "attn/int8/kernels_s8.h"
 
 namespace {
 

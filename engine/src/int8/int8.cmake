@@ -8,4 +8,5 @@ target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sdpa_s8_prepare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sdpa_s8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_ref.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_arm.cpp
 )

@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "attn/int8/fixedpoint.h"
-#include "int8/kernels_s8.h"
+#include "attn/int8/kernels_s8.h"
 #include "int8/softmax_row_s8.h"
 #include "ops/attend_f32.h"
 #include "ops/validate.h"

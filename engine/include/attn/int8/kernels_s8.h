@@ -1,10 +1,20 @@
-// int8 kernels of the int8 ops (internal). Each has a portable reference
-// (`*_ref`, always built: the oracle) and the entry the ops call, which is the
-// fastest version this build targets (Cortex-M DSP, Helium) or the reference.
-// Every version gives identical int32 results.
+// int8 kernels of the int8 ops. Each has a portable reference (`*_ref`,
+// always built: the oracle) and the entry the ops call (`dot_s8`, `mac_s8`),
+// which is the fastest version this build targets:
+//   "mve"  Cortex-M55 Helium: VMLADAVA.S8 / VADDVA.S8 with tail predication
+//   "dsp"  Cortex-M4/M7/M33 DSP: SXTB16 (+ ROR #8) and SMLAD, 4 bytes a step
+//   "ref"  everything else
+// Every version gives identical int32 results (integer sums are exact); the
+// tests compare each against the reference on odd lengths and offsets.
 #pragma once
 
 #include <cstdint>
+
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define ATTN_S8_KERNELS_MVE 1
+#elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+#define ATTN_S8_KERNELS_DSP 1
+#endif
 
 namespace attn {
 namespace detail {
@@ -18,7 +28,7 @@ int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b);
 void mac_s8_ref(int32_t* acc, const int8_t* b, int32_t w, int32_t n);
 void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n);
 
-// Name of the kernel set dot_s8 / mac_s8 use ("ref", "dsp", "mve").
+// Name of the kernel set dot_s8 / mac_s8 use: "ref", "dsp" or "mve".
 const char* kernels_s8_name();
 
 }  // namespace detail

@@ -1,0 +1,40 @@
+// The int8 kernels this build selected (ref, Cortex-M DSP or Helium) against
+// their portable references: identical int32 results on odd lengths, odd
+// offsets and the extreme values -128 / 127.
+#include <cstdint>
+#include <cstring>
+
+#include "attn/int8/kernels_s8.h"
+#include "case.h"
+
+namespace {
+int8_t g_a[600], g_b[600];
+int32_t g_acc[520], g_acc_ref[520];
+}  // namespace
+
+ATTN_CASE(KernelsS8, DotAndMacMatchReference) {
+  attn_test::Rng r(77);
+  for (auto& x : g_a) x = static_cast<int8_t>(r.range(-128, 127));
+  for (auto& x : g_b) x = static_cast<int8_t>(r.range(-128, 127));
+  for (int i = 0; i < 40; ++i) {  // runs of extremes
+    g_a[i] = -128;
+    g_b[i] = i % 2 ? -128 : 127;
+  }
+  static const int32_t lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33,
+                                    63, 64, 65, 100, 127, 128, 129, 255, 511};
+  for (int32_t off = 0; off < 4; ++off) {
+    for (int32_t n : lengths) {
+      int32_t s = 0, s_ref = 0;
+      const int8_t* a = g_a + off;
+      const int8_t* b = g_b + (3 - off);
+      ATTN_EXPECT_EQ_INT(attn::detail::dot_s8(a, b, n, &s), attn::detail::dot_s8_ref(a, b, n, &s_ref));
+      ATTN_EXPECT_EQ_INT(s, s_ref);
+      for (int32_t i = 0; i <= n; ++i) g_acc[i] = g_acc_ref[i] = i - 7;
+      const int32_t w = off == 0 ? 255 : 37 * off;
+      attn::detail::mac_s8(g_acc + 1, b, w, n > 0 ? n - 1 : 0);
+      attn::detail::mac_s8_ref(g_acc_ref + 1, b, w, n > 0 ? n - 1 : 0);
+      ATTN_EXPECT_TRUE(std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
+    }
+  }
+  ATTN_EXPECT_TRUE(attn::detail::kernels_s8_name() != nullptr);
+}
