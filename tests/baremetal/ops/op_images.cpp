@@ -1,0 +1,209 @@
+// Firmware images for the footprint report and the no-heap proof.
+//
+// Compiled once per op with ATTN_OP=<n> (see CMakeLists.txt): the image calls
+// just that op on a fixed representative shape, so flash / static RAM / stack
+// of "this op" = this image minus the baseline image (ATTN_OP=0, the platform
+// alone). ATTN_OP=99 calls every op: the no-heap image, whose symbol table must
+// hold no malloc/free/new/delete/exception allocation.
+//
+// Inputs live in .bss and are filled at run time, outputs go to volatile sinks,
+// so nothing is constant-folded away. Each op's scratch size is exported as the
+// absolute symbol attn_fp_scratch_<op> (read by tools/footprint.py).
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/attn.h"
+#include "attn/platform.h"
+#if __has_include("attn/sdpa_s8.h")
+#include "attn/sdpa_s8.h"
+#define ATTN_HAVE_S8 1
+#endif
+
+#ifndef ATTN_OP
+#define ATTN_OP 99
+#endif
+
+#define ATTN_RUN(n) (ATTN_OP == (n) || ATTN_OP == 99)
+
+// Records a compile-time scratch size in the symbol table.
+#define ATTN_EXPORT_SCRATCH(name, bytes) \
+  __asm__ volatile(".global attn_fp_scratch_" #name "\n.set attn_fp_scratch_" #name ", %c0\n" ::"i"(bytes))
+
+namespace {
+
+// Shapes (the README's footprint table uses these).
+constexpr int32_t kS = 16;   // sequence length
+constexpr int32_t kD = 64;   // head / feature dim
+constexpr int32_t kE = 64;   // MHA embed dim
+constexpr int32_t kH = 4;    // MHA heads
+constexpr int32_t kU = 32;   // Bahdanau units
+
+float g_a[kS * kD * 3];
+float g_b[kS * kD * 3];
+float g_c[kS * kD * 3];
+float g_w[4 * kE * kE];
+float g_bias[4 * kE];
+float g_out[kS * kD * 3];
+volatile float g_sink;
+volatile int g_status_sink;
+
+void fill(float* p, std::size_t n, uint32_t seed) {
+  for (std::size_t i = 0; i < n; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    p[i] = static_cast<float>(static_cast<int32_t>(seed >> 9) - (1 << 22)) * (1.0f / 4194304.0f);
+  }
+}
+
+[[maybe_unused]] int check(attn::Status st, const char* op) {
+  g_status_sink = static_cast<int>(st);
+  g_sink = g_out[0];
+  attn::platform::print("%s: %s\n", op, attn::status_str(st));
+  return st == attn::Status::kOk ? 0 : 1;
+}
+
+}  // namespace
+
+int main() {
+  fill(g_a, sizeof g_a / sizeof(float), 1);
+  fill(g_b, sizeof g_b / sizeof(float), 2);
+  fill(g_c, sizeof g_c / sizeof(float), 3);
+  fill(g_w, sizeof g_w / sizeof(float), 4);
+  fill(g_bias, sizeof g_bias / sizeof(float), 5);
+  int failures = 0;
+
+#if ATTN_RUN(1)
+  {
+    constexpr attn::SdpaShape shape{1, kS, kS, kD, kD};
+    static attn::Workspace<attn::sdpa_f32_scratch_bytes(shape)> ws;
+    ATTN_EXPORT_SCRATCH(sdpa_f32, attn::sdpa_f32_scratch_bytes(shape));
+    attn::SdpaF32Args args;
+    args.q = g_a;
+    args.k = g_b;
+    args.v = g_c;
+    args.out = g_out;
+    args.mask.causal = true;
+    failures += check(attn::sdpa_f32(shape, args, ws.scratch()), "sdpa_f32");
+  }
+#endif
+#if ATTN_RUN(2)
+  {
+    constexpr attn::MhaShape shape{1, kS, kS, kE, kH, 0, 0};
+    static attn::Workspace<attn::mha_f32_scratch_bytes(shape)> ws;
+    ATTN_EXPORT_SCRATCH(mha_f32, attn::mha_f32_scratch_bytes(shape));
+    attn::MhaF32Weights w;
+    w.in_proj_weight = g_w;
+    w.in_proj_bias = g_bias;
+    w.out_proj_weight = g_w + 3 * kE * kE;
+    w.out_proj_bias = g_bias + 3 * kE;
+    attn::MhaF32Args args;
+    args.query = g_a;
+    args.key = g_b;
+    args.value = g_c;
+    args.out = g_out;
+    failures += check(attn::mha_f32(shape, w, args, ws.scratch()), "mha_f32");
+  }
+#endif
+#if ATTN_RUN(3)
+  {
+    constexpr attn::BahdanauShape shape{1, kS, kD, kD, kU};
+    static attn::Workspace<attn::bahdanau_f32_scratch_bytes(shape)> ws;
+    ATTN_EXPORT_SCRATCH(bahdanau_f32, attn::bahdanau_f32_scratch_bytes(shape));
+    attn::BahdanauF32Weights w;
+    w.w1 = g_w;
+    w.b1 = g_bias;
+    w.w2 = g_w + kD * kU;
+    w.b2 = g_bias + kU;
+    w.v = g_bias + 2 * kU;
+    attn::BahdanauF32Args args;
+    args.query = g_a;
+    args.keys = g_b;
+    args.context = g_out;
+    failures += check(attn::bahdanau_f32(shape, w, args, ws.scratch()), "bahdanau_f32");
+  }
+#endif
+#if ATTN_RUN(4)
+  {
+    constexpr attn::LuongDotShape shape{1, kS, kD};
+    static attn::Workspace<attn::luong_dot_f32_scratch_bytes(shape)> ws;
+    ATTN_EXPORT_SCRATCH(luong_dot_f32, attn::luong_dot_f32_scratch_bytes(shape));
+    attn::LuongF32Args args;
+    args.query = g_a;
+    args.keys = g_b;
+    args.context = g_out;
+    failures += check(attn::luong_dot_f32(shape, args, ws.scratch()), "luong_dot_f32");
+  }
+#endif
+#if ATTN_RUN(5)
+  {
+    constexpr attn::LuongGeneralShape shape{1, kS, kD, kD};
+    static attn::Workspace<attn::luong_general_f32_scratch_bytes(shape)> ws;
+    ATTN_EXPORT_SCRATCH(luong_general_f32, attn::luong_general_f32_scratch_bytes(shape));
+    attn::LuongGeneralF32Weights w;
+    w.w = g_w;
+    w.b = g_bias;
+    attn::LuongF32Args args;
+    args.query = g_a;
+    args.keys = g_b;
+    args.context = g_out;
+    failures += check(attn::luong_general_f32(shape, w, args, ws.scratch()), "luong_general_f32");
+  }
+#endif
+#if ATTN_RUN(6)
+  {
+    constexpr attn::GeneralAttentionShape shape{1, kS, kD, kD, kD};
+    static attn::Workspace<attn::general_attention_f32_scratch_bytes(shape)> ws;
+    ATTN_EXPORT_SCRATCH(general_attention_f32, attn::general_attention_f32_scratch_bytes(shape));
+    attn::GeneralAttentionF32Args args;
+    args.x = g_a;
+    args.out = g_out;
+    failures += check(attn::general_attention_f32(shape, {g_w, g_w + kD * kD, g_w + 2 * kD * kD},
+                                                  args, ws.scratch()),
+                      "general_attention_f32");
+  }
+#endif
+#if defined(ATTN_HAVE_S8) && ATTN_RUN(7)
+  {
+    constexpr attn::SdpaShape shape{1, kS, kS, kD, kD};
+    static attn::Workspace<attn::sdpa_s8_scratch_bytes(shape)> ws;
+    ATTN_EXPORT_SCRATCH(sdpa_s8, attn::sdpa_s8_scratch_bytes(shape));
+    static int8_t q[kS * kD], k[kS * kD], v[kS * kD], out[kS * kD];
+    for (int i = 0; i < kS * kD; ++i) {
+      q[i] = static_cast<int8_t>(g_a[i] * 100.0f);
+      k[i] = static_cast<int8_t>(g_b[i] * 100.0f);
+      v[i] = static_cast<int8_t>(g_c[i] * 100.0f);
+    }
+    attn::SdpaS8Quant quant;
+    quant.q = {0.01f, 0};
+    quant.k = {0.01f, 0};
+    quant.v = {0.01f, 0};
+    quant.scores = {0.05f, 0};
+    quant.out = {0.01f, 0};
+    static attn::SdpaS8Params params;  // holds the 1 KiB softmax exp table
+    attn::Status st = attn::sdpa_s8_prepare(shape, quant, &params);
+    if (st == attn::Status::kOk) {
+      attn::SdpaS8Args args;
+      args.q = q;
+      args.k = k;
+      args.v = v;
+      args.out = out;
+      st = attn::sdpa_s8(params, args, ws.scratch());
+    }
+    g_sink = out[0];
+    failures += check(st, "sdpa_s8");
+  }
+#endif
+#if defined(ATTN_HAVE_S8) && ATTN_RUN(8)
+  {
+    static int8_t in[kS * kS], out[kS * kS];
+    for (int i = 0; i < kS * kS; ++i) in[i] = static_cast<int8_t>(g_a[i] * 127.0f);
+    static attn::SoftmaxS8Params params;
+    attn::Status st = attn::softmax_s8_prepare(0.05f, 1.0f, &params);
+    if (st == attn::Status::kOk) st = attn::softmax_s8(params, kS, kS, in, out);
+    g_sink = out[0];
+    failures += check(st, "softmax_s8");
+  }
+#endif
+
+  attn::platform::print("ops done, %d failed\n", failures);
+  return failures;
+}
