@@ -59,6 +59,288 @@ def cmd_noheap(args):
     return 0
 
 
+
+OPS = ["sdpa_f32", "mha_f32", "bahdanau_f32", "luong_dot_f32", "luong_general_f32",
+       "general_attention_f32", "sdpa_s8", "softmax_s8"]
+# Demangled-name prefix of each op's entry function (the stack root).
+ENTRY = {op: f"attn::{op}(" for op in OPS}
+SHAPES = {
+    "sdpa_f32": "B=1 Sq=Skv=16 d=64 causal",
+    "mha_f32": "B=1 S=16 E=64 H=4",
+    "bahdanau_f32": "B=1 T=16 D=64 units=32",
+    "luong_dot_f32": "B=1 T=16 D=64",
+    "luong_general_f32": "B=1 T=16 D=64",
+    "general_attention_f32": "B=1 S=16 in=dk=dv=64",
+    "sdpa_s8": "B=1 Sq=Skv=16 d=64",
+    "softmax_s8": "16x16",
+}
+TOOL = "arm-none-eabi-"
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
+
+
+def sections(elf):
+    sizes = {}
+    for line in run([TOOL + "size", "-A", elf]).splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0].startswith(".") and parts[1].isdigit():
+            sizes[parts[0]] = int(parts[1])
+    text = sizes.get(".text", 0) + sizes.get(".ARM.exidx", 0) + sizes.get(".ARM.extab", 0) + \
+        sizes.get(".init_array", 0) + sizes.get(".preinit_array", 0) + sizes.get(".fini_array", 0)
+    rodata = sizes.get(".rodata", 0)
+    data = sizes.get(".data", 0)
+    bss = sizes.get(".bss", 0)
+    return {"text": text, "rodata": rodata, "data": data, "bss": bss,
+            "flash": text + rodata + data, "ram": data + bss, "stack_reserved": sizes.get(".stack", 0)}
+
+
+def scratch_symbols(elf):
+    out = {}
+    for line in run([TOOL + "nm", elf]).splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].startswith("attn_fp_scratch_"):
+            out[parts[2][len("attn_fp_scratch_"):]] = int(parts[0], 16)
+    return out
+
+
+def library_data_symbols(archive):
+    """Names of the .data/.bss objects an archive defines."""
+    names = set()
+    for line in run([TOOL + "nm", archive]).splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "bBdD":
+            names.add(parts[2])
+    return names
+
+
+def owned_ram(elf, names):
+    """Bytes of .data/.bss in `elf` held by the symbols `names`."""
+    total = 0
+    for line in run([TOOL + "nm", "-S", elf]).splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2] in "bBdD" and parts[3] in names:
+            total += int(parts[1], 16)
+    return total
+
+
+def frame_sizes_from_ci(build_dir):
+    """Mangled name -> (bytes, qualifier) from every -fcallgraph-info .ci file."""
+    frames = {}
+    node = re.compile(r'node: \{ title: "([^"]+)" label: "[^"]*\\n(\d+) bytes \(([^)]*)\)"')
+    for dirpath, _, files in os.walk(build_dir):
+        for f in files:
+            if f.endswith(".ci"):
+                with open(os.path.join(dirpath, f), errors="replace") as fh:
+                    for m in node.finditer(fh.read()):
+                        frames[m.group(1)] = (int(m.group(2)), m.group(3))
+    return frames
+
+
+PUSH = re.compile(r"\b(push|stmdb\s+sp!),?\s*\{([^}]*)\}")
+VPUSH = re.compile(r"\bvpush\s*\{([^}]*)\}")
+SUBSP = re.compile(r"\bsub(?:\.w|w)?\s+sp,\s*(?:sp,\s*)?#(\d+)")
+
+
+def reg_count(reglist):
+    n = 0
+    for part in reglist.split(","):
+        part = part.strip()
+        if "-" in part:
+            a, b = part.split("-")
+            n += int(re.sub(r"\D", "", b)) - int(re.sub(r"\D", "", a)) + 1
+        elif part:
+            n += 1
+    return n
+
+
+def parse_disassembly(elf):
+    """Function name -> {"callees": set, "indirect": bool, "prologue": bytes}."""
+    funcs = {}
+    cur = None
+    start = {}
+    header = re.compile(r"^([0-9a-f]+) <([^>]+)>:$")
+    call = re.compile(r"\s(bl|blx|b\.w|b)\s+([0-9a-f]+) <([^>+]+)>")
+    for line in run([TOOL + "objdump", "-d", "--no-show-raw-insn", elf]).splitlines():
+        m = header.match(line)
+        if m:
+            cur = m.group(2)
+            start[cur] = int(m.group(1), 16)
+            funcs[cur] = {"callees": set(), "indirect": False, "prologue": 0, "n": 0}
+            continue
+        if cur is None or ":\t" not in line:
+            continue
+        f = funcs[cur]
+        f["n"] += 1
+        c = call.search(line)
+        if c and c.group(3) != cur:
+            f["callees"].add(c.group(3))
+        elif re.search(r"\sblx\s+r\d", line):
+            f["indirect"] = True
+        if f["n"] <= 12:  # the prologue
+            p = PUSH.search(line)
+            if p:
+                f["prologue"] += 4 * reg_count(p.group(2))
+            v = VPUSH.search(line)
+            if v:
+                f["prologue"] += 8 * reg_count(v.group(1)) if "d" in v.group(1) else 4 * reg_count(v.group(1))
+            s2 = SUBSP.search(line)
+            if s2:
+                f["prologue"] += int(s2.group(1))
+    return funcs
+
+
+def demangle(names):
+    out = run(["c++filt"], input="\n".join(names)).splitlines()
+    return dict(zip(names, out))
+
+
+def worst_stack(root, funcs, frames):
+    """Worst-case stack from `root` over the static call graph: (bytes, path, notes)."""
+    notes = set()
+    memo = {}
+
+    def frame(fn):
+        if fn in frames:
+            size, qual = frames[fn]
+            if "dynamic" in qual and "bounded" not in qual:
+                notes.add(f"{fn}: dynamic stack")
+            return size
+        return funcs.get(fn, {}).get("prologue", 0)
+
+    def visit(fn, stack):
+        if fn in memo:
+            return memo[fn]
+        if fn in stack:
+            notes.add(f"recursion through {fn}")
+            return 0, []
+        info = funcs.get(fn)
+        if info is None:
+            return frame(fn), [fn]
+        if info["indirect"]:
+            notes.add(f"{fn}: indirect call not followed")
+        stack.add(fn)
+        best = (0, [])
+        for c in sorted(info["callees"]):
+            r = visit(c, stack)
+            if r[0] > best[0]:
+                best = r
+        stack.discard(fn)
+        memo[fn] = (frame(fn) + best[0], [fn] + best[1])
+        return memo[fn]
+
+    size, path = visit(root, set())
+    return size, path, sorted(notes)
+
+
+def analyze(build_dir, preset, opt):
+    ops_dir = os.path.join(build_dir, "tests", "baremetal", "ops")
+    base = sections(os.path.join(ops_dir, "attn_fp_base.elf"))
+    frames = frame_sizes_from_ci(build_dir)
+    engine_data = library_data_symbols(os.path.join(build_dir, "engine", "libattn.a"))
+    rows = []
+    for op in OPS:
+        elf = os.path.join(ops_dir, f"attn_fp_{op}.elf")
+        if not os.path.exists(elf):
+            continue
+        sec = sections(elf)
+        scratch = scratch_symbols(elf).get(op)
+        if scratch is None:  # the op is not in this build (e.g. no int8 yet)
+            continue
+        funcs = parse_disassembly(elf)
+        names = demangle(list(funcs))
+        roots = [f for f, d in names.items() if d.startswith(ENTRY[op])]
+        stack, path, notes = (0, [], ["entry function not found"])
+        if roots:
+            stack, path, notes = worst_stack(roots[0], funcs, frames)
+        dm = demangle(path) if path else {}
+        rows.append({
+            "preset": preset, "opt": opt, "op": op, "shape": SHAPES[op],
+            "flash": sec["flash"] - base["flash"],
+            "text": sec["text"] - base["text"],
+            "rodata": sec["rodata"] - base["rodata"],
+            "static_ram": owned_ram(elf, engine_data),
+            "stack": stack,
+            "scratch": scratch,
+            "stack_path": [dm.get(f, f).split("(")[0] for f in path],
+            "notes": notes,
+        })
+    total_elf = os.path.join(ops_dir, "attn_all_ops.elf")
+    summary = None
+    if os.path.exists(total_elf):
+        sec = sections(total_elf)
+        scr = scratch_symbols(total_elf)
+        summary = {"preset": preset, "opt": opt, "op": "all ops",
+                   "flash": sec["flash"] - base["flash"], "text": sec["text"] - base["text"],
+                   "rodata": sec["rodata"] - base["rodata"],
+                   "static_ram": owned_ram(total_elf, engine_data),
+                   "platform_flash": base["flash"], "platform_ram": base["ram"]}
+    return rows, summary
+
+
+def print_table(rows, summaries, out=sys.stdout):
+    hdr = f"| {'target':<11} | {'opt':<7} | {'op':<22} | {'shape':<26} | {'flash B':>7} | {'(.text':>6} | {'.rodata)':>8} | {'static RAM B':>12} | {'stack B':>7} | {'scratch B':>9} |"
+    print(hdr, file=out)
+    print("|" + "|".join("-" * (len(c)) for c in hdr.split("|")[1:-1]) + "|", file=out)
+    for r in rows:
+        print(f"| {r['preset']:<11} | {r['opt']:<7} | {r['op']:<22} | {r['shape']:<26} | {r['flash']:>7} | {r['text']:>6} | {r['rodata']:>8} | {r['static_ram']:>12} | {r['stack']:>7} | {r['scratch']:>9} |", file=out)
+    for s in summaries:
+        if s:
+            print(f"| {s['preset']:<11} | {s['opt']:<7} | {'all ops':<22} | {'':<26} | {s['flash']:>7} | {s['text']:>6} | {s['rodata']:>8} | {s['static_ram']:>12} | {'':>7} | {'':>9} |", file=out)
+    notes = sorted({f"{r['op']}: {n}" for r in rows for n in r["notes"]})
+    if notes:
+        print("\nnotes:", file=out)
+        for n in notes:
+            print(f"  {n}", file=out)
+
+
+def cmd_analyze(args):
+    rows, summary = analyze(args.build_dir, args.preset or os.path.basename(args.build_dir.rstrip("/")), args.opt)
+    print_table(rows, [summary])
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"rows": rows, "summary": [summary]}, fh, indent=2)
+    if not rows:
+        print("no op images found", file=sys.stderr)
+        return 1
+    bad = [r for r in rows if r["stack"] <= 0 or r["flash"] <= 0]
+    return 1 if bad else 0
+
+
+OPT_FLAGS = {"Os": ["-DCMAKE_BUILD_TYPE=MinSizeRel"],
+             "O2": ["-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG",
+                    "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG"]}
+
+
+def cmd_report(args):
+    all_rows, summaries = [], []
+    targets = ["attn_fp_base", "attn_all_ops"] + [f"attn_fp_{op}" for op in OPS]
+    for preset in args.presets:
+        for opt in args.opt:
+            bdir = os.path.join(ROOT, "build", f"{preset}-fp-{opt}")
+            print(f"footprint: {preset} -{opt} in {os.path.relpath(bdir, ROOT)}", file=sys.stderr)
+            subprocess.run(["cmake", "--preset", preset, "-B", bdir] + OPT_FLAGS[opt], cwd=ROOT,
+                           check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(["cmake", "--build", bdir, "-j", str(args.jobs), "--target"] + targets,
+                           cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+            rows, summary = analyze(bdir, preset, opt)
+            all_rows += rows
+            summaries.append(summary)
+    print_table(all_rows, summaries)
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    with open(args.json, "w") as fh:
+        json.dump({"rows": all_rows, "summary": summaries,
+                   "columns": {
+                       "flash": "bytes of flash the op adds to a platform-only image (.text + .rodata + .data image)",
+                       "static_ram": "bytes of .data + .bss the engine itself holds in the image (caller buffers, params and scratch excluded)",
+                       "stack": "worst-case stack of the op's entry function (call graph, -fstack-usage)",
+                       "scratch": "bytes of caller scratch the op needs for the shape (*_scratch_bytes)"}},
+                  fh, indent=2)
+    print(f"\nwritten {args.json}", file=sys.stderr)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -66,6 +348,18 @@ def main():
     nh.add_argument("--nm", default="arm-none-eabi-nm")
     nh.add_argument("elf")
     nh.set_defaults(func=cmd_noheap)
+    an = sub.add_parser("analyze", help="footprint of the op images in one build directory")
+    an.add_argument("build_dir")
+    an.add_argument("--preset", default="")
+    an.add_argument("--opt", default="")
+    an.add_argument("--json", default="")
+    an.set_defaults(func=cmd_analyze)
+    rp = sub.add_parser("report", help="build at -Os and -O2 and report per target and op")
+    rp.add_argument("--presets", nargs="+", default=["cortex-m4", "cortex-m55"])
+    rp.add_argument("--opt", nargs="+", default=["Os", "O2"], choices=sorted(OPT_FLAGS))
+    rp.add_argument("--json", default=os.path.join(ROOT, "build", "footprint.json"))
+    rp.add_argument("--jobs", type=int, default=2)
+    rp.set_defaults(func=cmd_report)
     args = ap.parse_args()
     return args.func(args)
 

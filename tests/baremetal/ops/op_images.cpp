@@ -69,6 +69,7 @@ int main() {
   fill(g_c, sizeof g_c / sizeof(float), 3);
   fill(g_w, sizeof g_w / sizeof(float), 4);
   fill(g_bias, sizeof g_bias / sizeof(float), 5);
+  g_sink = g_out[0];  // the baseline holds the same buffers as every op image
   int failures = 0;
 
 #if ATTN_RUN(1)
@@ -194,6 +195,7 @@ int main() {
 #endif
 #if defined(ATTN_HAVE_S8) && ATTN_RUN(8)
   {
+    ATTN_EXPORT_SCRATCH(softmax_s8, 0);
     static int8_t in[kS * kS], out[kS * kS];
     for (int i = 0; i < kS * kS; ++i) in[i] = static_cast<int8_t>(g_a[i] * 127.0f);
     static attn::SoftmaxS8Params params;

@@ -1,0 +1,293 @@
+// End to end: blobs written by tools/attn-convert from PyTorch nn.MultiheadAttention
+// state_dicts and NumPy Bahdanau / Luong weights (tests/model/gen_fixtures.py),
+// loaded by attn::model_load and run, against the frameworks' outputs.
+//
+// The data directory is tests/data/model, or $ATTN_MODEL_DATA_DIR (convert_test.py
+// regenerates the fixtures into a temporary directory and points this test at it).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/model.h"
+#include "npy.h"
+
+namespace {
+
+std::string data_dir() {
+  const char* env = std::getenv("ATTN_MODEL_DATA_DIR");
+  return env != nullptr && *env != '\0' ? env : ATTN_MODEL_DATA_DIR;
+}
+
+bool exists(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return f.good();
+}
+
+// A file's bytes in 64-byte-aligned memory (as a blob sits in flash).
+struct AlignedFile {
+  std::vector<unsigned char> storage;
+  unsigned char* data = nullptr;
+  std::size_t size = 0;
+};
+
+bool read_aligned(const std::string& path, AlignedFile* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(f)),
+                                   std::istreambuf_iterator<char>());
+  out->storage.assign(bytes.size() + 64, 0);
+  auto addr = reinterpret_cast<std::uintptr_t>(out->storage.data());
+  out->data = out->storage.data() + (64 - addr % 64) % 64;
+  std::memcpy(out->data, bytes.data(), bytes.size());
+  out->size = bytes.size();
+  return true;
+}
+
+attn_npy::Array load_npy(const std::string& path) {
+  attn_npy::Array a;
+  std::string err;
+  EXPECT_TRUE(attn_npy::load(path, &a, &err)) << err;
+  return a;
+}
+
+std::string read_line(const std::string& path) {
+  std::ifstream f(path);
+  std::string s;
+  std::getline(f, s);
+  return s;
+}
+
+// |got - want| <= rtol * |want| + atol elementwise; reports the worst element.
+void expect_close(const float* got, const float* want, std::size_t n, double rtol, double atol,
+                  const std::string& what) {
+  double worst = 0.0;
+  std::size_t worst_i = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = std::fabs(static_cast<double>(got[i]) - want[i]);
+    const double allowed = rtol * std::fabs(static_cast<double>(want[i])) + atol;
+    ASSERT_TRUE(std::isfinite(got[i])) << what << " [" << i << "] not finite";
+    if (d / allowed > worst) {
+      worst = d / allowed;
+      worst_i = i;
+    }
+  }
+  EXPECT_LE(worst, 1.0) << what << ": element " << worst_i << " got " << got[worst_i]
+                        << " want " << want[worst_i];
+}
+
+// PyTorch float32 vs the engine's float32: 1e-5 relative, plus 1e-6 absolute for
+// outputs near zero (an output of 0.01 that is a sum of +-0.5 terms carries
+// 1e-7-sized rounding from either side).
+constexpr double kRtol = 1e-5;
+constexpr double kAtol = 1e-6;
+
+class Loaded {
+ public:
+  explicit Loaded(const std::string& name) {
+    const std::string path = data_dir() + "/" + name;
+    ok_ = read_aligned(path, &file_);
+    if (!ok_) return;
+    attn::ModelError why = attn::ModelError::kNone;
+    status_ = attn::model_load(file_.data, file_.size, &model_, &why);
+    why_ = why;
+  }
+  bool read() const { return ok_; }
+  attn::Status status() const { return status_; }
+  attn::ModelError why() const { return why_; }
+  const attn::Model& model() const { return model_; }
+  const AlignedFile& file() const { return file_; }
+
+ private:
+  bool ok_ = false;
+  AlignedFile file_;
+  attn::Model model_;
+  attn::Status status_ = attn::Status::kBadModel;
+  attn::ModelError why_ = attn::ModelError::kNone;
+};
+
+void run_mha_case(const std::string& name) {
+  SCOPED_TRACE(name);
+  const std::string dir = data_dir() + "/" + name;
+  const std::string model_name = read_line(dir + ".model");
+  ASSERT_FALSE(model_name.empty()) << dir << ".model missing";
+  Loaded l(model_name + ".attn");
+  ASSERT_TRUE(l.read());
+  ASSERT_EQ(l.status(), attn::Status::kOk) << attn::model_error_str(l.why());
+  const attn::Model& m = l.model();
+  ASSERT_EQ(m.op, attn::ModelOp::kMha);
+
+  const attn_npy::Array q = load_npy(dir + ".query.npy");
+  const attn_npy::Array want = load_npy(dir + ".out.npy");
+  const bool cross = exists(dir + ".key.npy");
+  attn_npy::Array k, v;
+  if (cross) {
+    k = load_npy(dir + ".key.npy");
+    v = load_npy(dir + ".value.npy");
+  }
+  ASSERT_EQ(q.shape.size(), 3u);
+  const auto batch = static_cast<int32_t>(q.shape[0]);
+  const auto seq_q = static_cast<int32_t>(q.shape[1]);
+  const auto seq_kv = cross ? static_cast<int32_t>(k.shape[1]) : seq_q;
+
+  attn::MhaF32Args args;
+  args.query = q.as<float>();
+  args.key = cross ? k.as<float>() : args.query;
+  args.value = cross ? v.as<float>() : args.query;
+  std::vector<float> out(want.count(), -7.0f);
+  args.out = out.data();
+  attn_npy::Array lengths;
+  if (exists(dir + ".lengths.npy")) {
+    lengths = load_npy(dir + ".lengths.npy");
+    args.mask.key_lengths = lengths.as<int32_t>();
+  }
+  args.mask.causal = exists(dir + ".causal.npy");
+
+  std::vector<unsigned char> scratch(attn::model_scratch_bytes(m, batch, seq_q, seq_kv));
+  ASSERT_GT(scratch.size(), 0u);
+  ASSERT_EQ(attn::model_run_mha_f32(m, batch, seq_q, seq_kv, args,
+                                    attn::Scratch{scratch.data(), scratch.size()}),
+            attn::Status::kOk);
+  expect_close(out.data(), want.as<float>(), out.size(), kRtol, kAtol, name);
+}
+
+TEST(ModelE2E, MhaSelfAttention) { run_mha_case("mha_self"); }
+TEST(ModelE2E, MhaCausal) { run_mha_case("mha_causal"); }
+TEST(ModelE2E, MhaCrossAttentionKeyPadding) { run_mha_case("mha_cross_pad"); }
+TEST(ModelE2E, MhaKdimVdim) { run_mha_case("mha_kv_plain"); }
+TEST(ModelE2E, MhaKdimVdimCausalAndPadding) { run_mha_case("mha_kv_causal_pad"); }
+
+template <class Args, class Run>
+void run_keras_case(const std::string& name, attn::ModelOp op, Run run) {
+  SCOPED_TRACE(name);
+  Loaded l(name + ".attn");
+  ASSERT_TRUE(l.read());
+  ASSERT_EQ(l.status(), attn::Status::kOk) << attn::model_error_str(l.why());
+  ASSERT_EQ(l.model().op, op);
+  const std::string dir = data_dir() + "/" + name;
+  const attn_npy::Array q = load_npy(dir + ".query.npy");
+  const attn_npy::Array h = load_npy(dir + ".keys.npy");
+  const attn_npy::Array want = load_npy(dir + ".out.npy");
+  const attn_npy::Array want_w = load_npy(dir + ".weights.npy");
+  const auto batch = static_cast<int32_t>(h.shape[0]);
+  const auto seq = static_cast<int32_t>(h.shape[1]);
+  Args args;
+  args.query = q.as<float>();
+  args.keys = h.as<float>();
+  std::vector<float> ctx(want.count()), w(want_w.count());
+  args.context = ctx.data();
+  args.weights = w.data();
+  std::vector<unsigned char> scratch(attn::model_scratch_bytes(l.model(), batch, 1, seq));
+  ASSERT_EQ(run(l.model(), batch, seq, args, attn::Scratch{scratch.data(), scratch.size()}),
+            attn::Status::kOk);
+  expect_close(ctx.data(), want.as<float>(), ctx.size(), kRtol, kAtol, name + " context");
+  expect_close(w.data(), want_w.as<float>(), w.size(), kRtol, kAtol, name + " weights");
+}
+
+TEST(ModelE2E, Bahdanau) {
+  run_keras_case<attn::BahdanauF32Args>("bahdanau", attn::ModelOp::kBahdanau,
+                                        attn::model_run_bahdanau_f32);
+}
+
+TEST(ModelE2E, LuongGeneral) {
+  run_keras_case<attn::LuongF32Args>("luong", attn::ModelOp::kLuongGeneral,
+                                     attn::model_run_luong_general_f32);
+}
+
+TEST(ModelE2E, Int8BlobLoadsAndWaitsForTheInt8Ops) {
+  Loaded l("mha_int8.attn");
+  ASSERT_TRUE(l.read());
+  ASSERT_EQ(l.status(), attn::Status::kOk) << attn::model_error_str(l.why());
+  const attn::Model& m = l.model();
+  EXPECT_EQ(m.dtype, attn::ModelDtype::kInt8);
+  const attn::ModelTensor& scales = m.tensor(attn::TensorId::kActScale);
+  ASSERT_EQ(scales.dims[0], static_cast<int32_t>(attn::MhaAct::kCount));
+  const auto* s = static_cast<const float*>(scales.data);
+  // The softmax output's fixed parameters.
+  EXPECT_EQ(s[static_cast<int>(attn::MhaAct::kProbs)], 1.0f / 256.0f);
+  const auto* zp = static_cast<const int32_t*>(m.tensor(attn::TensorId::kActZeroPoint).data);
+  EXPECT_EQ(zp[static_cast<int>(attn::MhaAct::kProbs)], -128);
+  EXPECT_EQ(m.tensor(attn::TensorId::kMhaInProjWeight).dtype, attn::TensorDtype::kInt8);
+  EXPECT_EQ(m.tensor(attn::TensorId::kMhaInProjBias).dtype, attn::TensorDtype::kInt32);
+  attn::MhaF32Args args;
+  EXPECT_EQ(attn::model_run_mha_f32(m, 1, 1, 1, args, attn::Scratch{}),
+            attn::Status::kUnsupported);
+}
+
+// Every single-byte corruption of a real converter blob is caught (by the CRC
+// for most bytes), and no corruption with a recomputed CRC crashes or reads out
+// of bounds (run under ASan in the sanitizer preset).
+TEST(ModelE2E, EveryByteFlipOfARealBlobIsRejected) {
+  Loaded big("mha_kv.attn");
+  Loaded l("luong.attn");
+  ASSERT_TRUE(big.read() && l.read());
+  ASSERT_EQ(big.status(), attn::Status::kOk);
+  ASSERT_EQ(l.status(), attn::Status::kOk);
+  {
+    const AlignedFile& f = big.file();
+    std::vector<unsigned char> copy(f.size + 64);
+    auto addr = reinterpret_cast<std::uintptr_t>(copy.data());
+    unsigned char* blob = copy.data() + (64 - addr % 64) % 64;
+    std::memcpy(blob, f.data, f.size);
+    static attn::Model m;
+    int accepted = 0;
+    for (std::size_t i = 0; i < f.size; i += 61) {
+      blob[i] ^= static_cast<unsigned char>(1u << (i % 8));
+      if (attn::model_load(blob, f.size, &m) == attn::Status::kOk) ++accepted;
+      blob[i] ^= static_cast<unsigned char>(1u << (i % 8));
+    }
+    EXPECT_EQ(accepted, 0);
+  }
+  const AlignedFile& f = l.file();
+  std::vector<unsigned char> copy(f.size + 64);
+  auto addr = reinterpret_cast<std::uintptr_t>(copy.data());
+  unsigned char* blob = copy.data() + (64 - addr % 64) % 64;
+  static attn::Model m;
+  int accepted = 0;
+  for (std::size_t i = 0; i < f.size; ++i) {
+    std::memcpy(blob, f.data, f.size);
+    blob[i] ^= static_cast<unsigned char>(1u << (i % 8));
+    attn::ModelError why = attn::ModelError::kNone;
+    if (attn::model_load(blob, f.size, &m, &why) == attn::Status::kOk) ++accepted;
+  }
+  EXPECT_EQ(accepted, 0);
+  // Structural mutations with a valid CRC: header and table bytes.
+  uint32_t rng = 12345;
+  int rejected = 0;
+  for (int iter = 0; iter < 5000; ++iter) {
+    std::memcpy(blob, f.data, f.size);
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    const std::size_t pos = rng % (attn::kModelHeaderBytes + 2 * attn::kModelTableEntryBytes);
+    blob[pos] = static_cast<unsigned char>(rng >> 24);
+    const uint32_t crc = attn::model_blob_crc(blob, f.size);
+    if (pos < attn::model_offset::kCrc || pos >= attn::model_offset::kCrc + 4) {
+      for (int b = 0; b < 4; ++b) {
+        blob[attn::model_offset::kCrc + b] = static_cast<unsigned char>(crc >> (8 * b));
+      }
+    }
+    const attn::Status st = attn::model_load(blob, f.size, &m);
+    if (st == attn::Status::kBadModel) ++rejected;
+    if (st == attn::Status::kOk) {
+      // Whatever was accepted is internally consistent: every tensor within the blob.
+      for (const attn::ModelTensor& t : m.tensors) {
+        if (t.data == nullptr) continue;
+        const auto* p = static_cast<const unsigned char*>(t.data);
+        EXPECT_GE(p, blob);
+        EXPECT_LE(p + t.bytes, blob + f.size);
+      }
+    }
+  }
+  EXPECT_GT(rejected, 0);
+}
+
+}  // namespace

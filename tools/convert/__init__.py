@@ -1,0 +1,1 @@
+"""attn-convert: PyTorch / NumPy attention weights -> attn model blob and C++ header."""

@@ -1,0 +1,271 @@
+"""attn-convert's command line."""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+from . import blob as blobfmt
+from . import cost, header, quant, reference, sources
+from .sources import ConvertError
+
+DESCRIPTION = """\
+Converts trained attention weights into an attn model blob (.attn) and/or a C++
+header holding the same bytes, and prints a one-screen summary (parameter bytes,
+scratch for a sequence length, estimated flash and RAM).
+
+  attn-convert mha --from model.pt --heads 4 --out mha.attn --header mha.h
+  attn-convert mha --from w.npz --heads 4 --dtype int8 --calibrate X.npy --out mha8.attn
+  attn-convert bahdanau --from w.npz --out b.attn          (W1, b1, W2, b2, v[, bv])
+  attn-convert luong-general --from w.npz --out l.attn     (W, b)
+  attn-convert info model.attn [--seq N]
+
+Exit status 0 on success, 2 on any input error (the message names the file and
+the array), 1 on an internal error."""
+
+
+def add_common(p, calib_help):
+    p.add_argument("--from", dest="src", required=True, metavar="FILE",
+                   help="weights: .npz, or a PyTorch .pt (state_dict or module; needs torch)")
+    p.add_argument("--dtype", choices=["f32", "int8"], default="f32",
+                   help="f32 (default) or int8 post-training quantization (needs --calibrate)")
+    p.add_argument("--calibrate", metavar="X.npy", help=calib_help)
+    p.add_argument("--percentile", type=float, metavar="P",
+                   help="int8: activation ranges from the P-th / (100-P)-th percentiles of "
+                        "the calibration data instead of min/max (e.g. 99.99)")
+    p.add_argument("--out", metavar="MODEL.attn", help="write the blob here")
+    p.add_argument("--header", metavar="MODEL.h", help="write a C++ header with the blob")
+    p.add_argument("--name", help="model name stored in the blob and C++ namespace of the "
+                                  "header (default: from --out / --header)")
+    p.add_argument("--seq", type=int, default=64, metavar="N",
+                   help="sequence length for the summary's scratch and RAM figures (default 64)")
+    p.add_argument("--batch", type=int, default=1, metavar="B",
+                   help="batch size for the summary's RAM figure (default 1)")
+    p.add_argument("--quiet", action="store_true", help="no summary")
+
+
+def parser():
+    ap = argparse.ArgumentParser(prog="attn-convert", description=DESCRIPTION,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", metavar="{mha,bahdanau,luong-general,info}")
+    sub.required = True
+    m = sub.add_parser("mha", help="PyTorch nn.MultiheadAttention weights",
+                       description="PyTorch nn.MultiheadAttention state_dict names: "
+                                   "in_proj_weight [3E,E] (or q/k/v_proj_weight when kdim/vdim "
+                                   "differ), in_proj_bias [3E], out_proj.weight [E,E], "
+                                   "out_proj.bias [E]. A prefix (e.g. 'encoder.attn.') is found "
+                                   "automatically when the file holds one such module.")
+    add_common(m, "int8: calibration queries [N, S, E] (also the keys/values unless given)")
+    m.add_argument("--heads", type=int, required=True, metavar="H", help="number of heads")
+    m.add_argument("--kdim", type=int, help="check: key dimension (read from the weights)")
+    m.add_argument("--vdim", type=int, help="check: value dimension (read from the weights)")
+    m.add_argument("--prefix", help="state_dict key prefix of the attention module")
+    m.add_argument("--calibrate-key", metavar="K.npy", help="int8: calibration keys [N, S, kdim]")
+    m.add_argument("--calibrate-value", metavar="V.npy",
+                   help="int8: calibration values [N, S, vdim] (default: the keys)")
+    m.add_argument("--seq-kv", type=int, metavar="N", help="key length for the summary "
+                                                           "(default --seq)")
+    b = sub.add_parser("bahdanau", help="Keras-style Bahdanau (additive) attention",
+                       description="NumPy .npz (or .pt) arrays: W1 [query_dim, units], b1 "
+                                   "[units], W2 [key_dim, units], b2 [units], v [units] or "
+                                   "[units, 1], optional bv [1] (Keras Dense layout, x @ W + b).")
+    add_common(b, "int8: calibration queries [N, query_dim] (needs --calibrate-keys)")
+    b.add_argument("--calibrate-keys", metavar="H.npy", help="int8: calibration keys "
+                                                             "[N, T, key_dim]")
+    lg = sub.add_parser("luong-general", help="Keras-style Luong general attention",
+                        description="NumPy .npz (or .pt) arrays: W [key_dim, query_dim], "
+                                    "b [query_dim] (Dense on the keys, x @ W + b).")
+    add_common(lg, "int8: calibration queries [N, query_dim] (needs --calibrate-keys)")
+    lg.add_argument("--calibrate-keys", metavar="H.npy", help="int8: calibration keys "
+                                                              "[N, T, key_dim]")
+    i = sub.add_parser("info", help="summary of an existing blob")
+    i.add_argument("model", help="a .attn blob")
+    i.add_argument("--seq", type=int, default=64, metavar="N")
+    i.add_argument("--batch", type=int, default=1, metavar="B")
+    return ap
+
+
+def fmt_bytes(n):
+    return f"{n:,} B" + (f" ({n / 1024:.1f} KiB)" if n >= 1024 else "")
+
+
+def summary(info, source, seq, seq_kv, batch, error=None, out=sys.stdout):
+    p = info.params
+    w = out.write
+    w(f"{info.op} {info.dtype} model '{info.name}' from {source}\n")
+    w("  " + ", ".join(f"{k} {v}" for k, v in p.items()))
+    if info.op == "mha":
+        w(f" (head_dim {p['embed_dim'] // p['num_heads']})")
+    w("\n")
+    param_bytes = 0
+    for tname, tdt, shape, off, nbytes in info.layout:
+        w(f"  {tname:<22} {tdt:<5} {str(list(shape)):<12} @ {off:>7}  {nbytes:>9,} B\n")
+        param_bytes += nbytes
+    n_params = sum(int(np.prod(s)) for _, _, s, _, _ in info.layout)
+    w(f"  parameters: {n_params:,} values, {fmt_bytes(param_bytes)}\n")
+    w(f"  blob / flash for weights: {fmt_bytes(info.total)} "
+      f"(header, table and alignment: {info.total - param_bytes:,} B)\n")
+    sq = seq
+    skv = seq_kv or seq
+    if info.dtype == "f32":
+        scr = cost.scratch_bytes(info.op, p, sq, skv)
+        io = cost.io_bytes(info.op, p, batch, sq, skv)
+        seqs = f"seq_q {sq}, seq_kv {skv}" if info.op == "mha" else f"seq {skv}"
+        w(f"  scratch ({seqs}): {fmt_bytes(scr)}\n")
+        w(f"  float inputs + outputs (batch {batch}): {fmt_bytes(io)}\n")
+        ram = scr + io + cost.MODEL_DESCRIPTOR_BYTES_32
+        w(f"  RAM estimate: {fmt_bytes(ram)} = scratch + inputs/outputs + attn::Model "
+          f"({cost.MODEL_DESCRIPTOR_BYTES_32} B); flash: blob + engine code\n")
+    else:
+        io = cost.io_bytes(info.op, p, batch, sq, skv, itemsize=1)
+        w(f"  int8 inputs + outputs (batch {batch}, seq {skv}): {fmt_bytes(io)}; scratch: "
+          "set by the engine's int8 ops\n")
+        acts = info.acts()
+        w("  activations (scale, zero point): " +
+          ", ".join(f"{k} ({s:.4g}, {z})" for k, (s, z) in acts.items()) + "\n")
+    if error is not None:
+        w(f"  int8 vs float on the calibration inputs ({error['n']} samples, simulated "
+          f"int8 op sequence): max abs {error['max_abs']:.4g}, mean abs "
+          f"{error['mean_abs']:.4g}, cosine {error['cosine']:.6f} "
+          f"(float output max |y| {error['ref_max_abs']:.4g})\n")
+
+
+def default_name(args):
+    for f in (args.out, args.header):
+        if f:
+            return os.path.splitext(os.path.basename(f))[0]
+    return "model"
+
+
+def write_file(path, data, binary):
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "wb" if binary else "w") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise ConvertError(f"{path}: cannot write ({e.strerror})")
+
+
+def calib_mha(args, params):
+    e, kd, vd = params["embed_dim"], params["kdim"], params["vdim"]
+    q = sources.load_npy(args.calibrate, "calibration queries", e, (2, 3))
+    if args.calibrate_key:
+        k = sources.load_npy(args.calibrate_key, "calibration keys", kd, (2, 3))
+    elif kd == e:
+        k = q
+    else:
+        raise ConvertError(f"kdim {kd} differs from embed_dim {e}: give --calibrate-key")
+    if args.calibrate_value:
+        v = sources.load_npy(args.calibrate_value, "calibration values", vd, (2, 3))
+    elif vd == k.shape[-1]:
+        v = k
+    else:
+        raise ConvertError(f"vdim {vd} differs from kdim: give --calibrate-value")
+    q, k, v = (a[None] if a.ndim == 2 else a for a in (q, k, v))
+    if k.shape[:2] != v.shape[:2] or k.shape[0] != q.shape[0]:
+        raise ConvertError("calibration query/key/value batch or sequence sizes disagree")
+    return q, k, v
+
+
+def calib_qk(args, params):
+    if not args.calibrate_keys:
+        raise ConvertError(f"--dtype int8 needs --calibrate-keys H.npy as well")
+    q = sources.load_npy(args.calibrate, "calibration queries", params["query_dim"], (1, 2))
+    h = sources.load_npy(args.calibrate_keys, "calibration keys", params["key_dim"], (2, 3))
+    q = q[None] if q.ndim == 1 else q
+    h = h[None] if h.ndim == 2 else h
+    if q.shape[0] != h.shape[0]:
+        raise ConvertError(f"calibration queries ({q.shape[0]}) and keys ({h.shape[0]}) have "
+                           "different batch sizes")
+    return q, h
+
+
+def convert(args):
+    op = {"mha": "mha", "bahdanau": "bahdanau", "luong-general": "luong_general"}[args.cmd]
+    arrays = sources.load_arrays(args.src)
+    if op == "mha":
+        w, params = sources.mha_weights(arrays, args.src, args.heads, args.prefix, args.kdim,
+                                        args.vdim)
+    elif op == "bahdanau":
+        w, params = sources.bahdanau_weights(arrays, args.src)
+    else:
+        w, params = sources.luong_general_weights(arrays, args.src)
+    if args.seq <= 0 or args.batch <= 0:
+        raise ConvertError("--seq and --batch must be positive")
+    if args.percentile is not None and not 50.0 < args.percentile <= 100.0:
+        raise ConvertError("--percentile must be in (50, 100]")
+    error = None
+    if args.dtype == "f32":
+        if args.calibrate:
+            raise ConvertError("--calibrate is only used with --dtype int8")
+        order = {"mha": ["in_proj_weight", "q_proj_weight", "k_proj_weight", "v_proj_weight",
+                         "in_proj_bias", "out_proj.weight", "out_proj.bias"],
+                 "bahdanau": ["W1", "b1", "W2", "b2", "v", "bv"],
+                 "luong_general": ["W", "b"]}[op]
+        tensors = [(n, "f32", w[n]) for n in order if n in w]
+    else:
+        if not args.calibrate:
+            raise ConvertError("--dtype int8 needs --calibrate X.npy (sample inputs)")
+        if op == "mha":
+            q, k, v = calib_mha(args, params)
+            calib = reference.mha(w, params["num_heads"], q, k, v)
+            tensors, acts, qw = quant.quantize_mha(w, params["num_heads"], calib, args.percentile)
+            sim = quant.simulate_mha(qw, acts, params["num_heads"], q, k, v)
+        elif op == "bahdanau":
+            q, h = calib_qk(args, params)
+            calib = reference.bahdanau(w, q, h)
+            tensors, acts, qw = quant.quantize_bahdanau(w, calib, args.percentile)
+            sim = quant.simulate_bahdanau(qw, acts, q, h)
+        else:
+            q, h = calib_qk(args, params)
+            calib = reference.luong_general(w, q, h)
+            tensors, acts, qw = quant.quantize_luong_general(w, calib, args.percentile)
+            sim = quant.simulate_luong_general(qw, acts, q, h)
+        tensors += quant.act_tensors(acts, blobfmt.ACTS[op])
+        error = quant.error_stats(sim, calib["out"])
+        error["n"] = q.shape[0]
+    name = args.name or default_name(args)
+    data = blobfmt.write_blob(op, args.dtype, params, tensors, name)
+    info = blobfmt.read_blob(data)  # round trip: what we wrote parses
+    if args.out:
+        write_file(args.out, data, True)
+    if args.header:
+        ns = header.cxx_ident(name)
+        write_file(args.header, header.make_header(data, info, ns, os.path.basename(args.src),
+                                                   args.seq), False)
+    if not args.quiet:
+        summary(info, args.src, args.seq, getattr(args, "seq_kv", None), args.batch, error)
+        for f, what in ((args.out, "blob"), (args.header, "header")):
+            if f:
+                print(f"  wrote {what}: {f}")
+        if not args.out and not args.header:
+            print("  (nothing written: give --out and/or --header)")
+
+
+def info_cmd(args):
+    if not os.path.exists(args.model):
+        raise ConvertError(f"{args.model}: no such file")
+    with open(args.model, "rb") as f:
+        data = f.read()
+    try:
+        info = blobfmt.read_blob(data)
+    except blobfmt.BlobError as e:
+        raise ConvertError(f"{args.model}: {e}")
+    summary(info, args.model, args.seq, None, args.batch)
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        if args.cmd == "info":
+            info_cmd(args)
+        else:
+            convert(args)
+    except ConvertError as e:
+        print(f"attn-convert: error: {e}", file=sys.stderr)
+        return 2
+    except blobfmt.BlobError as e:
+        print(f"attn-convert: error: {e}", file=sys.stderr)
+        return 2
+    return 0
