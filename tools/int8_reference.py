@@ -190,6 +190,42 @@ def sdpa_s8(q, k, v, qp, kp, vp, sp, op, beta, keep):
     return out, probs, scores
 
 
+def fully_connected(x, w, w_scales, bias, xp, yp):
+    """TFLite int8 per-channel FULLY_CONNECTED: x [..., in], w [out, in] (zp 0),
+    bias [out] int32 or None; multipliers in double (PopulateConvolutionQuantizationParams)."""
+    acc = np.matmul(np.asarray(x, dtype=np.int64) - xp[1], np.asarray(w, dtype=np.int64).T)
+    if bias is not None:
+        acc = acc + np.asarray(bias, dtype=np.int64)
+    acc = wrap32(acc)
+    qm = [quantize_multiplier(f32(xp[0]) * f32(s) / f32(yp[0])) for s in w_scales]
+    mult = np.array([m for m, _ in qm], dtype=np.int64)
+    shift = np.array([e for _, e in qm], dtype=np.int64)
+    left = np.maximum(shift, 0)
+    right = np.maximum(-shift, 0)
+    v = rdbp(srdhm(wrap32(acc << left), mult), right)
+    return np.clip(v + yp[1], -128, 127)
+
+
+def mha_s8(query, key, value, W, scales, biases, quant, heads, beta, keep):
+    """Unfused int8 MHA: FC projections, per-head SDPA, FC out. W/scales/biases:
+    dicts q, k, v, o; quant: dict of (scale, zp); keep [B, Sq, Skv]."""
+    Q = fully_connected(query, W["q"], scales["q"], biases["q"], quant["query"], quant["q"])
+    K = fully_connected(key, W["k"], scales["k"], biases["k"], quant["key"], quant["k"])
+    V = fully_connected(value, W["v"], scales["v"], biases["v"], quant["value"], quant["v"])
+    B, Sq, E = Q.shape
+    hd = E // heads
+    O = np.zeros_like(Q)
+    probs = np.zeros((B, heads, Sq, K.shape[1]), dtype=np.int64)
+    for h in range(heads):
+        cols = slice(h * hd, (h + 1) * hd)
+        o, p, _ = sdpa_s8(Q[:, :, cols], K[:, :, cols], V[:, :, cols], quant["q"], quant["k"],
+                          quant["v"], quant["scores"], quant["attn"], beta, keep)
+        O[:, :, cols] = o
+        probs[:, h] = p
+    out = fully_connected(O, W["o"], scales["o"], biases["o"], quant["attn"], quant["out"])
+    return out, probs
+
+
 # ---------------------------------------------------------- inputs
 
 class Rng:
@@ -324,6 +360,87 @@ def random_softmax_case(seed):
                 x=x.reshape(rows, cols))
 
 
+MHA_QUANT_NAMES = ["query", "key", "value", "q", "k", "v", "scores", "attn", "out"]
+
+
+def random_mha_case(seed):
+    g = np.random.default_rng(seed)
+    heads = int(g.integers(1, 5))
+    hd = int(g.integers(1, 17))
+    E = heads * hd
+    self_attn = bool(g.integers(0, 2))
+    B = int(g.integers(1, 3))
+    Sq = int(g.integers(1, 13))
+    Skv = Sq if self_attn else int(g.integers(1, 41))
+    kdim = E if self_attn else int(g.integers(1, 49))
+    vdim = E if self_attn else int(g.integers(1, 49))
+    zp = lambda: int(g.integers(-128, 128))
+    quant = {}
+    for n in ["query", "key", "value"]:
+        quant[n] = (f32(10 ** g.uniform(-2.5, -0.5)), zp())
+    if self_attn:
+        quant["key"] = quant["value"] = quant["query"]
+    wbase = {}
+    scales = {}
+    for n, fan_in in [("q", E), ("k", kdim), ("v", vdim), ("o", E)]:
+        wbase[n] = 10 ** g.uniform(-3, -1)
+        scales[n] = [f32(wbase[n] * 10 ** g.uniform(-0.3, 0.3)) for _ in range(E)]
+    spread = lambda: 10 ** g.uniform(math.log10(15), math.log10(80))
+    for n, src, fan_in in [("q", "query", E), ("k", "key", kdim), ("v", "value", vdim)]:
+        quant[n] = (f32(quant[src][0] * wbase[n] * math.sqrt(fan_in) * 74 * 73 / spread()), zp())
+    quant["scores"] = (f32(quant["q"][0] * quant["k"][0] * math.sqrt(hd) * 74 * 74 / spread()), zp())
+    quant["attn"] = (f32(quant["v"][0] * 10 ** g.uniform(-0.4, 0.4)), zp())
+    quant["out"] = (f32(quant["attn"][0] * wbase["o"] * math.sqrt(E) * 74 * 73 / spread()), zp())
+    beta = f32(1 / math.sqrt(hd)) if g.integers(0, 4) else f32(10 ** g.uniform(-1, 1.5) / quant["scores"][0])
+    if beta * quant["scores"][0] * 2.0 ** 26 < 1:
+        beta = f32(1 / math.sqrt(hd))
+    return dict(seed=seed, B=B, Sq=Sq, Skv=Skv, E=E, heads=heads, kdim=kdim, vdim=vdim,
+                self_attn=self_attn, bias=bool(g.integers(0, 4)), causal=bool(g.integers(0, 3) == 0),
+                has_lengths=bool(g.integers(0, 3) == 0), pattern=bool(g.integers(0, 4) == 0),
+                beta=beta, quant=quant, scales=scales)
+
+
+def mha_inputs(c):
+    """Inputs in the order the C++ tests draw them from Rng(seed)."""
+    r = Rng(c["seed"])
+    B, Sq, Skv, E = c["B"], c["Sq"], c["Skv"], c["E"]
+    query = r.int8s(B * Sq * E).reshape(B, Sq, E)
+    if c["self_attn"]:
+        key = value = query
+    else:
+        key = r.int8s(B * Skv * c["kdim"]).reshape(B, Skv, c["kdim"])
+        value = r.int8s(B * Skv * c["vdim"]).reshape(B, Skv, c["vdim"])
+    W = {}
+    for n, fan_in in [("q", E), ("k", c["kdim"]), ("v", c["vdim"]), ("o", E)]:
+        W[n] = np.array([r.range(0, 254) - 127 for _ in range(E * fan_in)], dtype=np.int64).reshape(E, fan_in)
+    biases = {n: None for n in "qkvo"}
+    if c["bias"]:
+        for n in "qkvo":
+            biases[n] = np.array([r.range(0, 60000) - 30000 for _ in range(E)], dtype=np.int64)
+    lengths = [r.range(0, Skv) for _ in range(B)] if c["has_lengths"] else None
+    masked = None
+    if c["pattern"]:
+        masked = np.array([r.next() % 4 == 0 for _ in range(Sq * Skv)]).reshape(Sq, Skv)
+    return query, key, value, W, biases, lengths, masked
+
+
+def run_mha_case(c):
+    query, key, value, W, biases, lengths, masked = mha_inputs(c)
+    keep = keep_matrix(c["B"], c["Sq"], c["Skv"], c["causal"], lengths, masked)
+    return mha_s8(query, key, value, W, c["scales"], biases, c["quant"], c["heads"], c["beta"], keep)
+
+
+def mha_case_lines(c):
+    head = "mha %u %d %d %d %d %d %d %d %d %d %d %d %d %08x" % (
+        c["seed"], c["B"], c["Sq"], c["Skv"], c["E"], c["heads"], c["kdim"], c["vdim"],
+        int(c["self_attn"]), int(c["bias"]), int(c["causal"]), int(c["has_lengths"]),
+        int(c["pattern"]), f32_bits(c["beta"]))
+    quant = "quant " + " ".join("%08x %d" % (f32_bits(c["quant"][n][0]), c["quant"][n][1])
+                                for n in MHA_QUANT_NAMES)
+    ws = "wscales " + " ".join("%08x" % f32_bits(x) for n in "qkvo" for x in c["scales"][n])
+    return [head, quant, ws]
+
+
 def gen(outdir):
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, "softmax_cases.txt")
@@ -349,6 +466,19 @@ def gen(outdir):
             f.write("out %s\n" % hexs(out))
             f.write("probs %s\n" % hexs(probs))
     print("wrote", path)
+    path = os.path.join(outdir, "mha_cases.txt")
+    with open(path, "w") as f:
+        f.write("# int8 MHA reference cases: tools/int8_reference.py gen (seeds 500..559)\n")
+        f.write("# mha <seed> <B> <Sq> <Skv> <E> <heads> <kdim> <vdim> <self> <bias> <causal> <lengths> <pattern> <beta bits>\n")
+        f.write("# quant: (scale bits, zp) of query key value q k v scores attn out; wscales: q k v o per channel\n")
+        f.write("# inputs from Rng(seed): query [key value] Wq Wk Wv Wo (range(0,254)-127) [biases q k v o] [lengths] [pattern]\n")
+        for seed in range(500, 560):
+            c = random_mha_case(seed)
+            out, probs = run_mha_case(c)
+            for line in mha_case_lines(c):
+                f.write(line + "\n")
+            f.write("out %s\n" % hexs(out))
+            f.write("probs %s\n" % hexs(probs))
 
 
 def embedded():

@@ -1,167 +1,49 @@
 // Scaled dot-product attention, int8: eval (see attn/sdpa_s8.h). Integer
 // arithmetic only: this file must not reference a floating-point routine
-// (tests/int8 checks its Cortex-M4 soft-float object).
-//
-// Per query row: int8 scores of the visible keys (BATCH_MATMUL requantized
-// exactly as TFLite), the int8 softmax over them in place (table exp), then
-// O = P V with P's zero point -128 folded into one row sum:
-//   sum_j (p_j + 128) (v_jc - v_zp) = sum_j w_j v_jc - v_zp sum_j w_j
-// Keys with p_j = -128 (masked, cut by diff_min, or rounded to 0) contribute
-// nothing and are skipped.
+// (tests/int8 checks its Cortex-M soft-float objects).
 #include "attn/sdpa_s8.h"
 
-#include <cstring>
-
-#include "attn/int8/fixedpoint.h"
-#include "attn/int8/kernels_s8.h"
-#include "int8/softmax_row_s8.h"
+#include "int8/attend_s8.h"
 #include "ops/attend_f32.h"
 #include "ops/validate.h"
 
 namespace attn {
-namespace {
-
-uint32_t float_bits(float f) {
-  uint32_t u = 0;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-constexpr uint32_t kMinusOneE9Magnitude = 0x4e6e6b28u;  // bits of 1e9f
-constexpr uint32_t kInfMagnitude = 0x7f800000u;
-
-// Additive mask value -> 0 keep, 1 masked, 2 not representable in int8.
-int additive_class(float f) {
-  const uint32_t u = float_bits(f);
-  const uint32_t mag = u & 0x7fffffffu;
-  if (mag == 0) return 0;
-  if ((u & 0x80000000u) != 0 && mag >= kMinusOneE9Magnitude && mag <= kInfMagnitude) return 1;
-  return 2;
-}
-
-bool keras_masked(float f) { return (float_bits(f) & 0x7fffffffu) != 0; }
-
-}  // namespace
 
 Status sdpa_s8(const SdpaS8Params& params, const SdpaS8Args& args, Scratch scratch) {
   const SdpaShape& shape = params.shape;
   if (args.q == nullptr || args.k == nullptr || args.v == nullptr || args.out == nullptr) {
     return Status::kNullPointer;
   }
-  const Mask& mask = args.mask;
-  const Status mask_status = detail::check_mask(mask, shape.batch, shape.seq_kv);
+  const Status mask_status = detail::check_mask(args.mask, shape.batch, shape.seq_kv);
   if (mask_status != Status::kOk) return mask_status;
+  const Status add_status =
+      detail::check_additive_s8(args.mask, shape.batch, shape.seq_q, shape.seq_kv);
+  if (add_status != Status::kOk) return add_status;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes, sdpa_s8_scratch_bytes(shape));
+  if (ws == nullptr) return Status::kScratchTooSmall;
+
   const auto sq = static_cast<std::size_t>(shape.seq_q);
   const auto skv = static_cast<std::size_t>(shape.seq_kv);
   const auto dk = static_cast<std::size_t>(shape.dim_k);
   const auto dv = static_cast<std::size_t>(shape.dim_v);
-  if (mask.additive != nullptr) {
-    const int32_t items = mask.matrix_batch_stride == 0 ? 1 : shape.batch;
-    for (int32_t b = 0; b < items; ++b) {
-      const float* m = mask.additive + static_cast<std::size_t>(b) * mask.matrix_batch_stride;
-      for (std::size_t e = 0; e < sq * skv; ++e) {
-        if (additive_class(m[e]) == 2) return Status::kUnsupported;
-      }
-    }
-  }
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes, sdpa_s8_scratch_bytes(shape));
-  if (ws == nullptr) return Status::kScratchTooSmall;
-  auto* scores = static_cast<int8_t*>(ws);
-  auto* keep = reinterpret_cast<uint8_t*>(scores + align_up(skv));
-  auto* acc = static_cast<int32_t*>(static_cast<void*>(keep + align_up(skv)));
-
-  const int32_t qzp = params.q_zero_point;
-  const int32_t kzp = params.k_zero_point;
-  const int32_t vzp = params.v_zero_point;
-  const int32_t szp = params.scores_zero_point;
-  const int32_t ozp = params.out_zero_point;
-  const int32_t s_mult = params.scores_multiplier.multiplier;
-  const int s_shift = params.scores_multiplier.shift;
-  const int32_t o_mult = params.out_multiplier.multiplier;
-  const int o_shift = params.out_multiplier.shift;
-  // dim_k * qzp * kzp, exact in int64.
-  const int64_t zz = static_cast<int64_t>(shape.dim_k) * qzp * kzp;
-  const bool matrix_mask =
-      mask.keras != nullptr || mask.additive != nullptr || mask.boolean != nullptr;
-
   for (int32_t b = 0; b < shape.batch; ++b) {
     const auto ub = static_cast<std::size_t>(b);
-    const int8_t* qb = args.q + ub * sq * dk;
-    const int8_t* kb = args.k + ub * skv * dk;
-    const int8_t* vb = args.v + ub * skv * dv;
-    int8_t* ob = args.out + ub * sq * dv;
-    int8_t* wb = args.weights != nullptr ? args.weights + ub * sq * skv : nullptr;
-    const int32_t key_length = mask.key_lengths != nullptr ? mask.key_lengths[b] : shape.seq_kv;
-    const std::size_t moff = ub * mask.matrix_batch_stride;
-    for (int32_t i = 0; i < shape.seq_q; ++i) {
-      const auto ui = static_cast<std::size_t>(i);
-      const int8_t* qrow = qb + ui * dk;
-      // Visible keys: j < limit, minus the matrix-masked ones.
-      int32_t limit = key_length;
-      if (mask.causal) {
-        const int32_t c = i + shape.seq_kv - shape.seq_q + 1;
-        if (c < limit) limit = c < 0 ? 0 : c;
-      }
-      const auto ulimit = static_cast<std::size_t>(limit);
-      int32_t kept = limit;
-      if (matrix_mask) {
-        kept = 0;
-        const std::size_t roff = moff + ui * skv;
-        for (std::size_t j = 0; j < ulimit; ++j) {
-          bool masked = false;
-          if (mask.boolean != nullptr && mask.boolean[roff + j] != 0) masked = true;
-          if (mask.keras != nullptr && keras_masked(mask.keras[roff + j])) masked = true;
-          if (mask.additive != nullptr && additive_class(mask.additive[roff + j]) != 0) {
-            masked = true;
-          }
-          keep[j] = masked ? 0 : 1;
-          kept += masked ? 0 : 1;
-        }
-      }
-      int8_t* orow = ob + ui * dv;
-      int8_t* wrow = wb != nullptr ? wb + ui * skv : nullptr;
-      if (kept == 0) {
-        for (std::size_t c = 0; c < dv; ++c) orow[c] = static_cast<int8_t>(ozp);
-        if (wrow != nullptr) std::memset(wrow, 0x80, skv);
-        continue;
-      }
-      int32_t sum_q = 0;
-      for (std::size_t c = 0; c < dk; ++c) sum_q += qrow[c];
-      const int64_t row_const = zz - static_cast<int64_t>(kzp) * sum_q;
-      // S row: BATCH_MATMUL(Q, K^T) requantized to int8.
-      for (std::size_t j = 0; j < ulimit; ++j) {
-        if (matrix_mask && keep[j] == 0) {
-          scores[j] = -128;
-          continue;
-        }
-        int32_t sum_k = 0;
-        const int32_t dot = detail::dot_s8(qrow, kb + j * dk, shape.dim_k, &sum_k);
-        // Exact: |value| <= dim_k * 255^2 < 2^31 (kSdpaS8MaxDimK).
-        const auto total =
-            static_cast<int32_t>(static_cast<int64_t>(dot) - static_cast<int64_t>(qzp) * sum_k +
-                                 row_const);
-        scores[j] = static_cast<int8_t>(q::requantize(total, s_mult, s_shift, szp));
-      }
-      // P row, in place.
-      detail::softmax_row_s8(params.softmax, scores, scores, limit, matrix_mask ? keep : nullptr);
-      if (wrow != nullptr) {
-        std::memcpy(wrow, scores, ulimit);
-        if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
-      }
-      // O row: BATCH_MATMUL(P, V) requantized to int8.
-      for (std::size_t c = 0; c < dv; ++c) acc[c] = 0;
-      int32_t sum_w = 0;
-      for (std::size_t j = 0; j < ulimit; ++j) {
-        const int32_t w = scores[j] + 128;
-        if (w == 0) continue;
-        detail::mac_s8(acc, vb + j * dv, w, shape.dim_v);
-        sum_w += w;
-      }
-      const int32_t vz_sum = vzp * sum_w;  // |.| <= 255 * 255 * 4095
-      for (std::size_t c = 0; c < dv; ++c) {
-        orow[c] = static_cast<int8_t>(q::requantize(acc[c] - vz_sum, o_mult, o_shift, ozp));
-      }
-    }
+    detail::AttendS8 a;
+    a.q = args.q + ub * sq * dk;
+    a.q_stride = dk;
+    a.k = args.k + ub * skv * dk;
+    a.k_stride = dk;
+    a.v = args.v + ub * skv * dv;
+    a.v_stride = dv;
+    a.out = args.out + ub * sq * dv;
+    a.out_stride = dv;
+    a.weights = args.weights != nullptr ? args.weights + ub * sq * skv : nullptr;
+    a.weights_stride = skv;
+    a.seq_q = shape.seq_q;
+    a.seq_kv = shape.seq_kv;
+    a.dim_k = shape.dim_k;
+    a.dim_v = shape.dim_v;
+    detail::attend_s8(params, a, detail::batch_mask_s8(args.mask, b, shape.seq_kv), ws);
   }
   return Status::kOk;
 }

@@ -1,0 +1,157 @@
+// The int8 attention core (see attend_s8.h). Integer arithmetic only.
+//
+// Per query row: int8 scores of the visible keys (BATCH_MATMUL requantized
+// exactly as TFLite), the int8 softmax over them in place (table exp), then
+// O = P V with P's zero point -128 folded into one row sum:
+//   sum_j (p_j + 128) (v_jc - v_zp) = sum_j w_j v_jc - v_zp sum_j w_j
+// Keys with p_j = -128 (masked, cut by diff_min, or rounded to 0) contribute
+// nothing and are skipped.
+#include "int8/attend_s8.h"
+
+#include <cstring>
+
+#include "attn/int8/fixedpoint.h"
+#include "attn/int8/kernels_s8.h"
+#include "attn/scratch.h"
+#include "int8/softmax_row_s8.h"
+
+namespace attn {
+namespace detail {
+namespace {
+
+uint32_t float_bits(float f) {
+  uint32_t u = 0;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+constexpr uint32_t kOneE9Magnitude = 0x4e6e6b28u;  // bits of 1e9f
+constexpr uint32_t kInfMagnitude = 0x7f800000u;
+
+// Additive mask value -> 0 keep, 1 masked, 2 not representable in int8.
+int additive_class(float f) {
+  const uint32_t u = float_bits(f);
+  const uint32_t mag = u & 0x7fffffffu;
+  if (mag == 0) return 0;
+  if ((u & 0x80000000u) != 0 && mag >= kOneE9Magnitude && mag <= kInfMagnitude) return 1;
+  return 2;
+}
+
+bool keras_masked(float f) { return (float_bits(f) & 0x7fffffffu) != 0; }
+
+}  // namespace
+
+AttendS8Mask batch_mask_s8(const Mask& mask, int32_t b, int32_t seq_kv) {
+  AttendS8Mask m;
+  m.causal = mask.causal;
+  m.key_length = mask.key_lengths != nullptr ? mask.key_lengths[b] : seq_kv;
+  const std::size_t off = static_cast<std::size_t>(b) * mask.matrix_batch_stride;
+  m.keras = mask.keras != nullptr ? mask.keras + off : nullptr;
+  m.additive = mask.additive != nullptr ? mask.additive + off : nullptr;
+  m.boolean = mask.boolean != nullptr ? mask.boolean + off : nullptr;
+  return m;
+}
+
+Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t seq_kv) {
+  if (mask.additive == nullptr) return Status::kOk;
+  const int32_t items = mask.matrix_batch_stride == 0 ? 1 : batch;
+  const std::size_t n = static_cast<std::size_t>(seq_q) * static_cast<std::size_t>(seq_kv);
+  for (int32_t b = 0; b < items; ++b) {
+    const float* m = mask.additive + static_cast<std::size_t>(b) * mask.matrix_batch_stride;
+    for (std::size_t e = 0; e < n; ++e) {
+      if (additive_class(m[e]) == 2) return Status::kUnsupported;
+    }
+  }
+  return Status::kOk;
+}
+
+void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m, void* ws) {
+  const auto skv = static_cast<std::size_t>(a.seq_kv);
+  const auto dv = static_cast<std::size_t>(a.dim_v);
+  auto* scores = static_cast<int8_t*>(ws);
+  auto* keep = reinterpret_cast<uint8_t*>(scores + align_up(skv));
+  auto* acc = static_cast<int32_t*>(static_cast<void*>(keep + align_up(skv)));
+
+  const int32_t qzp = params.q_zero_point;
+  const int32_t kzp = params.k_zero_point;
+  const int32_t vzp = params.v_zero_point;
+  const int32_t szp = params.scores_zero_point;
+  const int32_t ozp = params.out_zero_point;
+  const int32_t s_mult = params.scores_multiplier.multiplier;
+  const int s_shift = params.scores_multiplier.shift;
+  const int32_t o_mult = params.out_multiplier.multiplier;
+  const int o_shift = params.out_multiplier.shift;
+  // dim_k * qzp * kzp, exact in int64.
+  const int64_t zz = static_cast<int64_t>(a.dim_k) * qzp * kzp;
+  const bool matrix_mask = m.keras != nullptr || m.additive != nullptr || m.boolean != nullptr;
+
+  for (int32_t i = 0; i < a.seq_q; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const int8_t* qrow = a.q + ui * a.q_stride;
+    // Visible keys: j < limit, minus the matrix-masked ones.
+    int32_t limit = m.key_length;
+    if (m.causal) {
+      const int32_t c = i + a.seq_kv - a.seq_q + 1;
+      if (c < limit) limit = c < 0 ? 0 : c;
+    }
+    const auto ulimit = static_cast<std::size_t>(limit);
+    int32_t kept = limit;
+    if (matrix_mask) {
+      kept = 0;
+      const std::size_t roff = ui * skv;
+      for (std::size_t j = 0; j < ulimit; ++j) {
+        bool masked = false;
+        if (m.boolean != nullptr && m.boolean[roff + j] != 0) masked = true;
+        if (m.keras != nullptr && keras_masked(m.keras[roff + j])) masked = true;
+        if (m.additive != nullptr && additive_class(m.additive[roff + j]) != 0) masked = true;
+        keep[j] = masked ? 0 : 1;
+        kept += masked ? 0 : 1;
+      }
+    }
+    int8_t* orow = a.out + ui * a.out_stride;
+    int8_t* wrow = a.weights != nullptr ? a.weights + ui * a.weights_stride : nullptr;
+    if (kept == 0) {
+      for (std::size_t c = 0; c < dv; ++c) orow[c] = static_cast<int8_t>(ozp);
+      if (wrow != nullptr) std::memset(wrow, 0x80, skv);
+      continue;
+    }
+    int32_t sum_q = 0;
+    for (int32_t c = 0; c < a.dim_k; ++c) sum_q += qrow[c];
+    const int64_t row_const = zz - static_cast<int64_t>(kzp) * sum_q;
+    // S row: BATCH_MATMUL(Q, K^T) requantized to int8.
+    for (std::size_t j = 0; j < ulimit; ++j) {
+      if (matrix_mask && keep[j] == 0) {
+        scores[j] = -128;
+        continue;
+      }
+      int32_t sum_k = 0;
+      const int32_t dot = dot_s8(qrow, a.k + j * a.k_stride, a.dim_k, &sum_k);
+      // Exact: |value| <= dim_k * 255^2 < 2^31 (kSdpaS8MaxDimK).
+      const auto total = static_cast<int32_t>(static_cast<int64_t>(dot) -
+                                              static_cast<int64_t>(qzp) * sum_k + row_const);
+      scores[j] = static_cast<int8_t>(q::requantize(total, s_mult, s_shift, szp));
+    }
+    // P row, in place.
+    softmax_row_s8(params.softmax, scores, scores, limit, matrix_mask ? keep : nullptr);
+    if (wrow != nullptr) {
+      std::memcpy(wrow, scores, ulimit);
+      if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
+    }
+    // O row: BATCH_MATMUL(P, V) requantized to int8.
+    for (std::size_t c = 0; c < dv; ++c) acc[c] = 0;
+    int32_t sum_w = 0;
+    for (std::size_t j = 0; j < ulimit; ++j) {
+      const int32_t w = scores[j] + 128;
+      if (w == 0) continue;
+      mac_s8(acc, a.v + j * a.v_stride, w, a.dim_v);
+      sum_w += w;
+    }
+    const int32_t vz_sum = vzp * sum_w;  // |.| <= 255 * 255 * 4095
+    for (std::size_t c = 0; c < dv; ++c) {
+      orow[c] = static_cast<int8_t>(q::requantize(acc[c] - vz_sum, o_mult, o_shift, ozp));
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace attn

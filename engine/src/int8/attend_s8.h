@@ -1,0 +1,55 @@
+// The int8 attention core shared by sdpa_s8, mha_s8 and the Luong ops
+// (internal): one batch item (or head), strided rows, one mask.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/mask.h"
+#include "attn/sdpa_s8.h"
+#include "attn/status.h"
+
+namespace attn {
+namespace detail {
+
+struct AttendS8 {
+  const int8_t* q = nullptr;
+  std::size_t q_stride = 0;  // elements between consecutive rows
+  const int8_t* k = nullptr;
+  std::size_t k_stride = 0;
+  const int8_t* v = nullptr;
+  std::size_t v_stride = 0;
+  int8_t* out = nullptr;
+  std::size_t out_stride = 0;
+  int8_t* weights = nullptr;  // optional [seq_q, seq_kv] rows of weights_stride
+  std::size_t weights_stride = 0;
+  int32_t seq_q = 0, seq_kv = 0, dim_k = 0, dim_v = 0;
+};
+
+// The mask of one batch item, as the int8 core reads it.
+struct AttendS8Mask {
+  bool causal = false;
+  int32_t key_length = 0;
+  const float* keras = nullptr;  // [seq_q, seq_kv] rows of seq_kv, or null
+  const float* additive = nullptr;
+  const uint8_t* boolean = nullptr;
+};
+
+AttendS8Mask batch_mask_s8(const Mask& mask, int32_t b, int32_t seq_kv);
+
+// kUnsupported if an additive mask entry is neither 0 nor <= -1e9 (checked
+// over every batch item the mask covers), else kOk.
+Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t seq_kv);
+
+// Scratch for attend_s8 (64-byte aligned): 2 * align64(seq_kv) + align64(4 * dim_v).
+constexpr std::size_t attend_s8_scratch_bytes(int32_t seq_kv, int32_t dim_v) {
+  return 2 * ((static_cast<std::size_t>(seq_kv) + 63) / 64 * 64) +
+         (static_cast<std::size_t>(dim_v) * 4 + 63) / 64 * 64;
+}
+
+// Runs attention for one item with prepared params (shape fields of params
+// are not read; a's sizes are used). ws: attend_s8_scratch_bytes, aligned.
+void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m, void* ws);
+
+}  // namespace detail
+}  // namespace attn
