@@ -81,8 +81,9 @@ def ref_attention(q, k, v, scale=None, causal=False, keras=None, boolean=None, a
     if lengths is not None:
         masked |= np.arange(skv)[None, None, :] >= np.asarray(lengths)[:, None, None]
     if keras is not None:
+        # Keras: -1e9 added to the score (the key stays in the softmax, with a
+        # weight that underflows to 0 unless the whole row is masked).
         s = s + -1e9 * np.broadcast_to(keras, (b, sq, skv))
-        masked |= np.broadcast_to(keras != 0, (b, sq, skv)) & False  # still in the softmax
     if boolean is not None:
         masked |= np.broadcast_to(boolean != 0, (b, sq, skv))
     if additive is not None:
@@ -453,6 +454,18 @@ def test_errors(d, rng):
     expect_fail("unknown flag", sdpa(extra=["--bogus"]), "--bogus")
     expect_fail("bad scale", sdpa(extra=["--scale", "-1"]), "--scale")
     expect_fail("no op", ["run"], "subcommand")
+    expect_fail("nan scale", sdpa(extra=["--scale", "nan"]), "--scale")
+    expect_fail("tiny scale", sdpa(extra=["--scale", "1e-50"]), "--scale 1e-50")
+    # NaN/Inf inputs are not errors: the affected rows come out NaN, no crash.
+    qn = q.copy()
+    qn[0, 1, 2] = np.nan
+    qn[1, 0, 0] = np.inf
+    rc, _, err = run(*sdpa(qp=d.save("qnan.npy", qn)))
+    check(rc == 0, f"NaN/Inf input runs: exit {rc} {err.strip()}")
+    if rc == 0:
+        o = np.load(d("o.npy"))
+        check(np.isnan(o[0, 1]).all() and np.isfinite(o[0, 0]).all(),
+              "NaN input row gives a NaN output row, other rows finite")
     # Write errors: an output in a missing directory; the other output is removed.
     expect_fail("unwritable --weights-out",
                 ["run", "sdpa", "--q", good["q"], "--k", good["k"], "--v", good["v"],

@@ -39,6 +39,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "attn: out of memory\n");
     return 2;
   }
-  std::fflush(stdout);
-  return std::ferror(stdout) ? 2 : 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "attn: error writing to standard output\n");
+    return 2;
+  }
+  return 0;
 }

@@ -4,7 +4,9 @@
 // others) before the op runs, and outputs are written only after it succeeded,
 // so an error never leaves an output file behind.
 #include <cmath>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,17 +42,19 @@ struct MaskFlags {
   }
 };
 
-// --scale: NaN until given (the engine's 0 means its default 1/sqrt(Dk)).
-void add_scale(CLI::App* sub, double* scale) {
+// --scale: empty until given (the engine's 0 means its default 1/sqrt(Dk)).
+void add_scale(CLI::App* sub, std::optional<double>* scale) {
   sub->add_option("--scale", *scale,
                   "score scale, a positive finite number (default 1/sqrt(Dk))");
 }
 
-float scale_value(double s) {
-  if (std::isnan(s)) return 0.0f;
-  const auto f = static_cast<float>(s);
+float scale_value(const std::optional<double>& s) {
+  if (!s) return 0.0f;
+  const auto f = static_cast<float>(*s);
   if (!(f > 0.0f) || std::isinf(f)) {
-    throw CliError("--scale " + std::to_string(s) + " is not a positive finite float32 number");
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", *s);
+    throw CliError(std::string("--scale ") + buf + " is not a positive finite float32 number");
   }
   return f;
 }
@@ -71,7 +75,7 @@ std::vector<int64_t> shape_of(bool batched, int64_t b, std::vector<int64_t> rest
 // ---------------------------------------------------------------- sdpa
 struct SdpaFlags {
   std::string q, k, v, out, weights_out;
-  double scale = std::nan("");
+  std::optional<double> scale;
   MaskFlags masks;
 };
 
@@ -404,7 +408,7 @@ void run_luong_general(const LuongGeneralFlags& f) {
 // ---------------------------------------------------------------- general
 struct GeneralFlags {
   std::string x, wq, wk, wv, out, weights_out;
-  double scale = std::nan("");
+  std::optional<double> scale;
   MaskFlags masks;
 };
 
