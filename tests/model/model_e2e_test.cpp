@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -226,68 +227,59 @@ TEST(ModelE2E, Int8BlobLoadsAndWaitsForTheInt8Ops) {
 // for most bytes), and no corruption with a recomputed CRC crashes or reads out
 // of bounds (run under ASan in the sanitizer preset).
 TEST(ModelE2E, EveryByteFlipOfARealBlobIsRejected) {
-  Loaded big("mha_kv.attn");
-  Loaded l("luong.attn");
-  ASSERT_TRUE(big.read() && l.read());
-  ASSERT_EQ(big.status(), attn::Status::kOk);
-  ASSERT_EQ(l.status(), attn::Status::kOk);
-  {
-    const AlignedFile& f = big.file();
-    std::vector<unsigned char> copy(f.size + 64);
-    auto addr = reinterpret_cast<std::uintptr_t>(copy.data());
-    unsigned char* blob = copy.data() + (64 - addr % 64) % 64;
-    std::memcpy(blob, f.data, f.size);
-    static attn::Model m;
-    int accepted = 0;
-    for (std::size_t i = 0; i < f.size; i += 61) {
-      blob[i] ^= static_cast<unsigned char>(1u << (i % 8));
-      if (attn::model_load(blob, f.size, &m) == attn::Status::kOk) ++accepted;
-      blob[i] ^= static_cast<unsigned char>(1u << (i % 8));
-    }
-    EXPECT_EQ(accepted, 0);
-  }
-  const AlignedFile& f = l.file();
-  std::vector<unsigned char> copy(f.size + 64);
-  auto addr = reinterpret_cast<std::uintptr_t>(copy.data());
-  unsigned char* blob = copy.data() + (64 - addr % 64) % 64;
+  // Mutable copies of two converter blobs, 64-byte aligned.
+  AlignedFile big, small;
+  ASSERT_TRUE(read_aligned(data_dir() + "/mha_kv.attn", &big));
+  ASSERT_TRUE(read_aligned(data_dir() + "/luong.attn", &small));
   static attn::Model m;
+  ASSERT_EQ(attn::model_load(big.data, big.size, &m), attn::Status::kOk);
+  ASSERT_EQ(attn::model_load(small.data, small.size, &m), attn::Status::kOk);
   int accepted = 0;
-  for (std::size_t i = 0; i < f.size; ++i) {
-    std::memcpy(blob, f.data, f.size);
-    blob[i] ^= static_cast<unsigned char>(1u << (i % 8));
-    attn::ModelError why = attn::ModelError::kNone;
-    if (attn::model_load(blob, f.size, &m, &why) == attn::Status::kOk) ++accepted;
+  for (std::size_t i = 0; i < big.size; i += 61) {
+    const auto bit = static_cast<unsigned char>(1u << (i % 8));
+    big.data[i] ^= bit;
+    if (attn::model_load(big.data, big.size, &m) == attn::Status::kOk) ++accepted;
+    big.data[i] ^= bit;
+  }
+  for (std::size_t i = 0; i < small.size; ++i) {
+    const auto bit = static_cast<unsigned char>(1u << (i % 8));
+    small.data[i] ^= bit;
+    if (attn::model_load(small.data, small.size, &m) == attn::Status::kOk) ++accepted;
+    small.data[i] ^= bit;
   }
   EXPECT_EQ(accepted, 0);
-  // Structural mutations with a valid CRC: header and table bytes.
+
+  // Header and table bytes set at random, CRC recomputed: the structural checks
+  // alone stand between the loader and the bytes. Whatever is accepted is
+  // consistent (every tensor inside the blob); nothing crashes (ASan preset).
+  const std::vector<unsigned char> pristine(small.data, small.data + small.size);
   uint32_t rng = 12345;
   int rejected = 0;
   for (int iter = 0; iter < 5000; ++iter) {
-    std::memcpy(blob, f.data, f.size);
-    rng ^= rng << 13;
-    rng ^= rng >> 17;
-    rng ^= rng << 5;
-    const std::size_t pos = rng % (attn::kModelHeaderBytes + 2 * attn::kModelTableEntryBytes);
-    blob[pos] = static_cast<unsigned char>(rng >> 24);
-    const uint32_t crc = attn::model_blob_crc(blob, f.size);
-    if (pos < attn::model_offset::kCrc || pos >= attn::model_offset::kCrc + 4) {
-      for (int b = 0; b < 4; ++b) {
-        blob[attn::model_offset::kCrc + b] = static_cast<unsigned char>(crc >> (8 * b));
-      }
+    std::copy(pristine.begin(), pristine.end(), small.data);
+    for (int k = 0; k < 1 + iter % 3; ++k) {
+      rng ^= rng << 13;
+      rng ^= rng >> 17;
+      rng ^= rng << 5;
+      const std::size_t pos = rng % (attn::kModelHeaderBytes + 2 * attn::kModelTableEntryBytes);
+      small.data[pos] = static_cast<unsigned char>(rng >> 24);
     }
-    const attn::Status st = attn::model_load(blob, f.size, &m);
+    const uint32_t crc = attn::model_blob_crc(small.data, small.size);
+    for (std::size_t b = 0; b < 4; ++b) {
+      small.data[attn::model_offset::kCrc + b] = static_cast<unsigned char>(crc >> (8 * b));
+    }
+    const attn::Status st = attn::model_load(small.data, small.size, &m);
     if (st == attn::Status::kBadModel) ++rejected;
     if (st == attn::Status::kOk) {
-      // Whatever was accepted is internally consistent: every tensor within the blob.
       for (const attn::ModelTensor& t : m.tensors) {
         if (t.data == nullptr) continue;
         const auto* p = static_cast<const unsigned char*>(t.data);
-        EXPECT_GE(p, blob);
-        EXPECT_LE(p + t.bytes, blob + f.size);
+        EXPECT_GE(p, small.data);
+        EXPECT_LE(p + t.bytes, small.data + small.size);
       }
     }
   }
-  EXPECT_GT(rejected, 0);
+  EXPECT_GT(rejected, 2500);
 }
 
 }  // namespace
