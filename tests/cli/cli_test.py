@@ -192,7 +192,7 @@ def test_sdpa(d, rng):
 
 
 # ---------------------------------------------------------------- mha
-def ref_mha(x, y, v, w, heads, causal=False):
+def ref_mha(x, y, v, w, heads, **mask):
     """float64 reference of nn.MultiheadAttention (batch_first) from its state_dict."""
     e = x.shape[-1]
     hd = e // heads
@@ -206,7 +206,7 @@ def ref_mha(x, y, v, w, heads, causal=False):
     outs, ws = [], []
     for h in range(heads):
         sl = slice(h * hd, (h + 1) * hd)
-        o, wt = ref_attention(q[..., sl], k[..., sl], vv[..., sl], causal=causal)
+        o, wt = ref_attention(q[..., sl], k[..., sl], vv[..., sl], **mask)
         outs.append(o)
         ws.append(wt)
     o = np.concatenate(outs, -1) @ w["out_proj.weight"].T + w.get("out_proj.bias", np.zeros(e))
@@ -269,7 +269,7 @@ def test_mha(d, rng):
             continue
         w64 = {k_: a.astype(np.float64) for k_, a in w.items()}
         o_ref, wav_ref, wh_ref = ref_mha(x.astype(np.float64), y.astype(np.float64),
-                                         val.astype(np.float64), w64, heads, causal)
+                                         val.astype(np.float64), w64, heads, causal=causal)
         close(tag + " out (numpy)", np.load(d("mo.npy")), o_ref)
         close(tag + " weights (numpy)", np.load(d("mw.npy")), wav_ref)
         if torch is not None:
@@ -289,6 +289,19 @@ def test_mha(d, rng):
         check(rc == 0, f"{tag} per-head: exit {rc}: {err.strip()}")
         if rc == 0:
             close(tag + " per-head weights", np.load(d("mw.npy")), wh_ref)
+        # Masks from files reach every head: key lengths plus a batched boolean mask.
+        lengths = rng.integers(1, skv + 1, size=b)
+        boolean = rng.random((b, sq, skv)) < 0.25
+        rc, out, err = run("run", "mha", *flags, "--key-lengths",
+                           d.save("mlen.npy", lengths.astype(np.int64)),
+                           "--additive-mask", d.save("madd.npy", np.where(boolean, -np.inf, 0.0).astype(np.float32)))
+        check(rc == 0, f"{tag} masks: exit {rc}: {err.strip()}")
+        if rc == 0:
+            o_ref, wav_ref, _ = ref_mha(x.astype(np.float64), y.astype(np.float64),
+                                        val.astype(np.float64), w64, heads, causal=causal,
+                                        lengths=lengths, boolean=boolean)
+            close(tag + " masked out", np.load(d("mo.npy")), o_ref)
+            close(tag + " masked weights", np.load(d("mw.npy")), wav_ref)
 
 
 # ------------------------------------------------- bahdanau, luong, general
