@@ -1,0 +1,248 @@
+// Scratch contracts of every float op (scratch.h): the documented size
+// formulas; scratch of exactly *_scratch_bytes works at every one of the 64
+// misalignments of its start, gives bit-identical results, and writes nothing
+// outside [data, data + bytes) (guard bands before and after are checked);
+// one byte less returns kScratchTooSmall and leaves the outputs untouched.
+#include <cstring>
+#include <initializer_list>
+
+#include "attn/attn.h"
+#include "case.h"
+
+namespace {
+
+using attn::Status;
+using attn::f32_bytes;
+using attn_test::Rng;
+
+// Inputs shared by every op (odd shapes so every f32_bytes rounds up).
+float g_x[4096], g_y[4096], g_z[4096], g_w1[1024], g_w2[1024], g_w3[1024], g_w4[1024], g_b[256];
+float g_keras[1024], g_additive[1024];
+uint8_t g_boolean[1024];
+const int32_t g_lens[2] = {9, 70};
+const int32_t g_short_lens[2] = {4, 9};
+float g_out[2048], g_weights[4096];
+float g_want_out[2048], g_want_weights[4096];
+
+constexpr std::size_t kGuard = 64;
+alignas(64) unsigned char g_block[kGuard + 64 + 24 * 1024 + kGuard];
+constexpr unsigned char kFill = 0xA5;
+
+void fill_inputs() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  Rng rng(900);
+  for (float* p : {g_x, g_y, g_z}) attn_test::fill_uniform(rng, p, 4096, -1, 1);
+  for (float* p : {g_w1, g_w2, g_w3, g_w4}) attn_test::fill_uniform(rng, p, 1024, -0.5f, 0.5f);
+  attn_test::fill_uniform(rng, g_b, 256, -0.5f, 0.5f);
+  attn_test::fill_uniform(rng, g_additive, 1024, -1, 0);
+  for (int i = 0; i < 1024; ++i) {
+    g_keras[i] = i % 7 == 0 ? 1.0f : 0.0f;
+    g_boolean[i] = i % 5 == 0 ? 1 : 0;
+  }
+}
+
+// One op bound to fixed shapes and inputs, writing g_out / g_weights.
+struct OpUnderTest {
+  const char* name;
+  std::size_t (*bytes)();
+  Status (*call)(attn::Scratch);
+  std::size_t n_out;
+  std::size_t n_weights;
+};
+
+constexpr attn::SdpaShape kSdpa{2, 9, 70, 7, 5};
+constexpr attn::MhaShape kMha{2, 9, 70, 6, 3, 5, 3};
+constexpr attn::BahdanauShape kBahdanau{2, 70, 5, 7, 9};
+constexpr attn::LuongDotShape kLuongDot{2, 70, 7};
+constexpr attn::LuongGeneralShape kLuongGeneral{2, 70, 5, 7};
+constexpr attn::GeneralAttentionShape kGeneral{2, 9, 5, 7, 3};
+
+attn::Mask full_mask(std::size_t stride) {
+  attn::Mask m;
+  m.causal = true;
+  m.key_lengths = g_lens;
+  m.keras = g_keras;
+  m.additive = g_additive;
+  m.boolean = g_boolean;
+  m.matrix_batch_stride = stride;
+  return m;
+}
+
+const OpUnderTest kOps[] = {
+    {"sdpa_f32", [] { return attn::sdpa_f32_scratch_bytes(kSdpa); },
+     [](attn::Scratch s) {
+       attn::SdpaF32Args a;
+       a.q = g_x;
+       a.k = g_y;
+       a.v = g_z;
+       a.out = g_out;
+       a.weights = g_weights;
+       a.mask = full_mask(0);
+       return attn::sdpa_f32(kSdpa, a, s);
+     },
+     2 * 9 * 5, 2 * 9 * 70},
+    {"mha_f32", [] { return attn::mha_f32_scratch_bytes(kMha); },
+     [](attn::Scratch s) {
+       attn::MhaF32Weights w;
+       w.q_proj_weight = g_w1;
+       w.k_proj_weight = g_w2;
+       w.v_proj_weight = g_w3;
+       w.in_proj_bias = g_b;
+       w.out_proj_weight = g_w4;
+       w.out_proj_bias = g_b;
+       attn::MhaF32Args a;
+       a.query = g_x;
+       a.key = g_y;
+       a.value = g_z;
+       a.out = g_out;
+       a.weights = g_weights;
+       a.weights_mode = attn::MhaWeightsMode::kPerHead;
+       a.mask = full_mask(0);
+       return attn::mha_f32(kMha, w, a, s);
+     },
+     2 * 9 * 6, 2 * 3 * 9 * 70},
+    {"bahdanau_f32", [] { return attn::bahdanau_f32_scratch_bytes(kBahdanau); },
+     [](attn::Scratch s) {
+       attn::BahdanauF32Weights w;
+       w.w1 = g_w1;
+       w.b1 = g_b;
+       w.w2 = g_w2;
+       w.b2 = g_b + 16;
+       w.v = g_w3;
+       w.bv = 0.25f;
+       attn::BahdanauF32Args a;
+       a.query = g_x;
+       a.keys = g_y;
+       a.context = g_out;
+       a.weights = g_weights;
+       a.key_lengths = g_lens;
+       return attn::bahdanau_f32(kBahdanau, w, a, s);
+     },
+     2 * 7, 2 * 70},
+    {"luong_dot_f32", [] { return attn::luong_dot_f32_scratch_bytes(kLuongDot); },
+     [](attn::Scratch s) {
+       attn::LuongF32Args a;
+       a.query = g_x;
+       a.keys = g_y;
+       a.context = g_out;
+       a.weights = g_weights;
+       a.key_lengths = g_lens;
+       return attn::luong_dot_f32(kLuongDot, a, s);
+     },
+     2 * 7, 2 * 70},
+    {"luong_general_f32", [] { return attn::luong_general_f32_scratch_bytes(kLuongGeneral); },
+     [](attn::Scratch s) {
+       attn::LuongF32Args a;
+       a.query = g_x;
+       a.keys = g_y;
+       a.context = g_out;
+       a.weights = g_weights;
+       return attn::luong_general_f32(kLuongGeneral, {g_w1, g_b}, a, s);
+     },
+     2 * 7, 2 * 70},
+    {"general_attention_f32", [] { return attn::general_attention_f32_scratch_bytes(kGeneral); },
+     [](attn::Scratch s) {
+       attn::GeneralAttentionF32Args a;
+       a.x = g_x;
+       a.out = g_out;
+       a.weights = g_weights;
+       a.mask = full_mask(81);
+       a.mask.key_lengths = g_short_lens;
+       return attn::general_attention_f32(kGeneral, {g_w1, g_w2, g_w3}, a, s);
+     },
+     2 * 9 * 3, 2 * 9 * 9},
+};
+
+float sentinel() { return attn_test::bits_float(0x7fb0b0b0u); }
+
+void arm_outputs() {
+  for (float& x : g_out) x = sentinel();
+  for (float& x : g_weights) x = sentinel();
+}
+
+}  // namespace
+
+ATTN_CASE(Scratch, DocumentedFormulas) {
+  // sdpa.h: 64 + align64(4*8*dk) + align64(4*8*64) + align64(4*8*dv) + 3*align64(4*8)
+  ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes(kSdpa), 64 + 256 + 2048 + 192 + 3 * 64);
+  ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes({1, 64, 64, 64, 64}), 6400);
+  ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes({7, 4096, 3, 64, 64}), 6400);
+  // bahdanau.h: 64 + 2*align64(4*units) + align64(4*64) + align64(4*key_dim)
+  ATTN_EXPECT_EQ_INT(attn::bahdanau_f32_scratch_bytes(kBahdanau), 64 + 2 * 64 + 256 + 64);
+  ATTN_EXPECT_EQ_INT(attn::bahdanau_f32_scratch_bytes({1, 100000, 5, 7, 9}),
+                     attn::bahdanau_f32_scratch_bytes(kBahdanau));
+  // luong.h
+  ATTN_EXPECT_EQ_INT(attn::luong_dot_f32_scratch_bytes(kLuongDot),
+                     attn::sdpa_f32_scratch_bytes({1, 1, 70, 7, 7}));
+  ATTN_EXPECT_EQ_INT(attn::luong_general_f32_scratch_bytes(kLuongGeneral),
+                     attn::sdpa_f32_scratch_bytes({1, 1, 70, 7, 7}) + f32_bytes(7));
+  // mha.h: 2*align64(4*sq*hd) + 2*align64(4*skv*hd) + sdpa({1, sq, skv, hd, hd})
+  ATTN_EXPECT_EQ_INT(attn::mha_f32_scratch_bytes(kMha),
+                     2 * f32_bytes(9 * 2) + 2 * f32_bytes(70 * 2) +
+                         attn::sdpa_f32_scratch_bytes({1, 9, 70, 2, 2}));
+  // general_attention.h: 2*align64(4*seq*dk) + align64(4*seq*dv) + sdpa({1, seq, seq, dk, dv})
+  ATTN_EXPECT_EQ_INT(attn::general_attention_f32_scratch_bytes(kGeneral),
+                     2 * f32_bytes(9 * 7) + f32_bytes(9 * 3) +
+                         attn::sdpa_f32_scratch_bytes({1, 9, 9, 7, 3}));
+  // The compile-time workspace is exactly the op's bytes, 64-byte aligned.
+  using Ws = attn::Workspace<attn::sdpa_f32_scratch_bytes(kSdpa)>;
+  ATTN_EXPECT_EQ_INT(sizeof(Ws), attn::sdpa_f32_scratch_bytes(kSdpa));
+  ATTN_EXPECT_EQ_INT(alignof(Ws), 64);
+  // Sizes of non-positive shapes are 0 (the op rejects them anyway).
+  ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes({1, 1, 1, 0, 4}), 0);
+  ATTN_EXPECT_EQ_INT(attn::mha_f32_scratch_bytes({1, 1, 1, 6, 4, 0, 0}), 0);
+}
+
+ATTN_CASE(Scratch, ExactSizeAtEveryMisalignmentWithGuardBands) {
+  fill_inputs();
+  for (const OpUnderTest& op : kOps) {
+    const std::size_t need = op.bytes();
+    ATTN_ASSERT_TRUE(need > 0 && kGuard + 63 + need + kGuard <= sizeof g_block);
+    // Reference run: 64-byte aligned scratch.
+    arm_outputs();
+    ATTN_EXPECT_STATUS(op.call({g_block + kGuard, need}), Status::kOk);
+    std::memcpy(g_want_out, g_out, sizeof g_out);
+    std::memcpy(g_want_weights, g_weights, sizeof g_weights);
+    for (std::size_t off = 0; off < 64; ++off) {
+      const int before = ctx.failures;
+      std::memset(g_block, kFill, sizeof g_block);
+      unsigned char* data = g_block + kGuard + off;
+      arm_outputs();
+      ATTN_EXPECT_STATUS(op.call({data, need}), Status::kOk);
+      ATTN_EXPECT_SAME_BITS("out", g_out, g_want_out, op.n_out);
+      ATTN_EXPECT_SAME_BITS("weights", g_weights, g_want_weights, op.n_weights);
+      ATTN_EXPECT_ALL_BYTES("guard before scratch", g_block, kFill, kGuard + off);
+      ATTN_EXPECT_ALL_BYTES("guard after scratch", data + need, kFill,
+                            sizeof g_block - (kGuard + off + need));
+      // One byte short: refused, nothing written.
+      arm_outputs();
+      ATTN_EXPECT_STATUS(op.call({data, need - 1}), Status::kScratchTooSmall);
+      ATTN_EXPECT_ALL_BITS("out after kScratchTooSmall", g_out, sentinel(), op.n_out);
+      ATTN_EXPECT_ALL_BITS("weights after kScratchTooSmall", g_weights, sentinel(),
+                           op.n_weights);
+      if (ctx.failures != before) {
+        attn_test::fail(ctx, __FILE__, __LINE__, "%s with scratch at offset %lu, %lu bytes",
+                        op.name, static_cast<unsigned long>(off),
+                        static_cast<unsigned long>(need));
+        return;
+      }
+    }
+  }
+}
+
+ATTN_CASE(Scratch, LargerScratchGivesTheSameBits) {
+  fill_inputs();
+  for (const OpUnderTest& op : kOps) {
+    const std::size_t need = op.bytes();
+    arm_outputs();
+    ATTN_EXPECT_STATUS(op.call({g_block + kGuard, need}), Status::kOk);
+    std::memcpy(g_want_out, g_out, sizeof g_out);
+    std::memcpy(g_want_weights, g_weights, sizeof g_weights);
+    arm_outputs();
+    ATTN_EXPECT_STATUS(op.call({g_block + 3, sizeof g_block - 3}), Status::kOk);
+    ATTN_EXPECT_SAME_BITS(op.name, g_out, g_want_out, op.n_out);
+    ATTN_EXPECT_SAME_BITS(op.name, g_weights, g_want_weights, op.n_weights);
+  }
+}
