@@ -441,6 +441,53 @@ def mha_case_lines(c):
     return [head, quant, ws]
 
 
+LUONG_QUANT_NAMES = ["query", "keys", "keys_proj", "scores", "context"]
+
+
+def random_luong_case(seed):
+    g = np.random.default_rng(seed)
+    general = bool(seed % 2)
+    B = int(g.integers(1, 4))
+    seq = int(g.integers(1, 121))
+    kd = int(g.integers(1, 97))
+    qd = int(g.integers(1, 97)) if general else kd
+    zp = lambda: int(g.integers(-128, 128))
+    quant = {"query": (f32(10 ** g.uniform(-2.5, -0.5)), zp()),
+             "keys": (f32(10 ** g.uniform(-2.5, -0.5)), zp())}
+    wbase = 10 ** g.uniform(-3, -1)
+    scales = [f32(wbase * 10 ** g.uniform(-0.3, 0.3)) for _ in range(qd)] if general else []
+    spread = lambda: 10 ** g.uniform(math.log10(10), math.log10(120))
+    quant["keys_proj"] = (f32(quant["keys"][0] * wbase * math.sqrt(kd) * 74 * 73 / spread()), zp())
+    kq = quant["keys_proj"] if general else quant["keys"]
+    quant["scores"] = (f32(quant["query"][0] * kq[0] * math.sqrt(qd) * 74 * 74 / spread()), zp())
+    quant["context"] = (f32(quant["keys"][0] * 10 ** g.uniform(-0.4, 0.4)), zp())
+    bk = g.integers(0, 3)
+    beta = 1.0 if bk else f32(10 ** g.uniform(-1, 1.5) / quant["scores"][0])
+    if beta * quant["scores"][0] * 2.0 ** 26 < 1:
+        beta = 1.0
+    return dict(seed=seed, general=general, B=B, seq=seq, qd=qd, kd=kd, quant=quant, scales=scales,
+                bias=bool(g.integers(0, 2)) and general, has_lengths=bool(g.integers(0, 2)), beta=f32(beta))
+
+
+def run_luong_case(c):
+    r = Rng(c["seed"])
+    B, seq, qd, kd = c["B"], c["seq"], c["qd"], c["kd"]
+    query = r.int8s(B * qd).reshape(B, 1, qd)
+    keys = r.int8s(B * seq * kd).reshape(B, seq, kd)
+    kq = c["quant"]["keys"]
+    kmat = keys
+    if c["general"]:
+        W = np.array([r.range(0, 254) - 127 for _ in range(qd * kd)], dtype=np.int64).reshape(qd, kd)
+        bias = np.array([r.range(0, 60000) - 30000 for _ in range(qd)], dtype=np.int64) if c["bias"] else None
+        kmat = fully_connected(keys, W, c["scales"], bias, c["quant"]["keys"], c["quant"]["keys_proj"])
+        kq = c["quant"]["keys_proj"]
+    lengths = [r.range(0, seq) for _ in range(B)] if c["has_lengths"] else None
+    keep = keep_matrix(B, 1, seq, False, lengths, None)
+    out, probs, _ = sdpa_s8(query, kmat, keys, c["quant"]["query"], kq, c["quant"]["keys"],
+                            c["quant"]["scores"], c["quant"]["context"], c["beta"], keep)
+    return out, probs
+
+
 def gen(outdir):
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, "softmax_cases.txt")
@@ -463,6 +510,22 @@ def gen(outdir):
             c = random_sdpa_case(seed)
             out, probs, _ = run_sdpa_case(c)
             f.write(sdpa_case_line(c) + "\n")
+            f.write("out %s\n" % hexs(out))
+            f.write("probs %s\n" % hexs(probs))
+    print("wrote", path)
+    path = os.path.join(outdir, "luong_cases.txt")
+    with open(path, "w") as f:
+        f.write("# int8 Luong reference cases: tools/int8_reference.py gen (seeds 700..759; odd = general)\n")
+        f.write("# luong <seed> <general> <B> <seq> <query_dim> <key_dim> <bias> <lengths> <beta bits>\n")
+        f.write("# quant: (scale bits, zp) of query keys keys_proj scores context; wscales per query_dim channel\n")
+        f.write("# inputs from Rng(seed): query keys [W (range(0,254)-127) [bias]] [lengths]\n")
+        for seed in range(700, 760):
+            c = random_luong_case(seed)
+            out, probs = run_luong_case(c)
+            f.write("luong %u %d %d %d %d %d %d %d %08x\n" % (seed, int(c["general"]), c["B"], c["seq"], c["qd"],
+                                                          c["kd"], int(c["bias"]), int(c["has_lengths"]), f32_bits(c["beta"])))
+            f.write("quant " + " ".join("%08x %d" % (f32_bits(c["quant"][n][0]), c["quant"][n][1]) for n in LUONG_QUANT_NAMES) + "\n")
+            f.write("wscales " + " ".join("%08x" % f32_bits(x) for x in c["scales"]) + "\n")
             f.write("out %s\n" % hexs(out))
             f.write("probs %s\n" % hexs(probs))
     print("wrote", path)

@@ -1,0 +1,85 @@
+// Luong attention, int8, bit-identical to the TensorFlow Lite op sequence:
+//
+//   dot:      S = BATCH_MATMUL(query, keys, adj_y)                 -> int8 (scores quant)
+//   general:  K' = FULLY_CONNECTED(keys, W, b) -> int8 (keys_proj quant), S = BATCH_MATMUL(query, K')
+//   P = SOFTMAX(S, beta) (scale 1/256, zero point -128; beta defaults to 1: Luong has no 1/sqrt(d))
+//   context = BATCH_MATMUL(P, keys)                                   -> int8 (context quant)
+//
+// i.e. sdpa_s8 with a single query and values = keys (see sdpa_s8.h for the
+// masking rule and exactness limits). Luong general's Dense is TFLite's int8
+// per-channel FULLY_CONNECTED (see mha_s8.h): W int8 [query_dim, key_dim]
+// (TFLite's [out, in] layout; Keras stores the transpose), per-output-channel
+// float scales, int32 bias or null. Unlike the float op (where q . b cancels
+// in the softmax), the int8 bias changes K' and its rounding, so it is applied.
+//
+// Layout: query [batch, query_dim], keys [batch, seq, key_dim],
+//         context [batch, key_dim], weights optional [batch, seq] (int8 codes).
+// key_lengths [batch] optional: keys j >= key_lengths[b] are removed; a batch
+// item with length 0 outputs the context zero point.
+//
+// Scratch: luong_s8_scratch_bytes = 64 + align64(seq * query_dim) (general only)
+//                                   + 2 * align64(seq) + align64(4 * key_dim)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/int8/quantize.h"
+#include "attn/luong.h"
+#include "attn/mha_s8.h"
+#include "attn/scratch.h"
+#include "attn/sdpa_s8.h"
+#include "attn/status.h"
+
+namespace attn {
+
+struct LuongS8Quant {
+  QuantParams query, keys;
+  QuantParams keys_proj;  // general only: the FULLY_CONNECTED output
+  QuantParams scores, context;
+  float beta = 0.0f;  // 0 = 1.0
+};
+
+struct LuongS8Params {
+  LuongGeneralShape shape{};  // dot: query_dim == key_dim == dim
+  bool general = false;
+  FcS8Layer proj{};
+  SdpaS8Params attend{};
+};
+
+constexpr std::size_t luong_s8_scratch_bytes(const LuongGeneralShape& s, bool general) {
+  if (s.seq <= 0 || s.key_dim <= 0 || s.query_dim <= 0) return 0;
+  const auto seq = static_cast<std::size_t>(s.seq);
+  return kAlign + (general ? align_up(seq * static_cast<std::size_t>(s.query_dim)) : 0) +
+         2 * align_up(seq) + align_up(4 * static_cast<std::size_t>(s.key_dim));
+}
+constexpr std::size_t luong_dot_s8_scratch_bytes(const LuongDotShape& s) {
+  return luong_s8_scratch_bytes({s.batch, s.seq, s.dim, s.dim}, false);
+}
+constexpr std::size_t luong_general_s8_scratch_bytes(const LuongGeneralShape& s) {
+  return luong_s8_scratch_bytes(s, true);
+}
+
+// Both return kOk, or kNullPointer, kBadShape, kOverflow (key_dim/query_dim
+// or seq beyond sdpa_s8's limits), kBadArgument (invalid scale, zero point,
+// beta or weight scale). general: storage holds query_dim multipliers and
+// must outlive the params.
+Status luong_dot_s8_prepare(const LuongDotShape& shape, const LuongS8Quant& quant,
+                            LuongS8Params* params);
+Status luong_general_s8_prepare(const LuongGeneralShape& shape, const LuongS8Quant& quant,
+                                const FcS8Weights& weights, QuantizedMultiplier* storage,
+                                LuongS8Params* params);
+
+struct LuongS8Args {
+  const int8_t* query = nullptr;
+  const int8_t* keys = nullptr;
+  int8_t* context = nullptr;
+  int8_t* weights = nullptr;             // optional [batch, seq]
+  const int32_t* key_lengths = nullptr;  // optional [batch]
+};
+
+// Returns kOk, or without writing anything: kNullPointer, kBadArgument (a key
+// length outside [0, seq]), kScratchTooSmall.
+Status luong_s8(const LuongS8Params& params, const LuongS8Args& args, Scratch scratch);
+
+}  // namespace attn
