@@ -218,7 +218,13 @@ ATTN_CASE(NonFinite, OtherOpsDoNotCrashAndPoisonOnlyTheirItem) {
   attn_test::fill_uniform(rng, w1, 12, -1, 1);
   attn_test::fill_uniform(rng, w2, 12, -1, 1);
   attn_test::fill_uniform(rng, vv, 3, -1, 1);
-  alignas(64) static unsigned char scratch[4096];
+  constexpr std::size_t kNeed[] = {attn::luong_dot_f32_scratch_bytes({2, 5, 4}),
+                                   attn::luong_general_f32_scratch_bytes({2, 5, 4, 4}),
+                                   attn::bahdanau_f32_scratch_bytes({2, 5, 4, 4, 3})};
+  constexpr std::size_t kMost = kNeed[0] > kNeed[1] ? (kNeed[0] > kNeed[2] ? kNeed[0] : kNeed[2])
+                                                    : (kNeed[1] > kNeed[2] ? kNeed[1] : kNeed[2]);
+  static attn::Workspace<kMost> ws;
+  unsigned char* scratch = ws.storage;
   for (int op = 0; op < 3; ++op) {
     for (int pass = 0; pass < 2; ++pass) {
       Rng qr(806);
@@ -231,9 +237,9 @@ ATTN_CASE(NonFinite, OtherOpsDoNotCrashAndPoisonOnlyTheirItem) {
       a.weights = pass == 0 ? wt_clean : wt_bad;
       attn::Status st = attn::Status::kOk;
       if (op == 0) {
-        st = attn::luong_dot_f32({2, 5, 4}, a, {scratch, sizeof scratch});
+        st = attn::luong_dot_f32({2, 5, 4}, a, {scratch, kMost});
       } else if (op == 1) {
-        st = attn::luong_general_f32({2, 5, 4, 4}, {w, nullptr}, a, {scratch, sizeof scratch});
+        st = attn::luong_general_f32({2, 5, 4, 4}, {w, nullptr}, a, {scratch, kMost});
       } else {
         attn::BahdanauF32Weights bw;
         bw.w1 = w1;
@@ -244,7 +250,7 @@ ATTN_CASE(NonFinite, OtherOpsDoNotCrashAndPoisonOnlyTheirItem) {
         ba.keys = keys;
         ba.context = a.context;
         ba.weights = a.weights;
-        st = attn::bahdanau_f32({2, 5, 4, 4, 3}, bw, ba, {scratch, sizeof scratch});
+        st = attn::bahdanau_f32({2, 5, 4, 4, 3}, bw, ba, {scratch, kMost});
       }
       ATTN_EXPECT_STATUS(st, attn::Status::kOk);
     }

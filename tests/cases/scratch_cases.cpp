@@ -165,12 +165,19 @@ void arm_outputs() {
 }  // namespace
 
 ATTN_CASE(Scratch, DocumentedFormulas) {
-  // sdpa.h: 64 + align64(4*8*dk) + align64(4*8*64) + align64(4*8*dv) + 3*align64(4*8)
-  ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes(kSdpa), 64 + 256 + 2048 + 192 + 3 * 64);
-  ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes({1, 64, 64, 64, 64}), 6400);
-  ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes({7, 4096, 3, 64, 64}), 6400);
-  // bahdanau.h: 64 + 2*align64(4*units) + align64(4*64) + align64(4*key_dim)
-  ATTN_EXPECT_EQ_INT(attn::bahdanau_f32_scratch_bytes(kBahdanau), 64 + 2 * 64 + 256 + 64);
+  // sdpa.h: 64 + align64(4*Tq*dk) + align64(4*Tq*Bk) + align64(4*Tq*dv) + 3*align64(4*Tq)
+  // with Tq = kSdpaQueryTile, Bk = kSdpaKeyBlock; independent of the sequences.
+  const auto tq = static_cast<std::size_t>(attn::kSdpaQueryTile);
+  const auto bk = static_cast<std::size_t>(attn::kSdpaKeyBlock);
+  ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes(kSdpa),
+                     64 + f32_bytes(tq * 7) + f32_bytes(tq * bk) + f32_bytes(tq * 5) +
+                         3 * f32_bytes(tq));
+  ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes({7, 4096, 3, 64, 64}),
+                     attn::sdpa_f32_scratch_bytes({1, 1, 1, 64, 64}));
+  ATTN_EXPECT_TRUE(attn::sdpa_f32_scratch_bytes({1, 4096, 4096, 64, 64}) < 64u * 1024u);
+  // bahdanau.h: 64 + 2*align64(4*units) + align64(4*Bk) + align64(4*key_dim)
+  ATTN_EXPECT_EQ_INT(attn::bahdanau_f32_scratch_bytes(kBahdanau),
+                     64 + 2 * f32_bytes(9) + f32_bytes(bk) + f32_bytes(7));
   ATTN_EXPECT_EQ_INT(attn::bahdanau_f32_scratch_bytes({1, 100000, 5, 7, 9}),
                      attn::bahdanau_f32_scratch_bytes(kBahdanau));
   // luong.h

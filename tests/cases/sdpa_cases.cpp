@@ -1,5 +1,5 @@
 // sdpa_f32 against the double-precision reference (ref_double.h): random
-// shapes (1, odd, across the 8-row query tile and 64-key block), every mask
+// shapes (1, odd, across the query tile and the 64-key block), every mask
 // kind alone and combined, broadcast and per-batch matrices, fully masked rows,
 // the optional weights, explicit and default scale, inputs off 64-byte
 // alignment, and the seed's Keras batch (B=64, S=5, d=64).

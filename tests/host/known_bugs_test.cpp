@@ -31,7 +31,7 @@ attn::Status run_sdpa(const attn::SdpaShape& shape, const std::vector<float>& q,
 // sdpa.h: NaN in v propagates "to the affected output rows" only. With the
 // causal mask, rows 0..4 never see key 5, yet a NaN in v[5] reaches them:
 // the engine multiplies the masked key's probability 0 by v[5] (0 * NaN = NaN)
-// for every row of the 8-row query tile that shares the key block. The same
+// for every row of its query tile (kSdpaQueryTile rows) that shares the key block. The same
 // happens for keys hidden by a boolean or -inf additive mask inside a visited
 // block. (Keys past a key length are never visited, so padding is safe.)
 TEST(KnownBugs, DISABLED_NanValueOfMaskedKeyLeaksIntoRowsThatCannotSeeIt) {
