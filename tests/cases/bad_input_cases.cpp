@@ -32,7 +32,9 @@ int32_t g_lens[4] = {1, 4, 0, 2};
 // Outputs, checked untouched after every failing call.
 float g_out[512];
 float g_weights[512];
-alignas(64) unsigned char g_scratch[16384];
+// Scratch comes from the case arena (see run_table).
+constexpr std::size_t kScratchBytes = 16384;
+unsigned char* g_scratch = nullptr;
 
 float sentinel() { return attn_test::bits_float(0x7fa5a5a5u); }
 
@@ -88,7 +90,7 @@ void scratch_rows(attn_test::Context& ctx, const char* op, Call valid, Status (*
   const Row rows[] = {
       {"scratch one byte short", g_scratch, need - 1},
       {"scratch of 0 bytes", g_scratch, 0},
-      {"scratch data null", nullptr, sizeof g_scratch},
+      {"scratch data null", nullptr, kScratchBytes},
       {"scratch data null, 0 bytes", nullptr, 0},
   };
   for (const Row& r : rows) {
@@ -276,6 +278,9 @@ template <typename Call, std::size_t N>
 void run_table(attn_test::Context& ctx, const char* op, Call (*valid)(), Status (*run)(Call&),
                const Row<Call> (&rows)[N]) {
   fill_inputs();
+  attn_test::Arena arena;
+  g_scratch = static_cast<unsigned char*>(arena.bytes(kScratchBytes));
+  ATTN_ASSERT_TRUE(arena.ok());
   {
     Call c = valid();
     arm_outputs();

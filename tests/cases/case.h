@@ -91,7 +91,7 @@ bool is_disabled(const Case& c);
 // An Arena object is a bump allocator over it that gives its memory back when
 // it goes out of scope (stack discipline: inner Arenas nest). Allocation never
 // fails loudly: it returns null and clears ok(), which the case asserts.
-inline constexpr std::size_t kArenaBytes = 224u * 1024u;
+inline constexpr std::size_t kArenaBytes = 192u * 1024u;
 
 class Arena {
  public:

@@ -15,33 +15,47 @@ using attn::Status;
 using attn::f32_bytes;
 using attn_test::Rng;
 
-// Inputs shared by every op (odd shapes so every f32_bytes rounds up).
-float g_x[4096], g_y[4096], g_z[4096], g_w1[1024], g_w2[1024], g_w3[1024], g_w4[1024], g_b[256];
-float g_keras[1024], g_additive[1024];
-uint8_t g_boolean[1024];
+// Inputs shared by every op (odd shapes so every f32_bytes rounds up). They
+// live in the case arena (set up by Buffers), not in .bss of their own.
+constexpr std::size_t kIn = 1024, kOut = 256, kW = 4096, kMaskN = 1024;
+float *g_x, *g_y, *g_z, *g_w1, *g_w2, *g_w3, *g_w4, *g_b;
+float *g_keras, *g_additive;
+uint8_t* g_boolean;
 const int32_t g_lens[2] = {9, 70};
 const int32_t g_short_lens[2] = {4, 9};
-float g_out[2048], g_weights[4096];
-float g_want_out[2048], g_want_weights[4096];
+float *g_out, *g_weights, *g_want_out, *g_want_weights;
 
 constexpr std::size_t kGuard = 64;
-alignas(64) unsigned char g_block[kGuard + 64 + 24 * 1024 + kGuard];
+constexpr std::size_t kBlock = kGuard + 64 + 12 * 1024 + kGuard;
+unsigned char* g_block;
 constexpr unsigned char kFill = 0xA5;
 
-void fill_inputs() {
-  static bool done = false;
-  if (done) return;
-  done = true;
-  Rng rng(900);
-  for (float* p : {g_x, g_y, g_z}) attn_test::fill_uniform(rng, p, 4096, -1, 1);
-  for (float* p : {g_w1, g_w2, g_w3, g_w4}) attn_test::fill_uniform(rng, p, 1024, -0.5f, 0.5f);
-  attn_test::fill_uniform(rng, g_b, 256, -0.5f, 0.5f);
-  attn_test::fill_uniform(rng, g_additive, 1024, -1, 0);
-  for (int i = 0; i < 1024; ++i) {
-    g_keras[i] = i % 7 == 0 ? 1.0f : 0.0f;
-    g_boolean[i] = i % 5 == 0 ? 1 : 0;
+// Carves and fills every buffer from the arena for the lifetime of a case.
+struct Buffers {
+  attn_test::Arena arena;
+  Buffers() {
+    for (float** p : {&g_x, &g_y, &g_z, &g_w1, &g_w2, &g_w3, &g_w4}) *p = arena.alloc<float>(kIn);
+    g_b = arena.alloc<float>(kOut);
+    g_keras = arena.alloc<float>(kMaskN);
+    g_additive = arena.alloc<float>(kMaskN);
+    g_boolean = arena.alloc<uint8_t>(kMaskN);
+    g_out = arena.alloc<float>(kOut);
+    g_want_out = arena.alloc<float>(kOut);
+    g_weights = arena.alloc<float>(kW);
+    g_want_weights = arena.alloc<float>(kW);
+    g_block = static_cast<unsigned char*>(arena.bytes(kBlock));
+    if (!arena.ok()) return;
+    Rng rng(900);
+    for (float* p : {g_x, g_y, g_z}) attn_test::fill_uniform(rng, p, kIn, -1, 1);
+    for (float* p : {g_w1, g_w2, g_w3, g_w4}) attn_test::fill_uniform(rng, p, kIn, -0.5f, 0.5f);
+    attn_test::fill_uniform(rng, g_b, kOut, -0.5f, 0.5f);
+    attn_test::fill_uniform(rng, g_additive, kMaskN, -1, 0);
+    for (std::size_t i = 0; i < kMaskN; ++i) {
+      g_keras[i] = i % 7 == 0 ? 1.0f : 0.0f;
+      g_boolean[i] = i % 5 == 0 ? 1 : 0;
+    }
   }
-}
+};
 
 // One op bound to fixed shapes and inputs, writing g_out / g_weights.
 struct OpUnderTest {
@@ -158,8 +172,8 @@ const OpUnderTest kOps[] = {
 float sentinel() { return attn_test::bits_float(0x7fb0b0b0u); }
 
 void arm_outputs() {
-  for (float& x : g_out) x = sentinel();
-  for (float& x : g_weights) x = sentinel();
+  for (std::size_t i = 0; i < kOut; ++i) g_out[i] = sentinel();
+  for (std::size_t i = 0; i < kW; ++i) g_weights[i] = sentinel();
 }
 
 }  // namespace
@@ -203,18 +217,19 @@ ATTN_CASE(Scratch, DocumentedFormulas) {
 }
 
 ATTN_CASE(Scratch, ExactSizeAtEveryMisalignmentWithGuardBands) {
-  fill_inputs();
+  Buffers buffers;
+  ATTN_ASSERT_TRUE(buffers.arena.ok());
   for (const OpUnderTest& op : kOps) {
     const std::size_t need = op.bytes();
-    ATTN_ASSERT_TRUE(need > 0 && kGuard + 63 + need + kGuard <= sizeof g_block);
+    ATTN_ASSERT_TRUE(need > 0 && kGuard + 63 + need + kGuard <= kBlock && op.n_out <= kOut && op.n_weights <= kW);
     // Reference run: 64-byte aligned scratch.
     arm_outputs();
     ATTN_EXPECT_STATUS(op.call({g_block + kGuard, need}), Status::kOk);
-    std::memcpy(g_want_out, g_out, sizeof g_out);
-    std::memcpy(g_want_weights, g_weights, sizeof g_weights);
+    std::memcpy(g_want_out, g_out, kOut * sizeof(float));
+    std::memcpy(g_want_weights, g_weights, kW * sizeof(float));
     for (std::size_t off = 0; off < 64; ++off) {
       const int before = ctx.failures;
-      std::memset(g_block, kFill, sizeof g_block);
+      std::memset(g_block, kFill, kBlock);
       unsigned char* data = g_block + kGuard + off;
       arm_outputs();
       ATTN_EXPECT_STATUS(op.call({data, need}), Status::kOk);
@@ -222,7 +237,7 @@ ATTN_CASE(Scratch, ExactSizeAtEveryMisalignmentWithGuardBands) {
       ATTN_EXPECT_SAME_BITS("weights", g_weights, g_want_weights, op.n_weights);
       ATTN_EXPECT_ALL_BYTES("guard before scratch", g_block, kFill, kGuard + off);
       ATTN_EXPECT_ALL_BYTES("guard after scratch", data + need, kFill,
-                            sizeof g_block - (kGuard + off + need));
+                            kBlock - (kGuard + off + need));
       // One byte short: refused, nothing written.
       arm_outputs();
       ATTN_EXPECT_STATUS(op.call({data, need - 1}), Status::kScratchTooSmall);
@@ -240,15 +255,16 @@ ATTN_CASE(Scratch, ExactSizeAtEveryMisalignmentWithGuardBands) {
 }
 
 ATTN_CASE(Scratch, LargerScratchGivesTheSameBits) {
-  fill_inputs();
+  Buffers buffers;
+  ATTN_ASSERT_TRUE(buffers.arena.ok());
   for (const OpUnderTest& op : kOps) {
     const std::size_t need = op.bytes();
     arm_outputs();
     ATTN_EXPECT_STATUS(op.call({g_block + kGuard, need}), Status::kOk);
-    std::memcpy(g_want_out, g_out, sizeof g_out);
-    std::memcpy(g_want_weights, g_weights, sizeof g_weights);
+    std::memcpy(g_want_out, g_out, kOut * sizeof(float));
+    std::memcpy(g_want_weights, g_weights, kW * sizeof(float));
     arm_outputs();
-    ATTN_EXPECT_STATUS(op.call({g_block + 3, sizeof g_block - 3}), Status::kOk);
+    ATTN_EXPECT_STATUS(op.call({g_block + 3, kBlock - 3}), Status::kOk);
     ATTN_EXPECT_SAME_BITS(op.name, g_out, g_want_out, op.n_out);
     ATTN_EXPECT_SAME_BITS(op.name, g_weights, g_want_weights, op.n_weights);
   }
