@@ -53,6 +53,9 @@ def mha_cases(out):
     torch.save(models["mha"].state_dict(), os.path.join(out, "mha.pt"))
     convert(out, "mha", "--from", "mha.pt", "--heads", "4", "--dtype", "int8",
             "--calibrate", "mha_int8.calib.npy", "--out", "mha_int8.attn")
+    convert(out, "mha", "--from", "mha.pt", "--heads", "4", "--dtype", "int8",
+            "--calibrate", "mha_int8.calib.npy", "--calibrate-causal",
+            "--out", "mha_int8_causal.attn")
     os.remove(os.path.join(out, "mha.pt"))
 
     # (case, model, batch, seq_q, seq_kv, self-attention, causal, key lengths)

@@ -63,6 +63,10 @@ def parser():
     m.add_argument("--calibrate-key", metavar="K.npy", help="int8: calibration keys [N, S, kdim]")
     m.add_argument("--calibrate-value", metavar="V.npy",
                    help="int8: calibration values [N, S, vdim] (default: the keys)")
+    m.add_argument("--calibrate-causal", action="store_true",
+                   help="int8: calibrate over both unmasked and causal (look-ahead masked) "
+                        "runs; use it when the model runs with a causal mask (masked "
+                        "attention is peakier and needs wider activation ranges)")
     m.add_argument("--seq-kv", type=int, metavar="N", help="key length for the summary "
                                                            "(default --seq)")
     b = sub.add_parser("bahdanau", help="Keras-style Bahdanau (additive) attention",
@@ -209,9 +213,17 @@ def convert(args):
             raise ConvertError("--dtype int8 needs --calibrate X.npy (sample inputs)")
         if op == "mha":
             q, k, v = calib_mha(args, params)
-            calib = reference.mha(w, params["num_heads"], q, k, v)
-            tensors, acts, qw = quant.quantize_mha(w, params["num_heads"], calib, args.percentile)
-            sim = quant.simulate_mha(qw, acts, params["num_heads"], q, k, v)
+            h = params["num_heads"]
+            masks = [None]
+            if args.calibrate_causal:
+                sq, skv = q.shape[1], k.shape[1]
+                i, j = np.arange(sq)[:, None], np.arange(skv)[None, :]
+                masks.append(np.where(j > i + (skv - sq), -np.inf, 0.0))
+            runs = [reference.mha(w, h, q, k, v, mask) for mask in masks]
+            calib = {n: np.concatenate([r[n].reshape(-1) for r in runs]) for n in runs[0]}
+            tensors, acts, qw = quant.quantize_mha(w, h, calib, args.percentile)
+            sim = np.concatenate([quant.simulate_mha(qw, acts, h, q, k, v, mask).reshape(-1)
+                                  for mask in masks])
         elif op == "bahdanau":
             q, h = calib_qk(args, params)
             calib = reference.bahdanau(w, q, h)

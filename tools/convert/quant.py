@@ -41,8 +41,13 @@ def choose_qparams(lo, hi):
     return scale, zp
 
 
+def round_away(x):
+    """Round half away from zero (std::round, as TFLite's QUANTIZE)."""
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
 def quantize(x, scale, zp):
-    return np.clip(np.round(np.asarray(x, np.float64) / scale) + zp, -128, 127).astype(np.int8)
+    return np.clip(round_away(np.asarray(x, np.float64) / scale) + zp, -128, 127).astype(np.int8)
 
 
 def dequantize(q, scale, zp):

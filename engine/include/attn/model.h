@@ -60,8 +60,9 @@
 //   act_scale [n] f32 > 0 and act_zero_point [n] int32 in [-128, 127]:
 //   the per-tensor activation parameters, indexed by MhaAct / BahdanauAct /
 //   LuongAct (n = that enum's kCount).
-// The loader validates int8 blobs fully; running them waits for the int8 ops
-// (model_run_* returns kUnsupported for an int8 model today).
+// The loader validates int8 blobs fully. int8 MHA models run through mha_s8
+// (attn/model_s8.h: model_mha_s8_prepare); Bahdanau and Luong int8 models wait
+// for their int8 ops. The float runners below return kUnsupported for int8.
 // ---------------------------------------------------------------------------
 //
 // Validation (model_load): the buffer is checked before anything inside it is
@@ -273,7 +274,7 @@ std::size_t model_scratch_bytes(const Model& model, int32_t batch, int32_t seq_q
 
 // Runs a loaded float model: the op's own function with the model's weights
 // and hyper-parameters. Statuses: those of the op, plus kBadArgument (model of
-// another op or not loaded) and kUnsupported (int8 model: waits for the int8 ops).
+// another op or not loaded) and kUnsupported (an int8 model: see model_s8.h).
 Status model_run_mha_f32(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv,
                          const MhaF32Args& args, Scratch scratch);
 Status model_run_bahdanau_f32(const Model& model, int32_t batch, int32_t seq,

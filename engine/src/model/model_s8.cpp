@@ -1,0 +1,103 @@
+// int8 model blobs through the int8 ops (see attn/model_s8.h). Prepare-side:
+// reads float scales from the blob; nothing here runs in an op's eval.
+#include <cstring>
+
+#include "attn/model_s8.h"
+
+namespace attn {
+namespace {
+
+const int8_t* s8(const Model& m, TensorId id) {
+  const ModelTensor& t = m.tensor(id);
+  return t.dtype == TensorDtype::kInt8 ? static_cast<const int8_t*>(t.data) : nullptr;
+}
+
+const int32_t* s32(const Model& m, TensorId id) {
+  const ModelTensor& t = m.tensor(id);
+  return t.dtype == TensorDtype::kInt32 ? static_cast<const int32_t*>(t.data) : nullptr;
+}
+
+int32_t act_count(ModelOp op) {
+  switch (op) {
+    case ModelOp::kMha: return static_cast<int32_t>(MhaAct::kCount);
+    case ModelOp::kBahdanau: return static_cast<int32_t>(BahdanauAct::kCount);
+    case ModelOp::kLuongGeneral: return static_cast<int32_t>(LuongAct::kCount);
+    default: return 0;
+  }
+}
+
+QuantParams act(const Model& m, MhaAct a) {
+  QuantParams q;
+  model_act_quant(m, static_cast<int32_t>(a), &q);
+  return q;
+}
+
+}  // namespace
+
+Status model_act_quant(const Model& model, int32_t index, QuantParams* out) {
+  if (out == nullptr) return Status::kNullPointer;
+  if (model.base == nullptr || model.dtype != ModelDtype::kInt8 || index < 0 ||
+      index >= act_count(model.op)) {
+    return Status::kBadArgument;
+  }
+  const auto* scales =
+      static_cast<const unsigned char*>(model.tensor(TensorId::kActScale).data);
+  const auto* zps =
+      static_cast<const unsigned char*>(model.tensor(TensorId::kActZeroPoint).data);
+  const auto i = static_cast<std::size_t>(index);
+  // memcpy: the table is little-endian and 4-byte aligned; the loader checked it.
+  std::memcpy(&out->scale, scales + 4 * i, 4);
+  std::memcpy(&out->zero_point, zps + 4 * i, 4);
+  return Status::kOk;
+}
+
+Status model_mha_s8_prepare(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv,
+                            QuantizedMultiplier* channel_storage, std::size_t channel_count,
+                            MhaS8Params* params) {
+  if (channel_storage == nullptr || params == nullptr) return Status::kNullPointer;
+  if (model.base == nullptr || model.op != ModelOp::kMha) return Status::kBadArgument;
+  if (model.dtype != ModelDtype::kInt8) return Status::kUnsupported;
+  const MhaShape shape = model_mha_shape(model, batch, seq_q, seq_kv);
+  if (channel_count < mha_s8_channel_count(shape)) return Status::kScratchTooSmall;
+
+  MhaS8Quant quant;
+  quant.query = act(model, MhaAct::kQuery);
+  quant.key = act(model, MhaAct::kKey);
+  quant.value = act(model, MhaAct::kValue);
+  quant.q = act(model, MhaAct::kQ);
+  quant.k = act(model, MhaAct::kK);
+  quant.v = act(model, MhaAct::kV);
+  quant.scores = act(model, MhaAct::kScores);
+  quant.attn = act(model, MhaAct::kAttn);
+  quant.out = act(model, MhaAct::kOut);
+
+  const auto e = static_cast<std::size_t>(shape.embed_dim);
+  MhaS8Weights w;
+  const int32_t* in_bias = s32(model, TensorId::kMhaInProjBias);
+  if (const int8_t* packed = s8(model, TensorId::kMhaInProjWeight)) {
+    const float* scales = model.f32(TensorId::kMhaInProjWeightScale);
+    FcS8Weights* fc[3] = {&w.q, &w.k, &w.v};
+    for (std::size_t i = 0; i < 3; ++i) {
+      fc[i]->weight = packed + i * e * e;
+      fc[i]->scales = scales + i * e;
+    }
+  } else {
+    w.q.weight = s8(model, TensorId::kMhaQProjWeight);
+    w.k.weight = s8(model, TensorId::kMhaKProjWeight);
+    w.v.weight = s8(model, TensorId::kMhaVProjWeight);
+    w.q.scales = model.f32(TensorId::kMhaQProjWeightScale);
+    w.k.scales = model.f32(TensorId::kMhaKProjWeightScale);
+    w.v.scales = model.f32(TensorId::kMhaVProjWeightScale);
+  }
+  if (in_bias != nullptr) {
+    w.q.bias = in_bias;
+    w.k.bias = in_bias + e;
+    w.v.bias = in_bias + 2 * e;
+  }
+  w.out.weight = s8(model, TensorId::kMhaOutProjWeight);
+  w.out.scales = model.f32(TensorId::kMhaOutProjWeightScale);
+  w.out.bias = s32(model, TensorId::kMhaOutProjBias);
+  return mha_s8_prepare(shape, quant, w, channel_storage, params);
+}
+
+}  // namespace attn
