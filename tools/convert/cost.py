@@ -2,9 +2,27 @@
 (engine/include/attn/{sdpa,mha,bahdanau,luong}.h). `attn info MODEL --seq N`
 computes the same numbers with the engine's own functions."""
 
+import os
+import re
+
 ALIGN = 64
-SDPA_QUERY_TILE = 8
-SDPA_KEY_BLOCK = 64
+
+
+def _engine_constant(name, default):
+    """A constant of engine/include/attn/sdpa.h when the converter runs from the
+    source tree (so the estimate follows the engine's tiling), else `default`."""
+    path = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "engine",
+                        "include", "attn", "sdpa.h")
+    try:
+        with open(path) as f:
+            m = re.search(r"constexpr\s+int32_t\s+" + name + r"\s*=\s*(\d+)", f.read())
+        return int(m.group(1)) if m else default
+    except OSError:
+        return default
+
+
+SDPA_QUERY_TILE = _engine_constant("kSdpaQueryTile", 16)
+SDPA_KEY_BLOCK = _engine_constant("kSdpaKeyBlock", 64)
 # sizeof(attn::Model) on a 32-bit target (pointers 4 bytes): the loader's descriptor.
 MODEL_DESCRIPTOR_BYTES_32 = 1312
 

@@ -1,0 +1,53 @@
+// The attn CLI's model-blob commands (model_commands.cpp):
+//   attn info MODEL [--seq N] [--seq-kv N] [--batch B]
+//       validates a blob made by tools/attn-convert with the engine's loader and
+//       prints its summary: op, dtype, hyper-parameters, tensor table, parameter
+//       and blob bytes, scratch for the given sizes, int8 activation parameters.
+//   attn run mha|bahdanau|luong-general --model MODEL ...
+//       runs the op with the model's weights (the flags below are added to the
+//       float subcommands). int8 models take float32 inputs, quantized with the
+//       model's calibrated parameters, and give float32 outputs, unless
+//       --raw-int8: int8 .npy in, int8 .npy out.
+// Every error is a CliError (exit 2) naming the file and the problem.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "common.h"
+
+namespace attn_cli {
+
+// `attn info`.
+void add_info(CLI::App* app, Runner* runner);
+
+// --model / --raw-int8 of `attn run <op>`.
+struct ModelFlags {
+  std::string path;
+  bool raw_int8 = false;
+  bool given() const { return !path.empty(); }
+};
+
+// Adds --model and --raw-int8 to a `run` subcommand. The options named in
+// `weight_options` (e.g. "--weights", "--heads") stop being required on their
+// own: exactly one of --model or them must be given (checked after parsing).
+void add_model_flags(CLI::App* sub, ModelFlags* flags,
+                     std::initializer_list<const char*> weight_options);
+
+// The inputs of a model run, from the subcommand's own flags.
+struct ModelRunFiles {
+  std::string query;        // mha [B,Sq,E]/[Sq,E]; bahdanau/luong [B,Dq]/[Dq]
+  std::string kv, value;    // mha cross-attention (default: self-attention)
+  std::string keys;         // bahdanau / luong-general [B,T,Dk]/[T,Dk]
+  std::string out, weights_out;
+  bool per_head_weights = false;
+  MaskInputs masks;
+};
+
+// Runs the model blob for `op` ("mha", "bahdanau", "luong-general").
+void run_model(const std::string& op, const ModelRunFiles& files, const ModelFlags& flags);
+
+}  // namespace attn_cli
