@@ -3,6 +3,7 @@
 // offsets and the extreme values -128 / 127.
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 
 #include "attn/int8/kernels_s8.h"
 #include "case.h"
@@ -10,6 +11,8 @@
 namespace {
 int8_t g_a[600], g_b[600];
 int32_t g_acc[520], g_acc_ref[520];
+alignas(8) int16_t g_packed[520], g_packed_ref[520], g_w[64];
+const int8_t* g_rows[64];
 }  // namespace
 
 ATTN_CASE(KernelsS8, DotAndMacMatchReference) {
@@ -37,4 +40,38 @@ ATTN_CASE(KernelsS8, DotAndMacMatchReference) {
     }
   }
   ATTN_EXPECT_TRUE(attn::detail::kernels_s8_name() != nullptr);
+}
+
+ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
+  attn_test::Rng r(78);
+  for (auto& x : g_a) x = static_cast<int8_t>(r.range(-128, 127));
+  for (auto& x : g_b) x = static_cast<int8_t>(r.range(-128, 127));
+  for (int i = 0; i < 24; ++i) g_b[i] = i % 3 ? -128 : 127;
+  static const int32_t lengths[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 64, 100, 129, 511};
+  static const int32_t zps[] = {-128, -7, 0, 3, 127};
+  for (int32_t off = 0; off < 4; ++off) {
+    for (int32_t n : lengths) {
+      for (int32_t zp : zps) {
+        const int8_t* q = g_a + off;
+        const int8_t* k = g_b + (3 - off);
+        attn::detail::qrow_s8_pack(q, zp, n, g_packed);
+        attn::detail::qrow_s8_pack_ref(q, zp, n, g_packed_ref);
+        ATTN_EXPECT_EQ_INT(attn::detail::qrow_s8_dot(g_packed, zp, k, n),
+                           attn::detail::qrow_s8_dot_ref(g_packed_ref, zp, k, n));
+      }
+    }
+  }
+  // pv: 0..9 rows (odd and even counts), odd widths and row offsets, weights 1..255.
+  for (int32_t nrows = 0; nrows < 10; ++nrows) {
+    for (int32_t n : {1, 3, 4, 5, 8, 15, 16, 17, 31, 33, 64, 67}) {
+      for (int32_t i = 0; i < nrows; ++i) {
+        g_rows[i] = g_b + (i * 37) % 200 + (i % 3);
+        g_w[i] = static_cast<int16_t>(i == 0 ? 255 : r.range(1, 255));
+      }
+      for (int32_t c = 0; c < n + 1; ++c) g_acc[c] = g_acc_ref[c] = 12345;
+      attn::detail::pv_s8(g_rows, g_w, nrows, n, g_acc);
+      attn::detail::pv_s8_ref(g_rows, g_w, nrows, n, g_acc_ref);
+      ATTN_EXPECT_TRUE(std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
+    }
+  }
 }

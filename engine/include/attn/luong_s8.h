@@ -18,7 +18,7 @@
 // item with length 0 outputs the context zero point.
 //
 // Scratch: luong_s8_scratch_bytes = 64 + align64(seq * query_dim) (general only)
-//                                   + 2 * align64(seq) + align64(4 * key_dim)
+//                                   + sdpa_s8_row_bytes(seq, query_dim, key_dim)
 #pragma once
 
 #include <cstddef>
@@ -51,7 +51,7 @@ constexpr std::size_t luong_s8_scratch_bytes(const LuongGeneralShape& s, bool ge
   if (s.seq <= 0 || s.key_dim <= 0 || s.query_dim <= 0) return 0;
   const auto seq = static_cast<std::size_t>(s.seq);
   return kAlign + (general ? align_up(seq * static_cast<std::size_t>(s.query_dim)) : 0) +
-         2 * align_up(seq) + align_up(4 * static_cast<std::size_t>(s.key_dim));
+         sdpa_s8_row_bytes(s.seq, s.query_dim, s.key_dim);
 }
 constexpr std::size_t luong_dot_s8_scratch_bytes(const LuongDotShape& s) {
   return luong_s8_scratch_bytes({s.batch, s.seq, s.dim, s.dim}, false);

@@ -27,8 +27,9 @@
 // caller storage (mha_s8_channel_count(shape) QuantizedMultiplier entries),
 // which must outlive the params. Eval scratch:
 //   mha_s8_scratch_bytes = 64 + 2 * align64(seq_q * E) + 2 * align64(seq_kv * E)
-//                        + 2 * align64(seq_kv) + align64(4 * hd)
-// (projected Q, K, V, the concatenated head outputs, and one score row).
+//                        + sdpa_s8_row_bytes(seq_kv, hd, hd)
+// (projected Q, K, V, the concatenated head outputs, and the attention core's
+// per-row buffers).
 // Exactness: input features (E, kdim, vdim) <= kMhaS8MaxFeatures = 65793
 // (in * 255 * 128 < 2^31), head_dim and seq_kv within sdpa_s8's limits.
 #pragma once
@@ -94,8 +95,9 @@ constexpr std::size_t mha_s8_scratch_bytes(const MhaShape& s) {
   const auto sq = static_cast<std::size_t>(s.seq_q);
   const auto skv = static_cast<std::size_t>(s.seq_kv);
   const auto hd = static_cast<std::size_t>(s.embed_dim / s.num_heads);
-  return kAlign + 2 * align_up(sq * e) + 2 * align_up(skv * e) + 2 * align_up(skv) +
-         align_up(4 * hd);
+  const auto ihd = static_cast<int32_t>(hd);
+  return kAlign + 2 * align_up(sq * e) + 2 * align_up(skv * e) +
+         sdpa_s8_row_bytes(s.seq_kv, ihd, ihd);
 }
 
 // Returns kOk, or kNullPointer (params, channel storage, a weight or scale

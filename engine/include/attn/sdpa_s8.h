@@ -26,9 +26,14 @@
 //
 // Prepare (floating point, once per set of scales) derives every multiplier,
 // shift, diff_min and the softmax exp table; sdpa_s8 (eval) uses only integer
-// arithmetic, one int8 row of scores and an int32 row of dim_v accumulators:
+// arithmetic and per-row buffers (never seq_q x seq_kv):
 //
-//   sdpa_s8_scratch_bytes = 64 + 2 * align64(seq_kv) + align64(4 * dim_v)
+//   sdpa_s8_scratch_bytes = 64 + sdpa_s8_row_bytes(seq_kv, dim_k, dim_v)
+//   sdpa_s8_row_bytes     = 2 * align64(seq_kv)              int8 scores/probs, mask flags
+//                         + align64(2 * seq_kv)              int16 softmax weights
+//                         + align64(sizeof(void*) * seq_kv)  V rows of the non-zero weights
+//                         + align64(2 * dim_k)               the prepared query row
+//                         + align64(4 * dim_v)               int32 accumulators
 //
 // Exactness limits (int32 accumulation, |x - zp| <= 255 for int8 x and zp):
 //   dim_k  <= kSdpaS8MaxDimK  = 33025  (dim_k * 255 * 255 <= 2^31 - 1)
@@ -73,10 +78,18 @@ struct SdpaS8Params {
   SoftmaxS8Params softmax{};
 };
 
+// The per-row buffers of the int8 attention core (64-byte aligned blocks).
+constexpr std::size_t sdpa_s8_row_bytes(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+  if (seq_kv <= 0 || dim_k <= 0 || dim_v <= 0) return 0;
+  const auto skv = static_cast<std::size_t>(seq_kv);
+  return 2 * align_up(skv) + align_up(2 * skv) + align_up(sizeof(void*) * skv) +
+         align_up(2 * static_cast<std::size_t>(dim_k)) +
+         align_up(4 * static_cast<std::size_t>(dim_v));
+}
+
 constexpr std::size_t sdpa_s8_scratch_bytes(const SdpaShape& shape) {
-  if (shape.seq_kv <= 0 || shape.dim_v <= 0) return 0;
-  return kAlign + 2 * align_up(static_cast<std::size_t>(shape.seq_kv)) +
-         f32_bytes(static_cast<std::size_t>(shape.dim_v));
+  const std::size_t row = sdpa_s8_row_bytes(shape.seq_kv, shape.dim_k, shape.dim_v);
+  return row == 0 ? 0 : kAlign + row;
 }
 
 // Returns kOk, or:

@@ -1,11 +1,14 @@
 // The int8 attention core (see attend_s8.h). Integer arithmetic only.
 //
-// Per query row: int8 scores of the visible keys (BATCH_MATMUL requantized
-// exactly as TFLite), the int8 softmax over them in place (table exp), then
-// O = P V with P's zero point -128 folded into one row sum:
+// Per query row: the query row is prepared once (q - q_zp, in the kernel's
+// layout), then int8 scores of the visible keys (BATCH_MATMUL requantized
+// exactly as TFLite):
+//   sum_i (q_i - q_zp)(k_i - k_zp) = qrow_dot(k) - k_zp * sum_i (q_i - q_zp)
+// the int8 softmax over them in place (table exp), then O = P V with P's zero
+// point -128 folded into one row sum:
 //   sum_j (p_j + 128) (v_jc - v_zp) = sum_j w_j v_jc - v_zp sum_j w_j
 // Keys with p_j = -128 (masked, cut by diff_min, or rounded to 0) contribute
-// nothing and are skipped.
+// nothing: only the V rows of non-zero weights go to the pv kernel.
 #include "int8/attend_s8.h"
 
 #include <cstring>
@@ -68,9 +71,18 @@ Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t
 void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m, void* ws) {
   const auto skv = static_cast<std::size_t>(a.seq_kv);
   const auto dv = static_cast<std::size_t>(a.dim_v);
-  auto* scores = static_cast<int8_t*>(ws);
-  auto* keep = reinterpret_cast<uint8_t*>(scores + align_up(skv));
-  auto* acc = static_cast<int32_t*>(static_cast<void*>(keep + align_up(skv)));
+  auto* base = static_cast<unsigned char*>(ws);
+  auto* scores = reinterpret_cast<int8_t*>(base);
+  base += align_up(skv);
+  auto* keep = base;
+  base += align_up(skv);
+  auto* wts = static_cast<int16_t*>(static_cast<void*>(base));
+  base += align_up(2 * skv);
+  auto* rows = static_cast<const int8_t**>(static_cast<void*>(base));
+  base += align_up(sizeof(void*) * skv);
+  void* qrow_packed = base;
+  base += align_up(2 * static_cast<std::size_t>(a.dim_k));
+  auto* acc = static_cast<int32_t*>(static_cast<void*>(base));
 
   const int32_t qzp = params.q_zero_point;
   const int32_t kzp = params.k_zero_point;
@@ -81,8 +93,6 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask
   const int s_shift = params.scores_multiplier.shift;
   const int32_t o_mult = params.out_multiplier.multiplier;
   const int o_shift = params.out_multiplier.shift;
-  // dim_k * qzp * kzp, exact in int64.
-  const int64_t zz = static_cast<int64_t>(a.dim_k) * qzp * kzp;
   const bool matrix_mask = m.keras != nullptr || m.additive != nullptr || m.boolean != nullptr;
 
   for (int32_t i = 0; i < a.seq_q; ++i) {
@@ -115,20 +125,18 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask
       if (wrow != nullptr) std::memset(wrow, 0x80, skv);
       continue;
     }
-    int32_t sum_q = 0;
-    for (int32_t c = 0; c < a.dim_k; ++c) sum_q += qrow[c];
-    const int64_t row_const = zz - static_cast<int64_t>(kzp) * sum_q;
+    int32_t sum_q = 0;  // sum (q - q_zp), |.| <= 255 * dim_k
+    for (int32_t c = 0; c < a.dim_k; ++c) sum_q += qrow[c] - qzp;
+    const int32_t row_const = kzp * sum_q;
+    qrow_s8_pack(qrow, qzp, a.dim_k, qrow_packed);
     // S row: BATCH_MATMUL(Q, K^T) requantized to int8.
     for (std::size_t j = 0; j < ulimit; ++j) {
       if (matrix_mask && keep[j] == 0) {
         scores[j] = -128;
         continue;
       }
-      int32_t sum_k = 0;
-      const int32_t dot = dot_s8(qrow, a.k + j * a.k_stride, a.dim_k, &sum_k);
-      // Exact: |value| <= dim_k * 255^2 < 2^31 (kSdpaS8MaxDimK).
-      const auto total = static_cast<int32_t>(static_cast<int64_t>(dot) -
-                                              static_cast<int64_t>(qzp) * sum_k + row_const);
+      // Exact: |qrow_dot| <= dim_k * 255 * 128 and the total <= dim_k * 255^2 < 2^31.
+      const int32_t total = qrow_s8_dot(qrow_packed, qzp, a.k + j * a.k_stride, a.dim_k) - row_const;
       scores[j] = static_cast<int8_t>(q::requantize(total, s_mult, s_shift, szp));
     }
     // P row, in place.
@@ -138,14 +146,17 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask
       if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
     }
     // O row: BATCH_MATMUL(P, V) requantized to int8.
-    for (std::size_t c = 0; c < dv; ++c) acc[c] = 0;
     int32_t sum_w = 0;
+    int32_t nrows = 0;
     for (std::size_t j = 0; j < ulimit; ++j) {
       const int32_t w = scores[j] + 128;
       if (w == 0) continue;
-      mac_s8(acc, a.v + j * a.v_stride, w, a.dim_v);
+      wts[nrows] = static_cast<int16_t>(w);
+      rows[nrows] = a.v + j * a.v_stride;
+      ++nrows;
       sum_w += w;
     }
+    pv_s8(rows, wts, nrows, a.dim_v, acc);
     const int32_t vz_sum = vzp * sum_w;  // |.| <= 255 * 255 * 4095
     for (std::size_t c = 0; c < dv; ++c) {
       orow[c] = static_cast<int8_t>(q::requantize(acc[c] - vz_sum, o_mult, o_shift, ozp));

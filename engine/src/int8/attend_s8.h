@@ -41,14 +41,9 @@ AttendS8Mask batch_mask_s8(const Mask& mask, int32_t b, int32_t seq_kv);
 // over every batch item the mask covers), else kOk.
 Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t seq_kv);
 
-// Scratch for attend_s8 (64-byte aligned): 2 * align64(seq_kv) + align64(4 * dim_v).
-constexpr std::size_t attend_s8_scratch_bytes(int32_t seq_kv, int32_t dim_v) {
-  return 2 * ((static_cast<std::size_t>(seq_kv) + 63) / 64 * 64) +
-         (static_cast<std::size_t>(dim_v) * 4 + 63) / 64 * 64;
-}
-
 // Runs attention for one item with prepared params (shape fields of params
-// are not read; a's sizes are used). ws: attend_s8_scratch_bytes, aligned.
+// are not read; a's sizes are used). ws: sdpa_s8_row_bytes(seq_kv, dim_k,
+// dim_v) bytes, 64-byte aligned.
 void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m, void* ws);
 
 }  // namespace detail

@@ -44,6 +44,46 @@ void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
   }
 }
 
+void qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
+  (void)zp;  // applied in qrow_s8_dot: sum (q - zp) k = sum q k - zp sum k
+  std::memcpy(packed, q, static_cast<std::size_t>(n));
+}
+
+int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
+  int32_t sum_k = 0;
+  const int32_t dot = dot_s8(static_cast<const int8_t*>(packed), k, n, &sum_k);
+  return dot - zp * sum_k;
+}
+
+namespace {
+// vctp32q of a count that may be negative (no lanes then).
+inline mve_pred16_t lanes32(int32_t remaining) {
+  return vctp32q(remaining > 0 ? static_cast<uint32_t>(remaining) : 0u);
+}
+}  // namespace
+
+void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
+  // 16 columns a block, four int32x4 accumulators held across every row.
+  for (int32_t c = 0; c < n; c += 16) {
+    const int32_t rem = n - c;
+    const mve_pred16_t p0 = lanes32(rem), p1 = lanes32(rem - 4), p2 = lanes32(rem - 8),
+                       p3 = lanes32(rem - 12);
+    int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
+    for (int32_t r = 0; r < nrows; ++r) {
+      const int8_t* row = rows[r] + c;
+      const int32_t wr = w[r];
+      a0 = vmlaq_n_s32(a0, vldrbq_z_s32(row, p0), wr);
+      a1 = vmlaq_n_s32(a1, vldrbq_z_s32(row + 4, p1), wr);
+      a2 = vmlaq_n_s32(a2, vldrbq_z_s32(row + 8, p2), wr);
+      a3 = vmlaq_n_s32(a3, vldrbq_z_s32(row + 12, p3), wr);
+    }
+    vstrwq_p_s32(acc + c, a0, p0);
+    vstrwq_p_s32(acc + c + 4, a1, p1);
+    vstrwq_p_s32(acc + c + 8, a2, p2);
+    vstrwq_p_s32(acc + c + 12, a3, p3);
+  }
+}
+
 const char* kernels_s8_name() { return "mve"; }
 
 #elif defined(ATTN_S8_KERNELS_DSP)
@@ -56,6 +96,20 @@ namespace {
 inline int16x2_t sxtb16_ror8(uint32_t x) {
   int16x2_t r;
   __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+  return r;
+}
+
+// PKHBT / PKHTB (GCC 12 builds these from C with two instructions each).
+// pack_lo(a, b) = (a[15:0], b[15:0]); pack_hi(a, b) = (a[31:16], b[31:16]),
+// first argument in the low half.
+inline uint32_t pack_lo(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+inline uint32_t pack_hi(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
   return r;
 }
 
@@ -101,6 +155,93 @@ void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
     acc[i + 3] += w * static_cast<int32_t>(b[i + 3]);
   }
   for (; i < n; ++i) acc[i] += w * static_cast<int32_t>(b[i]);
+}
+
+void qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
+  // Groups of four as (q0, q2), (q1, q3): the halves SXTB16 / SXTB16 ROR #8
+  // extract from four key bytes. The tail stays in order.
+  auto* p = static_cast<int16_t*>(packed);
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    p[i] = static_cast<int16_t>(q[i] - zp);
+    p[i + 1] = static_cast<int16_t>(q[i + 2] - zp);
+    p[i + 2] = static_cast<int16_t>(q[i + 1] - zp);
+    p[i + 3] = static_cast<int16_t>(q[i + 3] - zp);
+  }
+  for (; i < n; ++i) p[i] = static_cast<int16_t>(q[i] - zp);
+}
+
+int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
+  (void)zp;
+  const auto* p = static_cast<const int16_t*>(packed);
+  int32_t acc = 0;
+  int32_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint32_t q02a, q13a, q02b, q13b;
+    std::memcpy(&q02a, p + i, 4);
+    std::memcpy(&q13a, p + i + 2, 4);
+    std::memcpy(&q02b, p + i + 4, 4);
+    std::memcpy(&q13b, p + i + 6, 4);
+    const uint32_t ka = load4(k + i);
+    const uint32_t kb = load4(k + i + 4);
+    acc = __smlad(static_cast<int16x2_t>(q02a), __sxtb16(static_cast<int8x4_t>(ka)), acc);
+    acc = __smlad(static_cast<int16x2_t>(q13a), sxtb16_ror8(ka), acc);
+    acc = __smlad(static_cast<int16x2_t>(q02b), __sxtb16(static_cast<int8x4_t>(kb)), acc);
+    acc = __smlad(static_cast<int16x2_t>(q13b), sxtb16_ror8(kb), acc);
+  }
+  if (i + 4 <= n) {
+    uint32_t q02, q13;
+    std::memcpy(&q02, p + i, 4);
+    std::memcpy(&q13, p + i + 2, 4);
+    const uint32_t k4 = load4(k + i);
+    acc = __smlad(static_cast<int16x2_t>(q02), __sxtb16(static_cast<int8x4_t>(k4)), acc);
+    acc = __smlad(static_cast<int16x2_t>(q13), sxtb16_ror8(k4), acc);
+    i += 4;
+  }
+  for (; i < n; ++i) acc += static_cast<int32_t>(p[i]) * static_cast<int32_t>(k[i]);
+  return acc;
+}
+
+void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
+  int32_t c = 0;
+  // Four columns a block, two rows a step: (v_r[c], v_r+1[c]) pairs times the
+  // weight pair (w_r, w_r+1) with SMLAD; accumulators stay in registers.
+  for (; c + 4 <= n; c += 4) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int32_t r = 0;
+    for (; r + 2 <= nrows; r += 2) {
+      const uint32_t v1 = load4(rows[r] + c);
+      const uint32_t v2 = load4(rows[r + 1] + c);
+      uint32_t w12;
+      std::memcpy(&w12, w + r, 4);  // (w_r, w_r+1)
+      const auto v1e = static_cast<uint32_t>(__sxtb16(static_cast<int8x4_t>(v1)));
+      const auto v1o = static_cast<uint32_t>(sxtb16_ror8(v1));
+      const auto v2e = static_cast<uint32_t>(__sxtb16(static_cast<int8x4_t>(v2)));
+      const auto v2o = static_cast<uint32_t>(sxtb16_ror8(v2));
+      const auto ww = static_cast<int16x2_t>(w12);
+      a0 = __smlad(static_cast<int16x2_t>(pack_lo(v1e, v2e)), ww, a0);
+      a1 = __smlad(static_cast<int16x2_t>(pack_lo(v1o, v2o)), ww, a1);
+      a2 = __smlad(static_cast<int16x2_t>(pack_hi(v1e, v2e)), ww, a2);
+      a3 = __smlad(static_cast<int16x2_t>(pack_hi(v1o, v2o)), ww, a3);
+    }
+    if (r < nrows) {
+      const int8_t* row = rows[r] + c;
+      const int32_t wr = w[r];
+      a0 += wr * row[0];
+      a1 += wr * row[1];
+      a2 += wr * row[2];
+      a3 += wr * row[3];
+    }
+    acc[c] = a0;
+    acc[c + 1] = a1;
+    acc[c + 2] = a2;
+    acc[c + 3] = a3;
+  }
+  for (; c < n; ++c) {
+    int32_t a = 0;
+    for (int32_t r = 0; r < nrows; ++r) a += static_cast<int32_t>(w[r]) * rows[r][c];
+    acc[c] = a;
+  }
 }
 
 const char* kernels_s8_name() { return "dsp"; }

@@ -19,11 +19,43 @@ void mac_s8_ref(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
   for (int32_t i = 0; i < n; ++i) acc[i] += w * static_cast<int32_t>(b[i]);
 }
 
+void qrow_s8_pack_ref(const int8_t* q, int32_t zp, int32_t n, void* packed) {
+  auto* p = static_cast<int16_t*>(packed);
+  for (int32_t i = 0; i < n; ++i) p[i] = static_cast<int16_t>(q[i] - zp);
+}
+
+int32_t qrow_s8_dot_ref(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
+  (void)zp;
+  const auto* p = static_cast<const int16_t*>(packed);
+  int32_t acc = 0;
+  for (int32_t i = 0; i < n; ++i) acc += static_cast<int32_t>(p[i]) * static_cast<int32_t>(k[i]);
+  return acc;
+}
+
+void pv_s8_ref(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n,
+               int32_t* acc) {
+  for (int32_t c = 0; c < n; ++c) acc[c] = 0;
+  for (int32_t r = 0; r < nrows; ++r) {
+    const int32_t wr = w[r];
+    const int8_t* row = rows[r];
+    for (int32_t c = 0; c < n; ++c) acc[c] += wr * static_cast<int32_t>(row[c]);
+  }
+}
+
 #if !defined(ATTN_S8_KERNELS_MVE) && !defined(ATTN_S8_KERNELS_DSP)
 int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
   return dot_s8_ref(a, b, n, sum_b);
 }
 void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n) { mac_s8_ref(acc, b, w, n); }
+void qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
+  qrow_s8_pack_ref(q, zp, n, packed);
+}
+int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
+  return qrow_s8_dot_ref(packed, zp, k, n);
+}
+void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
+  pv_s8_ref(rows, w, nrows, n, acc);
+}
 const char* kernels_s8_name() { return "ref"; }
 #endif
 

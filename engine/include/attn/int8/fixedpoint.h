@@ -47,11 +47,13 @@ constexpr int32_t asr(int32_t x, int shift) { return x >= 0 ? (x >> shift) : ~(~
 // SaturatingRoundingDoublingHighMul: round(a * b / 2^31) with ties towards
 // +infinity, i.e. floor((a*b + 2^30) / 2^31); a = b = INT32_MIN gives INT32_MAX
 // (the only overflowing case). Same bits as Arm's VQRDMULH.
+// (gemmlowp writes it as (ab + nudge) / 2^31 with a sign-dependent nudge and
+// a truncating division; for every int64 ab that equals the floor form used
+// here, which compiles to one multiply, one add and one shift.)
 constexpr int32_t srdhm(int32_t a, int32_t b) {
   if (a == kInt32Min && b == kInt32Min) return kInt32Max;
-  const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
-  const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
-  return static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
+  const int64_t t = static_cast<int64_t>(a) * static_cast<int64_t>(b) + (int64_t{1} << 30);
+  return static_cast<int32_t>(t >= 0 ? (t >> 31) : ~(~t >> 31));  // floor(t / 2^31)
 }
 
 // RoundingDivideByPOT: x / 2^exponent rounded to nearest, ties away from zero;

@@ -8,6 +8,7 @@
 // tests compare each against the reference on odd lengths and offsets.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
@@ -27,6 +28,26 @@ int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b);
 // acc[i] += w * b[i] for i < n; w in [0, 255].
 void mac_s8_ref(int32_t* acc, const int8_t* b, int32_t w, int32_t n);
 void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n);
+
+// A query row prepared once for many dot products with key rows:
+//   qrow_s8_pack(q, zp, n, packed)        packed: qrow_s8_bytes(n) bytes, 4-aligned
+//   qrow_s8_dot(packed, zp, k, n)       = sum_i (q[i] - zp) * k[i]
+// The packed layout is the backend's own (ref: int16 q - zp; DSP: int16
+// pairs (q0, q2), (q1, q3) matching SXTB16; MVE: the int8 bytes), so pack and
+// dot must come from the same set. Exact for n <= 65793.
+constexpr std::size_t qrow_s8_bytes(int32_t n) {
+  return (2 * static_cast<std::size_t>(n) + 3) / 4 * 4;
+}
+void qrow_s8_pack_ref(const int8_t* q, int32_t zp, int32_t n, void* packed);
+int32_t qrow_s8_dot_ref(const void* packed, int32_t zp, const int8_t* k, int32_t n);
+void qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed);
+int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n);
+
+// acc[c] = sum_r w[r] * rows[r][c] for c < n (acc is overwritten); w[r] in
+// [0, 255], rows[r] an int8 row of at least n elements. nrows >= 0.
+void pv_s8_ref(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n,
+               int32_t* acc);
+void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc);
 
 // Name of the kernel set dot_s8 / mac_s8 use: "ref", "dsp" or "mve".
 const char* kernels_s8_name();
