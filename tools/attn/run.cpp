@@ -13,6 +13,7 @@
 #include "attn/attn.h"
 #include "commands.h"
 #include "common.h"
+#include "int8_commands.h"
 
 namespace attn_cli {
 namespace {
@@ -77,6 +78,7 @@ struct SdpaFlags {
   std::string q, k, v, out, weights_out;
   std::optional<double> scale;
   MaskFlags masks;
+  SdpaInt8Flags int8;  // --dtype int8 (int8_commands.cpp)
 };
 
 void run_sdpa(const SdpaFlags& f) {
@@ -452,7 +454,8 @@ void run_general(const GeneralFlags& f) {
 
 void add_run(CLI::App* app, Runner* runner) {
   CLI::App* run = app->add_subcommand(
-      "run", "Run one op on float32 C-order .npy inputs and write float32 .npy outputs");
+      "run", "Run one op on float32 C-order .npy inputs and write float32 .npy outputs "
+             "(int8 in and out: softmax-s8, sdpa --dtype int8)");
   run->require_subcommand(1);
 
   {
@@ -460,15 +463,28 @@ void add_run(CLI::App* app, Runner* runner) {
     CLI::App* s = run->add_subcommand(
         "sdpa", "Scaled dot-product attention: O = softmax(Q K^T * scale + mask) V. "
                 "Q [B,Sq,Dk], K [B,Skv,Dk], V [B,Skv,Dv]; rank-2 arrays mean batch 1");
-    s->add_option("--q", f->q, "float32 .npy queries [B,Sq,Dk] or [Sq,Dk]")->required();
-    s->add_option("--k", f->k, "float32 .npy keys [B,Skv,Dk] or [Skv,Dk]")->required();
-    s->add_option("--v", f->v, "float32 .npy values [B,Skv,Dv] or [Skv,Dv]")->required();
+    s->add_option("--q", f->q, "float32 (int8 with --dtype int8) .npy queries [B,Sq,Dk] or [Sq,Dk]")
+        ->required();
+    s->add_option("--k", f->k, "float32 (int8) .npy keys [B,Skv,Dk] or [Skv,Dk]")->required();
+    s->add_option("--v", f->v, "float32 (int8) .npy values [B,Skv,Dv] or [Skv,Dv]")->required();
     add_scale(s, &f->scale);
+    add_sdpa_int8_flags(s, &f->int8);
     f->masks.add(s, true);
     s->add_option("--out", f->out, "output .npy [B,Sq,Dv] (or [Sq,Dv])")->required();
     s->add_option("--weights-out", f->weights_out,
                   "output .npy: attention weights [B,Sq,Skv] (or [Sq,Skv])");
-    s->callback([f, runner] { *runner = [f] { run_sdpa(*f); }; });
+    s->callback([f, runner] {
+      *runner = [f] {
+        if (!f->int8.int8()) {
+          reject_int8_flags(f->int8);
+          run_sdpa(*f);
+          return;
+        }
+        run_sdpa_s8({f->q, f->k, f->v, f->out, f->weights_out, f->masks.resolved(),
+                     f->scale.has_value()},
+                    f->int8);
+      };
+    });
   }
   {
     auto f = std::make_shared<MhaFlags>();
@@ -542,6 +558,7 @@ void add_run(CLI::App* app, Runner* runner) {
     s->add_option("--weights-out", f->weights_out, "output .npy: weights [B,S,S] (or [S,S])");
     s->callback([f, runner] { *runner = [f] { run_general(*f); }; });
   }
+  add_softmax_s8(run, runner);
   // Name the value of every string flag FILE (DIR for --weights) in --help.
   for (CLI::App* sub : run->get_subcommands({})) {
     for (CLI::Option* o : sub->get_options({})) {

@@ -1,0 +1,457 @@
+#!/usr/bin/python3
+"""End-to-end test of the attn executable's int8 commands.
+
+Usage: cli_int8_test.py path/to/attn
+
+Checks, bit for bit against tools/int8_reference.py (the unfused NumPy
+reference of the TFLite op sequence, written from shared/INT8.md):
+  * `attn run softmax-s8` on seeded random int8 arrays (numpy.random.default_rng
+    seeds 1000..1039 pick shapes, scales and beta, including the multiplier cap,
+    diff_min cuts, the smallest accepted beta * scale, rows of 4095, ranks 1..3);
+  * `attn run sdpa --dtype int8` on seeded cases: shapes, scales, zero points
+    and beta from int8_reference.random_sdpa_case(seed) for seeds 2000..2047
+    (extreme score spreads, multiplier cap, diff_min cuts, non-zero zero
+    points), every mask kind in turn (none, causal, Keras float, bool, uint8,
+    additive 0 / -inf / <= -1e9, int32 and int64 key lengths including 0,
+    batched and unbatched matrices, combinations), outputs and --weights-out
+    probabilities; plus hand-picked extreme scales (1e-19 .. 1e18, a zero
+    score multiplier) and zero points -128 / 127;
+  * bad inputs (float32 file for int8, bad SCALE:ZERO_POINT strings, zero point
+    outside [-128, 127], scale <= 0 / NaN / Inf / underflowing, bad beta,
+    int8 flags without --dtype int8, shape mismatches, unsupported additive
+    values, engine statuses) each exit 2 with one line on stderr naming the file
+    or flag, and leave no output file.
+Exits 0 on success, 1 on failure, 77 (skipped) when NumPy is missing.
+"""
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    print("numpy not available: skipping")
+    sys.exit(77)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+import int8_reference as ref  # noqa: E402
+
+ATTN = os.path.abspath(sys.argv[1])
+failures = []
+counts = {"softmax": 0, "sdpa": 0, "errors": 0}
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+    return cond
+
+
+def run(*args):
+    p = subprocess.run([ATTN, *map(str, args)], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def fs(x):
+    """A float32 value as a string strtof reads back exactly (repr of its double)."""
+    return repr(ref.f32(x))
+
+
+def fh(x):
+    """The same as a hex float literal."""
+    return ref.f32(x).hex()
+
+
+def qs(p):
+    return f"{fs(p[0])}:{p[1]}"
+
+
+def same(tag, got, want):
+    want = np.asarray(want, dtype=np.int64)
+    if not check(got.dtype == np.int8, f"{tag}: dtype {got.dtype}, expected int8"):
+        return
+    if not check(got.shape == want.shape, f"{tag}: shape {got.shape} != {want.shape}"):
+        return
+    bad = np.argwhere(got.astype(np.int64) != want)
+    check(bad.size == 0, f"{tag}: {len(bad)} of {want.size} values differ from the reference, "
+                         f"first at {tuple(bad[0]) if bad.size else ()}")
+
+
+class Dir:
+    def __init__(self, root):
+        self.root = root
+
+    def __call__(self, name):
+        return os.path.join(self.root, name)
+
+    def save(self, name, arr):
+        np.save(self(name), arr)
+        return self(name)
+
+    def clear(self, *names):
+        for n in names:
+            if os.path.exists(self(n)):
+                os.remove(self(n))
+
+
+def i8(g, *shape):
+    return g.integers(-128, 128, size=shape).astype(np.int8)
+
+
+# ---------------------------------------------------------------- softmax-s8
+def softmax_case(d, tag, x, scale, beta, beta_flag=True, hexs=False):
+    d.clear("y.npy")
+    xp = d.save("sx.npy", x)
+    args = ["run", "softmax-s8", "--input", xp,
+            "--input-scale", fh(scale) if hexs else fs(scale), "--out", d("y.npy")]
+    if beta_flag:
+        args += ["--beta", fh(beta) if hexs else fs(beta)]
+    rc, _, err = run(*args)
+    if not check(rc == 0, f"{tag}: exit {rc}: {err.strip()}"):
+        return
+    x2 = x.reshape(-1, x.shape[-1])
+    want = ref.softmax_s8(x2, scale, beta if beta_flag else 1.0).reshape(x.shape)
+    same(tag, np.load(d("y.npy")), want)
+    counts["softmax"] += 1
+
+
+def test_softmax(d):
+    for seed in range(1000, 1040):
+        g = np.random.default_rng(seed)
+        rows = int(g.integers(1, 9))
+        cols = int(g.integers(1, 301))
+        scale = ref.f32(10 ** g.uniform(-3, 0))
+        kind = seed % 5
+        if kind == 0:
+            beta = ref.f32(10 ** g.uniform(math.log10(32), 3) / scale)  # multiplier cap
+        elif kind == 1:
+            beta = ref.f32(10 ** g.uniform(math.log10(1 / 16), math.log10(32)) / scale)  # diff_min
+        elif kind == 2:
+            beta = ref.f32(2.0 ** -25 / scale)  # near the smallest accepted beta * scale
+        else:
+            beta = ref.f32(10 ** g.uniform(-1, 1))
+        shape = [(cols,), (rows, cols), (2, rows, cols)][seed % 3]
+        softmax_case(d, f"softmax-s8 seed {seed} shape {shape}", i8(g, *shape), scale, beta,
+                     hexs=seed % 4 == 0)
+    g = np.random.default_rng(1100)
+    softmax_case(d, "softmax-s8 default beta", i8(g, 3, 17), 0.05, 1.0, beta_flag=False)
+    softmax_case(d, "softmax-s8 4095 cols", i8(g, 2, 4095), 0.02, 1.0)
+    softmax_case(d, "softmax-s8 extreme scale 1e-7", i8(g, 4, 33), 1e-7, 1e3)
+    softmax_case(d, "softmax-s8 extreme scale 1e20", i8(g, 4, 33), 1e20, 1e-3)
+    x = np.full((2, 600), -128, np.int8)
+    x[0, :] = 127
+    x[1, ::2] = 5
+    softmax_case(d, "softmax-s8 512+ ties at the maximum", x, 0.1, 1.0)
+
+
+# ---------------------------------------------------------------- sdpa --dtype int8
+MASK_KINDS = ["none", "causal", "keras", "bool_batched", "uint8", "additive",
+              "lengths_i32", "lengths_i64_zero", "causal+lengths", "bool+lengths_i32",
+              "causal+additive", "additive+keras_batched"]
+
+
+def make_mask(d, g, kind, B, Lq, Lkv):
+    """Flags for a mask kind and the keep matrix [B, Lq, Lkv] it means."""
+    keep = np.ones((B, Lq, Lkv), bool)
+    flags = []
+    parts = kind.split("+")
+    for part in parts:
+        if part == "none":
+            pass
+        elif part == "causal":
+            flags += ["--mask", "causal"]
+            keep &= ref.keep_matrix(B, Lq, Lkv, True, None, None)
+        elif part == "keras":
+            m = (g.random((Lq, Lkv)) < 0.3).astype(np.float32)
+            flags += ["--mask", d.save("m_keras.npy", m)]
+            keep &= (m == 0)[None]
+        elif part == "keras_batched":
+            m = (g.random((B, Lq, Lkv)) < 0.3).astype(np.float32)
+            m[0, 0, :] = 1.0  # one fully masked row
+            flags += ["--mask", d.save("m_kerasb.npy", m)]
+            keep &= m == 0
+        elif part == "bool_batched":
+            m = g.random((B, Lq, Lkv)) < 0.3
+            flags += ["--mask", d.save("m_bool.npy", m)]
+            keep &= ~m
+        elif part == "bool":
+            m = g.random((Lq, Lkv)) < 0.25
+            flags += ["--mask", d.save("m_bool2.npy", m)]
+            keep &= ~m[None]
+        elif part == "uint8":
+            m = (g.random((Lq, Lkv)) < 0.3).astype(np.uint8) * g.integers(1, 256, (Lq, Lkv)).astype(np.uint8)
+            flags += ["--mask", d.save("m_u8.npy", m)]
+            keep &= (m == 0)[None]
+        elif part == "additive":
+            choice = g.integers(0, 4, (B, Lq, Lkv))
+            vals = np.array([0.0, -np.inf, -1e9, -3.5e20], np.float32)
+            a = vals[choice]
+            a[choice == 0] = np.where(g.random(int((choice == 0).sum())) < 0.5, 0.0, -0.0)
+            flags += ["--additive-mask", d.save("m_add.npy", a.astype(np.float32))]
+            keep &= choice == 0
+        elif part in ("lengths_i32", "lengths"):
+            lens = g.integers(0, Lkv + 1, B).astype(np.int32)
+            flags += ["--key-lengths", d.save("m_len.npy", lens)]
+            keep &= np.arange(Lkv)[None, None, :] < lens[:, None, None]
+        elif part == "lengths_i64_zero":
+            lens = g.integers(0, Lkv + 1, B).astype(np.int64)
+            lens[0] = 0  # every key of batch 0 masked: output zero point
+            flags += ["--key-lengths", d.save("m_len64.npy", lens)]
+            keep &= np.arange(Lkv)[None, None, :] < lens[:, None, None]
+        else:
+            raise ValueError(part)
+    return flags, keep
+
+
+def sdpa_case(d, tag, q, k, v, quant, beta, mask_flags, keep, beta_flag=True, unbatched=False,
+              weights=True):
+    """quant: dict q k v s o -> (scale, zp). q/k/v int8 [B, ...]."""
+    d.clear("o.npy", "w.npy")
+    arrs = [a[0] if unbatched else a for a in (q, k, v)]
+    paths = [d.save(n, a) for n, a in zip(("q8.npy", "k8.npy", "v8.npy"), arrs)]
+    args = ["run", "sdpa", "--dtype", "int8", "--q", paths[0], "--k", paths[1], "--v", paths[2],
+            "--q-quant", qs(quant["q"]), "--k-quant", qs(quant["k"]), "--v-quant", qs(quant["v"]),
+            "--scores-quant", qs(quant["s"]), "--out-quant", qs(quant["o"]),
+            *mask_flags, "--out", d("o.npy")]
+    if weights:
+        args += ["--weights-out", d("w.npy")]
+    if beta_flag:
+        args += ["--beta", fs(beta)]
+    rc, _, err = run(*args)
+    if not check(rc == 0, f"{tag}: exit {rc}: {err.strip()}"):
+        return
+    want_beta = beta if beta_flag else ref.f32(1 / math.sqrt(q.shape[-1]))
+    out, probs, _ = ref.sdpa_s8(q.astype(np.int64), k.astype(np.int64), v.astype(np.int64),
+                                quant["q"], quant["k"], quant["v"], quant["s"], quant["o"],
+                                want_beta, keep)
+    if unbatched:
+        out, probs = out[0], probs[0]
+    same(tag + " out", np.load(d("o.npy")), out)
+    if weights:
+        same(tag + " weights", np.load(d("w.npy")), probs)
+    counts["sdpa"] += 1
+
+
+def test_sdpa(d):
+    for i, seed in enumerate(range(2000, 2048)):
+        c = ref.random_sdpa_case(seed)
+        g = np.random.default_rng(seed)
+        B, Lq, Lkv, dk, dv = c["B"], c["Lq"], c["Lkv"], c["dk"], c["dv"]
+        q, k, v = i8(g, B, Lq, dk), i8(g, B, Lkv, dk), i8(g, B, Lkv, dv)
+        quant = {"q": c["q"], "k": c["k"], "v": c["v"], "s": c["s"], "o": c["o"]}
+        kind = MASK_KINDS[i % len(MASK_KINDS)]
+        flags, keep = make_mask(d, g, kind, B, Lq, Lkv)
+        default_beta = c["beta"] == ref.f32(1 / math.sqrt(dk))
+        unbatched = B == 1 and seed % 2 == 0 and "batched" not in kind
+        sdpa_case(d, f"sdpa int8 seed {seed} [{B},{Lq},{Lkv},{dk},{dv}] mask {kind}", q, k, v,
+                  quant, c["beta"], flags, keep, beta_flag=not default_beta or seed % 3 == 0,
+                  unbatched=unbatched, weights=seed % 5 != 0)
+
+    g = np.random.default_rng(2100)
+
+    def hand(tag, quant, B=2, Lq=5, Lkv=9, dk=16, dv=7, beta=None, kind="none"):
+        q, k, v = i8(g, B, Lq, dk), i8(g, B, Lkv, dk), i8(g, B, Lkv, dv)
+        flags, keep = make_mask(d, g, kind, B, Lq, Lkv)
+        sdpa_case(d, f"sdpa int8 {tag}", q, k, v, quant, beta, flags, keep,
+                  beta_flag=beta is not None)
+
+    spread = lambda s_q, s_k, dk, steps: ref.f32(s_q * s_k * math.sqrt(dk) * 74 * 74 / steps)
+    # Tiny scores scale: the default beta would make beta * scale < 2^-26 (refused,
+    # see test_errors), so beta carries the scale back up (about 1.9e32).
+    s_tiny = spread(3e-19, 2e-18, 16, 50)
+    hand("tiny scales", {"q": (3e-19, 3), "k": (2e-18, -7), "v": (1e-30, 5),
+                         "s": (s_tiny, 2), "o": (2e-31, -4)}, beta=ref.f32(0.05 / s_tiny),
+         kind="causal")
+    hand("huge scales", {"q": (1e18, -128), "k": (3e17, 127), "v": (1e30, 0),
+                         "s": (spread(1e18, 3e17, 16, 50), -128), "o": (1e28, 127)}, kind="lengths")
+    hand("zero score multiplier", {"q": (1e-6, 1), "k": (1e-6, 2), "v": (0.05, 3),
+                                   "s": (1e3, 4), "o": (0.05, 5)}, beta=1e-3)
+    hand("multiplier cap", {"q": (0.05, 10), "k": (0.04, -10), "v": (0.02, 0),
+                            "s": (0.5, 0), "o": (0.01, 0)}, beta=1000.0, kind="bool")
+    hand("zero points -128/127", {"q": (0.01, -128), "k": (0.02, 127), "v": (0.03, -128),
+                                  "s": (0.4, 127), "o": (0.02, -128)}, kind="additive")
+    hand("decode Lq=1", {"q": (0.02, 3), "k": (0.02, -7), "v": (0.03, 5),
+                         "s": (0.3, 2), "o": (0.03, -4)}, B=1, Lq=1, Lkv=128, dk=64, dv=64)
+    hand("Lkv 4095", {"q": (0.02, 3), "k": (0.02, -7), "v": (0.03, 5),
+                      "s": (0.3, 2), "o": (0.03, -4)}, B=1, Lq=2, Lkv=4095, dk=4, dv=3)
+
+
+# ---------------------------------------------------------------- errors
+def test_errors(d):
+    g = np.random.default_rng(3000)
+    q, k, v = i8(g, 2, 4, 8), i8(g, 2, 6, 8), i8(g, 2, 6, 5)
+    good = {"q": d.save("eq.npy", q), "k": d.save("ek.npy", k), "v": d.save("ev.npy", v)}
+    x = d.save("ex.npy", i8(g, 3, 10))
+
+    def expect_fail(tag, args, name_in_msg, outs=("o.npy", "w.npy", "y.npy")):
+        d.clear(*outs)
+        rc, out, err = run(*args)
+        lines = err.strip().splitlines()
+        check(rc == 2, f"{tag}: exit code {rc}, expected 2 ({err.strip()})")
+        check(len(lines) == 1, f"{tag}: one-line error, got {lines!r}")
+        check(name_in_msg in err, f"{tag}: error names {name_in_msg!r}: {err.strip()}")
+        for o in outs:
+            check(not os.path.exists(d(o)), f"{tag}: no output file {o}")
+        leftovers = [f for f in os.listdir(d.root) if ".tmp." in f]
+        check(not leftovers, f"{tag}: no temporary files {leftovers}")
+        counts["errors"] += 1
+
+    base_quant = {"--q-quant": "0.02:3", "--k-quant": "0.02:-7", "--v-quant": "0.03:5",
+                  "--scores-quant": "0.3:2", "--out-quant": "0.03:-4"}
+
+    def sdpa(qp=None, kp=None, vp=None, quant=None, extra=(), dtype=("--dtype", "int8")):
+        qu = dict(base_quant)
+        qu.update(quant or {})
+        qargs = [a for kv in qu.items() if kv[1] is not None for a in kv]
+        return ["run", "sdpa", *dtype, "--q", qp or good["q"], "--k", kp or good["k"],
+                "--v", vp or good["v"], *qargs, "--out", d("o.npy"), "--weights-out", d("w.npy"),
+                *extra]
+
+    rc, _, err = run(*sdpa())
+    check(rc == 0, f"int8 sdpa control runs: {err.strip()}")
+
+    # Files: wrong dtype, rank, shape.
+    f32q = d.save("f32q.npy", q.astype(np.float32))
+    expect_fail("float32 --q for int8", sdpa(qp=f32q), "f32q.npy")
+    expect_fail("uint8 --k for int8", sdpa(kp=d.save("u8k.npy", k.view(np.uint8))), "u8k.npy")
+    expect_fail("int16 --v for int8", sdpa(vp=d.save("i16v.npy", v.astype(np.int16))), "i16v.npy")
+    expect_fail("int8 --q for f32", sdpa(dtype=(), quant={n: None for n in base_quant}), "eq.npy")
+    expect_fail("int8 Dk mismatch", sdpa(kp=d.save("kdk.npy", i8(g, 2, 6, 7))), "kdk.npy")
+    expect_fail("int8 batch mismatch", sdpa(vp=d.save("vb.npy", i8(g, 3, 6, 5))), "vb.npy")
+    expect_fail("int8 Skv mismatch", sdpa(vp=d.save("vs.npy", i8(g, 2, 5, 5))), "vs.npy")
+    expect_fail("int8 rank mismatch", sdpa(kp=d.save("kr.npy", i8(g, 6, 8))), "kr.npy")
+    expect_fail("int8 rank 4", sdpa(qp=d.save("qr4.npy", i8(g, 1, 2, 4, 8))), "qr4.npy")
+    expect_fail("int8 zero dim", sdpa(qp=d.save("qz.npy", np.zeros((2, 0, 8), np.int8))), "qz.npy")
+    raw = open(good["q"], "rb").read()
+    with open(d("trunc.npy"), "wb") as f:
+        f.write(raw[:-5])
+    expect_fail("int8 truncated", sdpa(qp=d("trunc.npy")), "trunc.npy")
+    expect_fail("int8 missing file", sdpa(qp=d("nope.npy")), "nope.npy")
+
+    # SCALE:ZERO_POINT strings.
+    for flag in base_quant:
+        for bad in ["0.1", "0.1:", ":3", "abc:3", "0.1:3:4", "0.1:1.5", "0.1: 3", " 0.1:3",
+                    "0.1:3x", "0.1x:3", "", "0.1;3"]:
+            expect_fail(f"{flag} {bad!r}", sdpa(quant={flag: bad}), flag)
+    for bad in ["0.1:128", "0.1:-129", "0.1:99999999999999999999", "0.1:-300"]:
+        expect_fail(f"zero point {bad}", sdpa(quant={"--v-quant": bad}), "--v-quant")
+        rc, _, err = run(*sdpa(quant={"--v-quant": bad}))
+        check("[-128, 127]" in err, f"zero point {bad}: message gives the range: {err.strip()}")
+    for bad in ["0:0", "-0.1:0", "-0:0", "nan:0", "inf:0", "-inf:0", "1e-50:0", "1e39:0"]:
+        expect_fail(f"scale {bad}", sdpa(quant={"--scores-quant": bad}), "--scores-quant")
+    # Edge values that are fine: extreme zero points, hex scales, denormal-free tiny scale.
+    for okq in ["0x1p-7:-128", "0.125:127", "1e-30:0", "3e38:+5"]:
+        rc, _, err = run(*sdpa(quant={"--q-quant": okq}))
+        check(rc in (0, 2), f"--q-quant {okq}: exit {rc}")
+        if rc == 2:
+            check("sdpa: " in err, f"--q-quant {okq}: only an engine status may refuse it: {err.strip()}")
+    rc, _, err = run(*sdpa(quant={"--q-quant": "0x1p-7:-128"}))
+    check(rc == 0, f"hex scale and zero point -128 accepted: {err.strip()}")
+
+    # Missing and misplaced flags.
+    expect_fail("missing --scores-quant", sdpa(quant={"--scores-quant": None}), "--scores-quant")
+    expect_fail("--q-quant without --dtype int8",
+                sdpa(dtype=(), quant={n: None for n in base_quant if n != "--q-quant"}), "--q-quant")
+    expect_fail("--beta without --dtype int8",
+                sdpa(dtype=(), quant={n: None for n in base_quant}, extra=["--beta", "0.5"]), "--beta")
+    expect_fail("--scale with --dtype int8", sdpa(extra=["--scale", "0.5"]), "--scale")
+    expect_fail("bad --dtype", sdpa(dtype=("--dtype", "int4")), "--dtype")
+    for bad in ["0", "-1", "nan", "inf", "x", "1e-50", ""]:
+        expect_fail(f"--beta {bad!r}", sdpa(extra=["--beta", bad]), "--beta")
+
+    # Masks.
+    expect_fail("int8 additive mask value -5",
+                sdpa(extra=["--additive-mask", d.save("am5.npy", np.full((4, 6), -5.0, np.float32))]),
+                "am5.npy")
+    expect_fail("int8 additive mask NaN",
+                sdpa(extra=["--additive-mask", d.save("amn.npy", np.full((4, 6), np.nan, np.float32))]),
+                "amn.npy")
+    expect_fail("int8 mask wrong shape",
+                sdpa(extra=["--mask", d.save("mws.npy", np.zeros((4, 5), bool))]), "mws.npy")
+    expect_fail("int8 mask int8 dtype",
+                sdpa(extra=["--mask", d.save("mi8.npy", np.zeros((4, 6), np.int8))]), "mi8.npy")
+    expect_fail("int8 key lengths out of range",
+                sdpa(extra=["--key-lengths", d.save("kl.npy", np.array([3, 7], np.int32))]), "kl.npy")
+
+    # Engine statuses: status_str, exit 2, nothing written.
+    expect_fail("score multiplier >= 2^30",
+                sdpa(quant={"--q-quant": "1:0", "--k-quant": "1:0", "--scores-quant": "1e-12:0"}),
+                "sdpa: an argument is out of range")
+    expect_fail("beta * scores scale < 2^-26", sdpa(extra=["--beta", "1e-9"]),
+                "sdpa: an argument is out of range")
+    expect_fail("tiny scores scale with the default beta",
+                sdpa(quant={"--q-quant": "3e-19:0", "--k-quant": "2e-18:0", "--scores-quant": "2.6e-34:0"}),
+                "sdpa: an argument is out of range")
+    expect_fail("Skv 4096", sdpa(kp=d.save("kbig.npy", i8(g, 2, 4096, 8)),
+                                 vp=d.save("vbig.npy", i8(g, 2, 4096, 5))),
+                "sdpa: shape too large for exact integer accumulation")
+    os.remove(d("kbig.npy"))
+    os.remove(d("vbig.npy"))
+    expect_fail("unwritable --weights-out",
+                sdpa()[:-2] + ["--weights-out", d("nodir/w.npy")], "nodir/w.npy")
+    expect_fail("same path twice", sdpa()[:-2] + ["--weights-out", d("o.npy")], "o.npy")
+
+    # softmax-s8.
+    def sm(xp=x, scale="0.1", beta=None, out=None):
+        a = ["run", "softmax-s8", "--input", xp, "--input-scale", scale, "--out", out or d("y.npy")]
+        return a + (["--beta", beta] if beta is not None else [])
+
+    rc, _, err = run(*sm())
+    check(rc == 0, f"softmax-s8 control runs: {err.strip()}")
+    expect_fail("softmax-s8 float32 input", sm(xp=d.save("sf.npy", np.zeros((2, 3), np.float32))),
+                "sf.npy")
+    expect_fail("softmax-s8 uint8 input", sm(xp=d.save("su.npy", np.zeros((2, 3), np.uint8))),
+                "su.npy")
+    expect_fail("softmax-s8 zero dim", sm(xp=d.save("s0.npy", np.zeros((2, 0), np.int8))), "s0.npy")
+    expect_fail("softmax-s8 scalar", sm(xp=d.save("ss.npy", np.int8(3))), "ss.npy")
+    for bad in ["0", "-0.5", "nan", "inf", "1e-50", "1e39", "abc", "0.1x", ""]:
+        expect_fail(f"softmax-s8 --input-scale {bad!r}", sm(scale=bad), "--input-scale")
+        expect_fail(f"softmax-s8 --beta {bad!r}", sm(beta=bad), "--beta")
+    expect_fail("softmax-s8 missing --input-scale",
+                ["run", "softmax-s8", "--input", x, "--out", d("y.npy")], "--input-scale")
+    expect_fail("softmax-s8 beta * scale < 2^-26", sm(scale="1e-4", beta="1e-4"),
+                "softmax-s8: an argument is out of range")
+    expect_fail("softmax-s8 4096 cols", sm(xp=d.save("sbig.npy", np.zeros((1, 4096), np.int8))),
+                "softmax-s8: shape too large for exact integer accumulation")
+    expect_fail("softmax-s8 unwritable", sm(out=d("nodir/y.npy")), "nodir/y.npy")
+
+
+def test_help():
+    rc, out, _ = run("run", "sdpa", "--help")
+    for f in ["--dtype", "--q-quant", "--k-quant", "--v-quant", "--scores-quant", "--out-quant",
+              "--beta", "--mask", "--additive-mask", "--key-lengths", "--weights-out"]:
+        check(f + " " in out or f + "\n" in out, f"run sdpa --help documents {f}")
+    rc, out, _ = run("run", "softmax-s8", "--help")
+    check(rc == 0, "softmax-s8 --help exits 0")
+    for f in ["--input", "--input-scale", "--beta", "--out"]:
+        check(f + " " in out, f"run softmax-s8 --help documents {f}")
+    rc, out, _ = run("run", "--help")
+    check("softmax-s8" in out, "run --help lists softmax-s8")
+
+
+def main():
+    root = tempfile.mkdtemp(prefix="attn_cli_int8_test.")
+    try:
+        d = Dir(root)
+        test_help()
+        test_softmax(d)
+        test_sdpa(d)
+        test_errors(d)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"{counts['softmax']} softmax-s8 and {counts['sdpa']} sdpa int8 runs matched the "
+          f"reference bit for bit; {counts['errors']} error cases")
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("all int8 CLI checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

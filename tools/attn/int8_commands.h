@@ -1,0 +1,48 @@
+// The attn CLI's int8 commands (int8_commands.cpp):
+//   attn run softmax-s8                    TFLite int8 SOFTMAX on an int8 .npy
+//   attn run sdpa --dtype int8 ...         int8 SDPA (the flags below are added
+//                                          to the float `sdpa` subcommand)
+// Scales are parsed as float32 (strtof: decimal or hex float literals), zero
+// points as integers in [-128, 127]; every error is a CliError (exit 2).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "common.h"
+
+namespace attn_cli {
+
+// The flags `attn run sdpa` takes for --dtype int8.
+struct SdpaInt8Flags {
+  std::string dtype = "f32";
+  // Empty until given.
+  std::optional<std::string> q_quant, k_quant, v_quant, scores_quant, out_quant;  // "S:Z"
+  std::optional<std::string> beta;  // default (float)(1/sqrt(Dk))
+  bool int8() const { return dtype == "int8"; }
+};
+
+// Adds --dtype, --q-quant, --k-quant, --v-quant, --scores-quant, --out-quant
+// and --beta to the `sdpa` subcommand.
+void add_sdpa_int8_flags(CLI::App* sdpa, SdpaInt8Flags* flags);
+
+// With --dtype f32: throws if an int8-only flag was given.
+void reject_int8_flags(const SdpaInt8Flags& flags);
+
+// The inputs `sdpa` takes for both dtypes.
+struct SdpaFiles {
+  std::string q, k, v, out, weights_out;
+  MaskInputs masks;
+  bool scale_given = false;  // --scale is float only
+};
+
+// `attn run sdpa --dtype int8`.
+void run_sdpa_s8(const SdpaFiles& files, const SdpaInt8Flags& flags);
+
+// `attn run softmax-s8`.
+void add_softmax_s8(CLI::App* run, Runner* runner);
+
+}  // namespace attn_cli
