@@ -61,6 +61,18 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
       }
     }
   }
+  // qk over a whole row of keys (odd and even key counts, strided keys).
+  static int32_t dots[9], dots_ref[9];
+  for (int32_t nkeys = 0; nkeys < 9; ++nkeys) {
+    for (int32_t n : {1, 3, 4, 7, 8, 13, 16, 33}) {
+      attn::detail::qrow_s8_pack(g_a + 1, -5, n, g_packed);
+      attn::detail::qrow_s8_pack_ref(g_a + 1, -5, n, g_packed_ref);
+      attn::detail::qk_s8(g_packed, -5, g_b + 2, static_cast<std::size_t>(n + 3), nkeys, n, dots);
+      attn::detail::qk_s8_ref(g_packed_ref, -5, g_b + 2, static_cast<std::size_t>(n + 3), nkeys, n,
+                              dots_ref);
+      ATTN_EXPECT_TRUE(std::memcmp(dots, dots_ref, sizeof(int32_t) * static_cast<std::size_t>(nkeys)) == 0);
+    }
+  }
   // pv: 0..9 rows (odd and even counts), odd widths and row offsets, weights 1..255.
   for (int32_t nrows = 0; nrows < 10; ++nrows) {
     for (int32_t n : {1, 3, 4, 5, 8, 15, 16, 17, 31, 33, 64, 67}) {

@@ -129,15 +129,24 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask
     for (int32_t c = 0; c < a.dim_k; ++c) sum_q += qrow[c] - qzp;
     const int32_t row_const = kzp * sum_q;
     qrow_s8_pack(qrow, qzp, a.dim_k, qrow_packed);
-    // S row: BATCH_MATMUL(Q, K^T) requantized to int8.
-    for (std::size_t j = 0; j < ulimit; ++j) {
-      if (matrix_mask && keep[j] == 0) {
-        scores[j] = -128;
-        continue;
+    // S row: BATCH_MATMUL(Q, K^T) requantized to int8. Exact: |qrow dot| <=
+    // dim_k * 255 * 128 and |total| <= dim_k * 255^2 < 2^31.
+    if (!matrix_mask) {
+      int32_t* dots = static_cast<int32_t*>(static_cast<void*>(rows));  // free until P V
+      qk_s8(qrow_packed, qzp, a.k, a.k_stride, limit, a.dim_k, dots);
+      for (std::size_t j = 0; j < ulimit; ++j) {
+        scores[j] = static_cast<int8_t>(q::requantize(dots[j] - row_const, s_mult, s_shift, szp));
       }
-      // Exact: |qrow_dot| <= dim_k * 255 * 128 and the total <= dim_k * 255^2 < 2^31.
-      const int32_t total = qrow_s8_dot(qrow_packed, qzp, a.k + j * a.k_stride, a.dim_k) - row_const;
-      scores[j] = static_cast<int8_t>(q::requantize(total, s_mult, s_shift, szp));
+    } else {
+      for (std::size_t j = 0; j < ulimit; ++j) {
+        if (keep[j] == 0) {
+          scores[j] = -128;
+          continue;
+        }
+        const int32_t total =
+            qrow_s8_dot(qrow_packed, qzp, a.k + j * a.k_stride, a.dim_k) - row_const;
+        scores[j] = static_cast<int8_t>(q::requantize(total, s_mult, s_shift, szp));
+      }
     }
     // P row, in place.
     softmax_row_s8(params.softmax, scores, scores, limit, matrix_mask ? keep : nullptr);

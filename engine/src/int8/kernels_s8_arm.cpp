@@ -55,6 +55,13 @@ int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) 
   return dot - zp * sum_k;
 }
 
+void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
+           int32_t n, int32_t* out) {
+  for (int32_t j = 0; j < nkeys; ++j) {
+    out[j] = qrow_s8_dot(packed, zp, k + static_cast<std::size_t>(j) * k_stride, n);
+  }
+}
+
 namespace {
 // vctp32q of a count that may be negative (no lanes then).
 inline mve_pred16_t lanes32(int32_t remaining) {
@@ -200,6 +207,37 @@ int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) 
   }
   for (; i < n; ++i) acc += static_cast<int32_t>(p[i]) * static_cast<int32_t>(k[i]);
   return acc;
+}
+
+void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
+           int32_t n, int32_t* out) {
+  const auto* p = static_cast<const int16_t*>(packed);
+  int32_t j = 0;
+  // Two keys a step share each pair of query words.
+  for (; j + 2 <= nkeys; j += 2) {
+    const int8_t* k1 = k + static_cast<std::size_t>(j) * k_stride;
+    const int8_t* k2 = k1 + k_stride;
+    int32_t acc1 = 0, acc2 = 0;
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      uint32_t q02, q13;
+      std::memcpy(&q02, p + i, 4);
+      std::memcpy(&q13, p + i + 2, 4);
+      const uint32_t a4 = load4(k1 + i);
+      const uint32_t b4 = load4(k2 + i);
+      acc1 = __smlad(static_cast<int16x2_t>(q02), __sxtb16(static_cast<int8x4_t>(a4)), acc1);
+      acc1 = __smlad(static_cast<int16x2_t>(q13), sxtb16_ror8(a4), acc1);
+      acc2 = __smlad(static_cast<int16x2_t>(q02), __sxtb16(static_cast<int8x4_t>(b4)), acc2);
+      acc2 = __smlad(static_cast<int16x2_t>(q13), sxtb16_ror8(b4), acc2);
+    }
+    for (; i < n; ++i) {
+      acc1 += static_cast<int32_t>(p[i]) * static_cast<int32_t>(k1[i]);
+      acc2 += static_cast<int32_t>(p[i]) * static_cast<int32_t>(k2[i]);
+    }
+    out[j] = acc1;
+    out[j + 1] = acc2;
+  }
+  if (j < nkeys) out[j] = qrow_s8_dot(packed, zp, k + static_cast<std::size_t>(j) * k_stride, n);
 }
 
 void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {

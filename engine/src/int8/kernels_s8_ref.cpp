@@ -32,6 +32,13 @@ int32_t qrow_s8_dot_ref(const void* packed, int32_t zp, const int8_t* k, int32_t
   return acc;
 }
 
+void qk_s8_ref(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride,
+               int32_t nkeys, int32_t n, int32_t* out) {
+  for (int32_t j = 0; j < nkeys; ++j) {
+    out[j] = qrow_s8_dot_ref(packed, zp, k + static_cast<std::size_t>(j) * k_stride, n);
+  }
+}
+
 void pv_s8_ref(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n,
                int32_t* acc) {
   for (int32_t c = 0; c < n; ++c) acc[c] = 0;
@@ -52,6 +59,10 @@ void qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
 }
 int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
   return qrow_s8_dot_ref(packed, zp, k, n);
+}
+void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
+           int32_t n, int32_t* out) {
+  qk_s8_ref(packed, zp, k, k_stride, nkeys, n, out);
 }
 void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
   pv_s8_ref(rows, w, nrows, n, acc);

@@ -43,6 +43,13 @@ int32_t qrow_s8_dot_ref(const void* packed, int32_t zp, const int8_t* k, int32_t
 void qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed);
 int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n);
 
+// out[j] = qrow_s8_dot(packed, zp, k + j * k_stride, n) for j < nkeys: a
+// whole score row against a packed query row.
+void qk_s8_ref(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride,
+               int32_t nkeys, int32_t n, int32_t* out);
+void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
+           int32_t n, int32_t* out);
+
 // acc[c] = sum_r w[r] * rows[r][c] for c < n (acc is overwritten); w[r] in
 // [0, 255], rows[r] an int8 row of at least n elements. nrows >= 0.
 void pv_s8_ref(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n,
