@@ -1,0 +1,220 @@
+// On-device benchmark: each op on fixed shapes, one line per case.
+//
+//   bench <n> op=<op> shape=<shape> dtype=<f32|s8> cycles=<count|n/a> status=<ok|...>
+//
+// Each case runs once between the marker calls attn_bench_begin() and
+// attn_bench_end(); under QEMU the TCG plugin tools/qemu-plugin/insn_count.c
+// counts the instructions executed between them (region n of the plugin's
+// output is case n; case 0 is an empty region: the markers' own overhead,
+// which bench/baremetal/run_bench.py subtracts). On silicon the platform
+// cycle counter is read around each case (DWT CYCCNT on Cortex-M, CNTVCT_EL0 on
+// AArch64, rdtsc on x86-64); where it does not count (QEMU) "cycles=n/a".
+//
+// The same source builds for Linux targets (hosted platform layer), where the
+// cycle count is the minimum over a few repetitions.
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/attn.h"
+#include "attn/platform.h"
+#if __has_include("attn/sdpa_s8.h")
+#include "attn/sdpa_s8.h"
+#define ATTN_HAVE_S8 1
+#endif
+
+volatile uint32_t g_marker;
+
+// The markers: distinct bodies (so the compiler cannot fold them into one),
+// never inlined, each a single translation block.
+extern "C" __attribute__((noinline, used)) void attn_bench_begin(void) { g_marker = 1u; }
+extern "C" __attribute__((noinline, used)) void attn_bench_end(void) { g_marker = 2u; }
+
+namespace {
+
+namespace pf = attn::platform;
+
+constexpr int32_t kMaxSeq = 128;
+constexpr int32_t kD = 64;
+
+float g_q[kMaxSeq * kD];
+float g_k[kMaxSeq * kD];
+float g_v[kMaxSeq * kD];
+float g_w[4 * kD * kD];
+float g_bias[4 * kD];
+float g_out[kMaxSeq * kD];
+alignas(64) unsigned char g_scratch[32 * 1024];
+#if defined(ATTN_HAVE_S8)
+int8_t g_q8[kMaxSeq * kD];
+int8_t g_k8[kMaxSeq * kD];
+int8_t g_v8[kMaxSeq * kD];
+int8_t g_out8[kMaxSeq * kD];
+attn::SdpaS8Params g_s8_params;
+#endif
+
+int g_case = 0;
+int g_failed = 0;
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+constexpr int kRepeats = 1;
+#else
+constexpr int kRepeats = 5;
+#endif
+
+void fill(float* p, std::size_t n, uint32_t seed, float amplitude) {
+  for (std::size_t i = 0; i < n; ++i) {
+    seed ^= seed << 13;
+    seed ^= seed >> 17;
+    seed ^= seed << 5;
+    p[i] = amplitude * (static_cast<float>(seed >> 8) * (1.0f / 8388608.0f) - 1.0f);
+  }
+}
+
+// Runs `fn` once between the markers (the instruction-count region), then on
+// hosted targets a few more times for the cycle count, and prints the line.
+template <typename Fn>
+void run_case(const char* op, const char* shape, const char* dtype, Fn fn) {
+  const bool have_cycles = pf::cycle_counter_available();
+  uint64_t best = 0;
+  attn::Status st = attn::Status::kOk;
+  for (int r = 0; r < kRepeats; ++r) {
+    const uint64_t c0 = pf::cycles();
+    if (r == 0) attn_bench_begin();
+    const attn::Status s = fn();
+    if (r == 0) attn_bench_end();
+    const uint64_t c1 = pf::cycles();
+    if (r == 0) st = s;
+    if (r == 0 || c1 - c0 < best) best = c1 - c0;
+  }
+  if (st != attn::Status::kOk) ++g_failed;
+  if (have_cycles) {
+    pf::print("bench %d op=%s shape=%s dtype=%s cycles=%llu status=%s\n", g_case, op, shape, dtype,
+              static_cast<unsigned long long>(best), attn::status_str(st));
+  } else {
+    pf::print("bench %d op=%s shape=%s dtype=%s cycles=n/a status=%s\n", g_case, op, shape, dtype,
+              attn::status_str(st));
+  }
+  ++g_case;
+}
+
+attn::Scratch scratch() { return attn::Scratch{g_scratch, sizeof g_scratch}; }
+
+attn::Status sdpa(int32_t sq, int32_t skv, bool causal) {
+  const attn::SdpaShape shape{1, sq, skv, kD, kD};
+  attn::SdpaF32Args a;
+  a.q = g_q;
+  a.k = g_k;
+  a.v = g_v;
+  a.out = g_out;
+  a.mask.causal = causal;
+  return attn::sdpa_f32(shape, a, scratch());
+}
+
+#if defined(ATTN_HAVE_S8)
+// The shape is in g_s8_params (set by prepare_s8).
+attn::Status sdpa_s8() {
+  attn::SdpaS8Args a;
+  a.q = g_q8;
+  a.k = g_k8;
+  a.v = g_v8;
+  a.out = g_out8;
+  return attn::sdpa_s8(g_s8_params, a, scratch());
+}
+
+attn::Status prepare_s8(int32_t sq, int32_t skv) {
+  attn::SdpaS8Quant quant;
+  quant.q = {0.02f, 0};
+  quant.k = {0.02f, 0};
+  quant.v = {0.02f, 0};
+  quant.scores = {0.1f, 0};
+  quant.out = {0.02f, 0};
+  return attn::sdpa_s8_prepare({1, sq, skv, kD, kD}, quant, &g_s8_params);
+}
+#endif
+
+}  // namespace
+
+int main() {
+  pf::write("attn benchmark\n");
+  pf::print_cpu_report();
+  fill(g_q, sizeof g_q / sizeof(float), 1u, 1.0f);
+  fill(g_k, sizeof g_k / sizeof(float), 2u, 1.0f);
+  fill(g_v, sizeof g_v / sizeof(float), 3u, 1.0f);
+  fill(g_w, sizeof g_w / sizeof(float), 4u, 0.125f);
+  fill(g_bias, sizeof g_bias / sizeof(float), 5u, 0.1f);
+#if defined(ATTN_HAVE_S8)
+  for (int i = 0; i < kMaxSeq * kD; ++i) {
+    g_q8[i] = static_cast<int8_t>(g_q[i] * 100.0f);
+    g_k8[i] = static_cast<int8_t>(g_k[i] * 100.0f);
+    g_v8[i] = static_cast<int8_t>(g_v[i] * 100.0f);
+  }
+#endif
+
+  // Case 0: the empty region (marker overhead).
+  run_case("empty", "-", "-", [] { return attn::Status::kOk; });
+
+  run_case("sdpa_f32", "Sq=16,Skv=16,d=64", "f32", [] { return sdpa(16, 16, false); });
+  run_case("sdpa_f32", "Sq=64,Skv=64,d=64", "f32", [] { return sdpa(64, 64, false); });
+  run_case("sdpa_f32", "Sq=64,Skv=64,d=64,causal", "f32", [] { return sdpa(64, 64, true); });
+  run_case("sdpa_f32", "decode,Sq=1,Skv=128,d=64", "f32", [] { return sdpa(1, 128, false); });
+  run_case("mha_f32", "E=64,H=4,S=32", "f32", [] {
+    const attn::MhaShape shape{1, 32, 32, kD, 4, 0, 0};
+    attn::MhaF32Weights w;
+    w.in_proj_weight = g_w;
+    w.in_proj_bias = g_bias;
+    w.out_proj_weight = g_w + 3 * kD * kD;
+    w.out_proj_bias = g_bias + 3 * kD;
+    attn::MhaF32Args a;
+    a.query = g_q;
+    a.key = g_q;
+    a.value = g_q;
+    a.out = g_out;
+    return attn::mha_f32(shape, w, a, scratch());
+  });
+  run_case("bahdanau_f32", "T=32,D=64,units=64", "f32", [] {
+    const attn::BahdanauShape shape{1, 32, kD, kD, kD};
+    attn::BahdanauF32Weights w;
+    w.w1 = g_w;
+    w.b1 = g_bias;
+    w.w2 = g_w + kD * kD;
+    w.b2 = g_bias + kD;
+    w.v = g_bias + 2 * kD;
+    attn::BahdanauF32Args a;
+    a.query = g_q;
+    a.keys = g_k;
+    a.context = g_out;
+    return attn::bahdanau_f32(shape, w, a, scratch());
+  });
+  run_case("luong_dot_f32", "T=32,D=64", "f32", [] {
+    attn::LuongF32Args a;
+    a.query = g_q;
+    a.keys = g_k;
+    a.context = g_out;
+    return attn::luong_dot_f32({1, 32, kD}, a, scratch());
+  });
+  run_case("luong_general_f32", "T=32,D=64", "f32", [] {
+    attn::LuongF32Args a;
+    a.query = g_q;
+    a.keys = g_k;
+    a.context = g_out;
+    return attn::luong_general_f32({1, 32, kD, kD}, {g_w, g_bias}, a, scratch());
+  });
+#if defined(ATTN_HAVE_S8)
+  struct S8Case {
+    int32_t sq, skv;
+    const char* shape;
+  };
+  static const S8Case s8_cases[] = {{16, 16, "Sq=16,Skv=16,d=64"},
+                                    {64, 64, "Sq=64,Skv=64,d=64"},
+                                    {1, 128, "decode,Sq=1,Skv=128,d=64"}};
+  for (const S8Case& c : s8_cases) {
+    if (prepare_s8(c.sq, c.skv) != attn::Status::kOk) {
+      pf::print("sdpa_s8 %s: prepare failed\n", c.shape);
+      ++g_failed;
+      continue;
+    }
+    run_case("sdpa_s8", c.shape, "s8", [] { return sdpa_s8(); });
+  }
+#endif
+  pf::print("bench done: %d cases, %d failed\n", g_case, g_failed);
+  pf::flush();
+  return g_failed;
+}
