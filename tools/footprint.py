@@ -61,9 +61,11 @@ def cmd_noheap(args):
 
 
 OPS = ["sdpa_f32", "mha_f32", "bahdanau_f32", "luong_dot_f32", "luong_general_f32",
-       "general_attention_f32", "sdpa_s8", "softmax_s8"]
+       "general_attention_f32", "sdpa_s8", "softmax_s8", "mha_s8", "luong_dot_s8",
+       "luong_general_s8", "model_load"]
 # Demangled-name prefix of each op's entry function (the stack root).
 ENTRY = {op: f"attn::{op}(" for op in OPS}
+ENTRY["luong_dot_s8"] = ENTRY["luong_general_s8"] = "attn::luong_s8("
 SHAPES = {
     "sdpa_f32": "B=1 Sq=Skv=16 d=64 causal",
     "mha_f32": "B=1 S=16 E=64 H=4",
@@ -73,6 +75,10 @@ SHAPES = {
     "general_attention_f32": "B=1 S=16 in=dk=dv=64",
     "sdpa_s8": "B=1 Sq=Skv=16 d=64",
     "softmax_s8": "16x16",
+    "mha_s8": "B=1 S=16 E=64 H=4",
+    "luong_dot_s8": "B=1 T=16 D=64",
+    "luong_general_s8": "B=1 T=16 D=64",
+    "model_load": "64-byte blob",
 }
 TOOL = "arm-none-eabi-"
 

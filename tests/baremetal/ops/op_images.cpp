@@ -18,6 +18,16 @@
 #include "attn/sdpa_s8.h"
 #define ATTN_HAVE_S8 1
 #endif
+#if __has_include("attn/mha_s8.h") && __has_include("attn/luong_s8.h")
+#include "attn/luong_s8.h"
+#include "attn/mha_s8.h"
+#define ATTN_HAVE_S8_LAYERS 1
+#endif
+#if __has_include("attn/model.h") && __has_include("attn/model_s8.h")
+#include "attn/model.h"
+#include "attn/model_s8.h"
+#define ATTN_HAVE_MODEL 1
+#endif
 
 #ifndef ATTN_OP
 #define ATTN_OP 99
@@ -203,6 +213,116 @@ int main() {
     if (st == attn::Status::kOk) st = attn::softmax_s8(params, kS, kS, in, out);
     g_sink = out[0];
     failures += check(st, "softmax_s8");
+  }
+#endif
+#if defined(ATTN_HAVE_S8_LAYERS) && (ATTN_RUN(9) || ATTN_RUN(10) || ATTN_RUN(11))
+  static int8_t w8[4 * kE * kE], x8[kS * kE], y8[kS * kE], z8[kS * kE];
+  static float scales[4 * kE];
+  static int32_t bias32[4 * kE];
+  for (int i = 0; i < 4 * kE * kE; ++i) w8[i] = static_cast<int8_t>(g_w[i % (4 * kE * kE)] * 127.0f);
+  for (int i = 0; i < kS * kE; ++i) {
+    x8[i] = static_cast<int8_t>(g_a[i] * 100.0f);
+    y8[i] = static_cast<int8_t>(g_b[i] * 100.0f);
+  }
+  for (int i = 0; i < 4 * kE; ++i) {
+    scales[i] = 0.01f;
+    bias32[i] = static_cast<int32_t>(g_bias[i] * 1000.0f);
+  }
+  g_sink = static_cast<float>(w8[0]) + scales[0] + static_cast<float>(bias32[0]);
+#endif
+#if defined(ATTN_HAVE_S8_LAYERS) && ATTN_RUN(9)
+  {
+    constexpr attn::MhaShape shape{1, kS, kS, kE, kH, 0, 0};
+    static attn::Workspace<attn::mha_s8_scratch_bytes(shape)> ws;
+    ATTN_EXPORT_SCRATCH(mha_s8, attn::mha_s8_scratch_bytes(shape));
+    attn::MhaS8Quant quant;
+    quant.query = quant.key = quant.value = {0.01f, 0};
+    quant.q = quant.k = quant.v = {0.05f, 0};
+    quant.scores = {0.1f, 0};
+    quant.attn = {0.05f, 0};
+    quant.out = {0.05f, 0};
+    attn::MhaS8Weights w;
+    w.q = {w8, scales, bias32};
+    w.k = {w8 + kE * kE, scales + kE, bias32 + kE};
+    w.v = {w8 + 2 * kE * kE, scales + 2 * kE, bias32 + 2 * kE};
+    w.out = {w8 + 3 * kE * kE, scales + 3 * kE, bias32 + 3 * kE};
+    static attn::QuantizedMultiplier channels[attn::mha_s8_channel_count(shape)];
+    static attn::MhaS8Params params;
+    attn::Status st = attn::mha_s8_prepare(shape, quant, w, channels, &params);
+    if (st == attn::Status::kOk) {
+      attn::MhaS8Args args;
+      args.query = x8;
+      args.key = y8;
+      args.value = y8;
+      args.out = z8;
+      st = attn::mha_s8(params, args, ws.scratch());
+    }
+    g_sink = z8[0];
+    failures += check(st, "mha_s8");
+  }
+#endif
+#if defined(ATTN_HAVE_S8_LAYERS) && (ATTN_RUN(10) || ATTN_RUN(11))
+  {
+    attn::LuongS8Quant quant;
+    quant.query = quant.keys = {0.01f, 0};
+    quant.keys_proj = {0.05f, 0};
+    quant.scores = {0.1f, 0};
+    quant.context = {0.01f, 0};
+    static attn::LuongS8Params params;
+    attn::LuongS8Args args;
+    args.query = x8;
+    args.keys = y8;
+    args.context = z8;
+#if ATTN_RUN(10)
+    {
+      constexpr attn::LuongDotShape shape{1, kS, kD};
+      static attn::Workspace<attn::luong_dot_s8_scratch_bytes(shape)> ws;
+      ATTN_EXPORT_SCRATCH(luong_dot_s8, attn::luong_dot_s8_scratch_bytes(shape));
+      attn::Status st = attn::luong_dot_s8_prepare(shape, quant, &params);
+      if (st == attn::Status::kOk) st = attn::luong_s8(params, args, ws.scratch());
+      g_sink = z8[0];
+      failures += check(st, "luong_dot_s8");
+    }
+#endif
+#if ATTN_RUN(11)
+    {
+      constexpr attn::LuongGeneralShape shape{1, kS, kD, kD};
+      static attn::Workspace<attn::luong_general_s8_scratch_bytes(shape)> ws;
+      ATTN_EXPORT_SCRATCH(luong_general_s8, attn::luong_general_s8_scratch_bytes(shape));
+      static attn::QuantizedMultiplier channels[kD];
+      attn::Status st = attn::luong_general_s8_prepare(shape, quant, {w8, scales, bias32}, channels,
+                                                      &params);
+      if (st == attn::Status::kOk) st = attn::luong_s8(params, args, ws.scratch());
+      g_sink = z8[0];
+      failures += check(st, "luong_general_s8");
+    }
+#endif
+  }
+#endif
+#if defined(ATTN_HAVE_MODEL) && ATTN_RUN(12)
+  {
+    // The model loader and runners, linked and called on a blob that fails
+    // validation (the image has no model): an error status is expected.
+    ATTN_EXPORT_SCRATCH(model_load, 0);
+    static unsigned char blob[64];
+    attn::Model model;
+    attn::ModelError error{};
+    const attn::Status st = attn::model_load(blob, sizeof blob, &model, &error);
+    attn::platform::print("model_load on an empty blob: %s (%s)\n", attn::status_str(st),
+                          attn::model_error_str(error));
+    if (st == attn::Status::kOk) ++failures;
+#if ATTN_OP == 99
+    attn::MhaF32Args mha_args;
+    attn::BahdanauF32Args bahdanau_args;
+    attn::LuongF32Args luong_args;
+    static attn::MhaS8Params mha_params;
+    static attn::QuantizedMultiplier channels[4];
+    static attn::Workspace<1024> ws;
+    g_status_sink = static_cast<int>(attn::model_run_mha_f32(model, 1, 1, 1, mha_args, ws.scratch())) +
+                    static_cast<int>(attn::model_run_bahdanau_f32(model, 1, 1, bahdanau_args, ws.scratch())) +
+                    static_cast<int>(attn::model_run_luong_general_f32(model, 1, 1, luong_args, ws.scratch())) +
+                    static_cast<int>(attn::model_mha_s8_prepare(model, 1, 1, 1, channels, 4, &mha_params));
+#endif
   }
 #endif
 
