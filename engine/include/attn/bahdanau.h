@@ -41,9 +41,10 @@ struct BahdanauShape {
 
 constexpr std::size_t bahdanau_f32_scratch_bytes(const BahdanauShape& s) {
   if (s.units <= 0 || s.key_dim <= 0) return 0;
-  return kAlign + 2 * f32_bytes(static_cast<std::size_t>(s.units)) +
-         f32_bytes(static_cast<std::size_t>(kSdpaKeyBlock)) +
-         f32_bytes(static_cast<std::size_t>(s.key_dim));
+  const uint64_t n = sat::add(sat::add(kAlign, sat::mul(2, sat::f32_bytes(static_cast<uint64_t>(s.units)))),
+                              sat::add(sat::f32_bytes(static_cast<uint64_t>(kSdpaKeyBlock)),
+                                       sat::f32_bytes(static_cast<uint64_t>(s.key_dim))));
+  return sat::to_size(n);
 }
 
 struct BahdanauF32Weights {

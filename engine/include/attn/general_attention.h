@@ -35,10 +35,10 @@ struct GeneralAttentionShape {
 
 constexpr std::size_t general_attention_f32_scratch_bytes(const GeneralAttentionShape& s) {
   if (s.seq <= 0 || s.dim_k <= 0 || s.dim_v <= 0) return 0;
-  const auto n = static_cast<std::size_t>(s.seq);
-  return 2 * f32_bytes(n * static_cast<std::size_t>(s.dim_k)) +
-         f32_bytes(n * static_cast<std::size_t>(s.dim_v)) +
-         sdpa_f32_scratch_bytes({1, s.seq, s.seq, s.dim_k, s.dim_v});
+  const auto n = static_cast<uint64_t>(s.seq);
+  const uint64_t own = sat::add(sat::mul(2, sat::f32_bytes(n, static_cast<uint64_t>(s.dim_k))),
+                                sat::f32_bytes(n, static_cast<uint64_t>(s.dim_v)));
+  return sat::to_size(sat::add(own, sdpa_f32_scratch_bytes({1, s.seq, s.seq, s.dim_k, s.dim_v})));
 }
 
 struct GeneralAttentionF32Weights {

@@ -48,8 +48,8 @@ constexpr std::size_t luong_dot_f32_scratch_bytes(const LuongDotShape& s) {
 
 constexpr std::size_t luong_general_f32_scratch_bytes(const LuongGeneralShape& s) {
   if (s.key_dim <= 0) return 0;
-  return sdpa_f32_scratch_bytes({1, 1, s.seq, s.key_dim, s.key_dim}) +
-         f32_bytes(static_cast<std::size_t>(s.key_dim));
+  return sat::to_size(sat::add(sdpa_f32_scratch_bytes({1, 1, s.seq, s.key_dim, s.key_dim}),
+                               sat::f32_bytes(static_cast<uint64_t>(s.key_dim))));
 }
 
 struct LuongF32Args {

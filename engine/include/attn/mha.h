@@ -57,12 +57,13 @@ constexpr std::size_t mha_f32_scratch_bytes(const MhaShape& s) {
       s.embed_dim % s.num_heads != 0) {
     return 0;
   }
-  const auto hd = static_cast<std::size_t>(s.embed_dim / s.num_heads);
-  const auto sq = static_cast<std::size_t>(s.seq_q);
-  const auto skv = static_cast<std::size_t>(s.seq_kv);
-  const auto ihd = static_cast<int32_t>(hd);
-  return 2 * f32_bytes(sq * hd) + 2 * f32_bytes(skv * hd) +
-         sdpa_f32_scratch_bytes({1, s.seq_q, s.seq_kv, ihd, ihd});
+  const int32_t hd = s.embed_dim / s.num_heads;
+  const auto uhd = static_cast<uint64_t>(hd);
+  const auto sq = static_cast<uint64_t>(s.seq_q);
+  const auto skv = static_cast<uint64_t>(s.seq_kv);
+  const uint64_t own = sat::add(sat::mul(2, sat::f32_bytes(sq, uhd)),
+                                sat::mul(2, sat::f32_bytes(skv, uhd)));
+  return sat::to_size(sat::add(own, sdpa_f32_scratch_bytes({1, s.seq_q, s.seq_kv, hd, hd})));
 }
 
 struct MhaF32Weights {

@@ -21,6 +21,24 @@ constexpr std::size_t align_up(std::size_t n) { return (n + kAlign - 1) / kAlign
 // Bytes for `count` floats (or other 4-byte values), rounded up to kAlign.
 constexpr std::size_t f32_bytes(std::size_t count) { return align_up(count * 4u); }
 
+// Saturating size arithmetic for the constexpr *_scratch_bytes formulas: they
+// compute in 64 bits and a result that does not fit the address space becomes
+// SIZE_MAX, which no caller can provide (the op then returns kScratchTooSmall),
+// instead of wrapping to a small number on 32-bit targets.
+namespace sat {
+inline constexpr uint64_t kMax = ~uint64_t{0};
+constexpr uint64_t mul(uint64_t a, uint64_t b) { return (a != 0 && b > kMax / a) ? kMax : a * b; }
+constexpr uint64_t add(uint64_t a, uint64_t b) { return b > kMax - a ? kMax : a + b; }
+// align64(4 * a * b) bytes, saturated.
+constexpr uint64_t f32_bytes(uint64_t a, uint64_t b = 1) {
+  const uint64_t n = mul(mul(a, b), 4);
+  return n > kMax - (kAlign - 1) ? kMax : (n + kAlign - 1) / kAlign * kAlign;
+}
+constexpr std::size_t to_size(uint64_t n) {
+  return n > static_cast<uint64_t>(~std::size_t{0}) ? ~std::size_t{0} : static_cast<std::size_t>(n);
+}
+}  // namespace sat
+
 // A view of caller memory: `bytes` bytes starting at `data`.
 struct Scratch {
   void* data = nullptr;
