@@ -16,6 +16,10 @@ reference of the TFLite op sequence, written from shared/INT8.md):
     batched and unbatched matrices, combinations), outputs and --weights-out
     probabilities; plus hand-picked extreme scales (1e-19 .. 1e18, a zero
     score multiplier) and zero points -128 / 127;
+  * `attn run luong-dot|luong-general --dtype int8` (seeds 4000..4031; odd =
+    general, per-channel or per-tensor W scales, optional int32 bias, key
+    lengths) against int8_reference.fully_connected + sdpa_s8 (one query,
+    values = keys);
   * bad inputs (float32 file for int8, bad SCALE:ZERO_POINT strings, zero point
     outside [-128, 127], scale <= 0 / NaN / Inf / underflowing, bad beta,
     int8 flags without --dtype int8, shape mismatches, unsupported additive
@@ -42,7 +46,7 @@ import int8_reference as ref  # noqa: E402
 
 ATTN = os.path.abspath(sys.argv[1])
 failures = []
-counts = {"softmax": 0, "sdpa": 0, "errors": 0}
+counts = {"softmax": 0, "sdpa": 0, "luong": 0, "errors": 0}
 
 
 def check(cond, what):
@@ -281,6 +285,70 @@ def test_sdpa(d):
                       "s": (0.3, 2), "o": (0.03, -4)}, B=1, Lq=2, Lkv=4095, dk=4, dv=3)
 
 
+# ---------------------------------------------------------------- luong --dtype int8
+def test_luong(d):
+    """Luong dot / general = int8 SDPA with one query and values = keys
+    (general: keys through TFLite's per-channel FULLY_CONNECTED first)."""
+    for seed in range(4000, 4032):
+        g = np.random.default_rng(seed)
+        general = seed % 2 == 1
+        B = int(g.integers(1, 4))
+        seq = int(g.integers(1, 121))
+        kd = int(g.integers(1, 97))
+        qd = int(g.integers(1, 97)) if general else kd
+        zp = lambda: int(g.integers(-128, 128))
+        qq = (ref.f32(10 ** g.uniform(-2.5, -0.5)), zp())
+        kq = (ref.f32(10 ** g.uniform(-2.5, -0.5)), zp())
+        wbase = 10 ** g.uniform(-3, -1)
+        per_tensor = general and seed % 4 == 1
+        wsc = [ref.f32(wbase * 10 ** g.uniform(-0.3, 0.3)) for _ in range(1 if per_tensor else qd)]
+        kpq = (ref.f32(kq[0] * wbase * math.sqrt(kd) * 74 * 73 / 10 ** g.uniform(1, 2)), zp())
+        sk = kpq if general else kq
+        sq = (ref.f32(qq[0] * sk[0] * math.sqrt(qd) * 74 * 74 / 10 ** g.uniform(1, 2.1)), zp())
+        cq = (ref.f32(kq[0] * 10 ** g.uniform(-0.4, 0.4)), zp())
+        beta = None if seed % 3 else ref.f32(10 ** g.uniform(-1, 1.5) / sq[0])
+        query, keys = i8(g, B, qd), i8(g, B, seq, kd)
+        W = i8(g, qd, kd)
+        W[W == -128] = -127  # symmetric weights
+        bias = g.integers(-30000, 30001, qd).astype(np.int32) if general and seed % 5 < 3 else None
+        lengths = g.integers(0, seq + 1, B).astype(np.int32) if seed % 4 >= 2 else None
+        unbatched = B == 1 and seed % 3 == 0
+        d.clear("o.npy", "w.npy")
+        args = ["run", "luong-general" if general else "luong-dot", "--dtype", "int8",
+                "--query", d.save("lq.npy", query[0] if unbatched else query),
+                "--keys", d.save("lk.npy", keys[0] if unbatched else keys),
+                "--query-quant", qs(qq), "--keys-quant", qs(kq), "--scores-quant", qs(sq),
+                "--context-quant", qs(cq), "--out", d("o.npy"), "--weights-out", d("w.npy")]
+        if general:
+            args += ["--w", d.save("lw.npy", np.ascontiguousarray(W.T)),  # Keras layout [Dk, Dq]
+                     "--w-scales", d.save("lws.npy", np.array(wsc if not per_tensor else wsc[0], np.float32)),
+                     "--keys-proj-quant", qs(kpq)]
+            if bias is not None:
+                args += ["--b", d.save("lb.npy", bias)]
+        if beta is not None:
+            args += ["--beta", fs(beta)]
+        if lengths is not None:
+            args += ["--key-lengths", d.save("ll.npy", lengths)]
+        tag = f"luong-{'general' if general else 'dot'} int8 seed {seed} [{B},{seq},{qd},{kd}]"
+        rc, _, err = run(*args)
+        if not check(rc == 0, f"{tag}: exit {rc}: {err.strip()}"):
+            continue
+        q64, k64 = query.astype(np.int64), keys.astype(np.int64)
+        kmat = k64
+        if general:
+            kmat = ref.fully_connected(k64, W.astype(np.int64), wsc * qd if per_tensor else wsc,
+                                       None if bias is None else bias.astype(np.int64), kq, kpq)
+        keep = ref.keep_matrix(B, 1, seq, False, None if lengths is None else list(lengths), None)
+        out, probs, _ = ref.sdpa_s8(q64[:, None, :], kmat, k64, qq, sk, kq, sq, cq,
+                                    1.0 if beta is None else beta, keep)
+        out, probs = out[:, 0], probs[:, 0]
+        if unbatched:
+            out, probs = out[0], probs[0]
+        same(tag + " context", np.load(d("o.npy")), out)
+        same(tag + " weights", np.load(d("w.npy")), probs)
+        counts["luong"] += 1
+
+
 # ---------------------------------------------------------------- errors
 def test_errors(d):
     g = np.random.default_rng(3000)
@@ -420,6 +488,61 @@ def test_errors(d):
                 "softmax-s8: shape too large for exact integer accumulation")
     expect_fail("softmax-s8 unwritable", sm(out=d("nodir/y.npy")), "nodir/y.npy")
 
+    # luong-dot / luong-general --dtype int8.
+    lq, lk = d.save("elq.npy", i8(g, 2, 6)), d.save("elk.npy", i8(g, 2, 9, 6))
+    lw = d.save("elw.npy", i8(g, 6, 6))
+    lws = d.save("elws.npy", np.full(6, 0.01, np.float32))
+    lquant = {"--query-quant": "0.02:1", "--keys-quant": "0.03:-2", "--scores-quant": "0.5:3",
+              "--context-quant": "0.03:4"}
+
+    def luong(general=False, quant=None, extra=(), dtype=("--dtype", "int8"), w=lw, ws=lws, q=lq, k=lk):
+        qu = dict(lquant)
+        if general:
+            qu["--keys-proj-quant"] = "0.2:-5"
+        qu.update(quant or {})
+        qargs = [a for kv in qu.items() if kv[1] is not None for a in kv]
+        a = ["run", "luong-general" if general else "luong-dot", *dtype, "--query", q, "--keys", k,
+             *qargs, "--out", d("o.npy"), "--weights-out", d("w.npy"), *extra]
+        if general:
+            a += ["--w", w] + (["--w-scales", ws] if ws else [])
+        return a
+
+    for general in (False, True):
+        rc, _, err = run(*luong(general))
+        check(rc == 0, f"luong general={general} int8 control runs: {err.strip()}")
+    expect_fail("luong-dot float32 query", luong(q=d.save("elqf.npy", np.zeros((2, 6), np.float32))),
+                "elqf.npy")
+    expect_fail("luong-dot Dq != Dk", luong(k=d.save("elk5.npy", i8(g, 2, 9, 5))), "elk5.npy")
+    expect_fail("luong-dot keys rank", luong(k=d.save("elk2.npy", i8(g, 9, 6))), "elk2.npy")
+    expect_fail("luong-dot bad --scores-quant", luong(quant={"--scores-quant": "0.5:-200"}),
+                "--scores-quant")
+    expect_fail("luong-dot missing --context-quant", luong(quant={"--context-quant": None}),
+                "--context-quant")
+    expect_fail("luong-dot --query-quant without --dtype int8",
+                luong(dtype=(), quant={"--keys-quant": None, "--scores-quant": None,
+                                       "--context-quant": None}), "--query-quant")
+    expect_fail("luong-dot key lengths", luong(extra=["--key-lengths", d.save("ell.npy", np.array([1, 10], np.int32))]),
+                "ell.npy")
+    expect_fail("luong-general missing --keys-proj-quant",
+                luong(True, quant={"--keys-proj-quant": None}), "--keys-proj-quant")
+    expect_fail("luong-general missing --w-scales", luong(True, ws=None), "--w-scales")
+    expect_fail("luong-general float32 W", luong(True, w=d.save("elwf.npy", np.zeros((6, 6), np.float32))),
+                "elwf.npy")
+    expect_fail("luong-general W shape", luong(True, w=d.save("elw5.npy", i8(g, 6, 5))), "elw5.npy")
+    expect_fail("luong-general scales count", luong(True, ws=d.save("elws3.npy", np.ones(3, np.float32))),
+                "elws3.npy")
+    expect_fail("luong-general scale <= 0", luong(True, ws=d.save("elws0.npy", np.array([0.1, 0, 1, 1, 1, 1], np.float32))),
+                "elws0.npy")
+    expect_fail("luong-general scales float64", luong(True, ws=d.save("elws64.npy", np.ones(6))),
+                "elws64.npy")
+    expect_fail("luong-general bias int64", luong(True, extra=["--b", d.save("elb64.npy", np.zeros(6, np.int64))]),
+                "elb64.npy")
+    expect_fail("luong-general bias length", luong(True, extra=["--b", d.save("elb5.npy", np.zeros(5, np.int32))]),
+                "elb5.npy")
+    expect_fail("luong-general FC multiplier >= 2^30",
+                luong(True, quant={"--keys-proj-quant": "1e-15:0"}),
+                "luong-general: an argument is out of range")
+
 
 def test_help():
     rc, out, _ = run("run", "sdpa", "--help")
@@ -441,11 +564,12 @@ def main():
         test_help()
         test_softmax(d)
         test_sdpa(d)
+        test_luong(d)
         test_errors(d)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"{counts['softmax']} softmax-s8 and {counts['sdpa']} sdpa int8 runs matched the "
-          f"reference bit for bit; {counts['errors']} error cases")
+    print(f"{counts['softmax']} softmax-s8, {counts['sdpa']} sdpa and {counts['luong']} luong int8 "
+          f"runs matched the reference bit for bit; {counts['errors']} error cases")
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1

@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "attn/luong_s8.h"
 #include "attn/sdpa_s8.h"
 #include "attn/softmax_s8.h"
 
@@ -315,6 +316,178 @@ void run_sdpa_s8(const SdpaFiles& files, const SdpaInt8Flags& f) {
   args.mask = mask.mask();
   check_status(attn::sdpa_s8(params, args, scratch_of(scratch)), "sdpa");
   write_s8_outputs({{files.out, out_shape, out.data()}, {files.weights_out, w_shape, weights.data()}});
+}
+
+// ------------------------------------------------------------ luong --dtype int8
+
+void add_luong_int8_flags(CLI::App* s, LuongInt8Flags* f, bool general) {
+  s->add_option("--dtype", f->dtype,
+                "f32 (default): float32 inputs and outputs; int8: TFLite-exact int8 attention "
+                "(int8 .npy in and out, needs the --*-quant flags)")
+      ->type_name("f32|int8")
+      ->check(CLI::IsMember({"f32", "int8"}).description(""));
+  const char* fmt = "SCALE:ZERO_POINT";
+  s->add_option("--query-quant", f->query_quant,
+                "int8: quantization of the query, scale (float32 > 0) : zero point (int in "
+                "[-128, 127]), e.g. 0.05:-3")
+      ->type_name(fmt);
+  s->add_option("--keys-quant", f->keys_quant,
+                "int8: quantization of the keys (also the values of the context)")
+      ->type_name(fmt);
+  if (general) {
+    s->add_option("--keys-proj-quant", f->keys_proj_quant,
+                  "int8: quantization of the projected keys h W + b (the FULLY_CONNECTED output)")
+        ->type_name(fmt);
+    s->add_option("--w-scales", f->w_scales,
+                  "int8: float32 .npy [Dq] per-output-channel scales of the int8 W (or one "
+                  "value [1] / [] for per tensor); W's zero point is 0")
+        ->type_name("FILE");
+  }
+  s->add_option("--scores-quant", f->scores_quant, "int8: quantization of the int8 scores")
+      ->type_name(fmt);
+  s->add_option("--context-quant", f->context_quant, "int8: quantization of the output context")
+      ->type_name(fmt);
+  s->add_option("--beta", f->beta,
+                "int8: softmax beta, a positive float32 (default 1: Luong scores are unscaled)")
+      ->type_name("B");
+}
+
+void reject_int8_flags(const LuongInt8Flags& f) {
+  const std::pair<const char*, const std::optional<std::string>*> int8_only[] = {
+      {"--query-quant", &f.query_quant},         {"--keys-quant", &f.keys_quant},
+      {"--keys-proj-quant", &f.keys_proj_quant}, {"--scores-quant", &f.scores_quant},
+      {"--context-quant", &f.context_quant},     {"--beta", &f.beta},
+      {"--w-scales", &f.w_scales}};
+  for (const auto& [name, value] : int8_only) {
+    if (value->has_value()) throw CliError(std::string(name) + " needs --dtype int8");
+  }
+}
+
+void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& f, bool general) {
+  std::vector<std::pair<const char*, const std::optional<std::string>*>> required = {
+      {"--query-quant", &f.query_quant},
+      {"--keys-quant", &f.keys_quant},
+      {"--scores-quant", &f.scores_quant},
+      {"--context-quant", &f.context_quant}};
+  if (general) {
+    required.push_back({"--keys-proj-quant", &f.keys_proj_quant});
+    required.push_back({"--w-scales", &f.w_scales});
+  }
+  for (const auto& [name, value] : required) {
+    if (!value->has_value()) throw CliError(std::string(name) + " is required with --dtype int8");
+  }
+  attn::LuongS8Quant quant;
+  quant.query = parse_quant("--query-quant", *f.query_quant);
+  quant.keys = parse_quant("--keys-quant", *f.keys_quant);
+  if (general) quant.keys_proj = parse_quant("--keys-proj-quant", *f.keys_proj_quant);
+  quant.scores = parse_quant("--scores-quant", *f.scores_quant);
+  quant.context = parse_quant("--context-quant", *f.context_quant);
+  quant.beta = f.beta ? parse_positive("--beta", *f.beta) : 0.0f;
+
+  const S8Input query = load_s8(files.query, 1, 2);
+  const S8Input keys = load_s8(files.keys, 2, 3);
+  const bool batched = query.rank() == 2;
+  if (keys.rank() != query.rank() + 1) {
+    throw CliError(keys.path + ": rank " + std::to_string(keys.rank()) + ", expected " +
+                   std::to_string(query.rank() + 1) + " for query " + query.path + " of rank " +
+                   std::to_string(query.rank()) +
+                   " (query [B,D] with keys [B,T,D], or [D] with [T,D])");
+  }
+  const int64_t b = batched ? query.dim(0) : 1;
+  if (batched) require_dim(keys, 0, b, "batch", "batch of " + query.path);
+  const int64_t seq = keys.dim(-2);
+  const int64_t dq = query.dim(-1);
+  const int64_t dk = keys.dim(-1);
+  if (!general) require_dim(keys, -1, dq, "key dim", "query dim of " + query.path);
+
+  // luong-general: W int8 [Dk, Dq] (the float op's Keras layout), transposed
+  // to TFLite's FULLY_CONNECTED [out = Dq, in = Dk]; scales [Dq]; bias int32 [Dq].
+  std::vector<int8_t> w_t;
+  std::vector<float> w_scales;
+  std::vector<int32_t> bias;
+  if (general) {
+    const S8Input w = load_s8(files.w, 2, 2);
+    require_dim(w, 0, dk, "rows", "key dim Dk of " + keys.path);
+    require_dim(w, 1, dq, "columns", "query dim Dq of " + query.path);
+    w_t.resize(static_cast<std::size_t>(dq * dk));
+    for (int64_t i = 0; i < dk; ++i) {
+      for (int64_t j = 0; j < dq; ++j) {
+        w_t[static_cast<std::size_t>(j * dk + i)] = w.data()[i * dq + j];
+      }
+    }
+    attn_npy::Array sc;
+    std::string err;
+    const std::string& sp = *f.w_scales;
+    if (!attn_npy::load(sp, &sc, &err) || !attn_npy::expect(sc, sp, "<f4", 0, 1, &err)) {
+      throw CliError(err);
+    }
+    const std::size_t n = sc.count();
+    if (n != 1 && n != static_cast<std::size_t>(dq)) {
+      throw CliError(sp + ": " + std::to_string(n) + " scales, expected " + std::to_string(dq) +
+                     " (query dim Dq of " + query.path + ") or 1; shape " +
+                     attn_npy::shape_str(sc.shape));
+    }
+    w_scales.resize(static_cast<std::size_t>(dq));
+    for (std::size_t c = 0; c < w_scales.size(); ++c) {
+      const float v = sc.as<float>()[n == 1 ? 0 : c];
+      if (!(v > 0.0f) || std::isinf(v)) {
+        throw CliError(sp + ": scale " + f32_str(v) + " at index " + std::to_string(c) +
+                       " is not a positive finite float32 number");
+      }
+      w_scales[c] = v;
+    }
+    if (!files.b.empty()) {
+      attn_npy::Array ba;
+      if (!attn_npy::load(files.b, &ba, &err) ||
+          !attn_npy::expect(ba, files.b, "<i4", 1, 1, &err)) {
+        throw CliError(err);
+      }
+      if (ba.shape[0] != dq) {
+        throw CliError(files.b + ": length is " + std::to_string(ba.shape[0]) + ", expected " +
+                       std::to_string(dq) + " (query dim Dq of " + query.path + ")");
+      }
+      bias.assign(ba.as<int32_t>(), ba.as<int32_t>() + dq);
+    }
+  }
+
+  attn::LuongGeneralShape shape;
+  shape.batch = to_i32(b);
+  shape.seq = to_i32(seq);
+  shape.query_dim = to_i32(dq);
+  shape.key_dim = to_i32(dk);
+  std::vector<int32_t> lengths;
+  if (!files.key_lengths.empty()) lengths = load_key_lengths(files.key_lengths, shape.batch, shape.seq);
+  const auto ctx_shape = shape_of(batched, b, {dk});
+  const auto w_shape = shape_of(batched, b, {seq});
+  std::vector<int8_t> ctx(output_count(ctx_shape, files.out));
+  std::vector<int8_t> weights;
+  if (!files.weights_out.empty()) weights.resize(output_count(w_shape, files.weights_out));
+
+  const char* op = general ? "luong-general" : "luong-dot";
+  attn::LuongS8Params params;
+  std::vector<attn::QuantizedMultiplier> storage(static_cast<std::size_t>(dq));
+  std::size_t scratch_bytes = 0;
+  if (general) {
+    attn::FcS8Weights fw;
+    fw.weight = w_t.data();
+    fw.scales = w_scales.data();
+    fw.bias = bias.empty() ? nullptr : bias.data();
+    check_status(attn::luong_general_s8_prepare(shape, quant, fw, storage.data(), &params), op);
+    scratch_bytes = attn::luong_general_s8_scratch_bytes(shape);
+  } else {
+    const attn::LuongDotShape dshape{shape.batch, shape.seq, shape.key_dim};
+    check_status(attn::luong_dot_s8_prepare(dshape, quant, &params), op);
+    scratch_bytes = attn::luong_dot_s8_scratch_bytes(dshape);
+  }
+  auto scratch = make_scratch(scratch_bytes);
+  attn::LuongS8Args args;
+  args.query = query.data();
+  args.keys = keys.data();
+  args.context = ctx.data();
+  args.weights = weights.empty() ? nullptr : weights.data();
+  args.key_lengths = lengths.empty() ? nullptr : lengths.data();
+  check_status(attn::luong_s8(params, args, scratch_of(scratch)), op);
+  write_s8_outputs({{files.out, ctx_shape, ctx.data()}, {files.weights_out, w_shape, weights.data()}});
 }
 
 void add_softmax_s8(CLI::App* run, Runner* runner) {

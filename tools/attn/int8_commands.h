@@ -42,6 +42,29 @@ struct SdpaFiles {
 // `attn run sdpa --dtype int8`.
 void run_sdpa_s8(const SdpaFiles& files, const SdpaInt8Flags& flags);
 
+// The flags `attn run luong-dot` / `luong-general` take for --dtype int8.
+struct LuongInt8Flags {
+  std::string dtype = "f32";
+  // Empty until given. keys_proj and w_scales: luong-general only.
+  std::optional<std::string> query_quant, keys_quant, keys_proj_quant, scores_quant,
+      context_quant;                    // "S:Z"
+  std::optional<std::string> beta;      // default 1
+  std::optional<std::string> w_scales;  // float32 .npy [Dq] (or one value): W's per-channel scales
+  bool int8() const { return dtype == "int8"; }
+};
+
+void add_luong_int8_flags(CLI::App* sub, LuongInt8Flags* flags, bool general);
+void reject_int8_flags(const LuongInt8Flags& flags);
+
+// The inputs `luong-dot` / `luong-general` take for both dtypes.
+struct LuongFiles {
+  std::string query, keys, out, weights_out, key_lengths;
+  std::string w, b;  // luong-general: W [Dk,Dq] int8, b [Dq] int32 (optional)
+};
+
+// `attn run luong-dot --dtype int8` (general false) / `luong-general --dtype int8`.
+void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& flags, bool general);
+
 // `attn run softmax-s8`.
 void add_softmax_s8(CLI::App* run, Runner* runner);
 

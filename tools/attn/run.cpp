@@ -455,7 +455,7 @@ void run_general(const GeneralFlags& f) {
 void add_run(CLI::App* app, Runner* runner) {
   CLI::App* run = app->add_subcommand(
       "run", "Run one op on float32 C-order .npy inputs and write float32 .npy outputs "
-             "(int8 in and out: softmax-s8, sdpa --dtype int8)");
+             "(int8 in and out: softmax-s8, sdpa/luong-dot/luong-general --dtype int8)");
   run->require_subcommand(1);
 
   {
@@ -532,16 +532,43 @@ void add_run(CLI::App* app, Runner* runner) {
     CLI::App* s = run->add_subcommand(
         "luong-dot", "Luong dot attention: e_t = q . h_t, context = sum_t softmax(e)_t h_t (Dq == Dk)");
     f->add(s);
-    s->callback([f, runner] { *runner = [f] { run_luong_dot(*f); }; });
+    auto i8 = std::make_shared<LuongInt8Flags>();  // --dtype int8 (int8_commands.cpp)
+    add_luong_int8_flags(s, i8.get(), false);
+    s->callback([f, i8, runner] {
+      *runner = [f, i8] {
+        if (!i8->int8()) {
+          reject_int8_flags(*i8);
+          run_luong_dot(*f);
+          return;
+        }
+        run_luong_s8({f->query, f->keys, f->out, f->weights_out, f->key_lengths, "", ""}, *i8,
+                     false);
+      };
+    });
   }
   {
     auto f = std::make_shared<LuongGeneralFlags>();
     CLI::App* s = run->add_subcommand(
         "luong-general", "Luong general attention: e_t = q . (h_t W + b), context = sum_t softmax(e)_t h_t");
     f->io.add(s);
-    s->add_option("--w", f->w, "float32 .npy W [Dk,Dq] (Keras Dense on the keys)")->required();
-    s->add_option("--b", f->b, "float32 .npy b [Dq] (default 0; cancels in the softmax)");
-    s->callback([f, runner] { *runner = [f] { run_luong_general(*f); }; });
+    s->add_option("--w", f->w, "float32 .npy W [Dk,Dq] (Keras Dense on the keys; int8 with "
+                               "--dtype int8)")->required();
+    s->add_option("--b", f->b, "float32 .npy b [Dq] (default 0; cancels in the softmax; int32 "
+                               "with --dtype int8, where it does not cancel)");
+    auto i8 = std::make_shared<LuongInt8Flags>();  // --dtype int8 (int8_commands.cpp)
+    add_luong_int8_flags(s, i8.get(), true);
+    s->callback([f, i8, runner] {
+      *runner = [f, i8] {
+        if (!i8->int8()) {
+          reject_int8_flags(*i8);
+          run_luong_general(*f);
+          return;
+        }
+        run_luong_s8({f->io.query, f->io.keys, f->io.out, f->io.weights_out, f->io.key_lengths,
+                      f->w, f->b},
+                     *i8, true);
+      };
+    });
   }
   {
     auto f = std::make_shared<GeneralFlags>();
