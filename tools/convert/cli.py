@@ -115,15 +115,23 @@ def summary(info, source, seq, seq_kv, batch, error=None, out=sys.stdout):
         scr = cost.scratch_bytes(info.op, p, sq, skv)
         io = cost.io_bytes(info.op, p, batch, sq, skv)
         seqs = f"seq_q {sq}, seq_kv {skv}" if info.op == "mha" else f"seq {skv}"
-        w(f"  scratch ({seqs}): {fmt_bytes(scr)}\n")
+        w(f"  scratch ({seqs}): {fmt_bytes(scr)} (engine formula; exact: attn info)\n")
         w(f"  float inputs + outputs (batch {batch}): {fmt_bytes(io)}\n")
         ram = scr + io + cost.MODEL_DESCRIPTOR_BYTES_32
         w(f"  RAM estimate: {fmt_bytes(ram)} = scratch + inputs/outputs + attn::Model "
           f"({cost.MODEL_DESCRIPTOR_BYTES_32} B); flash: blob + engine code\n")
     else:
         io = cost.io_bytes(info.op, p, batch, sq, skv, itemsize=1)
-        w(f"  int8 inputs + outputs (batch {batch}, seq {skv}): {fmt_bytes(io)}; scratch: "
-          "set by the engine's int8 ops\n")
+        w(f"  int8 inputs + outputs (batch {batch}, seq {skv}): {fmt_bytes(io)}\n")
+        if info.op == "mha":
+            scr, ch = cost.mha_s8_bytes(p, sq, skv)
+            w(f"  scratch (mha_s8, seq_q {sq}, seq_kv {skv}): ~{fmt_bytes(scr)} + channel "
+              f"multipliers {fmt_bytes(ch)} (estimate; exact: attn info)\n")
+            ram = scr + ch + io + cost.MODEL_DESCRIPTOR_BYTES_32
+            w(f"  RAM estimate: {fmt_bytes(ram)} = scratch + multipliers + inputs/outputs + "
+              f"attn::Model ({cost.MODEL_DESCRIPTOR_BYTES_32} B); flash: blob + engine code\n")
+        else:
+            w("  scratch: set by the engine's int8 op (not available yet)\n")
         acts = info.acts()
         w("  activations (scale, zero point): " +
           ", ".join(f"{k} ({s:.4g}, {z})" for k, (s, z) in acts.items()) + "\n")

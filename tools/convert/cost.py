@@ -58,3 +58,14 @@ def io_bytes(op, p, batch, seq_q, seq_kv, itemsize=4):
     else:
         n = batch * (p["query_dim"] + seq_kv * p["key_dim"] + p["key_dim"])
     return n * itemsize
+
+
+def mha_s8_bytes(p, seq_q, seq_kv):
+    """(scratch, channel multiplier storage) of mha_s8, an estimate: the int8 core's row
+    buffers are approximated by 2 * align64(seq_kv) + align64(4 * head_dim)."""
+    e, hd = p["embed_dim"], p["embed_dim"] // p["num_heads"]
+
+    def a(n):
+        return (n + ALIGN - 1) // ALIGN * ALIGN
+    scratch = ALIGN + 2 * a(seq_q * e) + 2 * a(seq_kv * e) + 2 * a(seq_kv) + a(4 * hd)
+    return scratch, 4 * e * 8

@@ -98,12 +98,12 @@ int run_int8() {
     pf::print("int8 model rejected: %s\n", attn::model_error_str(why));
     return 1;
   }
-  constexpr attn::MhaShape shape = mha_small_int8_model::shape(1, kSeq, kSeq);
-  static attn::QuantizedMultiplier channels[attn::mha_s8_channel_count(shape)];
-  static attn::Workspace<attn::mha_s8_scratch_bytes(shape)> ws;
+  static_assert(mha_small_int8_model::kSeq == kSeq, "header generated for another --seq");
+  static attn::QuantizedMultiplier channels[mha_small_int8_model::kChannelCount];
+  static attn::Workspace<mha_small_int8_model::kScratchBytes> ws;
   attn::MhaS8Params params;
   attn::Status st = attn::model_mha_s8_prepare(model, 1, kSeq, kSeq, channels,
-                                               attn::mha_s8_channel_count(shape), &params);
+                                               mha_small_int8_model::kChannelCount, &params);
   if (st != attn::Status::kOk) {
     pf::print("int8 prepare: %s\n", attn::status_str(st));
     return 1;
