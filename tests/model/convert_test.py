@@ -199,6 +199,30 @@ def pipeline(test_binary):
     except ImportError:
         print("convert_test: no PyTorch, pipeline part skipped")
         return
+    import torch
+    with tempfile.TemporaryDirectory() as d:
+        # Attention modules inside larger models, whole modules, checkpoints.
+        torch.manual_seed(0)
+        torch.save(torch.nn.TransformerEncoderLayer(32, 4, batch_first=True).state_dict(),
+                   os.path.join(d, "enc.pt"))
+        torch.save(torch.nn.TransformerDecoderLayer(32, 4, batch_first=True).state_dict(),
+                   os.path.join(d, "dec.pt"))
+        torch.save(torch.nn.MultiheadAttention(16, 2), os.path.join(d, "module.pt"))
+        torch.save({"state_dict": torch.nn.MultiheadAttention(16, 2).state_dict(), "epoch": 3},
+                   os.path.join(d, "ckpt.pt"))
+        for f in ("enc.pt", "module.pt", "ckpt.pt"):
+            rc, out, err = run("mha", "--from", f, "--heads", "2", "--out", f + ".attn", cwd=d)
+            check(rc == 0, f"{f} converts: {err.strip()}")
+        expect_error(d, ["mha", "--from", "dec.pt", "--heads", "4", "--out", "x.attn"],
+                     "several attention modules", "'multihead_attn.'", "'self_attn.'",
+                     "--prefix")
+        rc, out, err = run("mha", "--from", "dec.pt", "--heads", "4", "--prefix",
+                           "multihead_attn.", "--out", "dec.attn", cwd=d)
+        check(rc == 0 and "embed_dim 32" in out, f"--prefix picks a module: {err.strip()}")
+        m = torch.nn.MultiheadAttention(8, 2, bias=False, add_bias_kv=True)
+        torch.save(m.state_dict(), os.path.join(d, "biaskv.pt"))
+        expect_error(d, ["mha", "--from", "biaskv.pt", "--heads", "2", "--out", "x.attn"],
+                     "'bias_k'", "add_bias_kv")
     with tempfile.TemporaryDirectory() as d:
         subprocess.run([sys.executable, os.path.join(HERE, "gen_fixtures.py"), d], check=True,
                        capture_output=True)

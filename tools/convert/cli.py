@@ -288,4 +288,7 @@ def main(argv=None):
     except blobfmt.BlobError as e:
         print(f"attn-convert: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. piped into head: the files are already written
+        sys.stderr.close()
+        return 0
     return 0
