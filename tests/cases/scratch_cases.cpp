@@ -269,3 +269,41 @@ ATTN_CASE(Scratch, LargerScratchGivesTheSameBits) {
     ATTN_EXPECT_SAME_BITS(op.name, g_weights, g_want_weights, op.n_weights);
   }
 }
+
+ATTN_CASE(Scratch, FormulasNeverWrap) {
+  // Shapes whose scratch exceeds a 32-bit address space (each dimension within
+  // the engine's limits, and the inputs of some of them small): every formula
+  // gives either at least the bytes its own buffers need (computed here in
+  // double) or SIZE_MAX ("cannot be provided"), never a wrapped small number.
+  const std::size_t kMax = static_cast<std::size_t>(-1);
+  const double tq = static_cast<double>(attn::kSdpaQueryTile);
+  struct Check {
+    const char* what;
+    std::size_t bytes;
+    double at_least;
+  };
+  const double big = 65536.0, huge = 1048576.0;
+  const Check checks[] = {
+      {"general_attention seq = dim_k = 65536",
+       attn::general_attention_f32_scratch_bytes({1, 65536, 1, 65536, 1}), 8.0 * big * big},
+      {"general_attention seq = dim_v = 2^20",
+       attn::general_attention_f32_scratch_bytes({1, 1 << 20, 1, 1, 1 << 20}), 4.0 * huge * huge},
+      {"mha seq_kv = 2^20, E = 65536, kdim = vdim = 1",
+       attn::mha_f32_scratch_bytes({1, 1, 1 << 20, 65536, 1, 1, 1}), 8.0 * huge * big},
+      {"mha seq_q = 2^20, E = 2^20",
+       attn::mha_f32_scratch_bytes({1, 1 << 20, 1, 1 << 20, 1, 0, 0}), 8.0 * huge * huge},
+      {"sdpa dim_k = dim_v = 2^20", attn::sdpa_f32_scratch_bytes({1, 1, 1, 1 << 20, 1 << 20}),
+       8.0 * tq * huge},
+      {"bahdanau units = key_dim = 2^20",
+       attn::bahdanau_f32_scratch_bytes({1, 1, 1, 1 << 20, 1 << 20}), 12.0 * huge},
+      {"luong_general key_dim = 2^20",
+       attn::luong_general_f32_scratch_bytes({1, 1, 1, 1 << 20}), 4.0 * huge},
+  };
+  for (const Check& c : checks) {
+    ++ctx.checks;
+    if (c.bytes != kMax && static_cast<double>(c.bytes) < c.at_least) {
+      attn_test::fail(ctx, __FILE__, __LINE__, "%s: scratch formula gives %lu bytes, needs %.3g",
+                      c.what, static_cast<unsigned long>(c.bytes), c.at_least);
+    }
+  }
+}

@@ -60,20 +60,4 @@ TEST(KnownBugs, DISABLED_AllNanFirstKeyBlockIsSilentlyDropped) {
   EXPECT_TRUE(std::isnan(w[64])) << "w[64] = " << w[64] << " while w[0] = " << w[0];
 }
 
-// general_attention.h's scratch formula multiplies seq * dim_k in size_t: on
-// 32-bit targets (Cortex-M, armhf) seq = dim_k = 65536 wraps to 0, so
-// general_attention_f32_scratch_bytes is a few MB (4460864 bytes measured
-// under qemu-arm, armhf-linux) instead of > 32 GiB, and given that much
-// scratch the op would write 2^32 floats of Q into it. The
-// inputs of such a call are small (x [65536, 1], w_q [1, 65536]): the shape
-// should be rejected (kBadShape/kOverflow) or the formula should saturate.
-// Only meaningful where size_t has 32 bits.
-TEST(KnownBugs, DISABLED_GeneralAttentionScratchFormulaWrapsOn32Bit) {
-  if (sizeof(std::size_t) > 4) GTEST_SKIP() << "size_t is 64-bit here";
-  const attn::GeneralAttentionShape shape{1, 65536, 1, 65536, 1};
-  const std::size_t need = attn::general_attention_f32_scratch_bytes(shape);
-  const double q_bytes = 4.0 * 65536.0 * 65536.0;
-  EXPECT_GE(static_cast<double>(need), q_bytes) << "scratch formula wrapped: " << need;
-}
-
 }  // namespace
