@@ -227,6 +227,72 @@ def mha_s8(query, key, value, W, scales, biases, quant, heads, beta, keep):
     return out, probs
 
 
+def one_minus_x_over_one_plus_x(a):
+    """a in Q0.31, [0, 1) -> (1-a)/(1+a) in Q0.31 (gemmlowp, Newton-Raphson in Q2.29)."""
+    a = np.asarray(a, dtype=np.int64)
+    s = a + INT32_MAX
+    half = np.where(s >= 0, (s + 1) // 2, -((-s + 1) // 2))
+    x = 1515870810 + srdhm(half, -1010580540)
+    for _ in range(3):
+        one_minus = (1 << 29) - srdhm(half, x)
+        x = x + sat_mul_pot(srdhm(x, one_minus), 2)
+    return sat_mul_pot(x - (1 << 29), 2)
+
+
+def tanh_q4(a):
+    """gemmlowp tanh, Q4.27 in -> Q0.31 out."""
+    a = np.asarray(a, dtype=np.int64)
+    n = np.where(a < 0, a, -a)
+    t = one_minus_x_over_one_plus_x(exp_on_negative_values(n))  # raw n as Q5.26 = 2a
+    return np.where(a == 0, 0, np.where(a < 0, -t, t))
+
+
+def tanh_s8(x, in_q):
+    """TFLite (Micro) int8 TANH; output scale 1/128, zero point 0."""
+    q, shift = math.frexp(f32(in_q[0]) * 2.0 ** 27)
+    mult = int(math.floor(q * 2.0 ** 31 + 0.5))
+    assert shift >= 0 and mult < 2 ** 31
+    radius = int(math.floor(15 * 2.0 ** 27 / 2.0 ** shift))
+    inp = np.asarray(x, dtype=np.int64) - in_q[1]
+    left, right = max(shift, 0), max(-shift, 0)
+    in_q4 = rdbp(srdhm(wrap32(np.where(np.abs(inp) < radius, inp, 0) << left), mult), right)
+    out = np.clip(rdbp(tanh_q4(in_q4), 24), -128, 127)
+    return np.where(inp <= -radius, -128, np.where(inp >= radius, 127, out))
+
+
+def add_s8(a, b, aq, bq, oq):
+    """TFLite int8 ADD (left shift 20)."""
+    twice_max = 2.0 * max(f32(aq[0]), f32(bq[0]))
+    m1 = quantize_multiplier(f32(aq[0]) / twice_max)
+    m2 = quantize_multiplier(f32(bq[0]) / twice_max)
+    mo = quantize_multiplier(twice_max / (2.0 ** 20 * f32(oq[0])))
+    def mbqm(x, m):
+        return rdbp(srdhm(x, m[0]), -m[1]) if m[1] <= 0 else None
+    sa = mbqm((np.asarray(a, dtype=np.int64) - aq[1]) << 20, m1)
+    sb = mbqm((np.asarray(b, dtype=np.int64) - bq[1]) << 20, m2)
+    return np.clip(mbqm(sa + sb, mo) + oq[1], -128, 127)
+
+
+def bahdanau_s8(query, keys, W, scales, biases, quant, beta, lengths):
+    """Unfused int8 Bahdanau: FC(query), FC(keys), ADD, TANH, FC(v), SOFTMAX, BATCH_MATMUL.
+    query [B, qd], keys [B, seq, kd]; W/scales/biases dicts w1, w2, v."""
+    A = fully_connected(query, W["w1"], scales["w1"], biases["w1"], quant["query"], quant["query_proj"])
+    Bk = fully_connected(keys, W["w2"], scales["w2"], biases["w2"], quant["keys"], quant["keys_proj"])
+    S = add_s8(A[:, None, :], Bk, quant["query_proj"], quant["keys_proj"], quant["sum"])
+    T = tanh_s8(S, quant["sum"])
+    E = fully_connected(T, W["v"], scales["v"], biases["v"], (1.0 / 128, 0), quant["scores"])[..., 0]
+    B, seq, kd = keys.shape
+    params = softmax_params(quant["scores"][0], beta)
+    probs = np.full((B, seq), -128, dtype=np.int64)
+    for b in range(B):
+        n = seq if lengths is None else lengths[b]
+        if n:
+            probs[b, :n] = softmax_row(E[b, :n], params)
+    ctx = batch_matmul(probs[:, None, :], np.swapaxes(keys, -1, -2), -128, quant["keys"][1],
+                       1.0 / 256, quant["keys"][0], quant["context"][0], quant["context"][1])
+    return ctx[:, 0, :], probs
+
+
 # ---------------------------------------------------------- inputs
 
 class Rng:
@@ -489,6 +555,53 @@ def run_luong_case(c):
     return out, probs
 
 
+BAHDANAU_QUANT_NAMES = ["query", "keys", "query_proj", "keys_proj", "sum", "scores", "context"]
+
+
+def random_bahdanau_case(seed):
+    g = np.random.default_rng(seed)
+    B = int(g.integers(1, 4))
+    seq = int(g.integers(1, 65))
+    qd = int(g.integers(1, 65))
+    kd = int(g.integers(1, 65))
+    units = int(g.integers(1, 49))
+    zp = lambda: int(g.integers(-128, 128))
+    quant = {"query": (f32(10 ** g.uniform(-2.5, -0.5)), zp()),
+             "keys": (f32(10 ** g.uniform(-2.5, -0.5)), zp())}
+    wb = {n: 10 ** g.uniform(-3, -1) for n in ["w1", "w2", "v"]}
+    scales = {"w1": [f32(wb["w1"] * 10 ** g.uniform(-0.3, 0.3)) for _ in range(units)],
+              "w2": [f32(wb["w2"] * 10 ** g.uniform(-0.3, 0.3)) for _ in range(units)],
+              "v": [f32(wb["v"])]}
+    spread = lambda: 10 ** g.uniform(math.log10(10), math.log10(100))
+    quant["query_proj"] = (f32(quant["query"][0] * wb["w1"] * math.sqrt(qd) * 74 * 73 / spread()), zp())
+    quant["keys_proj"] = (f32(quant["keys"][0] * wb["w2"] * math.sqrt(kd) * 74 * 73 / spread()), zp())
+    # TANH input: |sum| spans about -4..4 (sometimes far beyond: saturation).
+    quant["sum"] = (f32(10 ** g.uniform(-2.3, -0.5)), zp())
+    quant["scores"] = (f32(wb["v"] / 128 * math.sqrt(units) * 64 * 73 / spread()), zp())
+    quant["context"] = (f32(quant["keys"][0] * 10 ** g.uniform(-0.4, 0.4)), zp())
+    beta = 1.0 if g.integers(0, 3) else f32(10 ** g.uniform(-1, 1.5) / quant["scores"][0])
+    if beta * quant["scores"][0] * 2.0 ** 26 < 1:
+        beta = 1.0
+    return dict(seed=seed, B=B, seq=seq, qd=qd, kd=kd, units=units, quant=quant, scales=scales,
+                bias=bool(g.integers(0, 3)), has_lengths=bool(g.integers(0, 2)), beta=f32(beta))
+
+
+def run_bahdanau_case(c):
+    r = Rng(c["seed"])
+    B, seq, qd, kd, units = c["B"], c["seq"], c["qd"], c["kd"], c["units"]
+    query = r.int8s(B * qd).reshape(B, qd)
+    keys = r.int8s(B * seq * kd).reshape(B, seq, kd)
+    W = {}
+    for n, shape in [("w1", (units, qd)), ("w2", (units, kd)), ("v", (1, units))]:
+        W[n] = np.array([r.range(0, 254) - 127 for _ in range(shape[0] * shape[1])], dtype=np.int64).reshape(shape)
+    biases = {"w1": None, "w2": None, "v": None}
+    if c["bias"]:
+        for n, cnt in [("w1", units), ("w2", units), ("v", 1)]:
+            biases[n] = np.array([r.range(0, 60000) - 30000 for _ in range(cnt)], dtype=np.int64)
+    lengths = [r.range(0, seq) for _ in range(B)] if c["has_lengths"] else None
+    return bahdanau_s8(query, keys, W, c["scales"], biases, c["quant"], c["beta"], lengths)
+
+
 def gen(outdir):
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, "softmax_cases.txt")
@@ -527,6 +640,22 @@ def gen(outdir):
                                                           c["kd"], int(c["bias"]), int(c["has_lengths"]), f32_bits(c["beta"])))
             f.write("quant " + " ".join("%08x %d" % (f32_bits(c["quant"][n][0]), c["quant"][n][1]) for n in LUONG_QUANT_NAMES) + "\n")
             f.write("wscales " + " ".join("%08x" % f32_bits(x) for x in c["scales"]) + "\n")
+            f.write("out %s\n" % hexs(out))
+            f.write("probs %s\n" % hexs(probs))
+    print("wrote", path)
+    path = os.path.join(outdir, "bahdanau_cases.txt")
+    with open(path, "w") as f:
+        f.write("# int8 Bahdanau reference cases: tools/int8_reference.py gen (seeds 900..959)\n")
+        f.write("# bahdanau <seed> <B> <seq> <query_dim> <key_dim> <units> <bias> <lengths> <beta bits>\n")
+        f.write("# quant: (scale bits, zp) of query keys query_proj keys_proj sum scores context;\n")
+        f.write("# wscales: w1 (units) w2 (units) v (1); inputs from Rng(seed): query keys W1 W2 v [b1 b2 bv] [lengths]\n")
+        for seed in range(900, 960):
+            c = random_bahdanau_case(seed)
+            out, probs = run_bahdanau_case(c)
+            f.write("bahdanau %u %d %d %d %d %d %d %d %08x\n" % (seed, c["B"], c["seq"], c["qd"], c["kd"], c["units"],
+                                                            int(c["bias"]), int(c["has_lengths"]), f32_bits(c["beta"])))
+            f.write("quant " + " ".join("%08x %d" % (f32_bits(c["quant"][n][0]), c["quant"][n][1]) for n in BAHDANAU_QUANT_NAMES) + "\n")
+            f.write("wscales " + " ".join("%08x" % f32_bits(x) for n in ["w1", "w2", "v"] for x in c["scales"][n]) + "\n")
             f.write("out %s\n" % hexs(out))
             f.write("probs %s\n" % hexs(probs))
     print("wrote", path)
@@ -627,6 +756,10 @@ def selftest():
     y = softmax_s8(np.array([[0, 1, 2, 3]]), 1.0, 1.0)
     p = np.exp([0, 1, 2, 3]) / np.sum(np.exp([0, 1, 2, 3]))
     assert np.max(np.abs((y + 128) / 256.0 - p)) <= 1 / 256.0
+    xs = np.arange(-(1 << 31) + 1, 1 << 31, 65537 * 31, dtype=np.int64)
+    xs = xs[np.abs(xs) < 15 * (1 << 27)]
+    t = tanh_q4(xs) / 2.0 ** 31
+    assert np.max(np.abs(t - np.tanh(xs / 2.0 ** 27))) < 1e-6, np.max(np.abs(t - np.tanh(xs / 2.0 ** 27)))
     print("selftest ok")
 
 

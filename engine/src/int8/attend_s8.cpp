@@ -68,6 +68,46 @@ Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t
   return Status::kOk;
 }
 
+void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit,
+                       const uint8_t* keep, const int8_t* v, std::size_t v_stride, int32_t dim_v,
+                       int32_t seq_kv, int8_t* orow, int8_t* wrow, void* ws) {
+  const auto skv = static_cast<std::size_t>(seq_kv);
+  const auto ulimit = static_cast<std::size_t>(limit);
+  const auto dv = static_cast<std::size_t>(dim_v);
+  auto* base = static_cast<unsigned char*>(ws) + 2 * align_up(skv);
+  auto* wts = static_cast<int16_t*>(static_cast<void*>(base));
+  base += align_up(2 * skv);
+  auto* rows = static_cast<const int8_t**>(static_cast<void*>(base));
+  base += align_up(sizeof(void*) * skv);
+  base += align_up(2 * static_cast<std::size_t>(params.shape.dim_k));
+  auto* acc = static_cast<int32_t*>(static_cast<void*>(base));
+  // P row, in place.
+  softmax_row_s8(params.softmax, scores, scores, limit, keep);
+  if (wrow != nullptr) {
+    std::memcpy(wrow, scores, ulimit);
+    if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
+  }
+  // O row: BATCH_MATMUL(P, V) requantized to int8.
+  int32_t sum_w = 0;
+  int32_t nrows = 0;
+  for (std::size_t j = 0; j < ulimit; ++j) {
+    const int32_t w = scores[j] + 128;
+    if (w == 0) continue;
+    wts[nrows] = static_cast<int16_t>(w);
+    rows[nrows] = v + j * v_stride;
+    ++nrows;
+    sum_w += w;
+  }
+  pv_s8(rows, wts, nrows, dim_v, acc);
+  const int32_t vz_sum = params.v_zero_point * sum_w;  // |.| <= 255 * 255 * 4095
+  const int32_t o_mult = params.out_multiplier.multiplier;
+  const int o_shift = params.out_multiplier.shift;
+  const int32_t ozp = params.out_zero_point;
+  for (std::size_t c = 0; c < dv; ++c) {
+    orow[c] = static_cast<int8_t>(q::requantize(acc[c] - vz_sum, o_mult, o_shift, ozp));
+  }
+}
+
 void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m, void* ws) {
   const auto skv = static_cast<std::size_t>(a.seq_kv);
   const auto dv = static_cast<std::size_t>(a.dim_v);
@@ -76,23 +116,18 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask
   base += align_up(skv);
   auto* keep = base;
   base += align_up(skv);
-  auto* wts = static_cast<int16_t*>(static_cast<void*>(base));
-  base += align_up(2 * skv);
-  auto* rows = static_cast<const int8_t**>(static_cast<void*>(base));
+  base += align_up(2 * skv);  // int16 weights (softmax_pv_row_s8)
+  // V row pointers in softmax_pv_row_s8; int32 dot products before that.
+  auto* dots = static_cast<int32_t*>(static_cast<void*>(base));
   base += align_up(sizeof(void*) * skv);
   void* qrow_packed = base;
-  base += align_up(2 * static_cast<std::size_t>(a.dim_k));
-  auto* acc = static_cast<int32_t*>(static_cast<void*>(base));
 
   const int32_t qzp = params.q_zero_point;
   const int32_t kzp = params.k_zero_point;
-  const int32_t vzp = params.v_zero_point;
   const int32_t szp = params.scores_zero_point;
   const int32_t ozp = params.out_zero_point;
   const int32_t s_mult = params.scores_multiplier.multiplier;
   const int s_shift = params.scores_multiplier.shift;
-  const int32_t o_mult = params.out_multiplier.multiplier;
-  const int o_shift = params.out_multiplier.shift;
   const bool matrix_mask = m.keras != nullptr || m.additive != nullptr || m.boolean != nullptr;
 
   for (int32_t i = 0; i < a.seq_q; ++i) {
@@ -132,7 +167,6 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask
     // S row: BATCH_MATMUL(Q, K^T) requantized to int8. Exact: |qrow dot| <=
     // dim_k * 255 * 128 and |total| <= dim_k * 255^2 < 2^31.
     if (!matrix_mask) {
-      int32_t* dots = static_cast<int32_t*>(static_cast<void*>(rows));  // free until P V
       qk_s8(qrow_packed, qzp, a.k, a.k_stride, limit, a.dim_k, dots);
       for (std::size_t j = 0; j < ulimit; ++j) {
         scores[j] = static_cast<int8_t>(q::requantize(dots[j] - row_const, s_mult, s_shift, szp));
@@ -148,28 +182,8 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask
         scores[j] = static_cast<int8_t>(q::requantize(total, s_mult, s_shift, szp));
       }
     }
-    // P row, in place.
-    softmax_row_s8(params.softmax, scores, scores, limit, matrix_mask ? keep : nullptr);
-    if (wrow != nullptr) {
-      std::memcpy(wrow, scores, ulimit);
-      if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
-    }
-    // O row: BATCH_MATMUL(P, V) requantized to int8.
-    int32_t sum_w = 0;
-    int32_t nrows = 0;
-    for (std::size_t j = 0; j < ulimit; ++j) {
-      const int32_t w = scores[j] + 128;
-      if (w == 0) continue;
-      wts[nrows] = static_cast<int16_t>(w);
-      rows[nrows] = a.v + j * a.v_stride;
-      ++nrows;
-      sum_w += w;
-    }
-    pv_s8(rows, wts, nrows, a.dim_v, acc);
-    const int32_t vz_sum = vzp * sum_w;  // |.| <= 255 * 255 * 4095
-    for (std::size_t c = 0; c < dv; ++c) {
-      orow[c] = static_cast<int8_t>(q::requantize(acc[c] - vz_sum, o_mult, o_shift, ozp));
-    }
+    softmax_pv_row_s8(params, scores, limit, matrix_mask ? keep : nullptr, a.v, a.v_stride,
+                      a.dim_v, a.seq_kv, orow, wrow, ws);
   }
 }
 

@@ -46,5 +46,14 @@ Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t
 // dim_v) bytes, 64-byte aligned.
 void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m, void* ws);
 
+// The second half of attend_s8 for one query row whose int8 scores[0..limit)
+// are computed: softmax in place (over keep[j] != 0 when keep is not null),
+// optional weights row (seq_kv codes, -128 past limit), then the output row
+// from V. ws: the same sdpa_s8_row_bytes block (params.shape.dim_k sizes the
+// query-row slot it skips). limit >= 1 with at least one kept key.
+void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit,
+                       const uint8_t* keep, const int8_t* v, std::size_t v_stride, int32_t dim_v,
+                       int32_t seq_kv, int8_t* orow, int8_t* wrow, void* ws);
+
 }  // namespace detail
 }  // namespace attn

@@ -12,6 +12,8 @@ target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/mha_s8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/luong_s8_prepare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/luong_s8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bahdanau_s8_prepare.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bahdanau_s8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_ref.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_arm.cpp
 )

@@ -169,6 +169,32 @@ constexpr int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
   return saturating_shl(x, 1);
 }
 
+// gemmlowp's one_minus_x_over_one_plus_x_for_x_in_0_1: a in Q0.31, [0, 1);
+// returns (1 - a) / (1 + a) in Q0.31.
+constexpr int32_t one_minus_x_over_one_plus_x_for_x_in_0_1(int32_t a) {
+  const int32_t half_denominator = rounding_half_sum(a, kInt32Max);
+  constexpr int32_t kConstant48Over17 = 1515870810;       // Q2.29
+  constexpr int32_t kConstantNeg32Over17 = -1010580540;  // Q2.29
+  constexpr int32_t kOneQ2 = int32_t{1} << 29;
+  int32_t x = wrap_add(kConstant48Over17, srdhm(half_denominator, kConstantNeg32Over17));
+  for (int i = 0; i < 3; ++i) {
+    const int32_t one_minus = wrap_sub(kOneQ2, srdhm(half_denominator, x));
+    x = wrap_add(x, saturating_shl(srdhm(x, one_minus), 2));
+  }
+  // Rescale<0>(x - 1) from 2 integer bits.
+  return saturating_shl(wrap_sub(x, kOneQ2), 2);
+}
+
+// gemmlowp's tanh with 4 integer bits (TFLite's int8 TANH): a in Q4.27,
+// returns tanh(a) in Q0.31. tanh(-|a|) = -(1 - e) / (1 + e), e = exp(-2|a|):
+// the Q4.27 raw value read as Q5.26 is 2a.
+constexpr int32_t tanh_q4_27(int32_t a) {
+  if (a == 0) return 0;
+  const int32_t n = a < 0 ? a : -a;  // |a| < 2^31: a != INT32_MIN in TFLite's range
+  const int32_t t = one_minus_x_over_one_plus_x_for_x_in_0_1(exp_on_negative_values_q5_26(n));
+  return a < 0 ? -t : t;
+}
+
 // TFLite's GetReciprocal: for x > 0 in Q(integer_bits).(31 - integer_bits),
 // returns a Q0.31 value r and *num_bits_over_unit such that
 // 1/x = r * 2^-num_bits_over_unit (approximately).

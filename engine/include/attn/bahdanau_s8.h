@@ -1,0 +1,106 @@
+// Bahdanau (additive) attention, int8, bit-identical to the TensorFlow Lite
+// op sequence (reference kernels, as TFLite Micro runs them):
+//
+//   A   = FULLY_CONNECTED(query, W1, b1)          -> int8 (query_proj quant)  [units]
+//   B_j = FULLY_CONNECTED(h_j,   W2, b2)          -> int8 (keys_proj quant)   [units]
+//   S_j = ADD(A, B_j)                             -> int8 (sum quant)
+//   T_j = TANH(S_j)                               -> int8, scale 1/128, zero point 0
+//   e_j = FULLY_CONNECTED(T_j, v, bv)             -> int8 (scores quant)
+//   P   = SOFTMAX(e, beta)                        (beta defaults to 1)
+//   context = BATCH_MATMUL(P, keys)               -> int8 (context quant)
+//
+// FULLY_CONNECTED: TFLite's per-channel int8 kernel (see mha_s8.h); weights in
+// TFLite's [out, in] layout: W1 [units, query_dim], W2 [units, key_dim],
+// v [1, units], each with per-output-channel float scales and an optional
+// int32 bias. ADD: TFLite's int8 ADD (left shift 20, both inputs rescaled to
+// twice the larger input scale, then to the output). TANH: TFLite's int8
+// reference TANH (gemmlowp tanh on a Q4.27 input; inputs beyond the input
+// radius saturate), evaluated through a 256-entry table built in prepare.
+//
+// Layout: query [batch, query_dim], keys [batch, seq, key_dim] (also the
+// values), context [batch, key_dim], weights optional [batch, seq] codes.
+// key_lengths [batch] optional; a batch item of length 0 outputs the context
+// zero point (and weights -128).
+//
+// Scratch: bahdanau_s8_scratch_bytes = 64 + 2 * align64(units)
+//                                     + sdpa_s8_row_bytes(seq, 1, key_dim)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/bahdanau.h"
+#include "attn/int8/quantize.h"
+#include "attn/mha_s8.h"
+#include "attn/scratch.h"
+#include "attn/sdpa_s8.h"
+#include "attn/status.h"
+
+namespace attn {
+
+struct BahdanauS8Quant {
+  QuantParams query, keys;
+  QuantParams query_proj, keys_proj;  // outputs of the W1 and W2 layers
+  QuantParams sum;                    // the ADD output (TANH input)
+  QuantParams scores;                 // the v layer's output
+  QuantParams context;
+  float beta = 0.0f;  // 0 = 1.0
+};
+
+struct BahdanauS8Weights {
+  FcS8Weights w1, w2, v;
+};
+
+// TFLite int8 ADD parameters.
+struct AddS8Params {
+  int32_t input1_zero_point = 0, input2_zero_point = 0, output_zero_point = 0;
+  QuantizedMultiplier input1{}, input2{}, output{};
+};
+
+struct BahdanauS8Params {
+  BahdanauShape shape{};
+  FcS8Layer w1{}, w2{}, v{};
+  AddS8Params add{};
+  int8_t tanh_table[256] = {};  // TANH output code of sum code x at [x + 128]
+  SdpaS8Params attend{};        // softmax and the context BATCH_MATMUL
+};
+
+constexpr std::size_t bahdanau_s8_channel_count(const BahdanauShape& s) {
+  return s.units > 0 ? 2 * static_cast<std::size_t>(s.units) + 1 : 0;
+}
+
+constexpr std::size_t bahdanau_s8_scratch_bytes(const BahdanauShape& s) {
+  if (s.units <= 0 || s.seq <= 0 || s.key_dim <= 0) return 0;
+  return kAlign + 2 * align_up(static_cast<std::size_t>(s.units)) +
+         sdpa_s8_row_bytes(s.seq, 1, s.key_dim);
+}
+
+// TFLite int8 ADD prepare: kBadArgument for invalid quantization.
+Status add_s8_prepare(const QuantParams& in1, const QuantParams& in2, const QuantParams& out,
+                      AddS8Params* params);
+// TFLite int8 TANH as a table: table[x + 128] = TANH(x) for every int8 x
+// (output scale 1/128, zero point 0). kBadArgument if the input scale is
+// below 2^-28 or its multiplier rounds to 2^31 (TFLite overflows there).
+Status tanh_s8_table(const QuantParams& in, int8_t table[256]);
+
+// Returns kOk, or kNullPointer (params/storage/weights/scales null),
+// kBadShape, kOverflow (a layer's input features > kMhaS8MaxFeatures, seq >
+// kSdpaS8MaxSeqKv), kBadArgument (invalid scales, zero points, beta).
+// storage: bahdanau_s8_channel_count(shape) entries, must outlive params.
+Status bahdanau_s8_prepare(const BahdanauShape& shape, const BahdanauS8Quant& quant,
+                           const BahdanauS8Weights& weights, QuantizedMultiplier* storage,
+                           BahdanauS8Params* params);
+
+struct BahdanauS8Args {
+  const int8_t* query = nullptr;
+  const int8_t* keys = nullptr;
+  int8_t* context = nullptr;
+  int8_t* weights = nullptr;             // optional [batch, seq]
+  const int32_t* key_lengths = nullptr;  // optional [batch]
+};
+
+// Returns kOk, or without writing anything: kNullPointer, kBadArgument (key
+// length outside [0, seq]), kScratchTooSmall.
+Status bahdanau_s8(const BahdanauS8Params& params, const BahdanauS8Args& args, Scratch scratch);
+
+}  // namespace attn
