@@ -519,7 +519,8 @@ ATTN_CASE(Model, BahdanauRunsLikeTheOp) {
 }
 
 ATTN_CASE(Model, Int8BlobValidatesQuantParams) {
-  // Luong general int8: W int8 [4, 3], W_scale [3], b int32 [3], activations [6].
+  // Luong general int8: W int8 [3, 4] (TFLite [out, in]), W_scale [3], b int32 [3],
+  // activations [6].
   static const int8_t w[12] = {12, -7, 127, 50, 3, -127, 0, 99, -60, 100, -80, 30};
   static const float w_scale[3] = {0.01f, 0.02f, 0.005f};
   static const int32_t b[3] = {100, -200, 300};
@@ -527,7 +528,7 @@ ATTN_CASE(Model, Int8BlobValidatesQuantParams) {
   static int32_t act_zp[6] = {0, -3, 5, -10, -128, 2};
   const int32_t params[8] = {3, 4, 0, 0, 0, 0, 0, 0};
   const TensorSpec t[5] = {
-      {TensorId::kLuongW, TensorDtype::kInt8, 2, {4, 3, 0, 0}, w},
+      {TensorId::kLuongW, TensorDtype::kInt8, 2, {3, 4, 0, 0}, w},
       {TensorId::kLuongWScale, TensorDtype::kF32, 1, {3, 0, 0, 0}, w_scale},
       {TensorId::kLuongB, TensorDtype::kInt32, 1, {3, 0, 0, 0}, b},
       {TensorId::kActScale, TensorDtype::kF32, 1, {6, 0, 0, 0}, act_scale},

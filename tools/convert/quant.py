@@ -169,7 +169,8 @@ def quantize_bahdanau(w, calib, percentile):
     q1, s1 = quantize_weight(w["W1"], 1)
     q2, s2 = quantize_weight(w["W2"], 1)
     qv, sv = quantize_weight(np.asarray(w["v"]).reshape(-1, 1), 1)
-    tensors += [("W1", "int8", q1), ("W1_scale", "f32", s1), ("W2", "int8", q2),
+    # Stored in TFLite FULLY_CONNECTED layout [out, in] (the Keras kernels transposed).
+    tensors += [("W1", "int8", q1.T), ("W1_scale", "f32", s1), ("W2", "int8", q2.T),
                 ("W2_scale", "f32", s2), ("v", "int8", qv.reshape(-1)), ("v_scale", "f32", sv)]
     qw["W1"], qw["W2"] = dq_weight(q1, s1, 1), dq_weight(q2, s2, 1)
     qw["v"] = dq_weight(qv, sv, 1).reshape(-1)
@@ -201,7 +202,7 @@ def quantize_luong_general(w, calib, percentile):
     acts = calibrate(calib, ["query", "keys", "keys_proj", "scores", "probs", "context"],
                      percentile, {"probs": PROBS_QPARAMS})
     q, s = quantize_weight(w["W"], 1)
-    tensors = [("W", "int8", q), ("W_scale", "f32", s)]
+    tensors = [("W", "int8", q.T), ("W_scale", "f32", s)]  # [out, in] = [query_dim, key_dim]
     qw = {"W": dq_weight(q, s, 1)}
     if "b" in w:
         qb = quantize_bias(w["b"], acts["keys"][0], s)

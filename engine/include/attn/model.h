@@ -53,10 +53,11 @@
 //   luong_general: W [key_dim, query_dim], b [query_dim] opt
 //
 // int8 models (TFLite conventions, ../shared/INT8.md): the same weight ids as
-// int8 (symmetric, zero point 0), biases as int32 with scale
-// input_scale * weight_scale[channel], plus per-output-channel weight scales
-// (f32, one per output row of a PyTorch weight, one per column of a Keras
-// kernel): *_weight_scale / *_scale ids, and for every op
+// int8 (symmetric, zero point 0) in TFLite FULLY_CONNECTED layout [out, in]
+// (MHA: as PyTorch; Bahdanau W1 [units, query_dim], W2 [units, key_dim], v
+// [units]; Luong W [query_dim, key_dim]: the Keras kernels transposed), biases
+// as int32 with scale input_scale * weight_scale[channel], plus one f32 weight
+// scale per output channel (*_weight_scale / *_scale ids), and for every op
 //   act_scale [n] f32 > 0 and act_zero_point [n] int32 in [-128, 127]:
 //   the per-tensor activation parameters, indexed by MhaAct / BahdanauAct /
 //   LuongAct (n = that enum's kCount).

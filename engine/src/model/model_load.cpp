@@ -128,9 +128,10 @@ Spec spec_for(ModelOp op, ModelDtype dtype, const int32_t* p, TensorId id) {
   } else if (op == ModelOp::kBahdanau) {
     const int32_t qd = p[0], kd = p[1], u = p[2];
     switch (id) {
-      case TensorId::kBahdanauW1: return spec2(true, w, qd, u);
+      // float: Keras kernels [in, out]; int8: TFLite FULLY_CONNECTED [out, in].
+      case TensorId::kBahdanauW1: return q8 ? spec2(true, w, u, qd) : spec2(true, w, qd, u);
       case TensorId::kBahdanauB1: return spec1(false, b, u);
-      case TensorId::kBahdanauW2: return spec2(true, w, kd, u);
+      case TensorId::kBahdanauW2: return q8 ? spec2(true, w, u, kd) : spec2(true, w, kd, u);
       case TensorId::kBahdanauB2: return spec1(false, b, u);
       case TensorId::kBahdanauV: return spec1(true, w, u);
       case TensorId::kBahdanauBv: return spec1(false, b, 1);
@@ -147,7 +148,7 @@ Spec spec_for(ModelOp op, ModelDtype dtype, const int32_t* p, TensorId id) {
   } else if (op == ModelOp::kLuongGeneral) {
     const int32_t qd = p[0], kd = p[1];
     switch (id) {
-      case TensorId::kLuongW: return spec2(true, w, kd, qd);
+      case TensorId::kLuongW: return q8 ? spec2(true, w, qd, kd) : spec2(true, w, kd, qd);
       case TensorId::kLuongB: return spec1(false, b, qd);
       default: break;
     }
