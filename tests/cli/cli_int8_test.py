@@ -16,6 +16,10 @@ reference of the TFLite op sequence, written from shared/INT8.md):
     batched and unbatched matrices, combinations), outputs and --weights-out
     probabilities; plus hand-picked extreme scales (1e-19 .. 1e18, a zero
     score multiplier) and zero points -128 / 127;
+  * `attn run mha --dtype int8` (parameters from int8_reference.random_mha_case
+    for seeds 5000..5031: self/cross, packed or separate int8 weights,
+    per-channel or per-tensor scales, int32 biases, causal / boolean / additive
+    masks and key lengths, per-head weights) against int8_reference.mha_s8;
   * `attn run luong-dot|luong-general --dtype int8` (seeds 4000..4031; odd =
     general, per-channel or per-tensor W scales, optional int32 bias, key
     lengths) against int8_reference.fully_connected + sdpa_s8 (one query,
@@ -46,7 +50,7 @@ import int8_reference as ref  # noqa: E402
 
 ATTN = os.path.abspath(sys.argv[1])
 failures = []
-counts = {"softmax": 0, "sdpa": 0, "luong": 0, "errors": 0}
+counts = {"softmax": 0, "sdpa": 0, "luong": 0, "mha": 0, "errors": 0}
 
 
 def check(cond, what):
@@ -349,6 +353,93 @@ def test_luong(d):
         counts["luong"] += 1
 
 
+# ---------------------------------------------------------------- mha --dtype int8
+MHA_QUANT_FLAGS = [("query", "--query-quant"), ("q", "--q-quant"), ("k", "--k-quant"),
+                   ("v", "--v-quant"), ("scores", "--scores-quant"), ("attn", "--attn-quant"),
+                   ("out", "--out-quant")]
+
+
+def save_mha_weights(wdir, W, scales, biases, packed, per_tensor):
+    """int8 weights [out, in], float32 scales, int32 biases under PyTorch state_dict names."""
+    shutil.rmtree(wdir, ignore_errors=True)
+    os.makedirs(wdir)
+    sc = lambda n: np.array(scales[n][0] if per_tensor else scales[n], np.float32)
+    if packed:
+        np.save(os.path.join(wdir, "in_proj_weight.npy"),
+                np.concatenate([W["q"], W["k"], W["v"]]).astype(np.int8))
+        np.save(os.path.join(wdir, "in_proj_scales.npy"),
+                np.array(scales["q"][:1] if per_tensor else scales["q"] + scales["k"] + scales["v"],
+                         np.float32))
+    else:
+        for n in "qkv":
+            np.save(os.path.join(wdir, f"{n}_proj_weight.npy"), W[n].astype(np.int8))
+            np.save(os.path.join(wdir, f"{n}_proj_scales.npy"), sc(n))
+    if biases["q"] is not None:
+        np.save(os.path.join(wdir, "in_proj_bias.npy"),
+                np.concatenate([biases["q"], biases["k"], biases["v"]]).astype(np.int32))
+        np.save(os.path.join(wdir, "out_proj.bias.npy"), biases["o"].astype(np.int32))
+    np.save(os.path.join(wdir, "out_proj.weight.npy"), W["o"].astype(np.int8))
+    np.save(os.path.join(wdir, "out_proj.scales.npy"), sc("o"))
+
+
+def test_mha(d):
+    """Parameters from int8_reference.random_mha_case(seed); inputs and weights
+    from numpy; reference int8_reference.mha_s8 (unfused FC -> SDPA per head -> FC)."""
+    for seed in range(5000, 5032):
+        c = ref.random_mha_case(seed)
+        g = np.random.default_rng(seed)
+        B, Sq, Skv, E, H = c["B"], c["Sq"], c["Skv"], c["E"], c["heads"]
+        kdim, vdim, quant = c["kdim"], c["vdim"], c["quant"]
+        query = i8(g, B, Sq, E)
+        key, value = (query, query) if c["self_attn"] else (i8(g, B, Skv, kdim), i8(g, B, Skv, vdim))
+        W = {n: g.integers(-127, 128, (E, fan)).astype(np.int64)
+             for n, fan in [("q", E), ("k", kdim), ("v", vdim), ("o", E)]}
+        per_tensor = seed % 4 == 3
+        scales = {n: ([v[0]] * E if per_tensor else v) for n, v in c["scales"].items()}
+        biases = {n: (g.integers(-30000, 30001, E).astype(np.int64) if c["bias"] else None)
+                  for n in "qkvo"}
+        packed = c["self_attn"] and seed % 2 == 0
+        wdir = d("mha_w8")
+        save_mha_weights(wdir, W, scales, biases, packed, per_tensor)
+        lengths = g.integers(0, Skv + 1, B).astype(np.int32) if c["has_lengths"] else None
+        masked = (g.random((Sq, Skv)) < 0.25) if c["pattern"] else None
+        keep = ref.keep_matrix(B, Sq, Skv, c["causal"], None if lengths is None else list(lengths),
+                               masked)
+        unbatched = B == 1 and seed % 3 == 0
+        cut = (lambda a: a[0]) if unbatched else (lambda a: a)
+        d.clear("o.npy", "w.npy")
+        args = ["run", "mha", "--dtype", "int8", "--query", d.save("mq.npy", cut(query)),
+                "--weights", wdir, "--heads", H, "--out", d("o.npy"),
+                "--weights-out", d("w.npy"), "--per-head-weights"]
+        if not c["self_attn"]:
+            args += ["--kv", d.save("mk.npy", cut(key)), "--value", d.save("mv.npy", cut(value)),
+                     "--key-quant", qs(quant["key"]), "--value-quant", qs(quant["value"])]
+        for n, flag in MHA_QUANT_FLAGS:
+            args += [flag, qs(quant[n])]
+        if c["beta"] != ref.f32(1 / math.sqrt(E // H)) or seed % 5 == 0:
+            args += ["--beta", fs(c["beta"])]
+        if c["causal"]:
+            args += ["--mask", "causal"]
+        elif masked is not None:
+            args += ["--mask", d.save("mm.npy", masked)]
+        if c["causal"] and masked is not None:
+            # --mask is one flag: give the pattern as an additive mask instead.
+            args += ["--additive-mask", d.save("ma.npy", np.where(masked, -np.inf, 0).astype(np.float32))]
+        if lengths is not None:
+            args += ["--key-lengths", d.save("ml.npy", lengths)]
+        tag = (f"mha int8 seed {seed} [B{B},Sq{Sq},Skv{Skv},E{E},H{H},k{kdim},v{vdim}] "
+               f"{'self' if c['self_attn'] else 'cross'}{' packed' if packed else ''}"
+               f"{' per-tensor' if per_tensor else ''}")
+        rc, _, err = run(*args)
+        if not check(rc == 0, f"{tag}: exit {rc}: {err.strip()}"):
+            continue
+        out, probs = ref.mha_s8(query.astype(np.int64), key.astype(np.int64), value.astype(np.int64),
+                                W, scales, biases, quant, H, c["beta"], keep)
+        same(tag + " out", np.load(d("o.npy")), cut(out))
+        same(tag + " weights", np.load(d("w.npy")), cut(probs))
+        counts["mha"] += 1
+
+
 # ---------------------------------------------------------------- errors
 def test_errors(d):
     g = np.random.default_rng(3000)
@@ -539,6 +630,65 @@ def test_errors(d):
                 "elb64.npy")
     expect_fail("luong-general bias length", luong(True, extra=["--b", d.save("elb5.npy", np.zeros(5, np.int32))]),
                 "elb5.npy")
+    # mha --dtype int8.
+    e, h = 8, 2
+    mx = d.save("emx.npy", i8(g, 2, 4, e))
+    mwd = d("emha_w")
+    Wm = {n: g.integers(-127, 128, (e, e)) for n in "qkvo"}
+    sc = {n: [0.01] * e for n in "qkvo"}
+    bs = {n: np.zeros(e, np.int64) for n in "qkvo"}
+    mquant = {"--query-quant": "0.02:1", "--q-quant": "0.2:2", "--k-quant": "0.2:-3",
+              "--v-quant": "0.2:4", "--scores-quant": "0.5:5", "--attn-quant": "0.2:-6",
+              "--out-quant": "0.3:7"}
+
+    def mha(quant=None, extra=(), dtype=("--dtype", "int8"), weights_out=True):
+        qu = dict(mquant)
+        qu.update(quant or {})
+        qargs = [a for kv in qu.items() if kv[1] is not None for a in kv]
+        return ["run", "mha", *dtype, "--query", mx, "--weights", mwd, "--heads", str(h), *qargs,
+                "--out", d("o.npy"), *(["--weights-out", d("w.npy"), "--per-head-weights"]
+                                      if weights_out else []), *extra]
+
+    def reset_weights(packed=True):
+        save_mha_weights(mwd, Wm, sc, bs, packed, False)
+
+    reset_weights()
+    rc, _, err = run(*mha())
+    check(rc == 0, f"mha int8 control runs: {err.strip()}")
+    expect_fail("mha int8 --weights-out without --per-head-weights",
+                mha(weights_out=False, extra=["--weights-out", d("w.npy")]), "--per-head-weights")
+    expect_fail("mha int8 --key-quant without --kv", mha(quant={"--key-quant": "0.1:0"}), "--key-quant")
+    expect_fail("mha int8 missing --attn-quant", mha(quant={"--attn-quant": None}), "--attn-quant")
+    expect_fail("mha --out-quant without --dtype int8",
+                mha(dtype=(), quant={n: None for n in mquant if n != "--out-quant"}), "--out-quant")
+    expect_fail("mha int8 float32 query",
+                ["run", "mha", "--dtype", "int8", "--query", d.save("emxf.npy", np.zeros((2, 4, e), np.float32)),
+                 *mha()[6:]], "emxf.npy")
+    expect_fail("mha int8 additive -5",
+                mha(extra=["--additive-mask", d.save("emadd.npy", np.full((4, 4), -5, np.float32))]),
+                "emadd.npy")
+    os.remove(os.path.join(mwd, "in_proj_scales.npy"))
+    expect_fail("mha int8 missing in_proj_scales", mha(), "in_proj_scales.npy")
+    np.save(os.path.join(mwd, "in_proj_scales.npy"), np.ones(2 * e, np.float32))
+    expect_fail("mha int8 in_proj_scales count", mha(), "in_proj_scales.npy")
+    np.save(os.path.join(mwd, "in_proj_scales.npy"), -np.ones(3 * e, np.float32))
+    expect_fail("mha int8 negative scale", mha(), "in_proj_scales.npy")
+    reset_weights()
+    np.save(os.path.join(mwd, "in_proj_weight.npy"), np.zeros((3 * e, e), np.float32))
+    expect_fail("mha int8 float32 weight", mha(), "in_proj_weight.npy")
+    reset_weights()
+    np.save(os.path.join(mwd, "in_proj_bias.npy"), np.zeros(3 * e, np.int64))
+    expect_fail("mha int8 int64 bias", mha(), "in_proj_bias.npy")
+    reset_weights(packed=False)
+    np.save(os.path.join(mwd, "k_proj_weight.npy"), np.zeros((e, e + 1), np.int8))
+    expect_fail("mha int8 k_proj_weight shape", mha(), "k_proj_weight.npy")
+    reset_weights()
+    os.remove(os.path.join(mwd, "out_proj.scales.npy"))
+    expect_fail("mha int8 missing out_proj.scales", mha(), "out_proj.scales.npy")
+    reset_weights()
+    expect_fail("mha int8 projection multiplier >= 2^30", mha(quant={"--q-quant": "1e-15:0"}),
+                "mha: an argument is out of range")
+
     expect_fail("luong-general FC multiplier >= 2^30",
                 luong(True, quant={"--keys-proj-quant": "1e-15:0"}),
                 "luong-general: an argument is out of range")
@@ -565,11 +715,13 @@ def main():
         test_softmax(d)
         test_sdpa(d)
         test_luong(d)
+        test_mha(d)
         test_errors(d)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"{counts['softmax']} softmax-s8, {counts['sdpa']} sdpa and {counts['luong']} luong int8 "
-          f"runs matched the reference bit for bit; {counts['errors']} error cases")
+    print(f"{counts['softmax']} softmax-s8, {counts['sdpa']} sdpa, {counts['luong']} luong and "
+          f"{counts['mha']} mha int8 runs matched the reference bit for bit; "
+          f"{counts['errors']} error cases")
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attn/luong_s8.h"
+#include "attn/mha_s8.h"
 #include "attn/sdpa_s8.h"
 #include "attn/softmax_s8.h"
 
@@ -488,6 +489,260 @@ void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& f, bool general
   args.key_lengths = lengths.empty() ? nullptr : lengths.data();
   check_status(attn::luong_s8(params, args, scratch_of(scratch)), op);
   write_s8_outputs({{files.out, ctx_shape, ctx.data()}, {files.weights_out, w_shape, weights.data()}});
+}
+
+// ------------------------------------------------------------ mha --dtype int8
+
+void add_mha_int8_flags(CLI::App* s, MhaInt8Flags* f) {
+  s->add_option("--dtype", f->dtype,
+                "f32 (default): float32 inputs, weights and outputs; int8: TFLite-exact int8 "
+                "MHA (int8 .npy in and out, int8 weights with per-channel scales and int32 "
+                "biases in --weights, needs the --*-quant flags)")
+      ->type_name("f32|int8")
+      ->check(CLI::IsMember({"f32", "int8"}).description(""));
+  const char* fmt = "SCALE:ZERO_POINT";
+  const std::pair<const char*, std::optional<std::string>*> quant[] = {
+      {"--query-quant", &f->query_quant}, {"--key-quant", &f->key_quant},
+      {"--value-quant", &f->value_quant}, {"--q-quant", &f->q_quant},
+      {"--k-quant", &f->k_quant},         {"--v-quant", &f->v_quant},
+      {"--scores-quant", &f->scores_quant}, {"--attn-quant", &f->attn_quant},
+      {"--out-quant", &f->out_quant}};
+  const char* what[] = {
+      "int8: quantization of the query input, scale (float32 > 0) : zero point (int in "
+      "[-128, 127]), e.g. 0.05:-3",
+      "int8: quantization of the --kv input (default: --query-quant)",
+      "int8: quantization of the --value input (default: --key-quant)",
+      "int8: quantization of the projected queries Q",
+      "int8: quantization of the projected keys K",
+      "int8: quantization of the projected values V",
+      "int8: quantization of the int8 scores Q_h K_h^T (every head)",
+      "int8: quantization of the concatenated head outputs (the out projection's input)",
+      "int8: quantization of the output"};
+  for (std::size_t i = 0; i < sizeof quant / sizeof quant[0]; ++i) {
+    s->add_option(quant[i].first, *quant[i].second, what[i])->type_name(fmt);
+  }
+  s->add_option("--beta", f->beta,
+                "int8: softmax beta, a positive float32; default (float)(1/sqrt(E/H))")
+      ->type_name("B");
+}
+
+void reject_int8_flags(const MhaInt8Flags& f) {
+  const std::pair<const char*, const std::optional<std::string>*> int8_only[] = {
+      {"--query-quant", &f.query_quant}, {"--key-quant", &f.key_quant},
+      {"--value-quant", &f.value_quant}, {"--q-quant", &f.q_quant},
+      {"--k-quant", &f.k_quant},         {"--v-quant", &f.v_quant},
+      {"--scores-quant", &f.scores_quant}, {"--attn-quant", &f.attn_quant},
+      {"--out-quant", &f.out_quant},     {"--beta", &f.beta}};
+  for (const auto& [name, value] : int8_only) {
+    if (value->has_value()) throw CliError(std::string(name) + " needs --dtype int8");
+  }
+}
+
+namespace {
+
+// One int8 FULLY_CONNECTED layer loaded from the weights directory.
+struct FcFiles {
+  S8Input weight;
+  std::vector<float> scales;
+  attn_npy::Array bias;  // int32, empty when absent
+};
+
+// DIR/<name> int8 with exactly `shape`.
+S8Input load_s8_weight(const std::string& dir, const std::string& name,
+                       const std::vector<int64_t>& shape, const std::string& why) {
+  const std::string path = join_path(dir, name);
+  if (!file_exists(path)) throw CliError(path + ": missing (" + why + ")");
+  const int r = static_cast<int>(shape.size());
+  S8Input w = load_s8(path, r, r);
+  if (w.array.shape != shape) {
+    throw CliError(path + ": shape " + attn_npy::shape_str(w.array.shape) + ", expected " +
+                   attn_npy::shape_str(shape) + " (" + why + ")");
+  }
+  return w;
+}
+
+// DIR/<name> float32 scales: `count` of them, or one for the whole tensor.
+std::vector<float> load_scales(const std::string& dir, const std::string& name,
+                               std::size_t count, const std::string& why) {
+  const std::string path = join_path(dir, name);
+  if (!file_exists(path)) throw CliError(path + ": missing (" + why + ")");
+  attn_npy::Array a;
+  std::string err;
+  if (!attn_npy::load(path, &a, &err) || !attn_npy::expect(a, path, "<f4", 0, 1, &err)) {
+    throw CliError(err);
+  }
+  const std::size_t n = a.count();
+  if (n != 1 && n != count) {
+    throw CliError(path + ": " + std::to_string(n) + " scales, expected " + std::to_string(count) +
+                   " (" + why + ") or 1; shape " + attn_npy::shape_str(a.shape));
+  }
+  std::vector<float> out(count);
+  for (std::size_t c = 0; c < count; ++c) {
+    const float v = a.as<float>()[n == 1 ? 0 : c];
+    if (!(v > 0.0f) || std::isinf(v)) {
+      throw CliError(path + ": scale " + f32_str(v) + " at index " + std::to_string(c) +
+                     " is not a positive finite float32 number");
+    }
+    out[c] = v;
+  }
+  return out;
+}
+
+// DIR/<name> int32 [count] if present.
+bool load_bias(const std::string& dir, const std::string& name, int64_t count,
+               attn_npy::Array* out) {
+  const std::string path = join_path(dir, name);
+  if (!file_exists(path)) return false;
+  std::string err;
+  if (!attn_npy::load(path, out, &err) || !attn_npy::expect(*out, path, "<i4", 1, 1, &err)) {
+    throw CliError(err);
+  }
+  if (out->shape[0] != count) {
+    throw CliError(path + ": length is " + std::to_string(out->shape[0]) + ", expected " +
+                   std::to_string(count));
+  }
+  return true;
+}
+
+}  // namespace
+
+void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
+  const std::pair<const char*, const std::optional<std::string>*> required[] = {
+      {"--query-quant", &f.query_quant}, {"--q-quant", &f.q_quant},
+      {"--k-quant", &f.k_quant},         {"--v-quant", &f.v_quant},
+      {"--scores-quant", &f.scores_quant}, {"--attn-quant", &f.attn_quant},
+      {"--out-quant", &f.out_quant}};
+  for (const auto& [name, value] : required) {
+    if (!value->has_value()) throw CliError(std::string(name) + " is required with --dtype int8");
+  }
+  if (files.kv.empty() && (f.key_quant || f.value_quant)) {
+    throw CliError(std::string(f.key_quant ? "--key-quant" : "--value-quant") +
+                   " needs --kv (self-attention uses --query-quant for keys and values)");
+  }
+  if (!files.weights_out.empty() && !files.per_head) {
+    throw CliError("--weights-out with --dtype int8 needs --per-head-weights (int8 weights are "
+                   "the per-head softmax codes [B,H,Sq,Skv]; they are not averaged)");
+  }
+  attn::MhaS8Quant quant;
+  quant.query = parse_quant("--query-quant", *f.query_quant);
+  quant.key = f.key_quant ? parse_quant("--key-quant", *f.key_quant) : quant.query;
+  quant.value = f.value_quant ? parse_quant("--value-quant", *f.value_quant) : quant.key;
+  quant.q = parse_quant("--q-quant", *f.q_quant);
+  quant.k = parse_quant("--k-quant", *f.k_quant);
+  quant.v = parse_quant("--v-quant", *f.v_quant);
+  quant.scores = parse_quant("--scores-quant", *f.scores_quant);
+  quant.attn = parse_quant("--attn-quant", *f.attn_quant);
+  quant.out = parse_quant("--out-quant", *f.out_quant);
+  quant.beta = f.beta ? parse_positive("--beta", *f.beta) : 0.0f;
+
+  const S8Input x = load_s8(files.query, 2, 3);
+  const bool batched = x.rank() == 3;
+  S8Input key = x;
+  if (!files.kv.empty()) key = load_s8(files.kv, 2, 3);
+  S8Input value = key;
+  if (!files.value.empty()) {
+    if (files.kv.empty()) throw CliError("--value needs --kv (the keys)");
+    value = load_s8(files.value, 2, 3);
+  }
+  require_same_rank(key, x);
+  require_same_rank(value, x);
+  const int64_t b = batched ? x.dim(0) : 1;
+  if (batched) {
+    require_dim(key, 0, b, "batch", "batch of " + x.path);
+    require_dim(value, 0, b, "batch", "batch of " + x.path);
+  }
+  require_dim(value, -2, key.dim(-2), "Skv", "sequence length of " + key.path);
+  const int64_t e = x.dim(-1);
+  const int64_t kdim = key.dim(-1);
+  const int64_t vdim = value.dim(-1);
+  if (files.heads <= 0 || e % files.heads != 0) {
+    throw CliError("--heads " + std::to_string(files.heads) + " does not divide the embed dim " +
+                   std::to_string(e) + " of " + x.path);
+  }
+
+  // Weights: PyTorch state_dict names, int8 [out, in] (TFLite's FULLY_CONNECTED
+  // layout), float32 per-output-channel scales, optional int32 biases.
+  const std::string& dir = files.weights_dir;
+  const auto E = static_cast<std::size_t>(e);
+  const std::string in_path = join_path(dir, "in_proj_weight.npy");
+  const bool packed = file_exists(in_path) && !file_exists(join_path(dir, "q_proj_weight.npy"));
+  S8Input in_w, q_w, k_w, v_w;
+  std::vector<float> in_s, q_s, k_s, v_s;
+  attn::MhaS8Weights w;
+  if (packed) {
+    if (kdim != e || vdim != e) {
+      throw CliError(in_path + ": packed projection needs key/value dims equal to the embed dim " +
+                     std::to_string(e) + " (got " + std::to_string(kdim) + ", " +
+                     std::to_string(vdim) + "); give q/k/v_proj_weight.npy instead");
+    }
+    in_w = load_s8_weight(dir, "in_proj_weight.npy", {3 * e, e}, "int8 [3E, E]");
+    in_s = load_scales(dir, "in_proj_scales.npy", 3 * E, "scales of in_proj_weight, [3E]");
+    w.q.weight = in_w.data();
+    w.k.weight = in_w.data() + E * E;
+    w.v.weight = in_w.data() + 2 * E * E;
+    w.q.scales = in_s.data();
+    w.k.scales = in_s.data() + E;
+    w.v.scales = in_s.data() + 2 * E;
+  } else {
+    if (!file_exists(join_path(dir, "q_proj_weight.npy")) && !file_exists(in_path)) {
+      throw CliError(dir + ": holds neither in_proj_weight.npy nor q_proj_weight.npy, "
+                           "k_proj_weight.npy, v_proj_weight.npy");
+    }
+    q_w = load_s8_weight(dir, "q_proj_weight.npy", {e, e}, "int8 [E, E]");
+    k_w = load_s8_weight(dir, "k_proj_weight.npy", {e, kdim}, "int8 [E, kdim]");
+    v_w = load_s8_weight(dir, "v_proj_weight.npy", {e, vdim}, "int8 [E, vdim]");
+    q_s = load_scales(dir, "q_proj_scales.npy", E, "scales of q_proj_weight, [E]");
+    k_s = load_scales(dir, "k_proj_scales.npy", E, "scales of k_proj_weight, [E]");
+    v_s = load_scales(dir, "v_proj_scales.npy", E, "scales of v_proj_weight, [E]");
+    w.q = {q_w.data(), q_s.data(), nullptr};
+    w.k = {k_w.data(), k_s.data(), nullptr};
+    w.v = {v_w.data(), v_s.data(), nullptr};
+  }
+  attn_npy::Array in_b;
+  if (load_bias(dir, "in_proj_bias.npy", 3 * e, &in_b)) {
+    const auto* bp = in_b.as<int32_t>();
+    w.q.bias = bp;
+    w.k.bias = bp + E;
+    w.v.bias = bp + 2 * E;
+  }
+  const S8Input out_w = load_s8_weight(dir, "out_proj.weight.npy", {e, e}, "int8 [E, E]");
+  const std::vector<float> out_s =
+      load_scales(dir, "out_proj.scales.npy", E, "scales of out_proj.weight, [E]");
+  w.out.weight = out_w.data();
+  w.out.scales = out_s.data();
+  attn_npy::Array out_b;
+  if (load_bias(dir, "out_proj.bias.npy", e, &out_b)) w.out.bias = out_b.as<int32_t>();
+
+  attn::MhaShape shape;
+  shape.batch = to_i32(b);
+  shape.seq_q = to_i32(x.dim(-2));
+  shape.seq_kv = to_i32(key.dim(-2));
+  shape.embed_dim = to_i32(e);
+  shape.num_heads = files.heads;
+  shape.kdim = to_i32(kdim);
+  shape.vdim = to_i32(vdim);
+  const LoadedMask mask = load_masks(files.masks, shape.batch, shape.seq_q, shape.seq_kv);
+  check_additive_s8(files.masks.additive_path, mask.additive);
+
+  const auto out_shape = shape_of(batched, b, {shape.seq_q, e});
+  const auto w_shape = shape_of(batched, b, {files.heads, shape.seq_q, shape.seq_kv});
+  std::vector<int8_t> out(output_count(out_shape, files.out));
+  std::vector<int8_t> weights;
+  if (!files.weights_out.empty()) weights.resize(output_count(w_shape, files.weights_out));
+
+  std::vector<attn::QuantizedMultiplier> channels(attn::mha_s8_channel_count(shape));
+  attn::MhaS8Params params;
+  check_status(attn::mha_s8_prepare(shape, quant, w, channels.data(), &params), "mha");
+  auto scratch = make_scratch(attn::mha_s8_scratch_bytes(shape));
+  attn::MhaS8Args args;
+  args.query = x.data();
+  args.key = key.data();
+  args.value = value.data();
+  args.out = out.data();
+  args.weights = weights.empty() ? nullptr : weights.data();
+  args.mask = mask.mask();
+  check_status(attn::mha_s8(params, args, scratch_of(scratch)), "mha");
+  write_s8_outputs({{files.out, out_shape, out.data()}, {files.weights_out, w_shape, weights.data()}});
 }
 
 void add_softmax_s8(CLI::App* run, Runner* runner) {

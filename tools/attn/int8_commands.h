@@ -65,6 +65,30 @@ struct LuongFiles {
 // `attn run luong-dot --dtype int8` (general false) / `luong-general --dtype int8`.
 void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& flags, bool general);
 
+// The flags `attn run mha` takes for --dtype int8.
+struct MhaInt8Flags {
+  std::string dtype = "f32";
+  // Empty until given ("S:Z"). key defaults to query, value to key.
+  std::optional<std::string> query_quant, key_quant, value_quant, q_quant, k_quant, v_quant,
+      scores_quant, attn_quant, out_quant;
+  std::optional<std::string> beta;  // default (float)(1/sqrt(E/H))
+  bool int8() const { return dtype == "int8"; }
+};
+
+void add_mha_int8_flags(CLI::App* mha, MhaInt8Flags* flags);
+void reject_int8_flags(const MhaInt8Flags& flags);
+
+// The inputs `mha` takes for both dtypes.
+struct MhaFiles {
+  std::string query, kv, value, weights_dir, out, weights_out;
+  int heads = 0;
+  bool per_head = false;
+  MaskInputs masks;
+};
+
+// `attn run mha --dtype int8`.
+void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& flags);
+
 // `attn run softmax-s8`.
 void add_softmax_s8(CLI::App* run, Runner* runner);
 

@@ -455,7 +455,7 @@ void run_general(const GeneralFlags& f) {
 void add_run(CLI::App* app, Runner* runner) {
   CLI::App* run = app->add_subcommand(
       "run", "Run one op on float32 C-order .npy inputs and write float32 .npy outputs "
-             "(int8 in and out: softmax-s8, sdpa/luong-dot/luong-general --dtype int8)");
+             "(int8 in and out: softmax-s8, sdpa/mha/luong-dot/luong-general --dtype int8)");
   run->require_subcommand(1);
 
   {
@@ -511,7 +511,20 @@ void add_run(CLI::App* app, Runner* runner) {
                   "default), or per head [B,H,Sq,Skv] with --per-head-weights");
     s->add_flag("--per-head-weights", f->per_head,
                 "write per-head weights [B,H,Sq,Skv] (average_attn_weights=False)");
-    s->callback([f, runner] { *runner = [f] { run_mha(*f); }; });
+    auto i8 = std::make_shared<MhaInt8Flags>();  // --dtype int8 (int8_commands.cpp)
+    add_mha_int8_flags(s, i8.get());
+    s->callback([f, i8, runner] {
+      *runner = [f, i8] {
+        if (!i8->int8()) {
+          reject_int8_flags(*i8);
+          run_mha(*f);
+          return;
+        }
+        run_mha_s8({f->query, f->kv, f->value, f->weights_dir, f->out, f->weights_out, f->heads,
+                    f->per_head, f->masks.resolved()},
+                   *i8);
+      };
+    });
   }
   {
     auto f = std::make_shared<BahdanauFlags>();
