@@ -744,6 +744,23 @@ def embedded_ops():
         print("const int8_t kLuongProbs%d[] = {%s};" % (seed, ", ".join(str(int(x)) for x in probs.reshape(-1))))
 
 
+def embedded_bahdanau():
+    """Prints the Bahdanau vectors of tests/cases/attention_s8_cases.cpp."""
+    bq = {"query": (f32(0.03), -4), "keys": (f32(0.02), 6), "query_proj": (f32(0.06), 3),
+          "keys_proj": (f32(0.05), -2), "sum": (f32(0.04), 5), "scores": (f32(0.07), -3),
+          "context": (f32(0.025), 1)}
+    scales = {"w1": [f32(0.004 + 0.0003 * i) for i in range(6)],
+              "w2": [f32(0.005 + 0.0002 * i) for i in range(6)], "v": [f32(0.006)]}
+    c = dict(seed=51, B=2, seq=7, qd=5, kd=4, units=6, quant=bq, scales=scales, bias=True,
+             has_lengths=True, beta=1.0)
+    out, probs = run_bahdanau_case(c)
+    print("// bahdanau seed 51: B 2 seq 7 query_dim 5 key_dim 4 units 6, biases, key lengths, beta 1")
+    print("const uint32_t kBahdanauScales51[13] = {%s};" % ", ".join(
+        "0x%08xu" % f32_bits(x) for n in ["w1", "w2", "v"] for x in scales[n]))
+    print("const int8_t kBahdanauOut51[] = {%s};" % ", ".join(str(int(x)) for x in out.reshape(-1)))
+    print("const int8_t kBahdanauProbs51[] = {%s};" % ", ".join(str(int(x)) for x in probs.reshape(-1)))
+
+
 def selftest():
     # exp on a grid against math.exp.
     a = np.arange(-31 * (1 << 26), 1, 12345, dtype=np.int64)
@@ -772,5 +789,6 @@ if __name__ == "__main__":
         embedded()
     elif cmd == "embedded-ops":
         embedded_ops()
+        embedded_bahdanau()
     else:
         selftest()

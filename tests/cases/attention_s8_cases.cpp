@@ -1,9 +1,10 @@
-// Portable int8 cases for mha_s8 and luong_s8 (host and Cortex-M boards):
+// Portable int8 cases for mha_s8, luong_s8 and bahdanau_s8 (host and Cortex-M boards):
 // small vectors from tools/int8_reference.py embedded-ops (the NumPy
 // reference's unfused TFLite op sequence), inputs from the shared Rng.
 #include <cstdint>
 #include <cstring>
 
+#include "attn/bahdanau_s8.h"
 #include "attn/luong_s8.h"
 #include "attn/mha_s8.h"
 #include "case.h"
@@ -39,6 +40,10 @@ const int8_t kLuongProbs41[] = {-116, -128, -128, 68, -80, -128, -128, -80, -115
 // luong seed 42 general 0: B 2 seq 7 query_dim 6 key_dim 6, bias 0, key lengths, beta 1
 const int8_t kLuongOut42[] = {-29, 70, 26, 64, 57, 9, -48, -9, 0, -60, -24, -72};
 const int8_t kLuongProbs42[] = {127, -128, -128, -128, -128, -128, -128, 124, -124, -128, -128, -128, -128, -128};
+// bahdanau seed 51: B 2 seq 7 query_dim 5 key_dim 4 units 6, biases, key lengths, beta 1
+const uint32_t kBahdanauScales51[13] = {0x3b83126fu, 0x3b8ce704u, 0x3b96bb99u, 0x3ba0902eu, 0x3baa64c3u, 0x3bb43958u, 0x3ba3d70au, 0x3baa64c3u, 0x3bb0f27cu, 0x3bb78034u, 0x3bbe0dedu, 0x3bc49ba6u, 0x3bc49ba6u};
+const int8_t kBahdanauOut51[] = {-6, -17, -8, -31, 30, -29, -11, 5};
+const int8_t kBahdanauProbs51[] = {-114, -95, -111, -32, -32, -128, -128, -95, -103, -45, -90, -51, -128, -128};
 
 alignas(64) unsigned char g_ws[2048];
 
@@ -132,4 +137,47 @@ ATTN_CASE(LuongS8, DotAndGeneralMatchNumpyReference) {
     ATTN_EXPECT_EQ_INT(count_diff(context, general ? kLuongOut41 : kLuongOut42, sizeof context), 0);
     ATTN_EXPECT_EQ_INT(count_diff(probs, general ? kLuongProbs41 : kLuongProbs42, sizeof probs), 0);
   }
+}
+
+ATTN_CASE(BahdanauS8, MatchesNumpyReference) {
+  static int8_t query[2 * 5], keys[2 * 7 * 4], w1[6 * 5], w2[6 * 4], v[6], context[8], probs[14];
+  static int32_t b1[6], b2[6], bv[1];
+  static float scales[13];
+  for (int i = 0; i < 13; ++i) scales[i] = f_bits(kBahdanauScales51[i]);
+  attn_test::Rng r(51);
+  draw(r, query, sizeof query, -128, 127);
+  draw(r, keys, sizeof keys, -128, 127);
+  draw(r, w1, sizeof w1, -127, 127);
+  draw(r, w2, sizeof w2, -127, 127);
+  draw(r, v, sizeof v, -127, 127);
+  for (auto& b : b1) b = r.range(0, 60000) - 30000;
+  for (auto& b : b2) b = r.range(0, 60000) - 30000;
+  bv[0] = r.range(0, 60000) - 30000;
+  int32_t lengths[2];
+  for (auto& l : lengths) l = r.range(0, 7);
+  attn::BahdanauS8Quant q;
+  q.query = {0.03f, -4};
+  q.keys = {0.02f, 6};
+  q.query_proj = {0.06f, 3};
+  q.keys_proj = {0.05f, -2};
+  q.sum = {0.04f, 5};
+  q.scores = {0.07f, -3};
+  q.context = {0.025f, 1};
+  constexpr attn::BahdanauShape shape{2, 7, 5, 4, 6};
+  attn::BahdanauS8Weights w;
+  w.w1 = {w1, scales, b1};
+  w.w2 = {w2, scales + 6, b2};
+  w.v = {v, scales + 12, bv};
+  static attn::QuantizedMultiplier storage[attn::bahdanau_s8_channel_count(shape)];
+  static attn::BahdanauS8Params params;
+  ATTN_ASSERT_TRUE(attn::bahdanau_s8_prepare(shape, q, w, storage, &params) == attn::Status::kOk);
+  attn::BahdanauS8Args a;
+  a.query = query;
+  a.keys = keys;
+  a.context = context;
+  a.weights = probs;
+  a.key_lengths = lengths;
+  ATTN_ASSERT_TRUE(attn::bahdanau_s8(params, a, {g_ws, sizeof g_ws}) == attn::Status::kOk);
+  ATTN_EXPECT_EQ_INT(count_diff(context, kBahdanauOut51, sizeof context), 0);
+  ATTN_EXPECT_EQ_INT(count_diff(probs, kBahdanauProbs51, sizeof probs), 0);
 }
