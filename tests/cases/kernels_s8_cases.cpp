@@ -73,6 +73,24 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
       ATTN_EXPECT_TRUE(std::memcmp(dots, dots_ref, sizeof(int32_t) * static_cast<std::size_t>(nkeys)) == 0);
     }
   }
+  // requantize_row: every shift from -31 to 30, offsets, odd lengths, extremes.
+  static int32_t accs[37];
+  static int8_t rq[37], rq_ref[37];
+  for (int32_t i = 0; i < 37; ++i) accs[i] = static_cast<int32_t>(r.next());
+  accs[0] = INT32_MIN;
+  accs[1] = INT32_MAX;
+  accs[2] = -(1 << 20);  // exact ties for several shifts
+  accs[3] = (1 << 20) + (1 << 9);
+  for (int32_t shift = -31; shift <= 30; ++shift) {
+    for (int32_t n : {1, 3, 4, 5, 17, 35}) {
+      const int32_t mult = shift % 2 ? 1 << 30 : 1518500250 + shift;
+      const int32_t offset = n == 35 ? 0 : -3 + shift;
+      const int32_t* src = n == 35 ? accs + 2 : accs + 2;
+      attn::detail::requantize_row_s8(src, n, offset, mult, shift, shift % 7, rq);
+      attn::detail::requantize_row_s8_ref(src, n, offset, mult, shift, shift % 7, rq_ref);
+      ATTN_EXPECT_TRUE(std::memcmp(rq, rq_ref, static_cast<std::size_t>(n)) == 0);
+    }
+  }
   // pv: 0..9 rows (odd and even counts), odd widths and row offsets, weights 1..255.
   for (int32_t nrows = 0; nrows < 10; ++nrows) {
     for (int32_t n : {1, 3, 4, 5, 8, 15, 16, 17, 31, 33, 64, 67}) {

@@ -73,7 +73,6 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
                        int32_t seq_kv, int8_t* orow, int8_t* wrow, void* ws) {
   const auto skv = static_cast<std::size_t>(seq_kv);
   const auto ulimit = static_cast<std::size_t>(limit);
-  const auto dv = static_cast<std::size_t>(dim_v);
   auto* base = static_cast<unsigned char*>(ws) + 2 * align_up(skv);
   auto* wts = static_cast<int16_t*>(static_cast<void*>(base));
   base += align_up(2 * skv);
@@ -100,12 +99,8 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
   }
   pv_s8(rows, wts, nrows, dim_v, acc);
   const int32_t vz_sum = params.v_zero_point * sum_w;  // |.| <= 255 * 255 * 4095
-  const int32_t o_mult = params.out_multiplier.multiplier;
-  const int o_shift = params.out_multiplier.shift;
-  const int32_t ozp = params.out_zero_point;
-  for (std::size_t c = 0; c < dv; ++c) {
-    orow[c] = static_cast<int8_t>(q::requantize(acc[c] - vz_sum, o_mult, o_shift, ozp));
-  }
+  requantize_row_s8(acc, dim_v, vz_sum, params.out_multiplier.multiplier,
+                    params.out_multiplier.shift, params.out_zero_point, orow);
 }
 
 void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m, void* ws) {
@@ -168,9 +163,7 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask
     // dim_k * 255 * 128 and |total| <= dim_k * 255^2 < 2^31.
     if (!matrix_mask) {
       qk_s8(qrow_packed, qzp, a.k, a.k_stride, limit, a.dim_k, dots);
-      for (std::size_t j = 0; j < ulimit; ++j) {
-        scores[j] = static_cast<int8_t>(q::requantize(dots[j] - row_const, s_mult, s_shift, szp));
-      }
+      requantize_row_s8(dots, limit, row_const, s_mult, s_shift, szp, scores);
     } else {
       for (std::size_t j = 0; j < ulimit; ++j) {
         if (keep[j] == 0) {

@@ -57,8 +57,51 @@ int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) 
 
 void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
            int32_t n, int32_t* out) {
-  for (int32_t j = 0; j < nkeys; ++j) {
-    out[j] = qrow_s8_dot(packed, zp, k + static_cast<std::size_t>(j) * k_stride, n);
+  const auto* q = static_cast<const int8_t*>(packed);
+  int32_t j = 0;
+  // Two keys a step share each query vector load.
+  for (; j + 2 <= nkeys; j += 2) {
+    const int8_t* k1 = k + static_cast<std::size_t>(j) * k_stride;
+    const int8_t* k2 = k1 + k_stride;
+    const int8_t* qp = q;
+    int32_t a1 = 0, a2 = 0, s1 = 0, s2 = 0;
+    for (int32_t i = n; i > 0; i -= 16) {
+      const mve_pred16_t p = vctp8q(static_cast<uint32_t>(i));
+      const int8x16_t vq = vldrbq_z_s8(qp, p);
+      const int8x16_t v1 = vldrbq_z_s8(k1, p);
+      const int8x16_t v2 = vldrbq_z_s8(k2, p);
+      a1 = vmladavaq_p_s8(a1, vq, v1, p);
+      a2 = vmladavaq_p_s8(a2, vq, v2, p);
+      s1 = vaddvaq_p_s8(s1, v1, p);
+      s2 = vaddvaq_p_s8(s2, v2, p);
+      qp += 16;
+      k1 += 16;
+      k2 += 16;
+    }
+    out[j] = a1 - zp * s1;
+    out[j + 1] = a2 - zp * s2;
+  }
+  if (j < nkeys) out[j] = qrow_s8_dot(packed, zp, k + static_cast<std::size_t>(j) * k_stride, n);
+}
+
+void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
+                       int32_t shift, int32_t zero_point, int8_t* out) {
+  const int32x4_t left = vdupq_n_s32(shift > 0 ? shift : 0);
+  const int32_t right = shift > 0 ? 0 : -shift;
+  // RoundingDivideByPOT with VRSHL (ties up) after subtracting 1 from
+  // negative values when right > 0: ties away from zero, exactly.
+  const int32x4_t neg_right = vdupq_n_s32(-right);
+  for (int32_t i = 0; i < n; i += 4) {
+    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - i));
+    int32x4_t x = vsubq_n_s32(vldrwq_z_s32(acc + i, p), offset);
+    x = vshlq_s32(x, left);                 // wrapping, as the scalar form
+    x = vqrdmulhq_n_s32(x, multiplier);     // SRDHM
+    const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, neg_right), 31);
+    x = vrshlq_s32(vqaddq_s32(x, fixup), neg_right);
+    x = vaddq_n_s32(x, zero_point);
+    x = vmaxq_s32(x, vdupq_n_s32(-128));
+    x = vminq_s32(x, vdupq_n_s32(127));
+    vstrbq_p_s32(out + i, x, p);
   }
 }
 

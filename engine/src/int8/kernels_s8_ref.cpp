@@ -1,6 +1,8 @@
 // Portable reference int8 kernels (see kernels_s8.h).
 #include "attn/int8/kernels_s8.h"
 
+#include "attn/int8/fixedpoint.h"
+
 namespace attn {
 namespace detail {
 
@@ -48,6 +50,21 @@ void pv_s8_ref(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32
     for (int32_t c = 0; c < n; ++c) acc[c] += wr * static_cast<int32_t>(row[c]);
   }
 }
+
+void requantize_row_s8_ref(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
+                           int32_t shift, int32_t zero_point, int8_t* out) {
+  for (int32_t i = 0; i < n; ++i) {
+    out[i] = static_cast<int8_t>(q::requantize(acc[i] - offset, multiplier, shift, zero_point));
+  }
+}
+
+#if !defined(ATTN_S8_KERNELS_MVE)
+// The DSP set has no faster requantization than the scalar one.
+void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
+                       int32_t shift, int32_t zero_point, int8_t* out) {
+  requantize_row_s8_ref(acc, n, offset, multiplier, shift, zero_point, out);
+}
+#endif
 
 #if !defined(ATTN_S8_KERNELS_MVE) && !defined(ATTN_S8_KERNELS_DSP)
 int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {

@@ -56,6 +56,14 @@ void pv_s8_ref(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32
                int32_t* acc);
 void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc);
 
+// out[i] = requantize(acc[i] - offset, multiplier, shift, zero_point) (TFLite's
+// MultiplyByQuantizedMultiplier, + zero point, clamp to int8) for i < n;
+// acc[i] - offset must not overflow int32.
+void requantize_row_s8_ref(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
+                           int32_t shift, int32_t zero_point, int8_t* out);
+void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
+                       int32_t shift, int32_t zero_point, int8_t* out);
+
 // Name of the kernel set dot_s8 / mac_s8 use: "ref", "dsp" or "mve".
 const char* kernels_s8_name();
 
