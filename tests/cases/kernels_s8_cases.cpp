@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include "attn/int8/kernels_s8.h"
+#include "attn/softmax_s8.h"
 #include "case.h"
 
 namespace {
@@ -89,6 +90,27 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
       attn::detail::requantize_row_s8(src, n, offset, mult, shift, shift % 7, rq);
       attn::detail::requantize_row_s8_ref(src, n, offset, mult, shift, shift % 7, rq_ref);
       ATTN_EXPECT_TRUE(std::memcmp(rq, rq_ref, static_cast<std::size_t>(n)) == 0);
+    }
+  }
+  // softmax row: every length 1..70 and some long rows, exp tables of real
+  // softmax params (multiplier cap, diff_min cuts, plain), in place too.
+  {
+    static attn::SoftmaxS8Params sp;
+    static int8_t sin[600], sout[600], sref[600];
+    const float betas[] = {1.0f, 40.0f, 0.3f, 1e4f};
+    for (float beta : betas) {
+      ATTN_ASSERT_TRUE(attn::softmax_s8_prepare(0.05f, beta, &sp) == attn::Status::kOk);
+      for (int32_t n = 1; n <= 600; n = n < 70 ? n + 1 : n + 133) {
+        for (int32_t i = 0; i < n; ++i) sin[i] = static_cast<int8_t>(r.range(-128, 127));
+        if (n > 300) {
+          for (int32_t i = 0; i < n; ++i) sin[i] = 5;  // 512+ equal maxima: shift > 31
+        }
+        attn::detail::softmax_s8_row(sp.exp_table, sp.diff_min, sin, sout, n);
+        attn::detail::softmax_s8_row_ref(sp.exp_table, sp.diff_min, sin, sref, n);
+        ATTN_EXPECT_TRUE(std::memcmp(sout, sref, static_cast<std::size_t>(n)) == 0);
+        attn::detail::softmax_s8_row(sp.exp_table, sp.diff_min, sin, sin, n);
+        ATTN_EXPECT_TRUE(std::memcmp(sin, sref, static_cast<std::size_t>(n)) == 0);
+      }
     }
   }
   // pv: 0..9 rows (odd and even counts), odd widths and row offsets, weights 1..255.

@@ -4,6 +4,8 @@
 
 #include "attn/int8/kernels_s8.h"
 
+#include "attn/int8/fixedpoint.h"
+
 #if defined(ATTN_S8_KERNELS_MVE)
 #include <arm_mve.h>
 #elif defined(ATTN_S8_KERNELS_DSP)
@@ -131,6 +133,47 @@ void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n
     vstrwq_p_s32(acc + c + 4, a1, p1);
     vstrwq_p_s32(acc + c + 8, a2, p2);
     vstrwq_p_s32(acc + c + 12, a3, p3);
+  }
+}
+
+void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
+                    int32_t n) {
+  int8_t max_in_row = -128;
+  for (int32_t i = 0; i < n; i += 16) {
+    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
+    max_in_row = vmaxvq_p_s8(max_in_row, vldrbq_z_s8(in + i, p), p);
+  }
+  // exp(d) by gathering table[-d] four lanes at a time; lanes with
+  // d < diff_min (or past n) are off. For the non-negative exp values
+  // RoundingDivideByPOT is exactly VRSHR / VRSHL (ties up = ties away).
+  int32_t sum_of_exps = 0;
+  for (int32_t i = 0; i < n; i += 4) {
+    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - i));
+    const int32x4_t d = vsubq_n_s32(vldrbq_z_s32(in + i, p), max_in_row);
+    const mve_pred16_t on = vcmpgeq_m_n_s32(d, diff_min, p);
+    const int32x4_t e = vldrwq_gather_shifted_offset_z_s32(
+        exp_table, vreinterpretq_u32_s32(vnegq_s32(d)), on);
+    sum_of_exps = vaddvaq_s32(sum_of_exps, vrshrq_n_s32(e, 12));
+  }
+  int num_bits_over_unit = 0;
+  const int32_t shifted_scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
+  const int exponent = num_bits_over_unit + 31 - 8;
+  if (exponent > 31) {  // every output rounds to 0 -> -128
+    for (int32_t i = 0; i < n; ++i) out[i] = -128;
+    return;
+  }
+  const int32x4_t right = vdupq_n_s32(-exponent);
+  const int32x4_t lowest = vdupq_n_s32(-128);
+  for (int32_t i = 0; i < n; i += 4) {
+    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - i));
+    const int32x4_t d = vsubq_n_s32(vldrbq_z_s32(in + i, p), max_in_row);
+    const mve_pred16_t on = vcmpgeq_m_n_s32(d, diff_min, p);
+    const int32x4_t e = vldrwq_gather_shifted_offset_z_s32(
+        exp_table, vreinterpretq_u32_s32(vnegq_s32(d)), on);
+    int32x4_t y = vrshlq_s32(vqrdmulhq_n_s32(e, shifted_scale), right);
+    y = vminq_s32(vsubq_n_s32(y, 128), vdupq_n_s32(127));
+    y = vpselq_s32(y, lowest, on);
+    vstrbq_p_s32(out + i, y, p);
   }
 }
 

@@ -58,6 +58,38 @@ void requantize_row_s8_ref(const int32_t* acc, int32_t n, int32_t offset, int32_
   }
 }
 
+void softmax_s8_row_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
+                        int32_t n) {
+  int32_t max_in_row = -128;
+  for (int32_t c = 0; c < n; ++c) max_in_row = in[c] > max_in_row ? in[c] : max_in_row;
+  // Sum of exp(d) in Q12.19 (Rescale<12> of each Q0.31 term).
+  int32_t sum_of_exps = 0;
+  for (int32_t c = 0; c < n; ++c) {
+    const int32_t diff = in[c] - max_in_row;
+    if (diff >= diff_min) sum_of_exps += q::rounding_divide_by_pot(exp_table[-diff], 12);
+  }
+  int num_bits_over_unit = 0;
+  const int32_t shifted_scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
+  // Output exponent in [23, 34]; above 31 every output rounds to 0.
+  const int exponent = num_bits_over_unit + 31 - 8;
+  for (int32_t c = 0; c < n; ++c) {
+    const int32_t diff = in[c] - max_in_row;
+    int32_t v = -128;
+    if (diff >= diff_min && exponent <= 31) {
+      v = q::rounding_divide_by_pot(q::srdhm(shifted_scale, exp_table[-diff]), exponent) - 128;
+      if (v > 127) v = 127;
+    }
+    out[c] = static_cast<int8_t>(v);
+  }
+}
+
+#if !defined(ATTN_S8_KERNELS_MVE)
+void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
+                    int32_t n) {
+  softmax_s8_row_ref(exp_table, diff_min, in, out, n);
+}
+#endif
+
 #if !defined(ATTN_S8_KERNELS_MVE)
 // The DSP set has no faster requantization than the scalar one.
 void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "attn/int8/fixedpoint.h"
+#include "attn/int8/kernels_s8.h"
 #include "attn/softmax_s8.h"
 
 namespace attn {
@@ -16,6 +17,10 @@ namespace detail {
 // in and out may be the same buffer.
 inline void softmax_row_s8(const SoftmaxS8Params& p, const int8_t* in, int8_t* out, int32_t n,
                            const uint8_t* keep) {
+  if (keep == nullptr) {
+    softmax_s8_row(p.exp_table, p.diff_min, in, out, n);
+    return;
+  }
   int32_t max_in_row = -128;
   for (int32_t c = 0; c < n; ++c) {
     if ((keep == nullptr || keep[c] != 0) && in[c] > max_in_row) max_in_row = in[c];

@@ -64,6 +64,14 @@ void requantize_row_s8_ref(const int32_t* acc, int32_t n, int32_t offset, int32_
 void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
                        int32_t shift, int32_t zero_point, int8_t* out);
 
+// One row of TFLite's int8 SOFTMAX (see attn/softmax_s8.h) from a prepared
+// 256-entry exp table (Q0.31 exp of -d, 0 where -d < diff_min): out[c] for
+// c < n, 1 <= n <= 4095; in and out may be the same buffer.
+void softmax_s8_row_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
+                        int32_t n);
+void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
+                    int32_t n);
+
 // Name of the kernel set dot_s8 / mac_s8 use: "ref", "dsp" or "mve".
 const char* kernels_s8_name();
 
