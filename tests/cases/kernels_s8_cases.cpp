@@ -55,8 +55,8 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
       for (int32_t zp : zps) {
         const int8_t* q = g_a + off;
         const int8_t* k = g_b + (3 - off);
-        attn::detail::qrow_s8_pack(q, zp, n, g_packed);
-        attn::detail::qrow_s8_pack_ref(q, zp, n, g_packed_ref);
+        ATTN_EXPECT_EQ_INT(attn::detail::qrow_s8_pack(q, zp, n, g_packed),
+                           attn::detail::qrow_s8_pack_ref(q, zp, n, g_packed_ref));
         ATTN_EXPECT_EQ_INT(attn::detail::qrow_s8_dot(g_packed, zp, k, n),
                            attn::detail::qrow_s8_dot_ref(g_packed_ref, zp, k, n));
       }

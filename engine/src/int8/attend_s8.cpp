@@ -155,10 +155,9 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask
       if (wrow != nullptr) std::memset(wrow, 0x80, skv);
       continue;
     }
-    int32_t sum_q = 0;  // sum (q - q_zp), |.| <= 255 * dim_k
-    for (int32_t c = 0; c < a.dim_k; ++c) sum_q += qrow[c] - qzp;
+    // sum (q - q_zp), |.| <= 255 * dim_k
+    const int32_t sum_q = qrow_s8_pack(qrow, qzp, a.dim_k, qrow_packed);
     const int32_t row_const = kzp * sum_q;
-    qrow_s8_pack(qrow, qzp, a.dim_k, qrow_packed);
     // S row: BATCH_MATMUL(Q, K^T) requantized to int8. Exact: |qrow dot| <=
     // dim_k * 255 * 128 and |total| <= dim_k * 255^2 < 2^31.
     if (!matrix_mask) {

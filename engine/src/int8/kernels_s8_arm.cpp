@@ -46,9 +46,17 @@ void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
   }
 }
 
-void qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
-  (void)zp;  // applied in qrow_s8_dot: sum (q - zp) k = sum q k - zp sum k
-  std::memcpy(packed, q, static_cast<std::size_t>(n));
+int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
+  // zp is applied in the dots: sum (q - zp) k = sum q k - zp sum k.
+  auto* dst = static_cast<int8_t*>(packed);
+  int32_t sum = 0;
+  for (int32_t i = 0; i < n; i += 16) {
+    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
+    const int8x16_t v = vldrbq_z_s8(q + i, p);
+    vstrbq_p_s8(dst + i, v, p);
+    sum = vaddvaq_p_s8(sum, v, p);
+  }
+  return sum - zp * n;
 }
 
 int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
@@ -250,18 +258,24 @@ void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
   for (; i < n; ++i) acc[i] += w * static_cast<int32_t>(b[i]);
 }
 
-void qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
+int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
   // Groups of four as (q0, q2), (q1, q3): the halves SXTB16 / SXTB16 ROR #8
   // extract from four key bytes. The tail stays in order.
   auto* p = static_cast<int16_t*>(packed);
+  int32_t sum = 0;
   int32_t i = 0;
   for (; i + 4 <= n; i += 4) {
     p[i] = static_cast<int16_t>(q[i] - zp);
     p[i + 1] = static_cast<int16_t>(q[i + 2] - zp);
     p[i + 2] = static_cast<int16_t>(q[i + 1] - zp);
     p[i + 3] = static_cast<int16_t>(q[i + 3] - zp);
+    sum += q[i] + q[i + 1] + q[i + 2] + q[i + 3];
   }
-  for (; i < n; ++i) p[i] = static_cast<int16_t>(q[i] - zp);
+  for (; i < n; ++i) {
+    p[i] = static_cast<int16_t>(q[i] - zp);
+    sum += q[i];
+  }
+  return sum - zp * n;
 }
 
 int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {

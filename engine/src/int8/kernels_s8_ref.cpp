@@ -21,9 +21,14 @@ void mac_s8_ref(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
   for (int32_t i = 0; i < n; ++i) acc[i] += w * static_cast<int32_t>(b[i]);
 }
 
-void qrow_s8_pack_ref(const int8_t* q, int32_t zp, int32_t n, void* packed) {
+int32_t qrow_s8_pack_ref(const int8_t* q, int32_t zp, int32_t n, void* packed) {
   auto* p = static_cast<int16_t*>(packed);
-  for (int32_t i = 0; i < n; ++i) p[i] = static_cast<int16_t>(q[i] - zp);
+  int32_t sum = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    p[i] = static_cast<int16_t>(q[i] - zp);
+    sum += p[i];
+  }
+  return sum;
 }
 
 int32_t qrow_s8_dot_ref(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
@@ -103,8 +108,8 @@ int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
   return dot_s8_ref(a, b, n, sum_b);
 }
 void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n) { mac_s8_ref(acc, b, w, n); }
-void qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
-  qrow_s8_pack_ref(q, zp, n, packed);
+int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
+  return qrow_s8_pack_ref(q, zp, n, packed);
 }
 int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
   return qrow_s8_dot_ref(packed, zp, k, n);

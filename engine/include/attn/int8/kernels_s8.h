@@ -30,7 +30,8 @@ void mac_s8_ref(int32_t* acc, const int8_t* b, int32_t w, int32_t n);
 void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n);
 
 // A query row prepared once for many dot products with key rows:
-//   qrow_s8_pack(q, zp, n, packed)        packed: qrow_s8_bytes(n) bytes, 4-aligned
+//   qrow_s8_pack(q, zp, n, packed)        packed: qrow_s8_bytes(n) bytes, 4-aligned;
+//                                         returns sum_i (q[i] - zp)
 //   qrow_s8_dot(packed, zp, k, n)       = sum_i (q[i] - zp) * k[i]
 // The packed layout is the backend's own (ref: int16 q - zp; DSP: int16
 // pairs (q0, q2), (q1, q3) matching SXTB16; MVE: the int8 bytes), so pack and
@@ -38,9 +39,9 @@ void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n);
 constexpr std::size_t qrow_s8_bytes(int32_t n) {
   return (2 * static_cast<std::size_t>(n) + 3) / 4 * 4;
 }
-void qrow_s8_pack_ref(const int8_t* q, int32_t zp, int32_t n, void* packed);
+int32_t qrow_s8_pack_ref(const int8_t* q, int32_t zp, int32_t n, void* packed);
 int32_t qrow_s8_dot_ref(const void* packed, int32_t zp, const int8_t* k, int32_t n);
-void qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed);
+int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed);
 int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n);
 
 // out[j] = qrow_s8_dot(packed, zp, k + j * k_stride, n) for j < nkeys: a
