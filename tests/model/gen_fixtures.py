@@ -148,7 +148,14 @@ def keras_cases(out):
     w = {k: a.astype(np.float32) for k, a in w.items()}
     np.savez(os.path.join(out, "bahdanau.npz"), **w)
     convert(out, "bahdanau", "--from", "bahdanau.npz", "--out", "bahdanau.attn")
-    os.remove(os.path.join(out, "bahdanau.npz"))
+    # int8, calibrated on inputs of the test's distribution.
+    crng = np.random.RandomState(5)
+    np.save(os.path.join(out, "bq.npy"), crng.randn(32, qd).astype(np.float32))
+    np.save(os.path.join(out, "bh.npy"), crng.randn(32, t, kd).astype(np.float32))
+    convert(out, "bahdanau", "--from", "bahdanau.npz", "--dtype", "int8", "--calibrate",
+            "bq.npy", "--calibrate-keys", "bh.npy", "--out", "bahdanau_int8.attn")
+    for f in ("bahdanau.npz", "bq.npy", "bh.npy"):
+        os.remove(os.path.join(out, f))
     q = rng.randn(b, qd).astype(np.float32)
     h = rng.randn(b, t, kd).astype(np.float32)
     f = {k: a.astype(np.float64) for k, a in w.items()}

@@ -357,9 +357,70 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
 }
 
 // ------------------------------------------------------- bahdanau / luong-general
+void run_bahdanau_s8_model(const LoadedModel& lm, const ModelRunFiles& f,
+                           const ModelFlags& flags) {
+  const attn::Model& m = lm.model;
+  auto qp = [&m](attn::BahdanauAct a) {
+    attn::QuantParams q;
+    attn::model_act_quant(m, static_cast<int32_t>(a), &q);
+    return q;
+  };
+  const S8Input q = load_s8_input(f.query, 1, 2, flags.raw_int8, qp(attn::BahdanauAct::kQuery));
+  const S8Input h = load_s8_input(f.keys, 2, 3, flags.raw_int8, qp(attn::BahdanauAct::kKeys));
+  if (h.rank() != q.rank() + 1) {
+    throw CliError(f.keys + ": rank " + std::to_string(h.rank()) + ", expected " +
+                   std::to_string(q.rank() + 1) + " for query " + f.query);
+  }
+  const bool batched = q.rank() == 2;
+  const int64_t b = batched ? q.dim(0) : 1;
+  if (batched && h.dim(0) != b) throw CliError(f.keys + ": batch differs from " + f.query);
+  require_last(0, f.query, q.dim(-1), m.params[0], "query_dim");
+  require_last(0, f.keys, h.dim(-1), m.params[1], "key_dim");
+  const int64_t t = h.dim(-2);
+  const int32_t bb = to_i32(b), it = to_i32(t);
+  std::vector<int32_t> lengths;
+  if (!f.masks.key_lengths_path.empty()) {
+    lengths = load_key_lengths(f.masks.key_lengths_path, bb, it);
+  }
+  const attn::BahdanauShape shape = attn::model_bahdanau_shape(m, bb, it);
+  std::vector<attn::QuantizedMultiplier> channels(attn::bahdanau_s8_channel_count(shape));
+  auto params = std::make_unique<attn::BahdanauS8Params>();
+  check_status(attn::model_bahdanau_s8_prepare(m, bb, it, channels.data(), channels.size(),
+                                               params.get()),
+               "bahdanau (int8 prepare)");
+  const auto c_shape = with_batch(batched, b, {m.params[1]});
+  const auto w_shape = with_batch(batched, b, {t});
+  std::vector<int8_t> ctx(output_count(c_shape, f.out)), w;
+  if (!f.weights_out.empty()) w.resize(output_count(w_shape, f.weights_out));
+  auto scratch = make_scratch(attn::bahdanau_s8_scratch_bytes(shape));
+  attn::BahdanauS8Args a;
+  a.query = q.values.data();
+  a.keys = h.values.data();
+  a.context = ctx.data();
+  a.weights = w.empty() ? nullptr : w.data();
+  a.key_lengths = lengths.empty() ? nullptr : lengths.data();
+  check_status(attn::bahdanau_s8(*params, a, scratch_of(scratch)), "bahdanau (int8)");
+  if (flags.raw_int8) {
+    save_s8(f.out, c_shape, ctx);
+    if (!w.empty()) save_s8(f.weights_out, w_shape, w);
+    return;
+  }
+  const attn::QuantParams oq = qp(attn::BahdanauAct::kContext);
+  std::vector<float> cf(ctx.size()), wf(w.size());
+  for (std::size_t i = 0; i < ctx.size(); ++i) {
+    cf[i] = oq.scale * static_cast<float>(ctx[i] - oq.zero_point);
+  }
+  for (std::size_t i = 0; i < w.size(); ++i) wf[i] = static_cast<float>(w[i] + 128) / 256.0f;
+  write_outputs({{f.out, c_shape, cf.data()}, {f.weights_out, w_shape, wf.data()}});
+}
+
 void run_context_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFlags& flags) {
   const attn::Model& m = lm.model;
   if (m.dtype == attn::ModelDtype::kInt8) {
+    if (m.op == attn::ModelOp::kBahdanau) {
+      run_bahdanau_s8_model(lm, f, flags);
+      return;
+    }
     throw CliError(flags.path + ": int8 " + op_cli_name(m.op) +
                    " models need the engine's int8 " + op_cli_name(m.op) +
                    " op, which this build does not have yet");

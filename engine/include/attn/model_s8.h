@@ -12,6 +12,8 @@
 //   attn::model_mha_s8_prepare(model, 1, seq_q, seq_kv, channels, count, &params);
 //   attn::mha_s8(params, args, scratch);    // scratch: mha_s8_scratch_bytes(params.shape)
 //
+// Bahdanau likewise with model_bahdanau_s8_prepare and bahdanau_s8.
+//
 // Float inputs are quantized with model_act_quant(model, MhaAct::kQuery, ...)
 // (q = clamp(round(x / scale) + zero_point, -128, 127)), outputs dequantized with
 // MhaAct::kOut's parameters.
@@ -20,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/bahdanau_s8.h"
 #include "attn/int8/quantize.h"
 #include "attn/mha_s8.h"
 #include "attn/model.h"
@@ -39,5 +42,13 @@ Status model_act_quant(const Model& model, int32_t index, QuantParams* out);
 Status model_mha_s8_prepare(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv,
                             QuantizedMultiplier* channel_storage, std::size_t channel_count,
                             MhaS8Params* params);
+
+// Prepares bahdanau_s8 for a loaded int8 Bahdanau model (weights in the blob
+// in TFLite [out, in] layout, zero-copy; BahdanauAct parameters; softmax beta
+// 1). channel_count >= bahdanau_s8_channel_count(shape). Statuses as above and
+// those of bahdanau_s8_prepare.
+Status model_bahdanau_s8_prepare(const Model& model, int32_t batch, int32_t seq,
+                                 QuantizedMultiplier* channel_storage, std::size_t channel_count,
+                                 BahdanauS8Params* params);
 
 }  // namespace attn

@@ -26,7 +26,8 @@ int32_t act_count(ModelOp op) {
   }
 }
 
-QuantParams act(const Model& m, MhaAct a) {
+template <class Act>
+QuantParams act(const Model& m, Act a) {
   QuantParams q;
   model_act_quant(m, static_cast<int32_t>(a), &q);
   return q;
@@ -98,6 +99,35 @@ Status model_mha_s8_prepare(const Model& model, int32_t batch, int32_t seq_q, in
   w.out.scales = model.f32(TensorId::kMhaOutProjWeightScale);
   w.out.bias = s32(model, TensorId::kMhaOutProjBias);
   return mha_s8_prepare(shape, quant, w, channel_storage, params);
+}
+
+Status model_bahdanau_s8_prepare(const Model& model, int32_t batch, int32_t seq,
+                                 QuantizedMultiplier* channel_storage, std::size_t channel_count,
+                                 BahdanauS8Params* params) {
+  if (channel_storage == nullptr || params == nullptr) return Status::kNullPointer;
+  if (model.base == nullptr || model.op != ModelOp::kBahdanau) return Status::kBadArgument;
+  if (model.dtype != ModelDtype::kInt8) return Status::kUnsupported;
+  const BahdanauShape shape = model_bahdanau_shape(model, batch, seq);
+  if (channel_count < bahdanau_s8_channel_count(shape)) return Status::kScratchTooSmall;
+  BahdanauS8Quant quant;
+  quant.query = act(model, BahdanauAct::kQuery);
+  quant.keys = act(model, BahdanauAct::kKeys);
+  quant.query_proj = act(model, BahdanauAct::kQueryProj);
+  quant.keys_proj = act(model, BahdanauAct::kKeysProj);
+  quant.sum = act(model, BahdanauAct::kSum);
+  quant.scores = act(model, BahdanauAct::kScores);
+  quant.context = act(model, BahdanauAct::kContext);
+  BahdanauS8Weights w;
+  w.w1.weight = s8(model, TensorId::kBahdanauW1);
+  w.w1.scales = model.f32(TensorId::kBahdanauW1Scale);
+  w.w1.bias = s32(model, TensorId::kBahdanauB1);
+  w.w2.weight = s8(model, TensorId::kBahdanauW2);
+  w.w2.scales = model.f32(TensorId::kBahdanauW2Scale);
+  w.w2.bias = s32(model, TensorId::kBahdanauB2);
+  w.v.weight = s8(model, TensorId::kBahdanauV);
+  w.v.scales = model.f32(TensorId::kBahdanauVScale);
+  w.v.bias = s32(model, TensorId::kBahdanauBv);
+  return bahdanau_s8_prepare(shape, quant, w, channel_storage, params);
 }
 
 }  // namespace attn
