@@ -19,7 +19,14 @@
 //                          + align64(4 * kSdpaQueryTile * dim_v)  (output accumulators)
 //                          + 3 * align64(4 * kSdpaQueryTile)      (row max, sum, count)
 //
-// e.g. dim_k = dim_v = 64: 6400 bytes for any seq_q, seq_kv.
+// e.g. dim_k = dim_v = 64: 6400 bytes for any seq_q, seq_kv with the ref
+// kernels (kSdpaQueryTile = 8), 25024 bytes with a SIMD backend.
+//
+// kSdpaQueryTile is 8 in ref builds (RAM first: Cortex-M) and 32 when the
+// build selects a SIMD backend (ATTN_SIMD=hwy|xsimd define ATTN_SDPA_QUERY_TILE
+// for the library and its users): the SIMD core keeps queries along the vector
+// and needs two 16-lane vectors of queries per broadcast key element to reach
+// the FMA peak (see kernels/generic/kernels_f32-inl.h).
 //
 // Masks: see mask.h. A fully masked query row gives zeros in out and weights.
 // NaN or Inf in q/k/v/mask propagate to the affected output rows as NaN (never
@@ -35,7 +42,11 @@
 
 namespace attn {
 
-inline constexpr int32_t kSdpaQueryTile = 8;
+#ifndef ATTN_SDPA_QUERY_TILE
+#define ATTN_SDPA_QUERY_TILE 8
+#endif
+inline constexpr int32_t kSdpaQueryTile = ATTN_SDPA_QUERY_TILE;
+static_assert(kSdpaQueryTile == 8 || kSdpaQueryTile % 16 == 0, "query tile: 8 or a multiple of 16");
 inline constexpr int32_t kSdpaKeyBlock = 64;
 
 struct SdpaShape {

@@ -26,6 +26,19 @@
   /* acc[i*a_stride + c] += sum_j p[i*p_stride + j] * v[j*v_stride + c],  i < nq, c < dv */       \
   void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,  \
                    std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride);           \
+  /* Transposed tiles (the SDPA core's layout: queries along the vector, tq a multiple of 16).  \
+     st[j*tq + i] = sum_d qt[d*tq + i] * k[j*k_stride + d],  i < tq, j < nk */                   \
+  void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride, \
+                     int32_t nk, float* st);                                                      \
+  /* Online-softmax step on st[nk][tq] (column i = query i): m' = max(m[i], max_j st[j*tq+i])     \
+     (NaN skipped); st[j*tq+i] = exp(st[j*tq+i] - m') (all 0 when m' = -inf); l[i] =             \
+     l[i] * exp(m[i] - m') + sum_j st[j*tq+i]; rows i < nq of acc (dv floats, stride a_stride)   \
+     are scaled by exp(m[i] - m') when the max grew; m[i] = m'. */                               \
+  void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq,          \
+                     float* acc, std::size_t a_stride, int32_t dv);                               \
+  /* acc[i*a_stride + c] += sum_j pt[j*tq + i] * v[j*v_stride + c],  i < nq <= tq, c < dv */      \
+  void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,         \
+                     std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride);         \
   /* y[i] += a * x[i] */                                                                          \
   void axpy_f32(float* y, const float* x, int32_t n, float a);                                    \
   /* x[i] *= a */                                                                                 \

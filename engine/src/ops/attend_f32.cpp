@@ -55,34 +55,61 @@ int32_t row_limit(const AttendF32& a, const AttendMask& mask, int32_t i) {
   return lim < mask.key_length ? static_cast<int32_t>(lim) : mask.key_length;
 }
 
+// Tiles of more than this many queries use the transposed layout (queries
+// along the SIMD vector: no horizontal sums, the softmax runs down columns);
+// smaller ones (decode, the last rows) the row layout (one dot per score).
+constexpr int32_t kRowLayoutMaxQueries = 4;
+
+// Where score (query r, key j) of a block lives in t.s: r * row + j * col.
+// The transposed layout's width tq is nq rounded up to 16 (at most the tile):
+// columns past nq are zero queries, computed but never used.
+struct Layout {
+  bool transposed;
+  int32_t tq;
+  std::size_t row;
+  std::size_t col;
+};
+Layout layout_for(int32_t nq) {
+  if (kSdpaQueryTile % 16 != 0 || nq <= kRowLayoutMaxQueries) return Layout{false, 0, kBk, 1};
+  const int32_t tq = (nq + 15) / 16 * 16;
+  return Layout{true, tq, 1, idx(tq)};
+}
+
 // Scores of query rows [i0, i0+nq) against keys [j0, j0+nk) into t.s, masked
 // keys set to -inf (Keras-masked keys get -1e9 * m added instead). Adds the
 // number of visible keys per row to `visible` when it is not null.
-void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t, int32_t i0,
-                 int32_t nq, int32_t j0, int32_t nk, int32_t* visible) {
-  kernels::qk_tile_f32(t.qs, idx(a.dim_k), nq, a.k + idx(j0) * a.k_stride, a.k_stride, nk,
-                       a.dim_k, t.s, kBk);
+void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
+                 int32_t i0, int32_t nq, int32_t j0, int32_t nk, int32_t* visible) {
+  if (lay.transposed) {
+    kernels::qk_tile_t_f32(t.qs, lay.tq, a.dim_k, a.k + idx(j0) * a.k_stride, a.k_stride, nk,
+                           t.s);
+  } else {
+    kernels::qk_tile_f32(t.qs, idx(a.dim_k), nq, a.k + idx(j0) * a.k_stride, a.k_stride, nk,
+                         a.dim_k, t.s, kBk);
+  }
+  const std::size_t cs = lay.col;
   for (int32_t r = 0; r < nq; ++r) {
     const int32_t i = i0 + r;
-    float* s = t.s + idx(r) * kBk;
+    float* s = t.s + idx(r) * lay.row;
     int32_t lim = row_limit(a, mask, i) - j0;
     lim = lim < 0 ? 0 : (lim > nk ? nk : lim);
-    for (int32_t j = lim; j < nk; ++j) s[j] = kNegInf;
+    for (int32_t j = lim; j < nk; ++j) s[idx(j) * cs] = kNegInf;
     const std::size_t row = idx(i) * idx(a.seq_kv) + idx(j0);
     int32_t seen = lim;
     if (mask.keras != nullptr) {
       const float* m = mask.keras + row;
       for (int32_t j = 0; j < lim; ++j) {
-        s[j] += kKerasMaskValue * m[j];
+        s[idx(j) * cs] += kKerasMaskValue * m[j];
         if (m[j] != 0.0f) --seen;
       }
     }
     if (mask.additive != nullptr || mask.boolean != nullptr) {
       for (int32_t j = 0; j < lim; ++j) {
+        float& x = s[idx(j) * cs];
         const bool was_visible = mask.keras == nullptr || mask.keras[row + idx(j)] == 0.0f;
-        if (mask.additive != nullptr) s[j] += mask.additive[row + idx(j)];
-        if (mask.boolean != nullptr && mask.boolean[row + idx(j)] != 0) s[j] = kNegInf;
-        if (was_visible && s[j] == kNegInf) --seen;
+        if (mask.additive != nullptr) x += mask.additive[row + idx(j)];
+        if (mask.boolean != nullptr && mask.boolean[row + idx(j)] != 0) x = kNegInf;
+        if (was_visible && x == kNegInf) --seen;
       }
     }
     if (visible != nullptr) visible[r] += seen;
@@ -90,18 +117,19 @@ void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t, int3
 }
 
 // Second pass: writes softmax probabilities for rows [i0, i0+nq) into weights.
-void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, int32_t i0,
-                   int32_t nq) {
+void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
+                   int32_t i0, int32_t nq) {
   for (int32_t j0 = 0; j0 < a.seq_kv; j0 += kSdpaKeyBlock) {
     const int32_t nk = a.seq_kv - j0 < kSdpaKeyBlock ? a.seq_kv - j0 : kSdpaKeyBlock;
-    score_block(a, mask, t, i0, nq, j0, nk, nullptr);
+    score_block(a, mask, t, lay, i0, nq, j0, nk, nullptr);
     for (int32_t r = 0; r < nq; ++r) {
-      const float* s = t.s + idx(r) * kBk;
+      const float* s = t.s + idx(r) * lay.row;
       float* w = a.weights + idx(i0 + r) * idx(a.seq_kv) + idx(j0);
       const bool empty = t.visible[r] == 0;
       const float inv_l = empty ? 0.0f : 1.0f / t.l[r];
       for (int32_t j = 0; j < nk; ++j) {
-        const float p = (empty || s[j] == kNegInf) ? 0.0f : std::exp(s[j] - t.m[r]) * inv_l;
+        const float x = s[idx(j) * lay.col];
+        const float p = (empty || x == kNegInf) ? 0.0f : std::exp(x - t.m[r]) * inv_l;
         w[j] = a.accumulate_weights ? w[j] + a.weights_alpha * p : a.weights_alpha * p;
       }
     }
@@ -143,23 +171,42 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
   const Tile t = carve(scratch, a.dim_k, a.dim_v);
   for (int32_t i0 = 0; i0 < a.seq_q; i0 += kSdpaQueryTile) {
     const int32_t nq = a.seq_q - i0 < kSdpaQueryTile ? a.seq_q - i0 : kSdpaQueryTile;
-    for (int32_t r = 0; r < nq; ++r) {
-      const float* q = a.q + idx(i0 + r) * a.q_stride;
-      float* qs = t.qs + idx(r) * idx(a.dim_k);
-      for (int32_t d = 0; d < a.dim_k; ++d) qs[d] = q[d] * a.scale;
-      float* acc = t.acc + idx(r) * idx(a.dim_v);
-      for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
+    const Layout lay = layout_for(nq);
+    // Scaled queries: rows [r][d], or columns [d][tq] (padding columns zero).
+    for (int32_t r = 0; r < (lay.transposed ? lay.tq : nq); ++r) {
+      const float* q = a.q + idx(i0 + (r < nq ? r : 0)) * a.q_stride;
+      if (lay.transposed) {
+        float* col = t.qs + idx(r);
+        if (r < nq) {
+          for (int32_t d = 0; d < a.dim_k; ++d) col[idx(d) * lay.col] = q[d] * a.scale;
+        } else {
+          for (int32_t d = 0; d < a.dim_k; ++d) col[idx(d) * lay.col] = 0.0f;
+        }
+      } else {
+        float* qs = t.qs + idx(r) * idx(a.dim_k);
+        for (int32_t d = 0; d < a.dim_k; ++d) qs[d] = q[d] * a.scale;
+      }
       t.m[r] = kNegInf;
       t.l[r] = 0.0f;
       t.visible[r] = 0;
+    }
+    for (int32_t r = 0; r < nq; ++r) {
+      float* acc = t.acc + idx(r) * idx(a.dim_v);
+      for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
     }
     // Keys past the last row's limit are masked for the whole tile.
     const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
     for (int32_t j0 = 0; j0 < kv_end; j0 += kSdpaKeyBlock) {
       const int32_t nk = kv_end - j0 < kSdpaKeyBlock ? kv_end - j0 : kSdpaKeyBlock;
-      score_block(a, mask, t, i0, nq, j0, nk, t.visible);
-      online_softmax_update(t.s, kBk, nq, nk, a.v + idx(j0) * a.v_stride, a.v_stride, a.dim_v,
-                            t.m, t.l, t.acc, idx(a.dim_v));
+      score_block(a, mask, t, lay, i0, nq, j0, nk, t.visible);
+      const float* v = a.v + idx(j0) * a.v_stride;
+      if (lay.transposed) {
+        kernels::softmax_t_f32(t.s, lay.tq, nk, t.m, t.l, nq, t.acc, idx(a.dim_v), a.dim_v);
+        kernels::pv_tile_t_f32(t.s, lay.tq, nq, nk, v, a.v_stride, a.dim_v, t.acc, idx(a.dim_v));
+      } else {
+        online_softmax_update(t.s, kBk, nq, nk, v, a.v_stride, a.dim_v, t.m, t.l, t.acc,
+                              idx(a.dim_v));
+      }
     }
     for (int32_t r = 0; r < nq; ++r) {
       float* out = a.out + idx(i0 + r) * a.out_stride;
@@ -167,7 +214,7 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
       const float inv_l = t.visible[r] == 0 ? 0.0f : 1.0f / t.l[r];
       for (int32_t c = 0; c < a.dim_v; ++c) out[c] = t.visible[r] == 0 ? 0.0f : acc[c] * inv_l;
     }
-    if (a.weights != nullptr) write_weights(a, mask, t, i0, nq);
+    if (a.weights != nullptr) write_weights(a, mask, t, lay, i0, nq);
   }
 }
 

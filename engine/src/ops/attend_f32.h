@@ -9,6 +9,13 @@
 // acc_i / l_i at the end. Key blocks that a causal mask or key length removes
 // for the whole query tile are never visited.
 //
+// Two layouts of a tile: with a SIMD query tile (kSdpaQueryTile a multiple of
+// 16) tiles of more than 4 queries keep the scaled queries transposed [d][tq]
+// and the scores [key][tq] (tq = queries rounded up to 16), so the Q.K^T,
+// softmax and P.V kernels run with queries along the vector (qk_tile_t,
+// softmax_t, pv_tile_t: no horizontal sums); smaller tiles (decode) and ref
+// builds keep rows [query][.] (qk_tile, max, exp_sub_sum, pv_tile).
+//
 // When weights are requested a second pass recomputes each score block and
 // writes (or accumulates, for head-averaged MHA weights) exp(s - m_i) / l_i.
 #pragma once

@@ -203,9 +203,22 @@ float ExpSubSum(float* x, int32_t n, float m) {
   return O::ReduceSum(O::Add(s0, s1));
 }
 
-// acc rows i < RQ, RC full vectors of columns starting at column c0.
+template <class O>
+void Scale(float* x, int32_t n, float a) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  const std::size_t len = Sz(n);
+  const V av = O::Set(a);
+  std::size_t i = 0;
+  for (; i + N <= len; i += N) O::StoreU(O::Mul(av, O::LoadU(x + i)), x + i);
+  if (i < len) O::StoreN(O::Mul(av, O::LoadN(x + i, len - i)), x + i, len - i);
+}
+
+// acc rows i < RQ, RC full vectors of columns; p[i * pi + j * pj] is the
+// weight of key j for query i (pi = row stride, pj = 1 for row-major P; pi = 1,
+// pj = tq for the transposed tiles).
 template <class O, int RQ, int RC>
-void PvBlock(const float* p, std::size_t p_stride, int32_t nk, const float* v,
+void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const float* v,
              std::size_t v_stride, float* acc, std::size_t a_stride) {
   using V = typename O::V;
   const std::size_t N = O::Lanes();
@@ -217,7 +230,7 @@ void PvBlock(const float* p, std::size_t p_stride, int32_t nk, const float* v,
     V vv[RC];
     for (int c = 0; c < RC; ++c) vv[c] = O::LoadU(vr + Sz(c) * N);
     for (int r = 0; r < RQ; ++r) {
-      const V pr = O::Set(p[Sz(r) * p_stride + Sz(j)]);
+      const V pr = O::Set(p[Sz(r) * pi + Sz(j) * pj]);
       for (int c = 0; c < RC; ++c) a[r][c] = O::MulAdd(pr, vv[c], a[r][c]);
     }
   }
@@ -227,40 +240,159 @@ void PvBlock(const float* p, std::size_t p_stride, int32_t nk, const float* v,
 
 // The last partial vector of columns (t < Lanes()).
 template <class O, int RQ>
-void PvTail(const float* p, std::size_t p_stride, int32_t nk, const float* v,
+void PvTail(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const float* v,
             std::size_t v_stride, std::size_t t, float* acc, std::size_t a_stride) {
   using V = typename O::V;
   V a[RQ];
   for (int r = 0; r < RQ; ++r) a[r] = O::LoadN(acc + Sz(r) * a_stride, t);
   for (int32_t j = 0; j < nk; ++j) {
     const V vv = O::LoadN(v + Sz(j) * v_stride, t);
-    for (int r = 0; r < RQ; ++r) a[r] = O::MulAdd(O::Set(p[Sz(r) * p_stride + Sz(j)]), vv, a[r]);
+    for (int r = 0; r < RQ; ++r) a[r] = O::MulAdd(O::Set(p[Sz(r) * pi + Sz(j) * pj]), vv, a[r]);
   }
   for (int r = 0; r < RQ; ++r) O::StoreN(a[r], acc + Sz(r) * a_stride, t);
 }
 
 template <class O, int RQ>
-void PvRows(const float* p, std::size_t p_stride, int32_t nk, const float* v,
+void PvRows(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const float* v,
             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   const std::size_t N = O::Lanes();
   const std::size_t cols = Sz(dv);
   std::size_t c = 0;
-  for (; c + 4 * N <= cols; c += 4 * N) PvBlock<O, RQ, 4>(p, p_stride, nk, v + c, v_stride, acc + c, a_stride);
-  for (; c + N <= cols; c += N) PvBlock<O, RQ, 1>(p, p_stride, nk, v + c, v_stride, acc + c, a_stride);
-  if (c < cols) PvTail<O, RQ>(p, p_stride, nk, v + c, v_stride, cols - c, acc + c, a_stride);
+  for (; c + 4 * N <= cols; c += 4 * N) {
+    PvBlock<O, RQ, 4>(p, pi, pj, nk, v + c, v_stride, acc + c, a_stride);
+  }
+  for (; c + N <= cols; c += N) PvBlock<O, RQ, 1>(p, pi, pj, nk, v + c, v_stride, acc + c, a_stride);
+  if (c < cols) PvTail<O, RQ>(p, pi, pj, nk, v + c, v_stride, cols - c, acc + c, a_stride);
+}
+
+template <class O>
+void PvTileStrided(const float* p, std::size_t pi, std::size_t pj, int32_t nq, int32_t nk,
+                   const float* v, std::size_t v_stride, int32_t dv, float* acc,
+                   std::size_t a_stride) {
+  int32_t i = 0;
+  for (; i + 4 <= nq; i += 4) {
+    PvRows<O, 4>(p + Sz(i) * pi, pi, pj, nk, v, v_stride, dv, acc + Sz(i) * a_stride, a_stride);
+  }
+  for (; i < nq; ++i) {
+    PvRows<O, 1>(p + Sz(i) * pi, pi, pj, nk, v, v_stride, dv, acc + Sz(i) * a_stride, a_stride);
+  }
 }
 
 template <class O>
 void PvTile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  int32_t i = 0;
-  for (; i + 4 <= nq; i += 4) {
-    PvRows<O, 4>(p + Sz(i) * p_stride, p_stride, nk, v, v_stride, dv, acc + Sz(i) * a_stride,
-                 a_stride);
+  PvTileStrided<O>(p, p_stride, 1, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+
+template <class O>
+void PvTileT(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  PvTileStrided<O>(pt, 1, Sz(tq), nq, nk, v, v_stride, dv, acc, a_stride);
+}
+
+// Transposed scores, G query vectors x KB keys per register block: each step
+// loads G vectors of qt and broadcasts one k element per key (a memory operand
+// of the FMA on x86), so no horizontal reduction is ever needed.
+template <class O, int G, int KB>
+void QkBlockT(const float* qt, std::size_t tq, std::size_t d, const float* k,
+              std::size_t k_stride, float* st) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  V acc[KB][G];
+  for (int j = 0; j < KB; ++j)
+    for (int g = 0; g < G; ++g) acc[j][g] = O::Zero();
+  for (std::size_t x = 0; x < d; ++x) {
+    V qv[G];
+    for (int g = 0; g < G; ++g) qv[g] = O::LoadU(qt + x * tq + Sz(g) * N);
+    for (int j = 0; j < KB; ++j) {
+      const V kb = O::Set(k[Sz(j) * k_stride + x]);
+      for (int g = 0; g < G; ++g) acc[j][g] = O::MulAdd(kb, qv[g], acc[j][g]);
+    }
   }
-  for (; i < nq; ++i) {
-    PvRows<O, 1>(p + Sz(i) * p_stride, p_stride, nk, v, v_stride, dv, acc + Sz(i) * a_stride,
-                 a_stride);
+  for (int j = 0; j < KB; ++j)
+    for (int g = 0; g < G; ++g) O::StoreU(acc[j][g], st + Sz(j) * tq + Sz(g) * N);
+}
+
+template <class O, int G, int KB>
+void QkRowsT(const float* qt, std::size_t tq, std::size_t d, const float* k,
+             std::size_t k_stride, int32_t nk, float* st) {
+  int32_t j = 0;
+  for (; j + KB <= nk; j += KB) {
+    QkBlockT<O, G, KB>(qt, tq, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * tq);
+  }
+  for (; j + 4 <= nk; j += 4) {
+    QkBlockT<O, G, 4>(qt, tq, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * tq);
+  }
+  for (; j < nk; ++j) QkBlockT<O, G, 1>(qt, tq, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * tq);
+}
+
+template <class O>
+void QkTileT(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+             int32_t nk, float* st) {
+  const std::size_t N = O::Lanes();
+  const std::size_t t = Sz(tq);
+  const std::size_t groups = t / N;
+  if (groups == 1) {
+    QkRowsT<O, 1, 16>(qt, t, Sz(d), k, k_stride, nk, st);
+  } else if (groups == 2) {
+    QkRowsT<O, 2, 6>(qt, t, Sz(d), k, k_stride, nk, st);
+  } else if (groups == 4) {
+    QkRowsT<O, 4, 3>(qt, t, Sz(d), k, k_stride, nk, st);
+  } else {
+    for (std::size_t g = 0; g < groups; ++g) {
+      QkRowsT<O, 1, 8>(qt + g * N, t, Sz(d), k, k_stride, nk, st + g * N);
+    }
+  }
+}
+
+// Online-softmax step on transposed scores (see kernels_f32.h), every query
+// vector at once: the block max, exp and sum run down the columns.
+template <class O>
+void SoftmaxT(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+              std::size_t a_stride, int32_t dv) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  const std::size_t t = Sz(tq);
+  const float kNegInf = -__builtin_inff();
+  float alpha[64];  // tq <= 64
+  for (std::size_t g = 0; g < t; g += N) {
+    const V m_old = O::LoadU(m + g);
+    V b0 = O::Set(kNegInf), b1 = b0;
+    int32_t j = 0;
+    for (; j + 2 <= nk; j += 2) {
+      b0 = O::MaxSkipNaN(O::LoadU(st + Sz(j) * t + g), b0);
+      b1 = O::MaxSkipNaN(O::LoadU(st + Sz(j + 1) * t + g), b1);
+    }
+    if (j < nk) b0 = O::MaxSkipNaN(O::LoadU(st + Sz(j) * t + g), b0);
+    const V m_new = O::MaxSkipNaN(O::MaxSkipNaN(b1, b0), m_old);
+    // A column with nothing visible yet subtracts 0: exp(-inf - 0) = 0, alpha = 0 * l = 0.
+    const V m_use = O::IfLess(m_new, O::Set(-3.0e38f), O::Zero(), m_new);
+    V s0 = O::Zero(), s1 = O::Zero();
+    j = 0;
+    for (; j + 2 <= nk; j += 2) {
+      float* r0 = st + Sz(j) * t + g;
+      float* r1 = r0 + t;
+      const V e0 = ExpPoly<O>(O::Sub(O::LoadU(r0), m_use));
+      const V e1 = ExpPoly<O>(O::Sub(O::LoadU(r1), m_use));
+      O::StoreU(e0, r0);
+      O::StoreU(e1, r1);
+      s0 = O::Add(s0, e0);
+      s1 = O::Add(s1, e1);
+    }
+    if (j < nk) {
+      float* r0 = st + Sz(j) * t + g;
+      const V e0 = ExpPoly<O>(O::Sub(O::LoadU(r0), m_use));
+      O::StoreU(e0, r0);
+      s0 = O::Add(s0, e0);
+    }
+    const V a = ExpPoly<O>(O::Sub(m_old, m_use));
+    O::StoreU(O::MulAdd(O::LoadU(l + g), a, O::Add(s0, s1)), l + g);
+    O::StoreU(m_new, m + g);
+    O::StoreU(a, alpha + g);
+  }
+  for (int32_t i = 0; i < nq; ++i) {
+    // alpha = 1 when the max did not grow; 0 for a column with nothing visible (acc is 0).
+    if (alpha[i] != 1.0f) Scale<O>(acc + Sz(i) * a_stride, dv, alpha[i]);
   }
 }
 
@@ -276,17 +408,6 @@ void Axpy(float* y, const float* x, int32_t n, float a) {
     const std::size_t t = len - i;
     O::StoreN(O::MulAdd(av, O::LoadN(x + i, t), O::LoadN(y + i, t)), y + i, t);
   }
-}
-
-template <class O>
-void Scale(float* x, int32_t n, float a) {
-  using V = typename O::V;
-  const std::size_t N = O::Lanes();
-  const std::size_t len = Sz(n);
-  const V av = O::Set(a);
-  std::size_t i = 0;
-  for (; i + N <= len; i += N) O::StoreU(O::Mul(av, O::LoadU(x + i)), x + i);
-  if (i < len) O::StoreN(O::Mul(av, O::LoadN(x + i, len - i)), x + i, len - i);
 }
 
 template <class O>

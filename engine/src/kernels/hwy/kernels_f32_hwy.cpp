@@ -135,6 +135,18 @@ void PvTileF32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, con
                std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   generic::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
 }
+void QkTileTF32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+                int32_t nk, float* st) {
+  generic::QkTileT<Ops>(qt, tq, d, k, k_stride, nk, st);
+}
+void SoftmaxTF32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+                 std::size_t a_stride, int32_t dv) {
+  generic::SoftmaxT<Ops>(st, tq, nk, m, l, nq, acc, a_stride, dv);
+}
+void PvTileTF32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+                std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  generic::PvTileT<Ops>(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
+}
 void AxpyF32(float* y, const float* x, int32_t n, float a) { generic::Axpy<Ops>(y, x, n, a); }
 void ScaleF32(float* x, int32_t n, float a) { generic::Scale<Ops>(x, n, a); }
 void AddF32(float* y, const float* a, const float* b, int32_t n) {
@@ -163,6 +175,9 @@ HWY_EXPORT(QkTileF32);
 HWY_EXPORT(MaxF32);
 HWY_EXPORT(ExpSubSumF32);
 HWY_EXPORT(PvTileF32);
+HWY_EXPORT(QkTileTF32);
+HWY_EXPORT(SoftmaxTF32);
+HWY_EXPORT(PvTileTF32);
 HWY_EXPORT(AxpyF32);
 HWY_EXPORT(ScaleF32);
 HWY_EXPORT(AddF32);
@@ -184,6 +199,18 @@ float ExpSubSum(float* x, int32_t n, float m) {
 void PvTile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   HWY_DYNAMIC_DISPATCH(PvTileF32)(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void QkTileT(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+             int32_t nk, float* st) {
+  HWY_DYNAMIC_DISPATCH(QkTileTF32)(qt, tq, d, k, k_stride, nk, st);
+}
+void SoftmaxT(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+              std::size_t a_stride, int32_t dv) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxTF32)(st, tq, nk, m, l, nq, acc, a_stride, dv);
+}
+void PvTileT(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  HWY_DYNAMIC_DISPATCH(PvTileTF32)(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
 }
 void Axpy(float* y, const float* x, int32_t n, float a) {
   HWY_DYNAMIC_DISPATCH(AxpyF32)(y, x, n, a);
@@ -217,6 +244,18 @@ float exp_sub_sum_f32(float* x, int32_t n, float m) { return ::attn_hwy::ExpSubS
 void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   ::attn_hwy::PvTile(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+                   int32_t nk, float* st) {
+  ::attn_hwy::QkTileT(qt, tq, d, k, k_stride, nk, st);
+}
+void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+                   std::size_t a_stride, int32_t dv) {
+  ::attn_hwy::SoftmaxT(st, tq, nk, m, l, nq, acc, a_stride, dv);
+}
+void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+                   std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  ::attn_hwy::PvTileT(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
 }
 void axpy_f32(float* y, const float* x, int32_t n, float a) { ::attn_hwy::Axpy(y, x, n, a); }
 void scale_f32(float* x, int32_t n, float a) { ::attn_hwy::Scale(x, n, a); }

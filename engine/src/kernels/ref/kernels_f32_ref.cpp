@@ -55,6 +55,58 @@ void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, c
   }
 }
 
+void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+                   int32_t nk, float* st) {
+  const auto t = static_cast<std::size_t>(tq);
+  for (int32_t j = 0; j < nk; ++j) {
+    const float* kj = k + static_cast<std::size_t>(j) * k_stride;
+    for (std::size_t i = 0; i < t; ++i) {
+      float sum = 0.0f;
+      for (int32_t x = 0; x < d; ++x) sum += qt[static_cast<std::size_t>(x) * t + i] * kj[x];
+      st[static_cast<std::size_t>(j) * t + i] = sum;
+    }
+  }
+}
+
+void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+                   std::size_t a_stride, int32_t dv) {
+  const auto t = static_cast<std::size_t>(tq);
+  for (std::size_t i = 0; i < t; ++i) {
+    float m_new = m[i];
+    for (int32_t j = 0; j < nk; ++j) {
+      const float x = st[static_cast<std::size_t>(j) * t + i];
+      if (x > m_new) m_new = x;
+    }
+    const bool none = m_new == -std::numeric_limits<float>::infinity();
+    float sum = 0.0f;
+    for (int32_t j = 0; j < nk; ++j) {
+      float& x = st[static_cast<std::size_t>(j) * t + i];
+      x = none ? 0.0f : std::exp(x - m_new);
+      sum += x;
+    }
+    if (none) continue;
+    if (m_new != m[i]) {
+      const float alpha = std::exp(m[i] - m_new);
+      l[i] *= alpha;
+      if (static_cast<int32_t>(i) < nq) scale_f32(acc + i * a_stride, dv, alpha);
+      m[i] = m_new;
+    }
+    l[i] += sum;
+  }
+}
+
+void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+                   std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  for (int32_t i = 0; i < nq; ++i) {
+    float* row = acc + static_cast<std::size_t>(i) * a_stride;
+    for (int32_t j = 0; j < nk; ++j) {
+      axpy_f32(row, v + static_cast<std::size_t>(j) * v_stride, dv,
+               pt[static_cast<std::size_t>(j) * static_cast<std::size_t>(tq) +
+                  static_cast<std::size_t>(i)]);
+    }
+  }
+}
+
 void axpy_f32(float* y, const float* x, int32_t n, float a) {
   for (int32_t i = 0; i < n; ++i) y[i] += a * x[i];
 }

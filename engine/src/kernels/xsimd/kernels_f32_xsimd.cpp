@@ -88,6 +88,18 @@ void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, c
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   g::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
 }
+void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+                   int32_t nk, float* st) {
+  g::QkTileT<Ops>(qt, tq, d, k, k_stride, nk, st);
+}
+void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+                   std::size_t a_stride, int32_t dv) {
+  g::SoftmaxT<Ops>(st, tq, nk, m, l, nq, acc, a_stride, dv);
+}
+void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+                   std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  g::PvTileT<Ops>(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
+}
 void axpy_f32(float* y, const float* x, int32_t n, float a) { g::Axpy<Ops>(y, x, n, a); }
 void scale_f32(float* x, int32_t n, float a) { g::Scale<Ops>(x, n, a); }
 void add_f32(float* y, const float* a, const float* b, int32_t n) {
