@@ -124,6 +124,12 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
       attn::detail::pv_s8(g_rows, g_w, nrows, n, g_acc);
       attn::detail::pv_s8_ref(g_rows, g_w, nrows, n, g_acc_ref);
       ATTN_EXPECT_TRUE(std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
+      const std::size_t stride = static_cast<std::size_t>(n + nrows % 3);
+      if (stride * static_cast<std::size_t>(nrows) + 3 <= sizeof g_b) {
+        attn::detail::pv_s8_strided(g_b + 3, stride, g_w, nrows, n, g_acc);
+        attn::detail::pv_s8_strided_ref(g_b + 3, stride, g_w, nrows, n, g_acc_ref);
+        ATTN_EXPECT_TRUE(std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
+      }
     }
   }
 }

@@ -88,16 +88,27 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
   }
   // O row: BATCH_MATMUL(P, V) requantized to int8.
   int32_t sum_w = 0;
-  int32_t nrows = 0;
+  int32_t nonzero = 0;
   for (std::size_t j = 0; j < ulimit; ++j) {
     const int32_t w = scores[j] + 128;
-    if (w == 0) continue;
-    wts[nrows] = static_cast<int16_t>(w);
-    rows[nrows] = v + j * v_stride;
-    ++nrows;
+    wts[j] = static_cast<int16_t>(w);
     sum_w += w;
+    nonzero += w != 0 ? 1 : 0;
   }
-  pv_s8(rows, wts, nrows, dim_v, acc);
+  if (100 * nonzero >= kPvDensePercent * limit) {
+    // Mostly non-zero weights: every visible row, consecutive.
+    pv_s8_strided(v, v_stride, wts, limit, dim_v, acc);
+  } else {
+    // Sparse: only the rows of non-zero weights (wts compacted in place).
+    int32_t nrows = 0;
+    for (std::size_t j = 0; j < ulimit; ++j) {
+      if (wts[j] == 0) continue;
+      wts[nrows] = wts[j];
+      rows[nrows] = v + j * v_stride;
+      ++nrows;
+    }
+    pv_s8(rows, wts, nrows, dim_v, acc);
+  }
   const int32_t vz_sum = params.v_zero_point * sum_w;  // |.| <= 255 * 255 * 4095
   requantize_row_s8(acc, dim_v, vz_sum, params.out_multiplier.multiplier,
                     params.out_multiplier.shift, params.out_zero_point, orow);

@@ -94,6 +94,35 @@ void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride
   if (j < nkeys) out[j] = qrow_s8_dot(packed, zp, k + static_cast<std::size_t>(j) * k_stride, n);
 }
 
+namespace {
+// vctp32q of a count that may be negative (no lanes then).
+inline mve_pred16_t lanes32(int32_t remaining) {
+  return vctp32q(remaining > 0 ? static_cast<uint32_t>(remaining) : 0u);
+}
+}  // namespace
+
+void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
+                   int32_t* acc) {
+  for (int32_t c = 0; c < n; c += 16) {
+    const int32_t rem = n - c;
+    const mve_pred16_t p0 = lanes32(rem), p1 = lanes32(rem - 4), p2 = lanes32(rem - 8),
+                       p3 = lanes32(rem - 12);
+    int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
+    const int8_t* row = v + c;
+    for (int32_t r = 0; r < nrows; ++r, row += stride) {
+      const int32_t wr = w[r];
+      a0 = vmlaq_n_s32(a0, vldrbq_z_s32(row, p0), wr);
+      a1 = vmlaq_n_s32(a1, vldrbq_z_s32(row + 4, p1), wr);
+      a2 = vmlaq_n_s32(a2, vldrbq_z_s32(row + 8, p2), wr);
+      a3 = vmlaq_n_s32(a3, vldrbq_z_s32(row + 12, p3), wr);
+    }
+    vstrwq_p_s32(acc + c, a0, p0);
+    vstrwq_p_s32(acc + c + 4, a1, p1);
+    vstrwq_p_s32(acc + c + 8, a2, p2);
+    vstrwq_p_s32(acc + c + 12, a3, p3);
+  }
+}
+
 void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
                        int32_t shift, int32_t zero_point, int8_t* out) {
   const int32x4_t left = vdupq_n_s32(shift > 0 ? shift : 0);
@@ -114,13 +143,6 @@ void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t mu
     vstrbq_p_s32(out + i, x, p);
   }
 }
-
-namespace {
-// vctp32q of a count that may be negative (no lanes then).
-inline mve_pred16_t lanes32(int32_t remaining) {
-  return vctp32q(remaining > 0 ? static_cast<uint32_t>(remaining) : 0u);
-}
-}  // namespace
 
 void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
   // 16 columns a block, four int32x4 accumulators held across every row.
@@ -378,6 +400,47 @@ void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n
   for (; c < n; ++c) {
     int32_t a = 0;
     for (int32_t r = 0; r < nrows; ++r) a += static_cast<int32_t>(w[r]) * rows[r][c];
+    acc[c] = a;
+  }
+}
+
+void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
+                   int32_t* acc) {
+  int32_t c = 0;
+  for (; c + 4 <= n; c += 4) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const int8_t* row = v + c;
+    int32_t r = 0;
+    for (; r + 2 <= nrows; r += 2, row += 2 * stride) {
+      const uint32_t v1 = load4(row);
+      const uint32_t v2 = load4(row + stride);
+      uint32_t w12;
+      std::memcpy(&w12, w + r, 4);  // (w_r, w_r+1)
+      const auto v1e = static_cast<uint32_t>(__sxtb16(static_cast<int8x4_t>(v1)));
+      const auto v1o = static_cast<uint32_t>(sxtb16_ror8(v1));
+      const auto v2e = static_cast<uint32_t>(__sxtb16(static_cast<int8x4_t>(v2)));
+      const auto v2o = static_cast<uint32_t>(sxtb16_ror8(v2));
+      const auto ww = static_cast<int16x2_t>(w12);
+      a0 = __smlad(static_cast<int16x2_t>(pack_lo(v1e, v2e)), ww, a0);
+      a1 = __smlad(static_cast<int16x2_t>(pack_lo(v1o, v2o)), ww, a1);
+      a2 = __smlad(static_cast<int16x2_t>(pack_hi(v1e, v2e)), ww, a2);
+      a3 = __smlad(static_cast<int16x2_t>(pack_hi(v1o, v2o)), ww, a3);
+    }
+    if (r < nrows) {
+      const int32_t wr = w[r];
+      a0 += wr * row[0];
+      a1 += wr * row[1];
+      a2 += wr * row[2];
+      a3 += wr * row[3];
+    }
+    acc[c] = a0;
+    acc[c + 1] = a1;
+    acc[c + 2] = a2;
+    acc[c + 3] = a3;
+  }
+  for (; c < n; ++c) {
+    int32_t a = 0;
+    for (int32_t r = 0; r < nrows; ++r) a += static_cast<int32_t>(w[r]) * v[static_cast<std::size_t>(r) * stride + c];
     acc[c] = a;
   }
 }

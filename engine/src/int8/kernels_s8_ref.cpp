@@ -56,6 +56,16 @@ void pv_s8_ref(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32
   }
 }
 
+void pv_s8_strided_ref(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows,
+                       int32_t n, int32_t* acc) {
+  for (int32_t c = 0; c < n; ++c) acc[c] = 0;
+  for (int32_t r = 0; r < nrows; ++r) {
+    const int32_t wr = w[r];
+    const int8_t* row = v + static_cast<std::size_t>(r) * stride;
+    for (int32_t c = 0; c < n; ++c) acc[c] += wr * static_cast<int32_t>(row[c]);
+  }
+}
+
 void requantize_row_s8_ref(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
                            int32_t shift, int32_t zero_point, int8_t* out) {
   for (int32_t i = 0; i < n; ++i) {
@@ -120,6 +130,10 @@ void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride
 }
 void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
   pv_s8_ref(rows, w, nrows, n, acc);
+}
+void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
+                   int32_t* acc) {
+  pv_s8_strided_ref(v, stride, w, nrows, n, acc);
 }
 const char* kernels_s8_name() { return "ref"; }
 #endif

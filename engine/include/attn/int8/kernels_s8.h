@@ -20,6 +20,12 @@
 namespace attn {
 namespace detail {
 
+#if defined(ATTN_S8_KERNELS_MVE)
+inline constexpr int32_t kPvDensePercent = 75;
+#else
+inline constexpr int32_t kPvDensePercent = 100;
+#endif
+
 // Returns sum_i a[i] * b[i] and stores sum_i b[i] in *sum_b; n >= 0.
 // Exact (no int32 overflow) for n <= 131072.
 int32_t dot_s8_ref(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b);
@@ -56,6 +62,15 @@ void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride
 void pv_s8_ref(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n,
                int32_t* acc);
 void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc);
+
+// The same over consecutive rows: acc[c] = sum_r w[r] * v[r * stride + c].
+// Callers take it (zero weights included) when at least kPvDensePercent % of
+// the weights are non-zero, else gather the non-zero rows for pv_s8 (the
+// break-even of this kernel set, measured on QEMU instruction counts).
+void pv_s8_strided_ref(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows,
+                       int32_t n, int32_t* acc);
+void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
+                   int32_t* acc);
 
 // out[i] = requantize(acc[i] - offset, multiplier, shift, zero_point) (TFLite's
 // MultiplyByQuantizedMultiplier, + zero point, clamp to int8) for i < n;
