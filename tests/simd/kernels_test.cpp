@@ -13,6 +13,10 @@
 //   exp_sub_sum elements:     |got - ref| <= (kMaxUlp + 1) eps |ref| + 2^-126
 //   exp_sub_sum sum:          that, plus 2 (n + 2) eps sum
 //   tanh:                     |got - ref| <= 4 eps |ref| + 2^-126
+//   transposed tiles (tq = 16, 32, 48; d and nk over the lengths above):
+//     qk_tile_t, pv_tile_t as qk_tile, pv_tile; softmax_t: m exact, st and
+//     acc within (kMaxUlp + 1) eps |ref| + 2^-126, l within that plus the sum
+//     bound; masked (-inf) columns, all-masked columns, a growing max.
 //   exp_poly (x in [-87.3, 0] against double exp): <= kMaxUlp ulp of the result.
 #include <gtest/gtest.h>
 
@@ -56,13 +60,17 @@ struct Kernels {
   void (*tanh)(float*, int32_t);
   void (*linear)(const float*, int32_t, int32_t, const float*, const float*, int32_t, float*);
   void (*dense)(const float*, int32_t, int32_t, const float*, const float*, int32_t, float*);
+  void (*qk_tile_t)(const float*, int32_t, int32_t, const float*, std::size_t, int32_t, float*);
+  void (*softmax_t)(float*, int32_t, int32_t, float*, float*, int32_t, float*, std::size_t, int32_t);
+  void (*pv_tile_t)(const float*, int32_t, int32_t, int32_t, const float*, std::size_t, int32_t,
+                    float*, std::size_t);
 };
 
 #define ATTN_KERNEL_TABLE(ns)                                                                   \
   Kernels {                                                                                     \
     &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::pv_tile_f32,      \
         &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32, &ns::linear_f32,           \
-        &ns::dense_f32                                                                          \
+        &ns::dense_f32, &ns::qk_tile_t_f32, &ns::softmax_t_f32, &ns::pv_tile_t_f32              \
   }
 
 const Kernels kRef = ATTN_KERNEL_TABLE(attn::ref);
@@ -368,6 +376,76 @@ TEST_P(KernelTest, AxpyScaleAddTanh) {
   EXPECT_EQ(special[3], -1.0f);
   EXPECT_TRUE(std::isnan(special[4]));
   EXPECT_EQ(special[5], 1e-30f);
+}
+
+TEST_P(KernelTest, TransposedTiles) {
+  std::mt19937 rng(7);
+  const float kNegInf = -kInf;
+  for (int32_t tq : {16, 32, 48}) {
+    for (int32_t d : Lengths()) {
+      for (int32_t nk : {1, 3, 5, 16, 17, 64}) {
+        const std::size_t t = static_cast<std::size_t>(tq);
+        Buf qt(t * static_cast<std::size_t>(d), d % 4), k(static_cast<std::size_t>(nk * (d + 1)), 1);
+        Buf s(t * static_cast<std::size_t>(nk), 0), r(t * static_cast<std::size_t>(nk), 0);
+        Fill(qt.p, t * static_cast<std::size_t>(d), rng);
+        Fill(k.p, static_cast<std::size_t>(nk * (d + 1)), rng);
+        K().qk_tile_t(qt.p, tq, d, k.p, static_cast<std::size_t>(d) + 1, nk, s.p);
+        kRef.qk_tile_t(qt.p, tq, d, k.p, static_cast<std::size_t>(d) + 1, nk, r.p);
+        for (std::size_t i = 0; i < t * static_cast<std::size_t>(nk); ++i) {
+          ASSERT_NEAR(s.p[i], r.p[i], 2.0f * static_cast<float>(d + 2) * kEps * static_cast<float>(d))
+              << "qk_tile_t tq=" << tq << " d=" << d << " nk=" << nk;
+        }
+        EXPECT_EQ(s.p[t * static_cast<std::size_t>(nk)], 0.0f);
+
+        // softmax_t on these scores (scaled up), with some columns masked.
+        for (std::size_t i = 0; i < t * static_cast<std::size_t>(nk); ++i) r.p[i] = s.p[i] = 4.0f * r.p[i];
+        for (int32_t j = 0; j < nk; ++j) {
+          s.p[static_cast<std::size_t>(j) * t + 1] = r.p[static_cast<std::size_t>(j) * t + 1] = kNegInf;
+          if (j % 2 == 0) s.p[static_cast<std::size_t>(j) * t + 2] = r.p[static_cast<std::size_t>(j) * t + 2] = kNegInf;
+        }
+        const int32_t dv = d, nq = tq - 3;
+        std::vector<float> m(t), mr(t), l(t), lr(t);
+        Buf acc(static_cast<std::size_t>(nq * dv), 1), accr(static_cast<std::size_t>(nq * dv), 0);
+        Fill(acc.p, static_cast<std::size_t>(nq * dv), rng);
+        std::memcpy(accr.p, acc.p, static_cast<std::size_t>(nq * dv) * sizeof(float));
+        for (std::size_t i = 0; i < t; ++i) {
+          m[i] = mr[i] = (i % 3 == 0) ? kNegInf : static_cast<float>(i % 5) - 2.0f;
+          l[i] = lr[i] = (m[i] == kNegInf) ? 0.0f : 1.5f;
+        }
+        m[1] = mr[1] = kNegInf;  // nothing visible at all
+        l[1] = lr[1] = 0.0f;
+        K().softmax_t(s.p, tq, nk, m.data(), l.data(), nq, acc.p, static_cast<std::size_t>(dv), dv);
+        kRef.softmax_t(r.p, tq, nk, mr.data(), lr.data(), nq, accr.p, static_cast<std::size_t>(dv), dv);
+        constexpr float kRel = static_cast<float>(attn::exp_poly::kMaxUlp + 1) * kEps;
+        for (std::size_t i = 0; i < t; ++i) {
+          ASSERT_EQ(m[i], mr[i]) << "softmax_t m, column " << i;
+          ASSERT_NEAR(l[i], lr[i], (kRel + 2.0f * static_cast<float>(nk + 2) * kEps) * lr[i] + kTiny)
+              << "softmax_t l, column " << i << " tq=" << tq << " nk=" << nk;
+        }
+        for (std::size_t i = 0; i < t * static_cast<std::size_t>(nk); ++i) {
+          ASSERT_NEAR(s.p[i], r.p[i], kRel * r.p[i] + kTiny) << "softmax_t p " << i;
+        }
+        for (int32_t i = 0; i < nq * dv; ++i) {
+          ASSERT_NEAR(acc.p[i], accr.p[i], kRel * std::fabs(accr.p[i]) + kTiny) << "softmax_t acc";
+        }
+        EXPECT_EQ(acc.p[nq * dv], 0.0f);
+
+        // pv_tile_t with those probabilities.
+        Buf v(static_cast<std::size_t>(nk * (dv + 2)), 2);
+        Fill(v.p, static_cast<std::size_t>(nk * (dv + 2)), rng);
+        K().pv_tile_t(s.p, tq, nq, nk, v.p, static_cast<std::size_t>(dv) + 2, dv, acc.p,
+                      static_cast<std::size_t>(dv));
+        kRef.pv_tile_t(s.p, tq, nq, nk, v.p, static_cast<std::size_t>(dv) + 2, dv, accr.p,
+                       static_cast<std::size_t>(dv));
+        for (int32_t i = 0; i < nq * dv; ++i) {
+          ASSERT_NEAR(acc.p[i], accr.p[i],
+                      2.0f * static_cast<float>(nk + 2) * kEps * (std::fabs(accr.p[i]) + static_cast<float>(nk)))
+              << "pv_tile_t tq=" << tq << " dv=" << dv << " nk=" << nk;
+        }
+        EXPECT_EQ(acc.p[nq * dv], 0.0f);
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, KernelTest, ::testing::ValuesIn(Variants()),

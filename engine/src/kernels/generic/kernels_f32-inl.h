@@ -365,7 +365,7 @@ void SoftmaxT(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq,
     }
     if (j < nk) b0 = O::MaxSkipNaN(O::LoadU(st + Sz(j) * t + g), b0);
     const V m_new = O::MaxSkipNaN(O::MaxSkipNaN(b1, b0), m_old);
-    // A column with nothing visible yet subtracts 0: exp(-inf - 0) = 0, alpha = 0 * l = 0.
+    // A column with nothing visible yet subtracts 0: exp(-inf - 0) = 0.
     const V m_use = O::IfLess(m_new, O::Set(-3.0e38f), O::Zero(), m_new);
     V s0 = O::Zero(), s1 = O::Zero();
     j = 0;
@@ -385,13 +385,14 @@ void SoftmaxT(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq,
       O::StoreU(e0, r0);
       s0 = O::Add(s0, e0);
     }
-    const V a = ExpPoly<O>(O::Sub(m_old, m_use));
+    // alpha: 1 for a column with nothing visible (acc, l unchanged), else exp(m_old - m_new).
+    const V a = O::IfLess(m_new, O::Set(-3.0e38f), O::Set(1.0f), ExpPoly<O>(O::Sub(m_old, m_use)));
     O::StoreU(O::MulAdd(O::LoadU(l + g), a, O::Add(s0, s1)), l + g);
     O::StoreU(m_new, m + g);
     O::StoreU(a, alpha + g);
   }
   for (int32_t i = 0; i < nq; ++i) {
-    // alpha = 1 when the max did not grow; 0 for a column with nothing visible (acc is 0).
+    // alpha = 1 when the max did not grow (or nothing is visible yet).
     if (alpha[i] != 1.0f) Scale<O>(acc + Sz(i) * a_stride, dv, alpha[i]);
   }
 }
