@@ -9,7 +9,9 @@ set(CMAKE_C_COMPILER ${ATTN_TRIPLE}-gcc)
 set(CMAKE_CXX_COMPILER ${ATTN_TRIPLE}-g++)
 
 set(CMAKE_C_FLAGS_INIT "-march=armv7-a -mfpu=neon -mfloat-abi=hard")
-set(CMAKE_CXX_FLAGS_INIT "-march=armv7-a -mfpu=neon -mfloat-abi=hard")
+# -Wno-psabi: silences GCC's notes that the AAPCS passing of some std types
+# changed in GCC 7.1 (informational; everything here is built by one compiler).
+set(CMAKE_CXX_FLAGS_INIT "-march=armv7-a -mfpu=neon -mfloat-abi=hard -Wno-psabi")
 
 set(CMAKE_FIND_ROOT_PATH /usr/${ATTN_TRIPLE})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)

@@ -12,6 +12,14 @@
 #include "attn/platform.h"
 #include "case.h"
 
+// Marker calls around each case: under QEMU the instruction-count plugin
+// (tools/qemu-plugin) with begin=attn_case_begin,end=attn_case_end gives the
+// instructions each case executes, in run order: tools/qemu-plugin/profile_cases.py
+// prints them per case, heaviest first.
+volatile uint32_t g_case_marker;
+extern "C" __attribute__((noinline, used)) void attn_case_begin(void) { g_case_marker = 1u; }
+extern "C" __attribute__((noinline, used)) void attn_case_end(void) { g_case_marker = 2u; }
+
 namespace {
 
 void report(const char* line) {
@@ -41,7 +49,9 @@ int main() {
     pf::print("[ RUN      ] %s.%s\n", c->suite, c->name);
     attn_test::Context ctx;
     ctx.report = &report;
+    attn_case_begin();
     c->fn(ctx);
+    attn_case_end();
     if (ctx.checks == 0) {
       pf::write("a case that checks nothing\n");
       ++ctx.failures;
