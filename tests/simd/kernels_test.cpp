@@ -61,6 +61,7 @@ struct Kernels {
   void (*linear)(const float*, int32_t, int32_t, const float*, const float*, int32_t, float*);
   void (*dense)(const float*, int32_t, int32_t, const float*, const float*, int32_t, float*);
   void (*qk_tile_t)(const float*, int32_t, int32_t, const float*, std::size_t, int32_t, float*);
+  void (*transpose_scale)(const float*, std::size_t, int32_t, int32_t, float, float*, int32_t);
   void (*softmax_t)(float*, int32_t, int32_t, float*, float*, int32_t, float*, std::size_t, int32_t);
   void (*pv_tile_t)(const float*, int32_t, int32_t, int32_t, const float*, std::size_t, int32_t,
                     float*, std::size_t);
@@ -70,7 +71,8 @@ struct Kernels {
   Kernels {                                                                                     \
     &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::pv_tile_f32,      \
         &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32, &ns::linear_f32,           \
-        &ns::dense_f32, &ns::qk_tile_t_f32, &ns::softmax_t_f32, &ns::pv_tile_t_f32              \
+        &ns::dense_f32, &ns::qk_tile_t_f32, &ns::transpose_scale_f32, &ns::softmax_t_f32,       \
+        &ns::pv_tile_t_f32                                                                      \
   }
 
 const Kernels kRef = ATTN_KERNEL_TABLE(attn::ref);
@@ -376,6 +378,27 @@ TEST_P(KernelTest, AxpyScaleAddTanh) {
   EXPECT_EQ(special[3], -1.0f);
   EXPECT_TRUE(std::isnan(special[4]));
   EXPECT_EQ(special[5], 1e-30f);
+}
+
+TEST_P(KernelTest, TransposeScaleExact) {
+  std::mt19937 rng(8);
+  for (int32_t tq : {16, 32}) {
+    for (int32_t nq : {1, 3, 5, 16, 17, 32}) {
+      if (nq > tq) continue;
+      for (int32_t d : Lengths()) {
+        const std::size_t qs = static_cast<std::size_t>(d) + 3, t = static_cast<std::size_t>(tq);
+        Buf q(qs * static_cast<std::size_t>(nq), d % 4);
+        Buf got(t * static_cast<std::size_t>(d), 0), want(t * static_cast<std::size_t>(d), 0);
+        Fill(q.p, qs * static_cast<std::size_t>(nq), rng);
+        for (std::size_t i = 0; i < t * static_cast<std::size_t>(d); ++i) got.p[i] = 7.0f;
+        K().transpose_scale(q.p, qs, nq, d, 0.125f, got.p, tq);
+        kRef.transpose_scale(q.p, qs, nq, d, 0.125f, want.p, tq);
+        for (std::size_t i = 0; i <= t * static_cast<std::size_t>(d); ++i) {
+          ASSERT_EQ(got.p[i], want.p[i]) << "tq=" << tq << " nq=" << nq << " d=" << d << " at " << i;
+        }
+      }
+    }
+  }
 }
 
 TEST_P(KernelTest, TransposedTiles) {

@@ -27,7 +27,10 @@
   void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,  \
                    std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride);           \
   /* Transposed tiles (the SDPA core's layout: queries along the vector, tq a multiple of 16).  \
-     st[j*tq + i] = sum_d qt[d*tq + i] * k[j*k_stride + d],  i < tq, j < nk */                   \
+     qt[x*tq + i] = scale * q[i*q_stride + x] for i < nq, 0 for nq <= i < tq;  x < d */          \
+  void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d,          \
+                           float scale, float* qt, int32_t tq);                                  \
+  /* st[j*tq + i] = sum_d qt[d*tq + i] * k[j*k_stride + d],  i < tq, j < nk */                   \
   void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride, \
                      int32_t nk, float* st);                                                      \
   /* Online-softmax step on st[nk][tq] (column i = query i): m' = max(m[i], max_j st[j*tq+i])     \

@@ -173,16 +173,13 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
     const int32_t nq = a.seq_q - i0 < kSdpaQueryTile ? a.seq_q - i0 : kSdpaQueryTile;
     const Layout lay = layout_for(nq);
     // Scaled queries: rows [r][d], or columns [d][tq] (padding columns zero).
+    if (lay.transposed) {
+      kernels::transpose_scale_f32(a.q + idx(i0) * a.q_stride, a.q_stride, nq, a.dim_k, a.scale,
+                                   t.qs, lay.tq);
+    }
     for (int32_t r = 0; r < (lay.transposed ? lay.tq : nq); ++r) {
-      const float* q = a.q + idx(i0 + (r < nq ? r : 0)) * a.q_stride;
-      if (lay.transposed) {
-        float* col = t.qs + idx(r);
-        if (r < nq) {
-          for (int32_t d = 0; d < a.dim_k; ++d) col[idx(d) * lay.col] = q[d] * a.scale;
-        } else {
-          for (int32_t d = 0; d < a.dim_k; ++d) col[idx(d) * lay.col] = 0.0f;
-        }
-      } else {
+      if (!lay.transposed) {
+        const float* q = a.q + idx(i0 + r) * a.q_stride;
         float* qs = t.qs + idx(r) * idx(a.dim_k);
         for (int32_t d = 0; d < a.dim_k; ++d) qs[d] = q[d] * a.scale;
       }

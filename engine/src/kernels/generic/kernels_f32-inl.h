@@ -13,6 +13,7 @@
 //   Pow2FromMagic(t)              2^n from t = x * log2e + 1.5 * 2^23 (exp_poly.h)
 //   ReduceSum(v) ReduceMax(v)     horizontal, to a float
 //   ReduceSum4(v0..v3, out)       out[i] = ReduceSum(vi), i < 4 (may be fused)
+//   Transpose4Store(r0..r3, p, s) p[x * s + k] = rk[x] for every lane x, k < 4
 //
 // Not a normal header: an includer opens its backend's per-target namespace
 // (and for Highway its HWY_BEFORE_NAMESPACE region), then includes this file
@@ -288,6 +289,30 @@ template <class O>
 void PvTileT(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
              std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   PvTileStrided<O>(pt, 1, Sz(tq), nq, nk, v, v_stride, dv, acc, a_stride);
+}
+
+// The scaled query tile, transposed: 4 rows at a time, a 4 x Lanes() block
+// transposed in registers per step.
+template <class O>
+void TransposeScale(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                    float* qt, int32_t tq) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  const std::size_t t = Sz(tq), dk = Sz(d);
+  const V sc = O::Set(scale);
+  for (int32_t i = 0; i < tq; i += 4) {
+    const float* rows[4];
+    for (int32_t k = 0; k < 4; ++k) rows[k] = i + k < nq ? q + Sz(i + k) * q_stride : nullptr;
+    std::size_t x = 0;
+    for (; x + N <= dk; x += N) {
+      V v[4];
+      for (int k = 0; k < 4; ++k) v[k] = rows[k] != nullptr ? O::Mul(O::LoadU(rows[k] + x), sc) : O::Zero();
+      O::Transpose4Store(v[0], v[1], v[2], v[3], qt + x * t + Sz(i), t);
+    }
+    for (; x < dk; ++x) {
+      for (int k = 0; k < 4; ++k) qt[x * t + Sz(i + k)] = rows[k] != nullptr ? scale * rows[k][x] : 0.0f;
+    }
+  }
 }
 
 // Transposed scores, G query vectors x KB keys per register block: each step

@@ -90,6 +90,15 @@ struct Ops {
   static HWY_INLINE float ReduceMax(V v) { return hn::GetLane(hn::MaxOfLanes(D(), v)); }
 
 #if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
+  static HWY_INLINE void Transpose4Store(V r0, V r1, V r2, V r3, float* p, std::size_t s) {
+    HWY_ALIGN float buf[4][HWY_MAX_BYTES / sizeof(float)];
+    hn::Store(r0, D(), buf[0]);
+    hn::Store(r1, D(), buf[1]);
+    hn::Store(r2, D(), buf[2]);
+    hn::Store(r3, D(), buf[3]);
+    for (std::size_t x = 0; x < Lanes(); ++x)
+      for (std::size_t k = 0; k < 4; ++k) p[x * s + k] = buf[k][x];
+  }
   static HWY_INLINE void ReduceSum4(V a, V b, V c, V e, float* out) {
     out[0] = ReduceSum(a);
     out[1] = ReduceSum(b);
@@ -106,6 +115,30 @@ struct Ops {
     } else {
       hn::StoreU(v, dd, out);
     }
+  }
+  // Stores the 128-bit blocks of v at p, p + step, p + 2 step, ...
+  template <class DD>
+  static HWY_INLINE void StoreBlocks(DD dd, hn::Vec<DD> v, float* p, std::size_t step) {
+    if constexpr (hn::MaxLanes(DD()) > 4) {
+      const hn::Half<DD> dh;
+      StoreBlocks(dh, hn::LowerHalf(dh, v), p, step);
+      StoreBlocks(dh, hn::UpperHalf(dh, v), p + step * (hn::MaxLanes(DD()) / 8), step);
+    } else {
+      hn::StoreU(v, dd, p);
+    }
+  }
+  // 4x4 transposes inside each 128-bit block: lane 4b + k of r0..r3 -> p[(4b + k) * s].
+  static HWY_INLINE void Transpose4Store(V r0, V r1, V r2, V r3, float* p, std::size_t s) {
+    const D d;
+    const hn::Repartition<uint64_t, D> d64;
+    const auto t0 = hn::BitCast(d64, hn::InterleaveLower(d, r0, r1));
+    const auto t1 = hn::BitCast(d64, hn::InterleaveLower(d, r2, r3));
+    const auto t2 = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));
+    const auto t3 = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));
+    StoreBlocks(d, hn::BitCast(d, hn::InterleaveLower(d64, t0, t1)), p, 4 * s);
+    StoreBlocks(d, hn::BitCast(d, hn::InterleaveUpper(d64, t0, t1)), p + s, 4 * s);
+    StoreBlocks(d, hn::BitCast(d, hn::InterleaveLower(d64, t2, t3)), p + 2 * s, 4 * s);
+    StoreBlocks(d, hn::BitCast(d, hn::InterleaveUpper(d64, t2, t3)), p + 3 * s, 4 * s);
   }
   // Transpose-and-add within each 128-bit block, then across blocks.
   static HWY_INLINE void ReduceSum4(V a, V b, V c, V e, float* out) {
@@ -134,6 +167,10 @@ float ExpSubSumF32(float* x, int32_t n, float m) { return generic::ExpSubSum<Ops
 void PvTileF32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   generic::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void TransposeScaleF32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                       float* qt, int32_t tq) {
+  generic::TransposeScale<Ops>(q, q_stride, nq, d, scale, qt, tq);
 }
 void QkTileTF32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
                 int32_t nk, float* st) {
@@ -175,6 +212,7 @@ HWY_EXPORT(QkTileF32);
 HWY_EXPORT(MaxF32);
 HWY_EXPORT(ExpSubSumF32);
 HWY_EXPORT(PvTileF32);
+HWY_EXPORT(TransposeScaleF32);
 HWY_EXPORT(QkTileTF32);
 HWY_EXPORT(SoftmaxTF32);
 HWY_EXPORT(PvTileTF32);
@@ -199,6 +237,10 @@ float ExpSubSum(float* x, int32_t n, float m) {
 void PvTile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   HWY_DYNAMIC_DISPATCH(PvTileF32)(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void TransposeScale(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                    float* qt, int32_t tq) {
+  HWY_DYNAMIC_DISPATCH(TransposeScaleF32)(q, q_stride, nq, d, scale, qt, tq);
 }
 void QkTileT(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
              int32_t nk, float* st) {
@@ -244,6 +286,10 @@ float exp_sub_sum_f32(float* x, int32_t n, float m) { return ::attn_hwy::ExpSubS
 void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   ::attn_hwy::PvTile(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                         float* qt, int32_t tq) {
+  ::attn_hwy::TransposeScale(q, q_stride, nq, d, scale, qt, tq);
 }
 void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
                    int32_t nk, float* st) {

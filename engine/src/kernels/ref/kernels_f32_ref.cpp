@@ -55,6 +55,18 @@ void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, c
   }
 }
 
+void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                         float* qt, int32_t tq) {
+  const auto t = static_cast<std::size_t>(tq);
+  for (int32_t i = 0; i < tq; ++i) {
+    for (int32_t x = 0; x < d; ++x) {
+      qt[static_cast<std::size_t>(x) * t + static_cast<std::size_t>(i)] =
+          i < nq ? scale * q[static_cast<std::size_t>(i) * q_stride + static_cast<std::size_t>(x)]
+                 : 0.0f;
+    }
+  }
+}
+
 void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
                    int32_t nk, float* st) {
   const auto t = static_cast<std::size_t>(tq);

@@ -59,6 +59,15 @@ struct Ops {
     for (std::size_t i = 1; i < kN; ++i) m = buf[i] > m ? buf[i] : m;
     return m;
   }
+  static void Transpose4Store(V r0, V r1, V r2, V r3, float* p, std::size_t s) {
+    alignas(64) float buf[4][kN];
+    r0.store_aligned(buf[0]);
+    r1.store_aligned(buf[1]);
+    r2.store_aligned(buf[2]);
+    r3.store_aligned(buf[3]);
+    for (std::size_t x = 0; x < kN; ++x)
+      for (std::size_t k = 0; k < 4; ++k) p[x * s + k] = buf[k][x];
+  }
   static void ReduceSum4(V a, V b, V c, V e, float* out) {
     out[0] = ::xsimd::hadd(a);
     out[1] = ::xsimd::hadd(b);
@@ -87,6 +96,10 @@ float exp_sub_sum_f32(float* x, int32_t n, float m) { return g::ExpSubSum<Ops>(x
 void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   g::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                         float* qt, int32_t tq) {
+  g::TransposeScale<Ops>(q, q_stride, nq, d, scale, qt, tq);
 }
 void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
                    int32_t nk, float* st) {
