@@ -110,15 +110,16 @@ def main(d):
                   np.allclose((yq.astype(np.float64) - zo) * so, got, rtol=0, atol=1e-6),
                   "--raw-int8 codes are the float run's output")
 
-    # int8 Bahdanau through the CLI (float in/out).
-    rc, out, err = attn("run", "bahdanau", "--model", "bahdanau_int8.attn", "--query",
-                        "bahdanau.query.npy", "--keys", "bahdanau.keys.npy", "--out", o)
-    check(rc == 0, f"int8 bahdanau: {err.strip()}")
-    if rc == 0:
-        got = np.load(o).astype(np.float64).reshape(-1)
-        want = np.load(os.path.join(DATA, "bahdanau.out.npy")).astype(np.float64).reshape(-1)
-        cos = float(got @ want / (np.linalg.norm(got) * np.linalg.norm(want)))
-        check(0.998 < cos < 0.99995, f"int8 bahdanau cosine {cos}")
+    # int8 Bahdanau and Luong general through the CLI (float in/out).
+    for op, name, lo in (("bahdanau", "bahdanau", 0.998), ("luong-general", "luong", 0.997)):
+        rc, out, err = attn("run", op, "--model", name + "_int8.attn", "--query",
+                            name + ".query.npy", "--keys", name + ".keys.npy", "--out", o)
+        check(rc == 0, f"int8 {name}: {err.strip()}")
+        if rc == 0:
+            got = np.load(o).astype(np.float64).reshape(-1)
+            want = np.load(os.path.join(DATA, name + ".out.npy")).astype(np.float64).reshape(-1)
+            cos = float(got @ want / (np.linalg.norm(got) * np.linalg.norm(want)))
+            check(lo < cos < 0.99995, f"int8 {name} cosine {cos}")
 
     # Errors: exit 2, one line naming the file.
     expect_error(["info", "mha_self.query.npy"], "mha_self.query.npy", "bad magic")

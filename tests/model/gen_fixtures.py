@@ -172,7 +172,13 @@ def keras_cases(out):
     np.savez(os.path.join(out, "luong.npz"), **w)
     convert(out, "luong-general", "--from", "luong.npz", "--out", "luong.attn",
             "--header", "luong_model.h", "--name", "luong_model", "--seq", "9")
-    os.remove(os.path.join(out, "luong.npz"))
+    crng = np.random.RandomState(6)
+    np.save(os.path.join(out, "lq.npy"), crng.randn(32, qd).astype(np.float32))
+    np.save(os.path.join(out, "lh.npy"), crng.randn(32, t, kd).astype(np.float32))
+    convert(out, "luong-general", "--from", "luong.npz", "--dtype", "int8", "--calibrate",
+            "lq.npy", "--calibrate-keys", "lh.npy", "--out", "luong_int8.attn")
+    for f in ("luong.npz", "lq.npy", "lh.npy"):
+        os.remove(os.path.join(out, f))
     q = rng.randn(b, qd).astype(np.float32)
     h = rng.randn(b, t, kd).astype(np.float32)
     e = np.einsum("btq,bq->bt", h.astype(np.float64) @ w["W"].astype(np.float64) + w["b"], q)

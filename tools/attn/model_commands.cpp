@@ -357,16 +357,18 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
 }
 
 // ------------------------------------------------------- bahdanau / luong-general
-void run_bahdanau_s8_model(const LoadedModel& lm, const ModelRunFiles& f,
-                           const ModelFlags& flags) {
+// int8 Bahdanau / Luong general: activation indices 0 = query, 1 = keys in both.
+void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f,
+                          const ModelFlags& flags) {
   const attn::Model& m = lm.model;
-  auto qp = [&m](attn::BahdanauAct a) {
+  const bool bahdanau = m.op == attn::ModelOp::kBahdanau;
+  auto qp = [&m](int32_t index) {
     attn::QuantParams q;
-    attn::model_act_quant(m, static_cast<int32_t>(a), &q);
+    attn::model_act_quant(m, index, &q);
     return q;
   };
-  const S8Input q = load_s8_input(f.query, 1, 2, flags.raw_int8, qp(attn::BahdanauAct::kQuery));
-  const S8Input h = load_s8_input(f.keys, 2, 3, flags.raw_int8, qp(attn::BahdanauAct::kKeys));
+  const S8Input q = load_s8_input(f.query, 1, 2, flags.raw_int8, qp(0));
+  const S8Input h = load_s8_input(f.keys, 2, 3, flags.raw_int8, qp(1));
   if (h.rank() != q.rank() + 1) {
     throw CliError(f.keys + ": rank " + std::to_string(h.rank()) + ", expected " +
                    std::to_string(q.rank() + 1) + " for query " + f.query);
@@ -382,30 +384,50 @@ void run_bahdanau_s8_model(const LoadedModel& lm, const ModelRunFiles& f,
   if (!f.masks.key_lengths_path.empty()) {
     lengths = load_key_lengths(f.masks.key_lengths_path, bb, it);
   }
-  const attn::BahdanauShape shape = attn::model_bahdanau_shape(m, bb, it);
-  std::vector<attn::QuantizedMultiplier> channels(attn::bahdanau_s8_channel_count(shape));
-  auto params = std::make_unique<attn::BahdanauS8Params>();
-  check_status(attn::model_bahdanau_s8_prepare(m, bb, it, channels.data(), channels.size(),
-                                               params.get()),
-               "bahdanau (int8 prepare)");
   const auto c_shape = with_batch(batched, b, {m.params[1]});
   const auto w_shape = with_batch(batched, b, {t});
   std::vector<int8_t> ctx(output_count(c_shape, f.out)), w;
   if (!f.weights_out.empty()) w.resize(output_count(w_shape, f.weights_out));
-  auto scratch = make_scratch(attn::bahdanau_s8_scratch_bytes(shape));
-  attn::BahdanauS8Args a;
-  a.query = q.values.data();
-  a.keys = h.values.data();
-  a.context = ctx.data();
-  a.weights = w.empty() ? nullptr : w.data();
-  a.key_lengths = lengths.empty() ? nullptr : lengths.data();
-  check_status(attn::bahdanau_s8(*params, a, scratch_of(scratch)), "bahdanau (int8)");
+  int32_t context_index = 0;
+  if (bahdanau) {
+    const attn::BahdanauShape shape = attn::model_bahdanau_shape(m, bb, it);
+    std::vector<attn::QuantizedMultiplier> channels(attn::bahdanau_s8_channel_count(shape));
+    auto params = std::make_unique<attn::BahdanauS8Params>();
+    check_status(attn::model_bahdanau_s8_prepare(m, bb, it, channels.data(), channels.size(),
+                                                 params.get()),
+                 "bahdanau (int8 prepare)");
+    auto scratch = make_scratch(attn::bahdanau_s8_scratch_bytes(shape));
+    attn::BahdanauS8Args a;
+    a.query = q.values.data();
+    a.keys = h.values.data();
+    a.context = ctx.data();
+    a.weights = w.empty() ? nullptr : w.data();
+    a.key_lengths = lengths.empty() ? nullptr : lengths.data();
+    check_status(attn::bahdanau_s8(*params, a, scratch_of(scratch)), "bahdanau (int8)");
+    context_index = static_cast<int32_t>(attn::BahdanauAct::kContext);
+  } else {
+    const attn::LuongGeneralShape shape = attn::model_luong_general_shape(m, bb, it);
+    std::vector<attn::QuantizedMultiplier> channels(static_cast<std::size_t>(shape.query_dim));
+    attn::LuongS8Params params;
+    check_status(attn::model_luong_general_s8_prepare(m, bb, it, channels.data(),
+                                                      channels.size(), &params),
+                 "luong-general (int8 prepare)");
+    auto scratch = make_scratch(attn::luong_general_s8_scratch_bytes(shape));
+    attn::LuongS8Args a;
+    a.query = q.values.data();
+    a.keys = h.values.data();
+    a.context = ctx.data();
+    a.weights = w.empty() ? nullptr : w.data();
+    a.key_lengths = lengths.empty() ? nullptr : lengths.data();
+    check_status(attn::luong_s8(params, a, scratch_of(scratch)), "luong-general (int8)");
+    context_index = static_cast<int32_t>(attn::LuongAct::kContext);
+  }
   if (flags.raw_int8) {
     save_s8(f.out, c_shape, ctx);
     if (!w.empty()) save_s8(f.weights_out, w_shape, w);
     return;
   }
-  const attn::QuantParams oq = qp(attn::BahdanauAct::kContext);
+  const attn::QuantParams oq = qp(context_index);
   std::vector<float> cf(ctx.size()), wf(w.size());
   for (std::size_t i = 0; i < ctx.size(); ++i) {
     cf[i] = oq.scale * static_cast<float>(ctx[i] - oq.zero_point);
@@ -417,13 +439,8 @@ void run_bahdanau_s8_model(const LoadedModel& lm, const ModelRunFiles& f,
 void run_context_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFlags& flags) {
   const attn::Model& m = lm.model;
   if (m.dtype == attn::ModelDtype::kInt8) {
-    if (m.op == attn::ModelOp::kBahdanau) {
-      run_bahdanau_s8_model(lm, f, flags);
-      return;
-    }
-    throw CliError(flags.path + ": int8 " + op_cli_name(m.op) +
-                   " models need the engine's int8 " + op_cli_name(m.op) +
-                   " op, which this build does not have yet");
+    run_context_s8_model(lm, f, flags);
+    return;
   }
   if (flags.raw_int8) throw CliError("--raw-int8 needs an int8 model");
   const int32_t dq = m.params[0], dk = m.params[1];

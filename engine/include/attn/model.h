@@ -61,9 +61,9 @@
 //   act_scale [n] f32 > 0 and act_zero_point [n] int32 in [-128, 127]:
 //   the per-tensor activation parameters, indexed by MhaAct / BahdanauAct /
 //   LuongAct (n = that enum's kCount).
-// The loader validates int8 blobs fully. int8 MHA models run through mha_s8
-// (attn/model_s8.h: model_mha_s8_prepare); Bahdanau and Luong int8 models wait
-// for their int8 ops. The float runners below return kUnsupported for int8.
+// The loader validates int8 blobs fully; int8 models run through mha_s8,
+// bahdanau_s8 and luong_s8 (attn/model_s8.h: model_*_s8_prepare). The float
+// runners below return kUnsupported for int8.
 // ---------------------------------------------------------------------------
 //
 // Validation (model_load): the buffer is checked before anything inside it is

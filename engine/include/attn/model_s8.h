@@ -12,7 +12,8 @@
 //   attn::model_mha_s8_prepare(model, 1, seq_q, seq_kv, channels, count, &params);
 //   attn::mha_s8(params, args, scratch);    // scratch: mha_s8_scratch_bytes(params.shape)
 //
-// Bahdanau likewise with model_bahdanau_s8_prepare and bahdanau_s8.
+// Bahdanau and Luong general likewise (model_bahdanau_s8_prepare + bahdanau_s8,
+// model_luong_general_s8_prepare + luong_s8).
 //
 // Float inputs are quantized with model_act_quant(model, MhaAct::kQuery, ...)
 // (q = clamp(round(x / scale) + zero_point, -128, 127)), outputs dequantized with
@@ -24,6 +25,7 @@
 
 #include "attn/bahdanau_s8.h"
 #include "attn/int8/quantize.h"
+#include "attn/luong_s8.h"
 #include "attn/mha_s8.h"
 #include "attn/model.h"
 #include "attn/status.h"
@@ -50,5 +52,12 @@ Status model_mha_s8_prepare(const Model& model, int32_t batch, int32_t seq_q, in
 Status model_bahdanau_s8_prepare(const Model& model, int32_t batch, int32_t seq,
                                  QuantizedMultiplier* channel_storage, std::size_t channel_count,
                                  BahdanauS8Params* params);
+
+// Prepares luong_s8 (general) for a loaded int8 Luong general model (W in the
+// blob as TFLite [query_dim, key_dim], zero-copy; LuongAct parameters; softmax
+// beta 1). channel_count >= the model's query_dim.
+Status model_luong_general_s8_prepare(const Model& model, int32_t batch, int32_t seq,
+                                      QuantizedMultiplier* channel_storage,
+                                      std::size_t channel_count, LuongS8Params* params);
 
 }  // namespace attn

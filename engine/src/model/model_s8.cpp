@@ -130,4 +130,25 @@ Status model_bahdanau_s8_prepare(const Model& model, int32_t batch, int32_t seq,
   return bahdanau_s8_prepare(shape, quant, w, channel_storage, params);
 }
 
+Status model_luong_general_s8_prepare(const Model& model, int32_t batch, int32_t seq,
+                                      QuantizedMultiplier* channel_storage,
+                                      std::size_t channel_count, LuongS8Params* params) {
+  if (channel_storage == nullptr || params == nullptr) return Status::kNullPointer;
+  if (model.base == nullptr || model.op != ModelOp::kLuongGeneral) return Status::kBadArgument;
+  if (model.dtype != ModelDtype::kInt8) return Status::kUnsupported;
+  const LuongGeneralShape shape = model_luong_general_shape(model, batch, seq);
+  if (channel_count < static_cast<std::size_t>(shape.query_dim)) return Status::kScratchTooSmall;
+  LuongS8Quant quant;
+  quant.query = act(model, LuongAct::kQuery);
+  quant.keys = act(model, LuongAct::kKeys);
+  quant.keys_proj = act(model, LuongAct::kKeysProj);
+  quant.scores = act(model, LuongAct::kScores);
+  quant.context = act(model, LuongAct::kContext);
+  FcS8Weights w;
+  w.weight = s8(model, TensorId::kLuongW);
+  w.scales = model.f32(TensorId::kLuongWScale);
+  w.bias = s32(model, TensorId::kLuongB);
+  return luong_general_s8_prepare(shape, quant, w, channel_storage, params);
+}
+
 }  // namespace attn
