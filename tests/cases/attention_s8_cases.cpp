@@ -95,6 +95,16 @@ ATTN_CASE(MhaS8, CrossAttentionMatchesNumpyReference) {
                    attn::Status::kScratchTooSmall);
   ATTN_EXPECT_TRUE(attn::mha_s8_prepare({2, 3, 5, 8, 3, 6, 4}, q, w, channels, &params) ==
                    attn::Status::kShapeMismatch);
+  // Scratch formulas saturate instead of wrapping on 32-bit targets.
+  constexpr int32_t kBig = 1 << 20;
+  const std::size_t huge = attn::mha_s8_scratch_bytes({1, kBig, kBig, kBig, 1, 0, 0});
+  if (sizeof(std::size_t) < 8) {
+    ATTN_EXPECT_TRUE(huge == ~std::size_t{0});
+  } else {
+    ATTN_EXPECT_TRUE(huge >= 4 * static_cast<std::size_t>(kBig) * static_cast<std::size_t>(kBig));
+  }
+  const std::size_t huge_l = attn::luong_general_s8_scratch_bytes({1, kBig, kBig, kBig});
+  ATTN_EXPECT_TRUE(sizeof(std::size_t) >= 8 || huge_l == ~std::size_t{0});
 }
 
 ATTN_CASE(LuongS8, DotAndGeneralMatchNumpyReference) {

@@ -71,8 +71,9 @@ constexpr std::size_t bahdanau_s8_channel_count(const BahdanauShape& s) {
 
 constexpr std::size_t bahdanau_s8_scratch_bytes(const BahdanauShape& s) {
   if (s.units <= 0 || s.seq <= 0 || s.key_dim <= 0) return 0;
-  return kAlign + 2 * align_up(static_cast<std::size_t>(s.units)) +
-         sdpa_s8_row_bytes(s.seq, 1, s.key_dim);
+  return sat::to_size(sat::add(sat::add(kAlign, sat::mul(2, s8_bytes::block(
+                                                               static_cast<uint64_t>(s.units)))),
+                               sdpa_s8_row_bytes64(s.seq, 1, s.key_dim)));
 }
 
 // TFLite int8 ADD prepare: kBadArgument for invalid quantization.

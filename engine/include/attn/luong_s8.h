@@ -49,9 +49,11 @@ struct LuongS8Params {
 
 constexpr std::size_t luong_s8_scratch_bytes(const LuongGeneralShape& s, bool general) {
   if (s.seq <= 0 || s.key_dim <= 0 || s.query_dim <= 0) return 0;
-  const auto seq = static_cast<std::size_t>(s.seq);
-  return kAlign + (general ? align_up(seq * static_cast<std::size_t>(s.query_dim)) : 0) +
-         sdpa_s8_row_bytes(s.seq, s.query_dim, s.key_dim);
+  const uint64_t proj =
+      general ? s8_bytes::block(static_cast<uint64_t>(s.seq), static_cast<uint64_t>(s.query_dim))
+              : 0;
+  return sat::to_size(
+      sat::add(sat::add(kAlign, proj), sdpa_s8_row_bytes64(s.seq, s.query_dim, s.key_dim)));
 }
 constexpr std::size_t luong_dot_s8_scratch_bytes(const LuongDotShape& s) {
   return luong_s8_scratch_bytes({s.batch, s.seq, s.dim, s.dim}, false);

@@ -91,13 +91,13 @@ constexpr std::size_t mha_s8_scratch_bytes(const MhaShape& s) {
       s.embed_dim % s.num_heads != 0) {
     return 0;
   }
-  const auto e = static_cast<std::size_t>(s.embed_dim);
-  const auto sq = static_cast<std::size_t>(s.seq_q);
-  const auto skv = static_cast<std::size_t>(s.seq_kv);
-  const auto hd = static_cast<std::size_t>(s.embed_dim / s.num_heads);
-  const auto ihd = static_cast<int32_t>(hd);
-  return kAlign + 2 * align_up(sq * e) + 2 * align_up(skv * e) +
-         sdpa_s8_row_bytes(s.seq_kv, ihd, ihd);
+  const auto e = static_cast<uint64_t>(s.embed_dim);
+  const auto sq = static_cast<uint64_t>(s.seq_q);
+  const auto skv = static_cast<uint64_t>(s.seq_kv);
+  const int32_t hd = s.embed_dim / s.num_heads;
+  uint64_t n = sat::add(kAlign, sat::mul(2, s8_bytes::block(sq, e)));
+  n = sat::add(n, sat::mul(2, s8_bytes::block(skv, e)));
+  return sat::to_size(sat::add(n, sdpa_s8_row_bytes64(s.seq_kv, hd, hd)));
 }
 
 // Returns kOk, or kNullPointer (params, channel storage, a weight or scale

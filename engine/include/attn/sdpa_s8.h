@@ -78,18 +78,32 @@ struct SdpaS8Params {
   SoftmaxS8Params softmax{};
 };
 
+namespace s8_bytes {
+// align64(a * b * elem) in saturating 64-bit arithmetic (see sat:: in
+// scratch.h): a shape too large for the address space needs SIZE_MAX bytes.
+constexpr uint64_t block(uint64_t a, uint64_t b = 1, uint64_t elem = 1) {
+  const uint64_t n = sat::mul(sat::mul(a, b), elem);
+  return n > sat::kMax - (kAlign - 1) ? sat::kMax : (n + kAlign - 1) / kAlign * kAlign;
+}
+}  // namespace s8_bytes
+
 // The per-row buffers of the int8 attention core (64-byte aligned blocks).
-constexpr std::size_t sdpa_s8_row_bytes(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+constexpr uint64_t sdpa_s8_row_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
   if (seq_kv <= 0 || dim_k <= 0 || dim_v <= 0) return 0;
-  const auto skv = static_cast<std::size_t>(seq_kv);
-  return 2 * align_up(skv) + align_up(2 * skv) + align_up(sizeof(void*) * skv) +
-         align_up(2 * static_cast<std::size_t>(dim_k)) +
-         align_up(4 * static_cast<std::size_t>(dim_v));
+  const auto skv = static_cast<uint64_t>(seq_kv);
+  uint64_t n = sat::mul(2, s8_bytes::block(skv));
+  n = sat::add(n, s8_bytes::block(skv, 2));
+  n = sat::add(n, s8_bytes::block(skv, sizeof(void*)));
+  n = sat::add(n, s8_bytes::block(static_cast<uint64_t>(dim_k), 2));
+  return sat::add(n, s8_bytes::block(static_cast<uint64_t>(dim_v), 4));
+}
+constexpr std::size_t sdpa_s8_row_bytes(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+  return sat::to_size(sdpa_s8_row_bytes64(seq_kv, dim_k, dim_v));
 }
 
 constexpr std::size_t sdpa_s8_scratch_bytes(const SdpaShape& shape) {
-  const std::size_t row = sdpa_s8_row_bytes(shape.seq_kv, shape.dim_k, shape.dim_v);
-  return row == 0 ? 0 : kAlign + row;
+  const uint64_t row = sdpa_s8_row_bytes64(shape.seq_kv, shape.dim_k, shape.dim_v);
+  return row == 0 ? 0 : sat::to_size(sat::add(kAlign, row));
 }
 
 // Returns kOk, or:
