@@ -133,9 +133,20 @@ void print_info(const InfoFlags& f) {
     std::printf("  scratch: %zu bytes (mha_s8 %zu + channel multipliers %zu)\n", scratch,
                 attn::mha_s8_scratch_bytes(s),
                 attn::mha_s8_channel_count(s) * sizeof(attn::QuantizedMultiplier));
+  } else if (m.op == attn::ModelOp::kBahdanau) {
+    const attn::BahdanauShape s = attn::model_bahdanau_shape(m, f.batch, skv);
+    const std::size_t ch = attn::bahdanau_s8_channel_count(s) * sizeof(attn::QuantizedMultiplier);
+    scratch = attn::bahdanau_s8_scratch_bytes(s) + ch + sizeof(attn::BahdanauS8Params);
+    std::printf("  scratch: %zu bytes (bahdanau_s8 %zu + channel multipliers %zu + params %zu)\n",
+                scratch, attn::bahdanau_s8_scratch_bytes(s), ch,
+                sizeof(attn::BahdanauS8Params));
   } else {
-    std::printf("  scratch: set by the engine's int8 %s op (not in this build)\n",
-                attn::model_op_str(m.op));
+    const attn::LuongGeneralShape s = attn::model_luong_general_shape(m, f.batch, skv);
+    const std::size_t ch = static_cast<std::size_t>(s.query_dim) *
+                           sizeof(attn::QuantizedMultiplier);
+    scratch = attn::luong_general_s8_scratch_bytes(s) + ch;
+    std::printf("  scratch: %zu bytes (luong_s8 %zu + channel multipliers %zu)\n", scratch,
+                attn::luong_general_s8_scratch_bytes(s), ch);
   }
   std::printf("  %s inputs + outputs: %zu bytes\n", q8 ? "int8" : "float32", io);
   std::printf("  RAM estimate: %zu bytes (scratch + inputs/outputs + attn::Model %zu)\n",

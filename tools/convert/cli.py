@@ -131,7 +131,8 @@ def summary(info, source, seq, seq_kv, batch, error=None, out=sys.stdout):
             w(f"  RAM estimate: {fmt_bytes(ram)} = scratch + multipliers + inputs/outputs + "
               f"attn::Model ({cost.MODEL_DESCRIPTOR_BYTES_32} B); flash: blob + engine code\n")
         else:
-            w("  scratch: set by the engine's int8 op (not available yet)\n")
+            w(f"  scratch: see attn info (bahdanau_s8 / luong_s8), or the header's "
+              "kScratchBytes\n")
         acts = info.acts()
         w("  activations (scale, zero point): " +
           ", ".join(f"{k} ({s:.4g}, {z})" for k, (s, z) in acts.items()) + "\n")

@@ -32,8 +32,9 @@ inline constexpr std::size_t kOffsetActZeroPoint = 5568;  // act_zero_point int3
 
 // The op's shape for run-time batch and sequence lengths.
 constexpr attn::MhaShape shape(int32_t batch, int32_t seq_q, int32_t seq_kv) { return {batch, seq_q, seq_kv, kEmbedDim, kNumHeads, kKdim, kVdim}; }
-// int8 (mha_s8) memory for the sequence length given to the converter (--seq 8),
-// batch 1: scratch, and the per-channel multipliers model_mha_s8_prepare stores.
+// int8 memory for the sequence length given to the converter (--seq 8),
+// batch 1: the op's scratch, and the per-channel multipliers that
+// model_*_s8_prepare stores (attn::QuantizedMultiplier entries).
 inline constexpr int32_t kSeq = 8;
 inline constexpr std::size_t kScratchBytes = attn::mha_s8_scratch_bytes(shape(1, kSeq, kSeq));
 inline constexpr std::size_t kChannelCount = attn::mha_s8_channel_count(shape(1, kSeq, kSeq));
