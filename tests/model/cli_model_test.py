@@ -106,6 +106,19 @@ def main(d):
         if rc == 0:
             yq = np.load(os.path.join(d, "yq.npy"))
             so, zo = acts["out"]
+            # The converter's int8 simulation (its error report) vs the engine's codes.
+            from convert import quant
+            qw = quant.mha_qw_from_blob(
+                blobfmt.read_blob(open(os.path.join(DATA, "mha_int8_causal.attn"),
+                                       "rb").read()).tensors, acts)
+            sq = x.shape[1]
+            mask = np.where(np.triu(np.ones((sq, sq)), 1) > 0, -np.inf, 0.0)
+            simq = np.round(quant.simulate_mha(qw, acts, 4, x, mask=mask) / so) + zo
+            diff = np.abs(yq.astype(np.float64) - simq)
+            print(f"engine int8 vs converter simulation: max {diff.max():.0f} code, "
+                  f"{(diff == 0).mean():.3f} identical")
+            check(diff.max() <= 1 and (diff == 0).mean() > 0.9,
+                  f"simulation within 1 code of the engine: max {diff.max()}")
             check(yq.dtype == np.int8 and
                   np.allclose((yq.astype(np.float64) - zo) * so, got, rtol=0, atol=1e-6),
                   "--raw-int8 codes are the float run's output")

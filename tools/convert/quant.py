@@ -132,6 +132,30 @@ def quantize_mha(w, heads, calib, percentile):
     return tensors, acts, qw
 
 
+def mha_qw_from_blob(t, acts):
+    """The dequantized weights simulate_mha takes, from an int8 blob's tensors."""
+    e = t["out_proj.weight"].shape[0]
+    qw = {}
+    if "in_proj_weight" in t:
+        s = t["in_proj_weight_scale"]
+        qw["in_proj_weight"] = dq_weight(t["in_proj_weight"], s, 0)
+        ws = {"q": s[:e], "k": s[e:2 * e], "v": s[2 * e:]}
+    else:
+        ws = {p: t[f"{p}_proj_weight_scale"] for p in "qkv"}
+        for p in "qkv":
+            qw[f"{p}_proj_weight"] = dq_weight(t[f"{p}_proj_weight"], ws[p], 0)
+    if "in_proj_bias" in t:
+        in_s = np.concatenate([np.float32(acts[n][0]) * np.asarray(ws[p], np.float32)
+                               for n, p in (("query", "q"), ("key", "k"), ("value", "v"))])
+        qw["in_proj_bias"] = t["in_proj_bias"].astype(np.float64) * in_s.astype(np.float64)
+    so = t["out_proj.weight_scale"]
+    qw["out_proj.weight"] = dq_weight(t["out_proj.weight"], so, 0)
+    if "out_proj.bias" in t:
+        qw["out_proj.bias"] = t["out_proj.bias"].astype(np.float64) * (
+            np.float32(acts["attn"][0]) * np.asarray(so, np.float32)).astype(np.float64)
+    return qw
+
+
 def simulate_mha(qw, acts, heads, query, key=None, value=None, mask=None):
     key = query if key is None else key
     value = key if value is None else value
