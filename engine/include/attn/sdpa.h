@@ -29,8 +29,15 @@
 // the FMA peak (see kernels/generic/kernels_f32-inl.h).
 //
 // Masks: see mask.h. A fully masked query row gives zeros in out and weights.
-// NaN or Inf in q/k/v/mask propagate to the affected output rows as NaN (never
-// a crash, never an out-of-bounds access).
+// Non-finite inputs never crash and never cause an out-of-bounds access:
+//   - a NaN score (NaN in q_i, in a visible k_j, or in row i of a mask) makes
+//     out row i and weights row i NaN; other rows are unaffected;
+//   - an Inf score of -inf acts as a mask; +inf makes the row NaN;
+//   - NaN/Inf in v[j] reaches column c = the non-finite element's column of
+//     every row whose tile visits key j's block, including rows that mask
+//     key j (0 * NaN = NaN): masking does not hide non-finite values in v.
+//     Keys past a key length or a causal limit for the whole tile are never read;
+//   - a Keras mask entry that is nonzero (NaN included) masks the key.
 #pragma once
 
 #include <cstddef>
@@ -60,10 +67,13 @@ struct SdpaShape {
 // Scratch bytes sdpa_f32 needs for `shape` (0 if a dimension is not positive).
 constexpr std::size_t sdpa_f32_scratch_bytes(const SdpaShape& shape) {
   if (shape.dim_k <= 0 || shape.dim_v <= 0) return 0;
-  const auto tq = static_cast<std::size_t>(kSdpaQueryTile);
-  return kAlign + f32_bytes(tq * static_cast<std::size_t>(shape.dim_k)) +
-         f32_bytes(tq * static_cast<std::size_t>(kSdpaKeyBlock)) +
-         f32_bytes(tq * static_cast<std::size_t>(shape.dim_v)) + 3 * f32_bytes(tq);
+  const auto tq = static_cast<uint64_t>(kSdpaQueryTile);
+  const uint64_t n =
+      sat::add(sat::add(kAlign, sat::f32_bytes(tq, static_cast<uint64_t>(shape.dim_k))),
+               sat::add(sat::f32_bytes(tq, static_cast<uint64_t>(kSdpaKeyBlock)),
+                        sat::add(sat::f32_bytes(tq, static_cast<uint64_t>(shape.dim_v)),
+                                 sat::mul(3, sat::f32_bytes(tq)))));
+  return sat::to_size(n);
 }
 
 struct SdpaF32Args {

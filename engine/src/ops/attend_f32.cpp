@@ -6,6 +6,7 @@
 
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
+#include "kernels/exp_poly.h"
 #include "kernels/kernels_f32.h"
 
 namespace attn {
@@ -60,19 +61,27 @@ int32_t row_limit(const AttendF32& a, const AttendMask& mask, int32_t i) {
 // smaller ones (decode, the last rows) the row layout (one dot per score).
 constexpr int32_t kRowLayoutMaxQueries = 4;
 
-// Where score (query r, key j) of a block lives in t.s: r * row + j * col.
-// The transposed layout's width tq is nq rounded up to 16 (at most the tile):
-// columns past nq are zero queries, computed but never used.
+// Where score (query r, key j) of a block lives in t.s: r * row + j * col,
+// for key blocks of bk keys. The transposed layout's width tq is nq rounded up
+// to 16 (at most the tile): columns past nq are zero queries, computed but
+// never used. The row layout spends the whole score buffer (kTq * kBk floats)
+// on the rows it has: 1 query (decode) sees kTq * kBk keys per block, up to 4
+// queries kTq * kBk / 4, so short tiles take few online-softmax steps.
 struct Layout {
   bool transposed;
   int32_t tq;
+  int32_t bk;
   std::size_t row;
   std::size_t col;
 };
 Layout layout_for(int32_t nq) {
-  if (kSdpaQueryTile % 16 != 0 || nq <= kRowLayoutMaxQueries) return Layout{false, 0, kBk, 1};
+  if (kSdpaQueryTile % 16 != 0 || nq <= kRowLayoutMaxQueries) {
+    const int32_t rows = nq == 1 ? 1 : (nq <= 4 ? 4 : kSdpaQueryTile);
+    const int32_t bk = kSdpaKeyBlock * kSdpaQueryTile / rows;
+    return Layout{false, 0, bk, idx(bk), 1};
+  }
   const int32_t tq = (nq + 15) / 16 * 16;
-  return Layout{true, tq, 1, idx(tq)};
+  return Layout{true, tq, kSdpaKeyBlock, 1, idx(tq)};
 }
 
 // Scores of query rows [i0, i0+nq) against keys [j0, j0+nk) into t.s, masked
@@ -85,7 +94,7 @@ void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t, cons
                            t.s);
   } else {
     kernels::qk_tile_f32(t.qs, idx(a.dim_k), nq, a.k + idx(j0) * a.k_stride, a.k_stride, nk,
-                         a.dim_k, t.s, kBk);
+                         a.dim_k, t.s, lay.row);
   }
   const std::size_t cs = lay.col;
   for (int32_t r = 0; r < nq; ++r) {
@@ -119,8 +128,8 @@ void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t, cons
 // Second pass: writes softmax probabilities for rows [i0, i0+nq) into weights.
 void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
                    int32_t i0, int32_t nq) {
-  for (int32_t j0 = 0; j0 < a.seq_kv; j0 += kSdpaKeyBlock) {
-    const int32_t nk = a.seq_kv - j0 < kSdpaKeyBlock ? a.seq_kv - j0 : kSdpaKeyBlock;
+  for (int32_t j0 = 0; j0 < a.seq_kv; j0 += lay.bk) {
+    const int32_t nk = a.seq_kv - j0 < lay.bk ? a.seq_kv - j0 : lay.bk;
     score_block(a, mask, t, lay, i0, nq, j0, nk, nullptr);
     for (int32_t r = 0; r < nq; ++r) {
       const float* s = t.s + idx(r) * lay.row;
@@ -145,13 +154,12 @@ void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t n
     float* sr = s + idx(r) * s_stride;
     const float block_max = kernels::max_f32(sr, nk);
     const float m_new = block_max > m[r] ? block_max : m[r];
-    if (m_new == kNegInf) {  // nothing visible yet: contributes nothing
-      for (int32_t j = 0; j < nk; ++j) sr[j] = 0.0f;
-      continue;
-    }
-    const float sum = kernels::exp_sub_sum_f32(sr, nk, m_new);
+    // Nothing visible yet (every score -inf or NaN): subtract 0, so masked keys
+    // give exp(-inf) = 0 and a NaN score stays NaN and poisons the row's sum,
+    // as the SIMD kernels do.
+    const float sum = kernels::exp_sub_sum_f32(sr, nk, m_new == kNegInf ? 0.0f : m_new);
     if (m_new != m[r]) {
-      const float alpha = std::exp(m[r] - m_new);
+      const float alpha = exp_poly::exp_poly_f32(m[r] - m_new);
       l[r] *= alpha;
       kernels::scale_f32(acc + idx(r) * acc_stride, dim_v, alpha);
       m[r] = m_new;
@@ -193,15 +201,15 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
     }
     // Keys past the last row's limit are masked for the whole tile.
     const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
-    for (int32_t j0 = 0; j0 < kv_end; j0 += kSdpaKeyBlock) {
-      const int32_t nk = kv_end - j0 < kSdpaKeyBlock ? kv_end - j0 : kSdpaKeyBlock;
+    for (int32_t j0 = 0; j0 < kv_end; j0 += lay.bk) {
+      const int32_t nk = kv_end - j0 < lay.bk ? kv_end - j0 : lay.bk;
       score_block(a, mask, t, lay, i0, nq, j0, nk, t.visible);
       const float* v = a.v + idx(j0) * a.v_stride;
       if (lay.transposed) {
         kernels::softmax_t_f32(t.s, lay.tq, nk, t.m, t.l, nq, t.acc, idx(a.dim_v), a.dim_v);
         kernels::pv_tile_t_f32(t.s, lay.tq, nq, nk, v, a.v_stride, a.dim_v, t.acc, idx(a.dim_v));
       } else {
-        online_softmax_update(t.s, kBk, nq, nk, v, a.v_stride, a.dim_v, t.m, t.l, t.acc,
+        online_softmax_update(t.s, lay.row, nq, nk, v, a.v_stride, a.dim_v, t.m, t.l, t.acc,
                               idx(a.dim_v));
       }
     }

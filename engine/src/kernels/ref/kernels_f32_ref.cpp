@@ -89,14 +89,15 @@ void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_
       const float x = st[static_cast<std::size_t>(j) * t + i];
       if (x > m_new) m_new = x;
     }
-    const bool none = m_new == -std::numeric_limits<float>::infinity();
+    // Nothing visible yet (every score -inf or NaN): subtract 0, so masked
+    // keys give 0 and a NaN score stays NaN and poisons the column's sum.
+    const float m_use = m_new == -std::numeric_limits<float>::infinity() ? 0.0f : m_new;
     float sum = 0.0f;
     for (int32_t j = 0; j < nk; ++j) {
       float& x = st[static_cast<std::size_t>(j) * t + i];
-      x = none ? 0.0f : std::exp(x - m_new);
+      x = std::exp(x - m_use);
       sum += x;
     }
-    if (none) continue;
     if (m_new != m[i]) {
       const float alpha = std::exp(m[i] - m_new);
       l[i] *= alpha;
