@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""`attn info` and `attn run <op> --model` against the committed fixtures.
+"""`attn info` and `attn run <op> --model` against the committed fixtures
+(or those in $ATTN_MODEL_DATA_DIR: convert_test.py regenerates them from PyTorch).
 
     cli_model_test.py ATTN_BINARY
 
@@ -20,7 +21,8 @@ except ImportError:
     sys.exit(77)
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-DATA = os.path.join(os.path.dirname(HERE), "data", "model")
+DATA = os.environ.get("ATTN_MODEL_DATA_DIR") or os.path.join(os.path.dirname(HERE), "data",
+                                                              "model")
 failures = []
 
 

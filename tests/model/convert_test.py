@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Tests of tools/attn-convert.
 
-    convert_test.py [ATTN_MODEL_TEST]
+    convert_test.py [ATTN_MODEL_TEST [ATTN_CLI]]
 
 1. bad inputs: exit status 2 and one line naming the file and the array;
 2. the blob writer against the format (header fields, alignment, CRC) and the
@@ -10,7 +10,8 @@
    suspicious improvement is noticed too);
 4. with PyTorch: regenerate every fixture into a temporary directory, check the
    committed tests/data/model files are what the converter makes today, and run
-   ATTN_MODEL_TEST (the C++ end-to-end test) on the fresh files.
+   ATTN_MODEL_TEST (the C++ end-to-end test) and, given ATTN_CLI, `attn run
+   --model` (cli_model_test.py) on the fresh files.
 Exit 0 pass, 1 fail, 77 skipped (no NumPy).
 """
 import os
@@ -193,7 +194,7 @@ def int8_error_ranges():
     check(0.99 < st["cosine"] < 0.99999, f"bahdanau int8 cosine {st['cosine']}")
 
 
-def pipeline(test_binary):
+def pipeline(test_binary, attn_binary):
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -232,11 +233,17 @@ def pipeline(test_binary):
                 open(os.path.join(d, f), "rb").read() == \
                 open(os.path.join(committed, f), "rb").read()
             check(same, f"tests/data/model/{f} is what gen_fixtures.py makes today")
+        env = dict(os.environ, ATTN_MODEL_DATA_DIR=d)
         if test_binary:
-            env = dict(os.environ, ATTN_MODEL_DATA_DIR=d)
             p = subprocess.run([test_binary, "--gtest_brief=1"], env=env, capture_output=True,
                                text=True)
             check(p.returncode == 0, "C++ end-to-end test on freshly converted blobs:\n" +
+                  p.stdout[-3000:])
+        if attn_binary:
+            # PyTorch -> attn-convert -> `attn run --model` -> compare, all fresh.
+            p = subprocess.run([sys.executable, os.path.join(HERE, "cli_model_test.py"),
+                                attn_binary], env=env, capture_output=True, text=True)
+            check(p.returncode == 0, "attn run --model on freshly converted blobs:\n" +
                   p.stdout[-3000:])
 
 
@@ -245,7 +252,8 @@ def main():
         bad_inputs(d)
     format_and_quant()
     int8_error_ranges()
-    pipeline(sys.argv[1] if len(sys.argv) > 1 else None)
+    pipeline(sys.argv[1] if len(sys.argv) > 1 else None,
+             sys.argv[2] if len(sys.argv) > 2 else None)
     if failures:
         print(f"convert_test: {len(failures)} failure(s)")
         return 1
