@@ -198,7 +198,13 @@ constexpr int32_t tanh_q4_27(int32_t a) {
 // TFLite's GetReciprocal: for x > 0 in Q(integer_bits).(31 - integer_bits),
 // returns a Q0.31 value r and *num_bits_over_unit such that
 // 1/x = r * 2^-num_bits_over_unit (approximately).
+// Every caller passes a sum of exponentials that includes exp(0), so x > 0;
+// x == 0 (which would shift by 32) gives r = 0 and *num_bits_over_unit = 0.
 constexpr int32_t get_reciprocal(int32_t x, int integer_bits, int* num_bits_over_unit) {
+  if (x == 0) {
+    *num_bits_over_unit = 0;
+    return 0;
+  }
   const int headroom_plus_one = clz32(static_cast<uint32_t>(x));
   *num_bits_over_unit = integer_bits - headroom_plus_one;
   const int32_t shifted_sum_minus_one = static_cast<int32_t>(
