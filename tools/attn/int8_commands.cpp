@@ -508,8 +508,8 @@ void add_mha_int8_flags(CLI::App* s, MhaInt8Flags* f) {
       {"--scores-quant", &f->scores_quant}, {"--attn-quant", &f->attn_quant},
       {"--out-quant", &f->out_quant}};
   const char* what[] = {
-      "int8: quantization of the query input, scale (float32 > 0) : zero point (int in "
-      "[-128, 127]), e.g. 0.05:-3",
+      ("int8: quantization of the query input, scale (float32 > 0) : zero point (int in "
+       "[-128, 127]), e.g. 0.05:-3"),
       "int8: quantization of the --kv input (default: --query-quant)",
       "int8: quantization of the --value input (default: --key-quant)",
       "int8: quantization of the projected queries Q",
