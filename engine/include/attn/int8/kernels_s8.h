@@ -2,7 +2,9 @@
 // always built: the oracle) and the entry the ops call (`dot_s8`, `mac_s8`),
 // which is the fastest version this build targets:
 //   "mve"  Cortex-M55 Helium: VMLADAVA.S8 / VADDVA.S8 with tail predication
-//   "dsp"  Cortex-M4/M7/M33 DSP: SXTB16 (+ ROR #8) and SMLAD, 4 bytes a step
+//   "dsp"  Cortex-M4/M7/M33 DSP (and Armv7-A): SXTB16 (+ ROR #8) and SMLAD
+//   "neon" / "neon-dotprod"  AArch64: SMULL/SADALP widening products, SDOT
+//          when built for +dotprod
 //   "ref"  everything else
 // Every version gives identical int32 results (integer sums are exact); the
 // tests compare each against the reference on odd lengths and offsets.
@@ -15,6 +17,8 @@
 #define ATTN_S8_KERNELS_MVE 1
 #elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
 #define ATTN_S8_KERNELS_DSP 1
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+#define ATTN_S8_KERNELS_NEON 1
 #endif
 
 namespace attn {
