@@ -245,6 +245,12 @@ def analyze(build_dir, preset, opt):
     base = sections(os.path.join(ops_dir, "attn_fp_base.elf"))
     frames = frame_sizes_from_ci(build_dir)
     engine_data = library_data_symbols(os.path.join(build_dir, "engine", "libattn.a"))
+    platform_data = library_data_symbols(os.path.join(build_dir, "platform", "libattn_platform.a"))
+    rt_dir = os.path.join(build_dir, "platform", "CMakeFiles", "attn_platform_rt.dir", "src")
+    if os.path.isdir(rt_dir):
+        for f in os.listdir(rt_dir):
+            if f.endswith(".obj") or f.endswith(".o"):
+                platform_data |= library_data_symbols(os.path.join(rt_dir, f))
     rows = []
     for op in OPS:
         elf = os.path.join(ops_dir, f"attn_fp_{op}.elf")
@@ -281,7 +287,8 @@ def analyze(build_dir, preset, opt):
                    "flash": sec["flash"] - base["flash"], "text": sec["text"] - base["text"],
                    "rodata": sec["rodata"] - base["rodata"],
                    "static_ram": owned_ram(total_elf, engine_data),
-                   "platform_flash": base["flash"], "platform_ram": base["ram"]}
+                   "platform_flash": base["flash"],
+                   "platform_ram": owned_ram(os.path.join(ops_dir, "attn_fp_base.elf"), platform_data)}
     return rows, summary
 
 
@@ -294,6 +301,11 @@ def print_table(rows, summaries, out=sys.stdout):
     for s in summaries:
         if s:
             print(f"| {s['preset']:<11} | {s['opt']:<7} | {'all ops':<22} | {'':<26} | {s['flash']:>7} | {s['text']:>6} | {s['rodata']:>8} | {s['static_ram']:>12} | {'':>7} | {'':>9} |", file=out)
+    for s in summaries:
+        if s:
+            print(f"\n{s['preset']} -{s['opt']}: the platform-only baseline image (start-up, console, "
+                  f"cycle counter, libc bits, the image's main) is {s['platform_flash']} B flash; the "
+                  f"platform holds {s['platform_ram']} B static RAM (plus the stack, 64 KiB by default)", file=out)
     notes = sorted({f"{r['op']}: {n}" for r in rows for n in r["notes"]})
     if notes:
         print("\nnotes:", file=out)
