@@ -21,6 +21,11 @@
 #include "attn/sdpa_s8.h"
 #define ATTN_HAVE_S8 1
 #endif
+#if defined(ATTN_HAVE_S8) && __has_include("attn/mha_s8.h") && __has_include("attn/luong_s8.h")
+#include "attn/luong_s8.h"
+#include "attn/mha_s8.h"
+#define ATTN_HAVE_S8_LAYERS 1
+#endif
 
 volatile uint32_t g_marker;
 
@@ -49,6 +54,14 @@ int8_t g_k8[kMaxSeq * kD];
 int8_t g_v8[kMaxSeq * kD];
 int8_t g_out8[kMaxSeq * kD];
 attn::SdpaS8Params g_s8_params;
+#endif
+#if defined(ATTN_HAVE_S8_LAYERS)
+int8_t g_w8[4 * kD * kD];
+float g_scales[4 * kD];
+int32_t g_bias32[4 * kD];
+attn::QuantizedMultiplier g_channels[4 * kD];
+attn::MhaS8Params g_mha_s8;
+attn::LuongS8Params g_luong_s8;
 #endif
 
 int g_case = 0;
@@ -212,6 +225,67 @@ int main() {
       continue;
     }
     run_case("sdpa_s8", c.shape, "s8", [] { return sdpa_s8(); });
+  }
+#endif
+#if defined(ATTN_HAVE_S8_LAYERS)
+  for (int i = 0; i < 4 * kD * kD; ++i) g_w8[i] = static_cast<int8_t>(g_w[i] * 800.0f);
+  for (int i = 0; i < 4 * kD; ++i) {
+    g_scales[i] = 0.01f;
+    g_bias32[i] = static_cast<int32_t>(g_bias[i] * 1000.0f);
+  }
+  {
+    const attn::MhaShape shape{1, 32, 32, kD, 4, 0, 0};
+    attn::MhaS8Quant quant;
+    quant.query = quant.key = quant.value = {0.02f, 0};
+    quant.q = quant.k = quant.v = {0.05f, 0};
+    quant.scores = {0.1f, 0};
+    quant.attn = {0.05f, 0};
+    quant.out = {0.05f, 0};
+    attn::MhaS8Weights w;
+    w.q = {g_w8, g_scales, g_bias32};
+    w.k = {g_w8 + kD * kD, g_scales + kD, g_bias32 + kD};
+    w.v = {g_w8 + 2 * kD * kD, g_scales + 2 * kD, g_bias32 + 2 * kD};
+    w.out = {g_w8 + 3 * kD * kD, g_scales + 3 * kD, g_bias32 + 3 * kD};
+    if (attn::mha_s8_prepare(shape, quant, w, g_channels, &g_mha_s8) == attn::Status::kOk) {
+      run_case("mha_s8", "E=64,H=4,S=32", "s8", [] {
+        attn::MhaS8Args a;
+        a.query = g_q8;
+        a.key = g_q8;
+        a.value = g_q8;
+        a.out = g_out8;
+        return attn::mha_s8(g_mha_s8, a, scratch());
+      });
+    } else {
+      pf::write("mha_s8: prepare failed\n");
+      ++g_failed;
+    }
+  }
+  {
+    attn::LuongS8Quant quant;
+    quant.query = quant.keys = {0.02f, 0};
+    quant.keys_proj = {0.05f, 0};
+    quant.scores = {0.1f, 0};
+    quant.context = {0.02f, 0};
+    const auto luong = [] {
+      attn::LuongS8Args a;
+      a.query = g_q8;
+      a.keys = g_k8;
+      a.context = g_out8;
+      return attn::luong_s8(g_luong_s8, a, scratch());
+    };
+    if (attn::luong_dot_s8_prepare({1, 32, kD}, quant, &g_luong_s8) == attn::Status::kOk) {
+      run_case("luong_dot_s8", "T=32,D=64", "s8", luong);
+    } else {
+      pf::write("luong_dot_s8: prepare failed\n");
+      ++g_failed;
+    }
+    if (attn::luong_general_s8_prepare({1, 32, kD, kD}, quant, {g_w8, g_scales, g_bias32},
+                                       g_channels, &g_luong_s8) == attn::Status::kOk) {
+      run_case("luong_general_s8", "T=32,D=64", "s8", luong);
+    } else {
+      pf::write("luong_general_s8: prepare failed\n");
+      ++g_failed;
+    }
   }
 #endif
   pf::print("bench done: %d cases, %d failed\n", g_case, g_failed);

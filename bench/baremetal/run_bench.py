@@ -93,6 +93,8 @@ def main():
             ok = False
     cases = []
     overhead = counts.get(0, 0)
+    m = re.search(r"^cycle counter: (.*)$", stdout, re.M)
+    counter = m.group(1).strip() if m else "unknown"
     for line in stdout.splitlines():
         m = LINE.match(line)
         if not m:
@@ -127,6 +129,7 @@ def main():
         with open(args.json, "w") as fh:
             json.dump({"target": args.target or (args.machine or args.user), "elf": args.elf,
                        "runs": len(runs), "deterministic": ok, "marker_overhead": overhead,
+                       "cycle_counter": counter,
                        "cases": cases}, fh, indent=2)
     return 0 if ok else 1
 
