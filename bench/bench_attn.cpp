@@ -503,8 +503,12 @@ void RegisterAll() {
     benchmark::RegisterBenchmark(("SDPA_d64/eigen/" + std::to_string(s)).c_str(), BM_Sdpa_eigen,
                                  s, s);
   }
-  benchmark::RegisterBenchmark(("Decode_d64/attn_" + be + "/1024").c_str(), BM_Sdpa_attn, 1, 1024);
-  benchmark::RegisterBenchmark("Decode_d64/eigen/1024", BM_Sdpa_eigen, 1, 1024);
+  for (int32_t s : {64, 1024, 4096}) {
+    benchmark::RegisterBenchmark(("Decode_d64/attn_" + be + "/" + std::to_string(s)).c_str(),
+                                 BM_Sdpa_attn, 1, s);
+    benchmark::RegisterBenchmark(("Decode_d64/eigen/" + std::to_string(s)).c_str(), BM_Sdpa_eigen,
+                                 1, s);
+  }
   for (auto eh : {std::pair<int32_t, int32_t>{64, 4}, std::pair<int32_t, int32_t>{256, 8}}) {
     for (int32_t s : {64, 256}) {
       const std::string tag = "MHA_E" + std::to_string(eh.first) + "_H" + std::to_string(eh.second);

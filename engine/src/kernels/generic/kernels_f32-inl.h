@@ -84,49 +84,47 @@ float Dot(const float* a, const float* b, int32_t n) {
   return O::ReduceSum(O::Add(O::Add(s0, s1), O::Add(s2, s3)));
 }
 
-// RQ queries x 4 keys, vector partial sums along d, reduced once per score.
-template <class O, int RQ>
+// RQ queries x KB keys (KB a multiple of 4), vector partial sums along d,
+// reduced once per score, four scores at a time.
+template <class O, int RQ, int KB>
 void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k_stride,
              int32_t nk, std::size_t d, float* s, std::size_t s_stride) {
   using V = typename O::V;
   const std::size_t N = O::Lanes();
   int32_t j = 0;
-  for (; j + 4 <= nk; j += 4) {
+  for (; j + KB <= nk; j += KB) {
     const float* k0 = k + Sz(j) * k_stride;
-    V acc[RQ][4];
+    V acc[RQ][KB];
     for (int r = 0; r < RQ; ++r)
-      for (int c = 0; c < 4; ++c) acc[r][c] = O::Zero();
+      for (int c = 0; c < KB; ++c) acc[r][c] = O::Zero();
     std::size_t x = 0;
     for (; x + N <= d; x += N) {
-      const V kv0 = O::LoadU(k0 + x);
-      const V kv1 = O::LoadU(k0 + k_stride + x);
-      const V kv2 = O::LoadU(k0 + 2 * k_stride + x);
-      const V kv3 = O::LoadU(k0 + 3 * k_stride + x);
+      V kv[KB];
+      for (int c = 0; c < KB; ++c) kv[c] = O::LoadU(k0 + Sz(c) * k_stride + x);
       for (int r = 0; r < RQ; ++r) {
         const V qv = O::LoadU(q + Sz(r) * q_stride + x);
-        acc[r][0] = O::MulAdd(qv, kv0, acc[r][0]);
-        acc[r][1] = O::MulAdd(qv, kv1, acc[r][1]);
-        acc[r][2] = O::MulAdd(qv, kv2, acc[r][2]);
-        acc[r][3] = O::MulAdd(qv, kv3, acc[r][3]);
+        for (int c = 0; c < KB; ++c) acc[r][c] = O::MulAdd(qv, kv[c], acc[r][c]);
       }
     }
     if (x < d) {
       const std::size_t t = d - x;
-      const V kv0 = O::LoadN(k0 + x, t);
-      const V kv1 = O::LoadN(k0 + k_stride + x, t);
-      const V kv2 = O::LoadN(k0 + 2 * k_stride + x, t);
-      const V kv3 = O::LoadN(k0 + 3 * k_stride + x, t);
+      V kv[KB];
+      for (int c = 0; c < KB; ++c) kv[c] = O::LoadN(k0 + Sz(c) * k_stride + x, t);
       for (int r = 0; r < RQ; ++r) {
         const V qv = O::LoadN(q + Sz(r) * q_stride + x, t);
-        acc[r][0] = O::MulAdd(qv, kv0, acc[r][0]);
-        acc[r][1] = O::MulAdd(qv, kv1, acc[r][1]);
-        acc[r][2] = O::MulAdd(qv, kv2, acc[r][2]);
-        acc[r][3] = O::MulAdd(qv, kv3, acc[r][3]);
+        for (int c = 0; c < KB; ++c) acc[r][c] = O::MulAdd(qv, kv[c], acc[r][c]);
       }
     }
     for (int r = 0; r < RQ; ++r) {
-      O::ReduceSum4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], s + Sz(r) * s_stride + Sz(j));
+      for (int c = 0; c < KB; c += 4) {
+        O::ReduceSum4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3],
+                      s + Sz(r) * s_stride + Sz(j + c));
+      }
     }
+  }
+  if constexpr (KB > 4) {
+    QkBlock<O, RQ, 4>(q, q_stride, k + Sz(j) * k_stride, k_stride, nk - j, d, s + Sz(j), s_stride);
+    return;
   }
   for (; j < nk; ++j) {
     for (int r = 0; r < RQ; ++r) {
@@ -141,11 +139,11 @@ void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k,
             std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
   int32_t i = 0;
   for (; i + 4 <= nq; i += 4) {
-    QkBlock<O, 4>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride,
+    QkBlock<O, 4, 4>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride,
                   s_stride);
   }
   for (; i < nq; ++i) {
-    QkBlock<O, 1>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride,
+    QkBlock<O, 1, 8>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride,
                   s_stride);
   }
 }
@@ -226,7 +224,24 @@ void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const f
   V a[RQ][RC];
   for (int r = 0; r < RQ; ++r)
     for (int c = 0; c < RC; ++c) a[r][c] = O::LoadU(acc + Sz(r) * a_stride + Sz(c) * N);
-  for (int32_t j = 0; j < nk; ++j) {
+  int32_t j = 0;
+  if (RQ == 1) {
+    // One query (decode): a second set of accumulators for odd keys, so that
+    // 2 RC chains hide the FMA latency.
+    V b[RC];
+    for (int c = 0; c < RC; ++c) b[c] = O::Zero();
+    for (; j + 2 <= nk; j += 2) {
+      const float* vr = v + Sz(j) * v_stride;
+      const V p0 = O::Set(p[Sz(j) * pj]);
+      const V p1 = O::Set(p[Sz(j + 1) * pj]);
+      for (int c = 0; c < RC; ++c) {
+        a[0][c] = O::MulAdd(p0, O::LoadU(vr + Sz(c) * N), a[0][c]);
+        b[c] = O::MulAdd(p1, O::LoadU(vr + v_stride + Sz(c) * N), b[c]);
+      }
+    }
+    for (int c = 0; c < RC; ++c) a[0][c] = O::Add(a[0][c], b[c]);
+  }
+  for (; j < nk; ++j) {
     const float* vr = v + Sz(j) * v_stride;
     V vv[RC];
     for (int c = 0; c < RC; ++c) vv[c] = O::LoadU(vr + Sz(c) * N);
