@@ -24,9 +24,12 @@ struct Array {
   std::vector<unsigned char> data;  // C order, little-endian
   // Number of elements: product of shape (1 for a scalar).
   std::size_t count() const;
+  // The data as T. std::vector's storage comes from operator new, aligned for
+  // every fundamental type, so the cast through void* (which keeps
+  // -Wcast-align quiet on strict-alignment Arm targets) is safe.
   template <class T>
   const T* as() const {
-    return reinterpret_cast<const T*>(data.data());
+    return static_cast<const T*>(static_cast<const void*>(data.data()));
   }
 };
 
