@@ -18,3 +18,8 @@ target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_arm.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_neon.cpp
 )
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  # Run-time dispatch over AVX2 / AVX-VNNI / AVX-512 VNNI (target attributes
+  # per function; the file is empty unless kernels_s8.h selects x86).
+  target_sources(attn PRIVATE ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_x86.cpp)
+endif()

@@ -98,14 +98,15 @@ void softmax_s8_row_ref(const int32_t* exp_table, int32_t diff_min, const int8_t
   }
 }
 
-#if !defined(ATTN_S8_KERNELS_MVE)
+#if !defined(ATTN_S8_KERNELS_MVE) && !defined(ATTN_S8_KERNELS_X86)
 void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
                     int32_t n) {
   softmax_s8_row_ref(exp_table, diff_min, in, out, n);
 }
 #endif
 
-#if !defined(ATTN_S8_KERNELS_MVE) && !defined(ATTN_S8_KERNELS_NEON)
+#if !defined(ATTN_S8_KERNELS_MVE) && !defined(ATTN_S8_KERNELS_NEON) && \
+    !defined(ATTN_S8_KERNELS_X86)
 // The DSP set has no faster requantization than the scalar one.
 void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
                        int32_t shift, int32_t zero_point, int8_t* out) {
@@ -113,7 +114,8 @@ void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t mu
 }
 #endif
 
-#if !defined(ATTN_S8_KERNELS_MVE) && !defined(ATTN_S8_KERNELS_DSP) && !defined(ATTN_S8_KERNELS_NEON)
+#if !defined(ATTN_S8_KERNELS_MVE) && !defined(ATTN_S8_KERNELS_DSP) && \
+    !defined(ATTN_S8_KERNELS_NEON) && !defined(ATTN_S8_KERNELS_X86)
 int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
   return dot_s8_ref(a, b, n, sum_b);
 }

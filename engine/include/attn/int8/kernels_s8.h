@@ -5,6 +5,8 @@
 //   "dsp"  Cortex-M4/M7/M33 DSP (and Armv7-A): SXTB16 (+ ROR #8) and SMLAD
 //   "neon" / "neon-dotprod"  AArch64: SMULL/SADALP widening products, SDOT
 //          when built for +dotprod
+//   "avx512-vnni" / "avx-vnni" / "avx2" / "scalar"  x86-64 (GCC/Clang): chosen
+//          at run time from the CPU (kernels_s8_x86.cpp)
 //   "ref"  everything else
 // Every version gives identical int32 results (integer sums are exact); the
 // tests compare each against the reference on odd lengths and offsets.
@@ -19,6 +21,8 @@
 #define ATTN_S8_KERNELS_DSP 1
 #elif defined(__aarch64__) && defined(__ARM_NEON)
 #define ATTN_S8_KERNELS_NEON 1
+#elif defined(__x86_64__) && defined(__GNUC__)
+#define ATTN_S8_KERNELS_X86 1
 #endif
 
 namespace attn {
@@ -26,6 +30,11 @@ namespace detail {
 
 #if defined(ATTN_S8_KERNELS_MVE)
 inline constexpr int32_t kPvDensePercent = 75;
+#elif defined(ATTN_S8_KERNELS_X86)
+// x86: always the dense kernel. A zero weight costs a quarter of a vpdpbusd
+// there, while compacting the rows mispredicts a branch per key (the dense
+// path ran int8 SDPA at L = 256 about twice as fast on a Zen 5).
+inline constexpr int32_t kPvDensePercent = 0;
 #else
 inline constexpr int32_t kPvDensePercent = 100;
 #endif
@@ -94,6 +103,18 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
 
 // Name of the kernel set dot_s8 / mac_s8 use: "ref", "dsp" or "mve".
 const char* kernels_s8_name();
+
+#if defined(ATTN_S8_KERNELS_X86)
+// x86 run-time dispatch levels: 0 scalar, 1 AVX2, 2 AVX-VNNI, 3 AVX-512 VNNI.
+// Every level shares one packed query-row layout, so a level may change
+// between qrow_s8_pack and qrow_s8_dot. Default: the best the CPU supports.
+bool kernels_s8_x86_supported(int level);  // this CPU runs it
+int kernels_s8_x86_level();
+// Tests and benchmarks: use `level` from now on (-1: the CPU's best); false
+// (no change) if the CPU lacks it. Not synchronised with running kernels.
+bool kernels_s8_x86_select(int level);
+const char* kernels_s8_x86_level_name(int level);
+#endif
 
 }  // namespace detail
 }  // namespace attn

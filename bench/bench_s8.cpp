@@ -1,0 +1,187 @@
+// int8 SDPA benchmarks, linked into attn_bench beside the float ones so the
+// two run in the same process: SDPA_d64/attn_s8_<level>/<L> for every x86
+// int8 kernel level the CPU supports (level "best" is what the ops use by
+// default), the same shapes as SDPA_d64/attn_<backend>/<L>.
+//
+// Counters: GOPS (4 Sq Skv d integer ops, as the float GFLOPS), pct_vnni_peak
+// (of the vpdpbusd peak: 2 x 64 ops per 512-bit vpdpbusd, or 2 x 32 per
+// 256-bit one on AVX-VNNI-only CPUs, measured at start-up on this core).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <ctime>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attn/int8/kernels_s8.h"
+#include "attn/sdpa_s8.h"
+
+namespace {
+
+#if defined(ATTN_S8_KERNELS_X86)
+
+// 16 independent vpdpbusd chains (latency x throughput of current cores);
+// inline asm so nothing is folded or spilled.
+__attribute__((noinline, target("avx512f,avx512vnni"))) void VnniLoop512(int64_t reps) {
+  __asm__ volatile(
+      "vpternlogd $0xff, %%zmm16, %%zmm16, %%zmm16\n"
+      "vpxord %%zmm17, %%zmm17, %%zmm17\n"
+      "1:\n"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm0\n vpdpbusd %%zmm16, %%zmm17, %%zmm1\n"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm2\n vpdpbusd %%zmm16, %%zmm17, %%zmm3\n"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm4\n vpdpbusd %%zmm16, %%zmm17, %%zmm5\n"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm6\n vpdpbusd %%zmm16, %%zmm17, %%zmm7\n"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm8\n vpdpbusd %%zmm16, %%zmm17, %%zmm9\n"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm10\n vpdpbusd %%zmm16, %%zmm17, %%zmm11\n"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm12\n vpdpbusd %%zmm16, %%zmm17, %%zmm13\n"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm14\n vpdpbusd %%zmm16, %%zmm17, %%zmm15\n"
+      "dec %0\n"
+      "jnz 1b\n"
+      : "+r"(reps)
+      :
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "cc");
+}
+
+__attribute__((noinline, target("avx2,avxvnni"))) void VnniLoop256(int64_t reps) {
+  __asm__ volatile(
+      "vpcmpeqd %%ymm14, %%ymm14, %%ymm14\n"
+      "vpxor %%ymm15, %%ymm15, %%ymm15\n"
+      "1:\n"
+      "%{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm0\n %{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm1\n"
+      "%{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm2\n %{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm3\n"
+      "%{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm4\n %{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm5\n"
+      "%{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm6\n %{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm7\n"
+      "%{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm8\n %{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm9\n"
+      "%{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm10\n %{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm11\n"
+      "%{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm12\n %{vex%} vpdpbusd %%ymm14, %%ymm15, %%ymm13\n"
+      "dec %0\n"
+      "jnz 1b\n"
+      : "+r"(reps)
+      :
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
+}
+
+// Integer ops per second of the widest vpdpbusd this CPU has (0: none).
+double VnniPeakOps() {
+  int64_t reps = 1 << 18;
+  double ops_per_rep = 0;
+  void (*loop)(int64_t) = nullptr;
+  if (attn::detail::kernels_s8_x86_supported(3)) {
+    loop = VnniLoop512;
+    ops_per_rep = 16.0 * 64 * 2;
+  } else if (attn::detail::kernels_s8_x86_supported(2)) {
+    loop = VnniLoop256;
+    ops_per_rep = 14.0 * 32 * 2;
+  } else {
+    return 0.0;
+  }
+  double best = 0.0;
+  for (int t = 0; t < 7; ++t) {
+    timespec t0{}, t1{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    loop(reps);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    const double s = static_cast<double>(t1.tv_sec - t0.tv_sec) +
+                     1e-9 * static_cast<double>(t1.tv_nsec - t0.tv_nsec);
+    best = std::max(best, ops_per_rep * static_cast<double>(reps) / s);
+  }
+  return best;
+}
+
+double g_vnni_peak = 0.0;
+
+void BM_VnniPeak(benchmark::State& st) {
+  const bool wide = attn::detail::kernels_s8_x86_supported(3);
+  for (auto _ : st) {
+    if (wide) {
+      VnniLoop512(1024);
+    } else {
+      VnniLoop256(1024);
+    }
+  }
+  const double ops = wide ? 16.0 * 64 * 2 * 1024 : 14.0 * 32 * 2 * 1024;
+  st.counters["GOPS"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+std::vector<int8_t> RandomS8(std::size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> v(n);
+  for (auto& x : v) x = static_cast<int8_t>(d(rng));
+  return v;
+}
+
+// level -1: the default (best) kernels.
+void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv) {
+  const int32_t d = 64;
+  const attn::SdpaShape shape{1, sq, skv, d, d};
+  attn::SdpaS8Quant quant;
+  quant.q = {0.05f, 3};
+  quant.k = {0.04f, -7};
+  quant.v = {0.03f, 5};
+  quant.scores = {0.2f, 2};
+  quant.out = {0.02f, -4};
+  attn::SdpaS8Params params;
+  if (attn::sdpa_s8_prepare(shape, quant, &params) != attn::Status::kOk) {
+    st.SkipWithError("prepare failed");
+    return;
+  }
+  const auto q = RandomS8(static_cast<std::size_t>(sq) * d, 1);
+  const auto k = RandomS8(static_cast<std::size_t>(skv) * d, 2);
+  const auto v = RandomS8(static_cast<std::size_t>(skv) * d, 3);
+  std::vector<int8_t> out(static_cast<std::size_t>(sq) * d);
+  std::vector<unsigned char> scratch(attn::sdpa_s8_scratch_bytes(shape));
+  attn::SdpaS8Args args;
+  args.q = q.data();
+  args.k = k.data();
+  args.v = v.data();
+  args.out = out.data();
+  attn::detail::kernels_s8_x86_select(level);
+  for (auto _ : st) {
+    const attn::Status s = attn::sdpa_s8(params, args, {scratch.data(), scratch.size()});
+    benchmark::DoNotOptimize(s);
+    benchmark::ClobberMemory();
+  }
+  attn::detail::kernels_s8_x86_select(-1);
+  const double ops = 4.0 * sq * skv * d;
+  st.counters["GOPS"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  if (g_vnni_peak > 0) {
+    st.counters["pct_vnni_peak"] = benchmark::Counter(
+        ops * 100.0 / g_vnni_peak, benchmark::Counter::kIsIterationInvariantRate);
+  }
+}
+
+int RegisterS8() {
+  g_vnni_peak = VnniPeakOps();
+  if (g_vnni_peak > 0) {
+    benchmark::AddCustomContext("vnni_peak_gops", std::to_string(g_vnni_peak * 1e-9));
+    benchmark::RegisterBenchmark("VnniPeak", BM_VnniPeak);
+  }
+  for (int32_t s : {16, 64, 256, 1024}) {
+    for (int level = 3; level >= 0; --level) {
+      if (!attn::detail::kernels_s8_x86_supported(level)) continue;
+      const std::string name = std::string("SDPA_d64/attn_s8_") +
+                               attn::detail::kernels_s8_x86_level_name(level) + "/" +
+                               std::to_string(s);
+      benchmark::RegisterBenchmark(name.c_str(), BM_Sdpa_s8, level, s, s);
+    }
+  }
+  for (int32_t s : {1024, 4096}) {
+    const std::string name = std::string("Decode_d64/attn_s8_") +
+                             attn::detail::kernels_s8_x86_level_name(
+                                 attn::detail::kernels_s8_x86_level()) +
+                             "/" + std::to_string(s);
+    benchmark::RegisterBenchmark(name.c_str(), BM_Sdpa_s8, -1, 1, s);
+  }
+  return 0;
+}
+
+const int g_registered = RegisterS8();
+
+#endif  // ATTN_S8_KERNELS_X86
+
+}  // namespace

@@ -1,0 +1,898 @@
+// x86 int8 kernels (see attn/int8/kernels_s8.h), selected at run time from
+// what the CPU supports:
+//   3 "avx512-vnni"  AVX-512 VNNI vpdpbusd on 512-bit vectors (+BW/VL)
+//   2 "avx-vnni"     AVX-VNNI vpdpbusd (VEX) on 256-bit vectors
+//   1 "avx2"         AVX2: int8 sign-extended to int16, vpmaddwd (exact
+//                    int32 pair sums; never the saturating vpmaddubsw)
+//   0 "scalar"       portable C++
+// Each function is compiled for its target with a target attribute, so the
+// library itself needs no -m flags. Every level gives the bits of *_ref:
+// integer sums are exact (intermediate int32 wrap-around cancels out, the
+// final values fit), and the requantization is TFLite's arithmetic lane-wise.
+//
+// vpdpbusd multiplies unsigned by signed bytes. The packed query row holds
+// u = q ^ 0x80 = q + 128 (unsigned), so for a key row k
+//   sum (q - zp) k = sum u k - (128 + zp) sum k
+// and both sums are vpdpbusd of k: by u, and by the constant byte 128 + zp
+// (in [0, 255]). The same packed layout serves every level, so switching
+// levels (tests) never mixes layouts.
+#include "attn/int8/kernels_s8.h"
+
+#if defined(ATTN_S8_KERNELS_X86)
+
+// GCC 12's AVX-512 headers trip its own uninitialized warnings (the
+// _mm512_undefined_* idiom) once inlined into -Wall -Werror code.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <cpuid.h>
+#include <immintrin.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "attn/int8/fixedpoint.h"
+
+#define ATTN_T_AVX2 __attribute__((target("avx2")))
+#define ATTN_T_AVXVNNI __attribute__((target("avx2,avxvnni")))
+#define ATTN_T_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+
+namespace attn {
+namespace detail {
+namespace {
+
+// ------------------------------------------------------------- CPU features
+uint64_t xgetbv0() {
+  uint32_t lo = 0, hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+
+int detect_level() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0 || a < 7) return 0;
+  __get_cpuid(1, &a, &b, &c, &d);
+  const bool osxsave = (c & (1u << 27)) != 0;
+  const bool avx = (c & (1u << 28)) != 0;
+  if (!osxsave || !avx) return 0;
+  const uint64_t xcr0 = xgetbv0();
+  const bool os_ymm = (xcr0 & 0x6u) == 0x6u;
+  const bool os_zmm = (xcr0 & 0xe6u) == 0xe6u;
+  if (!os_ymm) return 0;
+  __cpuid_count(7, 0, a, b, c, d);
+  const bool avx2 = (b & (1u << 5)) != 0;
+  const bool avx512f = (b & (1u << 16)) != 0;
+  const bool avx512bw = (b & (1u << 30)) != 0;
+  const bool avx512vl = (b & (1u << 31)) != 0;
+  const bool avx512vnni = (c & (1u << 11)) != 0;
+  unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
+  __cpuid_count(7, 1, a1, b1, c1, d1);
+  const bool avxvnni = (a1 & (1u << 4)) != 0;
+  if (!avx2) return 0;
+  if (os_zmm && avx512f && avx512bw && avx512vl && avx512vnni) return 3;
+  if (avxvnni) return 2;
+  return 1;
+}
+
+int cpu_level() {
+  static const int level = detect_level();
+  return level;
+}
+
+std::atomic<int> g_level{-1};
+
+int level() {
+  int l = g_level.load(std::memory_order_relaxed);
+  if (l < 0) {
+    l = cpu_level();
+    g_level.store(l, std::memory_order_relaxed);
+  }
+  return l;
+}
+
+inline int32_t wrap_sub32(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
+}
+inline int32_t wrap_mul32(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+}
+
+// ------------------------------------------------------------- scalar (0)
+int32_t qrow_dot_scalar(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n) {
+  int32_t acc = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    acc += (static_cast<int32_t>(u[i]) - 128 - zp) * static_cast<int32_t>(k[i]);
+  }
+  return acc;
+}
+
+// Scalar tail of the vector kernels: sum over i in [from, n).
+inline int32_t qrow_dot_tail(const uint8_t* u, int32_t zp, const int8_t* k, int32_t from,
+                             int32_t n) {
+  return qrow_dot_scalar(u + from, zp, k + from, n - from);
+}
+
+// ------------------------------------------------------------- AVX2 (1)
+// Horizontal reductions: r[t] (8 int32 lanes each) -> lane t = sum of r[t].
+ATTN_T_AVX2 inline __m256i reduce8x8(const __m256i* r) {
+  const __m256i x01 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[0], r[1]),
+                                       _mm256_unpackhi_epi32(r[0], r[1]));
+  const __m256i x23 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[2], r[3]),
+                                       _mm256_unpackhi_epi32(r[2], r[3]));
+  const __m256i x45 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[4], r[5]),
+                                       _mm256_unpackhi_epi32(r[4], r[5]));
+  const __m256i x67 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[6], r[7]),
+                                       _mm256_unpackhi_epi32(r[6], r[7]));
+  const __m256i y0 =
+      _mm256_add_epi32(_mm256_unpacklo_epi64(x01, x23), _mm256_unpackhi_epi64(x01, x23));
+  const __m256i y1 =
+      _mm256_add_epi32(_mm256_unpacklo_epi64(x45, x67), _mm256_unpackhi_epi64(x45, x67));
+  return _mm256_add_epi32(_mm256_permute2x128_si256(y0, y1, 0x20),
+                          _mm256_permute2x128_si256(y0, y1, 0x31));
+}
+
+ATTN_T_AVX2 inline int32_t hsum8(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+  return _mm_cvtsi128_si32(s);
+}
+
+// 16 elements of the packed row as int16 q - zp.
+ATTN_T_AVX2 inline __m256i q16_avx2(const uint8_t* u, __m256i zp16) {
+  const __m128i b = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(u)),
+                                  _mm_set1_epi8(static_cast<char>(0x80)));
+  return _mm256_sub_epi16(_mm256_cvtepi8_epi16(b), zp16);
+}
+
+ATTN_T_AVX2 inline __m256i k16_avx2(const int8_t* k) {
+  return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k)));
+}
+
+ATTN_T_AVX2 int32_t qrow_dot_avx2(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n) {
+  const __m256i zp16 = _mm256_set1_epi16(static_cast<int16_t>(zp));
+  __m256i acc = _mm256_setzero_si256();
+  int32_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(q16_avx2(u + i, zp16), k16_avx2(k + i)));
+  }
+  return hsum8(acc) + qrow_dot_tail(u, zp, k, i, n);
+}
+
+ATTN_T_AVX2 void qk_avx2(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t stride,
+                         int32_t nkeys, int32_t n, int32_t* out) {
+  const __m256i zp16 = _mm256_set1_epi16(static_cast<int16_t>(zp));
+  const int32_t nv = n / 16 * 16;
+  int32_t j = 0;
+  for (; j + 8 <= nkeys; j += 8) {
+    const int8_t* kj = k + static_cast<std::size_t>(j) * stride;
+    __m256i acc[8];
+    for (int t = 0; t < 8; ++t) acc[t] = _mm256_setzero_si256();
+    for (int32_t i = 0; i < nv; i += 16) {
+      const __m256i qv = q16_avx2(u + i, zp16);
+      for (int t = 0; t < 8; ++t) {
+        acc[t] = _mm256_add_epi32(
+            acc[t], _mm256_madd_epi16(qv, k16_avx2(kj + static_cast<std::size_t>(t) * stride + i)));
+      }
+    }
+    __m256i r = reduce8x8(acc);
+    if (nv < n) {
+      alignas(32) int32_t tail[8];
+      for (int t = 0; t < 8; ++t) {
+        tail[t] = qrow_dot_tail(u, zp, kj + static_cast<std::size_t>(t) * stride, nv, n);
+      }
+      r = _mm256_add_epi32(r, _mm256_load_si256(reinterpret_cast<const __m256i*>(tail)));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), r);
+  }
+  for (; j < nkeys; ++j) out[j] = qrow_dot_avx2(u, zp, k + static_cast<std::size_t>(j) * stride, n);
+}
+
+ATTN_T_AVX2 int32_t dot_avx2(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
+  __m256i acc = _mm256_setzero_si256();
+  __m256i sb = _mm256_setzero_si256();
+  const __m256i ones = _mm256_set1_epi16(1);
+  int32_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i b16 = k16_avx2(b + i);
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(k16_avx2(a + i), b16));
+    sb = _mm256_add_epi32(sb, _mm256_madd_epi16(ones, b16));
+  }
+  int32_t r = hsum8(acc);
+  int32_t s = hsum8(sb);
+  for (; i < n; ++i) {
+    r += static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
+    s += b[i];
+  }
+  *sum_b = s;
+  return r;
+}
+
+ATTN_T_AVX2 void mac_avx2(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
+  const __m256i wv = _mm256_set1_epi32(w);
+  int32_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i bv = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + i)));
+    __m256i* p = reinterpret_cast<__m256i*>(acc + i);
+    _mm256_storeu_si256(p, _mm256_add_epi32(_mm256_loadu_si256(p), _mm256_mullo_epi32(wv, bv)));
+  }
+  for (; i < n; ++i) acc[i] += w * static_cast<int32_t>(b[i]);
+}
+
+// acc[c] = sum_r w[r] row_r[c]: rows in pairs, (w_r, w_r+1) int16 pairs times
+// the interleaved sign-extended row bytes (vpmaddwd, exact), 16 columns per
+// pass.
+template <typename RowAt>
+ATTN_T_AVX2 void pv_avx2(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
+  int32_t c = 0;
+  for (; c + 16 <= n; c += 16) {
+    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+    int32_t r = 0;
+    for (; r + 2 <= nrows; r += 2) {
+      const __m256i x0 = k16_avx2(row_at(r) + c);
+      const __m256i x1 = k16_avx2(row_at(r + 1) + c);
+      const uint32_t wp = static_cast<uint16_t>(w[r]) | (static_cast<uint32_t>(w[r + 1]) << 16);
+      const __m256i wv = _mm256_set1_epi32(static_cast<int32_t>(wp));
+      lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), wv));
+      hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), wv));
+    }
+    if (r < nrows) {
+      const __m256i x0 = k16_avx2(row_at(r) + c);
+      const __m256i wv = _mm256_set1_epi32(static_cast<uint16_t>(w[r]));
+      lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x0), wv));
+      hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x0), wv));
+    }
+    // lo: columns 0-3 | 8-11, hi: 4-7 | 12-15.
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c), _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c + 8),
+                        _mm256_permute2x128_si256(lo, hi, 0x31));
+  }
+  for (; c < n; ++c) {
+    int32_t s = 0;
+    for (int32_t r = 0; r < nrows; ++r) s += static_cast<int32_t>(w[r]) * row_at(r)[c];
+    acc[c] = s;
+  }
+}
+
+// TFLite requantization of 8 lanes (see q::requantize), with left = max(shift, 0)
+// and right = max(-shift, 0); multiplier > 0.
+ATTN_T_AVX2 inline __m256i requant8_avx2(__m256i x, __m128i left, __m256i mult, __m256i nudge,
+                                         __m128i right, __m256i mask, __m256i half_mask,
+                                         __m256i zp) {
+  x = _mm256_sll_epi32(x, left);
+  // srdhm: floor((x m + 2^30) / 2^31), even and odd lanes as int64.
+  const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, mult), nudge);
+  const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), mult), nudge);
+  // Bits 31..62 of each product: >> 31 (logical is fine: we keep 32 bits).
+  const __m256i he = _mm256_srli_epi64(pe, 31);
+  const __m256i ho = _mm256_slli_epi64(_mm256_srli_epi64(po, 31), 32);
+  __m256i s = _mm256_blend_epi32(he, ho, 0xaa);
+  // RoundingDivideByPOT.
+  const __m256i rem = _mm256_and_si256(s, mask);
+  const __m256i thr = _mm256_sub_epi32(half_mask, _mm256_srai_epi32(s, 31));  // + (s < 0)
+  s = _mm256_sra_epi32(s, right);
+  s = _mm256_sub_epi32(s, _mm256_cmpgt_epi32(rem, thr));
+  s = _mm256_add_epi32(s, zp);
+  return _mm256_max_epi32(_mm256_min_epi32(s, _mm256_set1_epi32(127)), _mm256_set1_epi32(-128));
+}
+
+ATTN_T_AVX2 void requantize_avx2(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
+                                 int32_t shift, int32_t zero_point, int8_t* out) {
+  const int left = shift > 0 ? shift : 0;
+  const int right = shift > 0 ? 0 : -shift;
+  const __m128i vleft = _mm_cvtsi32_si128(left);
+  const __m128i vright = _mm_cvtsi32_si128(right);
+  const __m256i mult = _mm256_set1_epi64x(multiplier);
+  const __m256i nudge = _mm256_set1_epi64x(int64_t{1} << 30);
+  const int32_t m = static_cast<int32_t>((uint64_t{1} << right) - 1u);
+  const __m256i mask = _mm256_set1_epi32(m);
+  const __m256i half = _mm256_set1_epi32(m >> 1);
+  const __m256i zp = _mm256_set1_epi32(zero_point);
+  const __m256i off = _mm256_set1_epi32(offset);
+  int32_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i x =
+        _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i)), off);
+    const __m256i r = requant8_avx2(x, vleft, mult, nudge, vright, mask, half, zp);
+    const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), _mm_packs_epi16(w16, w16));
+  }
+  if (i < n) requantize_row_s8_ref(acc + i, n - i, offset, multiplier, shift, zero_point, out + i);
+}
+
+// ------------------------------------------------------------- AVX-VNNI (2)
+ATTN_T_AVXVNNI inline __m256i reduce8x8_vnni(const __m256i* r) {
+  const __m256i x01 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[0], r[1]),
+                                       _mm256_unpackhi_epi32(r[0], r[1]));
+  const __m256i x23 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[2], r[3]),
+                                       _mm256_unpackhi_epi32(r[2], r[3]));
+  const __m256i x45 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[4], r[5]),
+                                       _mm256_unpackhi_epi32(r[4], r[5]));
+  const __m256i x67 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[6], r[7]),
+                                       _mm256_unpackhi_epi32(r[6], r[7]));
+  const __m256i y0 =
+      _mm256_add_epi32(_mm256_unpacklo_epi64(x01, x23), _mm256_unpackhi_epi64(x01, x23));
+  const __m256i y1 =
+      _mm256_add_epi32(_mm256_unpacklo_epi64(x45, x67), _mm256_unpackhi_epi64(x45, x67));
+  return _mm256_add_epi32(_mm256_permute2x128_si256(y0, y1, 0x20),
+                          _mm256_permute2x128_si256(y0, y1, 0x31));
+}
+
+ATTN_T_AVXVNNI inline int32_t hsum8_vnni(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+  return _mm_cvtsi128_si32(s);
+}
+
+ATTN_T_AVXVNNI inline __m256i load32(const void* p) {
+  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+}
+
+ATTN_T_AVXVNNI int32_t qrow_dot_avxvnni(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n) {
+  const __m256i cv = _mm256_set1_epi8(static_cast<char>(128 + zp));
+  __m256i a = _mm256_setzero_si256(), s = _mm256_setzero_si256();
+  int32_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256i kv = load32(k + i);
+    a = _mm256_dpbusd_avx_epi32(a, load32(u + i), kv);
+    s = _mm256_dpbusd_avx_epi32(s, cv, kv);
+  }
+  return wrap_sub32(hsum8_vnni(a), hsum8_vnni(s)) + qrow_dot_tail(u, zp, k, i, n);
+}
+
+ATTN_T_AVXVNNI void qk_avxvnni(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t stride,
+                               int32_t nkeys, int32_t n, int32_t* out) {
+  const __m256i cv = _mm256_set1_epi8(static_cast<char>(128 + zp));
+  const int32_t nv = n / 32 * 32;
+  int32_t j = 0;
+  for (; j + 8 <= nkeys; j += 8) {
+    const int8_t* kj = k + static_cast<std::size_t>(j) * stride;
+    __m256i a[8], s[8];
+    for (int t = 0; t < 8; ++t) a[t] = s[t] = _mm256_setzero_si256();
+    for (int32_t i = 0; i < nv; i += 32) {
+      const __m256i qv = load32(u + i);
+      for (int t = 0; t < 8; ++t) {
+        const __m256i kv = load32(kj + static_cast<std::size_t>(t) * stride + i);
+        a[t] = _mm256_dpbusd_avx_epi32(a[t], qv, kv);
+        s[t] = _mm256_dpbusd_avx_epi32(s[t], cv, kv);
+      }
+    }
+    for (int t = 0; t < 8; ++t) a[t] = _mm256_sub_epi32(a[t], s[t]);
+    __m256i r = reduce8x8_vnni(a);
+    if (nv < n) {
+      alignas(32) int32_t tail[8];
+      for (int t = 0; t < 8; ++t) {
+        tail[t] = qrow_dot_tail(u, zp, kj + static_cast<std::size_t>(t) * stride, nv, n);
+      }
+      r = _mm256_add_epi32(r, _mm256_load_si256(reinterpret_cast<const __m256i*>(tail)));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), r);
+  }
+  for (; j < nkeys; ++j) {
+    out[j] = qrow_dot_avxvnni(u, zp, k + static_cast<std::size_t>(j) * stride, n);
+  }
+}
+
+ATTN_T_AVXVNNI int32_t dot_avxvnni(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
+  // (a + 128) b summed, minus 128 sum b; wrapping int32 lanes, exact result.
+  const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+  const __m256i ones = _mm256_set1_epi8(1);
+  __m256i acc = _mm256_setzero_si256(), sb = _mm256_setzero_si256();
+  int32_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256i bv = load32(b + i);
+    acc = _mm256_dpbusd_avx_epi32(acc, _mm256_xor_si256(load32(a + i), flip), bv);
+    sb = _mm256_dpbusd_avx_epi32(sb, ones, bv);
+  }
+  int32_t s = hsum8_vnni(sb);
+  int32_t r = wrap_sub32(hsum8_vnni(acc), wrap_mul32(128, s));
+  for (; i < n; ++i) {
+    r += static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
+    s += b[i];
+  }
+  *sum_b = s;
+  return r;
+}
+
+// acc[c] = sum_r w[r] row_r[c]: four rows byte-interleaved per column against
+// the four weights as unsigned bytes (vpdpbusd), 32 columns per pass.
+template <typename RowAt>
+ATTN_T_AVXVNNI void pv_avxvnni(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n,
+                               int32_t* acc) {
+  int32_t c = 0;
+  for (; c + 32 <= n; c += 32) {
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+    for (int32_t r = 0; r < nrows; r += 4) {
+      uint32_t wp = 0;
+      __m256i x[4];
+      for (int t = 0; t < 4; ++t) {
+        if (r + t < nrows) {
+          wp |= static_cast<uint32_t>(static_cast<uint8_t>(w[r + t])) << (8 * t);
+          x[t] = load32(row_at(r + t) + c);
+        } else {
+          x[t] = _mm256_setzero_si256();
+        }
+      }
+      const __m256i wv = _mm256_set1_epi32(static_cast<int32_t>(wp));
+      const __m256i lo01 = _mm256_unpacklo_epi8(x[0], x[1]);
+      const __m256i hi01 = _mm256_unpackhi_epi8(x[0], x[1]);
+      const __m256i lo23 = _mm256_unpacklo_epi8(x[2], x[3]);
+      const __m256i hi23 = _mm256_unpackhi_epi8(x[2], x[3]);
+      a0 = _mm256_dpbusd_avx_epi32(a0, wv, _mm256_unpacklo_epi16(lo01, lo23));
+      a1 = _mm256_dpbusd_avx_epi32(a1, wv, _mm256_unpackhi_epi16(lo01, lo23));
+      a2 = _mm256_dpbusd_avx_epi32(a2, wv, _mm256_unpacklo_epi16(hi01, hi23));
+      a3 = _mm256_dpbusd_avx_epi32(a3, wv, _mm256_unpackhi_epi16(hi01, hi23));
+    }
+    // a_t holds columns 4t..4t+3 of each 16-column lane.
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c), _mm256_permute2x128_si256(a0, a1, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c + 8),
+                        _mm256_permute2x128_si256(a2, a3, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c + 16),
+                        _mm256_permute2x128_si256(a0, a1, 0x31));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c + 24),
+                        _mm256_permute2x128_si256(a2, a3, 0x31));
+  }
+  for (; c < n; ++c) {
+    int32_t s = 0;
+    for (int32_t r = 0; r < nrows; ++r) s += static_cast<int32_t>(w[r]) * row_at(r)[c];
+    acc[c] = s;
+  }
+}
+
+// ------------------------------------------------------------- AVX-512 VNNI (3)
+ATTN_T_AVX512 inline __mmask64 tail_mask64(int32_t len) {
+  return len >= 64 ? ~__mmask64{0} : ((__mmask64{1} << len) - 1u);
+}
+
+// r[t] (16 int32 lanes each, t < 8) -> lane t = sum of r[t].
+ATTN_T_AVX512 inline __m256i reduce8x16(const __m512i* r) {
+  const __m512i x01 = _mm512_add_epi32(_mm512_unpacklo_epi32(r[0], r[1]),
+                                       _mm512_unpackhi_epi32(r[0], r[1]));
+  const __m512i x23 = _mm512_add_epi32(_mm512_unpacklo_epi32(r[2], r[3]),
+                                       _mm512_unpackhi_epi32(r[2], r[3]));
+  const __m512i x45 = _mm512_add_epi32(_mm512_unpacklo_epi32(r[4], r[5]),
+                                       _mm512_unpackhi_epi32(r[4], r[5]));
+  const __m512i x67 = _mm512_add_epi32(_mm512_unpacklo_epi32(r[6], r[7]),
+                                       _mm512_unpackhi_epi32(r[6], r[7]));
+  // Per 128-bit lane L: [t0_L, t1_L, t2_L, t3_L] and [t4_L .. t7_L].
+  const __m512i y0 =
+      _mm512_add_epi32(_mm512_unpacklo_epi64(x01, x23), _mm512_unpackhi_epi64(x01, x23));
+  const __m512i y1 =
+      _mm512_add_epi32(_mm512_unpacklo_epi64(x45, x67), _mm512_unpackhi_epi64(x45, x67));
+  // [y0.L0+L1, y0.L2+L3, y1.L0+L1, y1.L2+L3]
+  const __m512i z = _mm512_add_epi32(_mm512_shuffle_i32x4(y0, y1, 0x88),
+                                     _mm512_shuffle_i32x4(y0, y1, 0xdd));
+  // [y0.L0+L1, y1.L0+L1 | y0.L2+L3, y1.L2+L3]
+  const __m512i p = _mm512_shuffle_i32x4(z, z, 0xd8);
+  return _mm256_add_epi32(_mm512_castsi512_si256(p), _mm512_extracti64x4_epi64(p, 1));
+}
+
+ATTN_T_AVX512 int32_t qrow_dot_avx512(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n) {
+  const __m512i cv = _mm512_set1_epi8(static_cast<char>(128 + zp));
+  __m512i a = _mm512_setzero_si512(), s = _mm512_setzero_si512();
+  int32_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i kv = _mm512_loadu_si512(k + i);
+    a = _mm512_dpbusd_epi32(a, _mm512_loadu_si512(u + i), kv);
+    s = _mm512_dpbusd_epi32(s, cv, kv);
+  }
+  if (i < n) {
+    // Masked-off bytes load as 0 on both sides: they add nothing.
+    const __mmask64 m = tail_mask64(n - i);
+    const __m512i kv = _mm512_maskz_loadu_epi8(m, k + i);
+    a = _mm512_dpbusd_epi32(a, _mm512_maskz_loadu_epi8(m, u + i), kv);
+    s = _mm512_dpbusd_epi32(s, cv, kv);
+  }
+  return _mm512_reduce_add_epi32(_mm512_sub_epi32(a, s));
+}
+
+ATTN_T_AVX512 void qk_avx512(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t stride,
+                             int32_t nkeys, int32_t n, int32_t* out) {
+  const __m512i cv = _mm512_set1_epi8(static_cast<char>(128 + zp));
+  const int32_t nfull = n / 64 * 64;
+  const __mmask64 tm = tail_mask64(n - nfull);
+  int32_t j = 0;
+  for (; j < nkeys; j += 8) {
+    const int32_t nk = nkeys - j < 8 ? nkeys - j : 8;
+    const int8_t* kt[8];
+    for (int t = 0; t < 8; ++t) {
+      // Past the last key: repeat it (its lanes are not stored).
+      const int32_t jt = t < nk ? j + t : j + nk - 1;
+      kt[t] = k + static_cast<std::size_t>(jt) * stride;
+    }
+    __m512i a[8], s[8];
+    for (int t = 0; t < 8; ++t) a[t] = s[t] = _mm512_setzero_si512();
+    int32_t i = 0;
+    for (; i < nfull; i += 64) {
+      const __m512i qv = _mm512_loadu_si512(u + i);
+      for (int t = 0; t < 8; ++t) {
+        const __m512i kv = _mm512_loadu_si512(kt[t] + i);
+        a[t] = _mm512_dpbusd_epi32(a[t], qv, kv);
+        s[t] = _mm512_dpbusd_epi32(s[t], cv, kv);
+      }
+    }
+    if (i < n) {
+      const __m512i qv = _mm512_maskz_loadu_epi8(tm, u + i);
+      for (int t = 0; t < 8; ++t) {
+        const __m512i kv = _mm512_maskz_loadu_epi8(tm, kt[t] + i);
+        a[t] = _mm512_dpbusd_epi32(a[t], qv, kv);
+        s[t] = _mm512_dpbusd_epi32(s[t], cv, kv);
+      }
+    }
+    for (int t = 0; t < 8; ++t) a[t] = _mm512_sub_epi32(a[t], s[t]);
+    const __m256i r = reduce8x16(a);
+    if (nk == 8) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), r);
+    } else {
+      _mm256_mask_storeu_epi32(out + j, static_cast<__mmask8>((1u << nk) - 1u), r);
+    }
+  }
+}
+
+ATTN_T_AVX512 int32_t dot_avx512(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i acc = _mm512_setzero_si512(), sb = _mm512_setzero_si512();
+  int32_t i = 0;
+  for (; i < n; i += 64) {
+    const __mmask64 m = tail_mask64(n - i);
+    const __m512i bv = _mm512_maskz_loadu_epi8(m, b + i);
+    // a + 128 (masked-off lanes multiply b = 0).
+    const __m512i av = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, a + i), flip);
+    acc = _mm512_dpbusd_epi32(acc, av, bv);
+    sb = _mm512_dpbusd_epi32(sb, ones, bv);
+  }
+  const int32_t s = _mm512_reduce_add_epi32(sb);
+  *sum_b = s;
+  return wrap_sub32(_mm512_reduce_add_epi32(acc), wrap_mul32(128, s));
+}
+
+ATTN_T_AVX512 void mac_avx512(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
+  const __m512i wv = _mm512_set1_epi32(w);
+  for (int32_t i = 0; i < n; i += 16) {
+    const int32_t len = n - i < 16 ? n - i : 16;
+    const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
+    const __m512i bv = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, b + i));
+    const __m512i av = _mm512_maskz_loadu_epi32(m, acc + i);
+    _mm512_mask_storeu_epi32(acc + i, m, _mm512_add_epi32(av, _mm512_mullo_epi32(wv, bv)));
+  }
+}
+
+// acc[c] = sum_r w[r] row_r[c]: four rows byte-interleaved per column against
+// their weights as unsigned bytes (vpdpbusd), 64 columns per pass (the last
+// one masked).
+template <typename RowAt>
+ATTN_T_AVX512 void pv_avx512(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n,
+                             int32_t* acc) {
+  for (int32_t c = 0; c < n; c += 64) {
+    const int32_t len = n - c < 64 ? n - c : 64;
+    const __mmask64 m = tail_mask64(len);
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    int32_t r = 0;
+    for (; r + 4 <= nrows; r += 4) {
+      const uint32_t wp = static_cast<uint32_t>(static_cast<uint8_t>(w[r])) |
+                          static_cast<uint32_t>(static_cast<uint8_t>(w[r + 1])) << 8 |
+                          static_cast<uint32_t>(static_cast<uint8_t>(w[r + 2])) << 16 |
+                          static_cast<uint32_t>(static_cast<uint8_t>(w[r + 3])) << 24;
+      const __m512i wv = _mm512_set1_epi32(static_cast<int32_t>(wp));
+      const __m512i x0 = _mm512_maskz_loadu_epi8(m, row_at(r) + c);
+      const __m512i x1 = _mm512_maskz_loadu_epi8(m, row_at(r + 1) + c);
+      const __m512i x2 = _mm512_maskz_loadu_epi8(m, row_at(r + 2) + c);
+      const __m512i x3 = _mm512_maskz_loadu_epi8(m, row_at(r + 3) + c);
+      const __m512i lo01 = _mm512_unpacklo_epi8(x0, x1);
+      const __m512i hi01 = _mm512_unpackhi_epi8(x0, x1);
+      const __m512i lo23 = _mm512_unpacklo_epi8(x2, x3);
+      const __m512i hi23 = _mm512_unpackhi_epi8(x2, x3);
+      a0 = _mm512_dpbusd_epi32(a0, wv, _mm512_unpacklo_epi16(lo01, lo23));
+      a1 = _mm512_dpbusd_epi32(a1, wv, _mm512_unpackhi_epi16(lo01, lo23));
+      a2 = _mm512_dpbusd_epi32(a2, wv, _mm512_unpacklo_epi16(hi01, hi23));
+      a3 = _mm512_dpbusd_epi32(a3, wv, _mm512_unpackhi_epi16(hi01, hi23));
+    }
+    if (r < nrows) {
+      uint32_t wp = 0;
+      __m512i x[4];
+      for (int t = 0; t < 4; ++t) {
+        if (r + t < nrows) {
+          wp |= static_cast<uint32_t>(static_cast<uint8_t>(w[r + t])) << (8 * t);
+          x[t] = _mm512_maskz_loadu_epi8(m, row_at(r + t) + c);
+        } else {
+          x[t] = _mm512_setzero_si512();
+        }
+      }
+      const __m512i wv = _mm512_set1_epi32(static_cast<int32_t>(wp));
+      const __m512i lo01 = _mm512_unpacklo_epi8(x[0], x[1]);
+      const __m512i hi01 = _mm512_unpackhi_epi8(x[0], x[1]);
+      const __m512i lo23 = _mm512_unpacklo_epi8(x[2], x[3]);
+      const __m512i hi23 = _mm512_unpackhi_epi8(x[2], x[3]);
+      a0 = _mm512_dpbusd_epi32(a0, wv, _mm512_unpacklo_epi16(lo01, lo23));
+      a1 = _mm512_dpbusd_epi32(a1, wv, _mm512_unpackhi_epi16(lo01, lo23));
+      a2 = _mm512_dpbusd_epi32(a2, wv, _mm512_unpacklo_epi16(hi01, hi23));
+      a3 = _mm512_dpbusd_epi32(a3, wv, _mm512_unpackhi_epi16(hi01, hi23));
+    }
+    // a_t holds columns 16L + 4t .. 16L + 4t + 3 in 128-bit lane L: a 4x4
+    // transpose of 128-bit blocks gives columns in order.
+    const __m512i t0 = _mm512_shuffle_i32x4(a0, a1, 0x44);
+    const __m512i t1 = _mm512_shuffle_i32x4(a2, a3, 0x44);
+    const __m512i t2 = _mm512_shuffle_i32x4(a0, a1, 0xee);
+    const __m512i t3 = _mm512_shuffle_i32x4(a2, a3, 0xee);
+    const __m512i o[4] = {_mm512_shuffle_i32x4(t0, t1, 0x88), _mm512_shuffle_i32x4(t0, t1, 0xdd),
+                          _mm512_shuffle_i32x4(t2, t3, 0x88), _mm512_shuffle_i32x4(t2, t3, 0xdd)};
+    for (int b = 0; b < 4; ++b) {
+      const int32_t cl = len - 16 * b;
+      if (cl <= 0) break;
+      const __mmask16 sm = cl >= 16 ? static_cast<__mmask16>(0xffff)
+                                    : static_cast<__mmask16>((1u << cl) - 1u);
+      _mm512_mask_storeu_epi32(acc + c + 16 * b, sm, o[b]);
+    }
+  }
+}
+
+ATTN_T_AVX512 void requantize_avx512(const int32_t* acc, int32_t n, int32_t offset,
+                                     int32_t multiplier, int32_t shift, int32_t zero_point,
+                                     int8_t* out) {
+  const int left = shift > 0 ? shift : 0;
+  const int right = shift > 0 ? 0 : -shift;
+  const __m128i vleft = _mm_cvtsi32_si128(left);
+  const __m128i vright = _mm_cvtsi32_si128(right);
+  const __m512i mult = _mm512_set1_epi64(multiplier);
+  const __m512i nudge = _mm512_set1_epi64(int64_t{1} << 30);
+  const int32_t mk = static_cast<int32_t>((uint64_t{1} << right) - 1u);
+  const __m512i mask = _mm512_set1_epi32(mk);
+  const __m512i half = _mm512_set1_epi32(mk >> 1);
+  const __m512i zp = _mm512_set1_epi32(zero_point);
+  const __m512i off = _mm512_set1_epi32(offset);
+  for (int32_t i = 0; i < n; i += 16) {
+    const int32_t len = n - i < 16 ? n - i : 16;
+    const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
+    __m512i x = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, acc + i), off);
+    x = _mm512_sll_epi32(x, vleft);
+    const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, mult), nudge);
+    const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), mult), nudge);
+    __m512i s = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xaaaa), _mm512_srli_epi64(pe, 31),
+                                        _mm512_slli_epi64(_mm512_srli_epi64(po, 31), 32));
+    const __m512i rem = _mm512_and_si512(s, mask);
+    const __m512i thr = _mm512_sub_epi32(half, _mm512_srai_epi32(s, 31));
+    s = _mm512_sra_epi32(s, vright);
+    s = _mm512_mask_add_epi32(s, _mm512_cmpgt_epi32_mask(rem, thr), s, _mm512_set1_epi32(1));
+    s = _mm512_add_epi32(s, zp);
+    s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
+    _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(s));
+  }
+}
+
+// softmax_s8_row (see softmax_s8_row_ref): the row maximum, then 16 columns
+// at a time: the table exp of every kept difference (gathered), its Q12.19
+// sum, and the outputs from the scalar reciprocal. The integer steps are the
+// reference's lane-wise.
+ATTN_T_AVX512 inline __m512i rdbp_avx512(__m512i x, __m128i e, __m512i mask, __m512i half) {
+  const __m512i rem = _mm512_and_si512(x, mask);
+  const __m512i thr = _mm512_sub_epi32(half, _mm512_srai_epi32(x, 31));
+  const __m512i y = _mm512_sra_epi32(x, e);
+  return _mm512_mask_add_epi32(y, _mm512_cmpgt_epi32_mask(rem, thr), y, _mm512_set1_epi32(1));
+}
+
+// floor((a b + 2^30) / 2^31) per lane; a = b = INT32_MIN excluded by the caller.
+ATTN_T_AVX512 inline __m512i srdhm_avx512(__m512i a, __m512i b64) {
+  const __m512i nudge = _mm512_set1_epi64(int64_t{1} << 30);
+  const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(a, b64), nudge);
+  const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), b64), nudge);
+  return _mm512_mask_blend_epi32(static_cast<__mmask16>(0xaaaa), _mm512_srli_epi64(pe, 31),
+                                 _mm512_slli_epi64(_mm512_srli_epi64(po, 31), 32));
+}
+
+ATTN_T_AVX512 int32_t row_max_avx512(const int8_t* in, int32_t n) {
+  __m512i mx = _mm512_set1_epi8(-128);
+  for (int32_t i = 0; i < n; i += 64) {
+    mx = _mm512_max_epi8(mx, _mm512_mask_loadu_epi8(mx, tail_mask64(n - i), in + i));
+  }
+  const __m256i m256 = _mm256_max_epi8(_mm512_castsi512_si256(mx), _mm512_extracti64x4_epi64(mx, 1));
+  const __m128i m128 = _mm_max_epi8(_mm256_castsi256_si128(m256), _mm256_extracti128_si256(m256, 1));
+  return _mm512_reduce_max_epi32(_mm512_cvtepi8_epi32(m128));
+}
+
+ATTN_T_AVX512 void softmax_avx512(const int32_t* table, int32_t diff_min, const int8_t* in,
+                                  int8_t* out, int32_t n) {
+  const int32_t max_in_row = row_max_avx512(in, n);
+  const __m512i vmax = _mm512_set1_epi32(max_in_row);
+  const __m512i vdmin = _mm512_set1_epi32(diff_min);
+  __m512i sum = _mm512_setzero_si512();
+  {
+    const __m128i e12 = _mm_cvtsi32_si128(12);
+    const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
+    for (int32_t i = 0; i < n; i += 16) {
+      const int32_t len = n - i < 16 ? n - i : 16;
+      const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
+      const __m512i diff = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, in + i)), vmax);
+      const __mmask16 keep = _mm512_mask_cmpge_epi32_mask(m, diff, vdmin);
+      const __m512i e = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), keep,
+                                                    _mm512_sub_epi32(_mm512_setzero_si512(), diff),
+                                                    table, 4);
+      sum = _mm512_mask_add_epi32(sum, keep, sum, rdbp_avx512(e, e12, mask12, half12));
+    }
+  }
+  const int32_t sum_of_exps = _mm512_reduce_add_epi32(sum);
+  int num_bits_over_unit = 0;
+  const int32_t shifted_scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
+  const int exponent = num_bits_over_unit + 31 - 8;
+  if (shifted_scale == INT32_MIN) {  // srdhm's one saturating case (not in practice)
+    softmax_s8_row_ref(table, diff_min, in, out, n);
+    return;
+  }
+  if (exponent > 31) {
+    std::memset(out, 0x80, static_cast<std::size_t>(n));
+    return;
+  }
+  const __m512i scale64 = _mm512_set1_epi64(shifted_scale);
+  const __m128i ev = _mm_cvtsi32_si128(exponent);
+  const int32_t mk = static_cast<int32_t>((uint64_t{1} << exponent) - 1u);
+  const __m512i mask = _mm512_set1_epi32(mk), half = _mm512_set1_epi32(mk >> 1);
+  const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
+  for (int32_t i = 0; i < n; i += 16) {
+    const int32_t len = n - i < 16 ? n - i : 16;
+    const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
+    const __m512i diff = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, in + i)), vmax);
+    const __mmask16 keep = _mm512_mask_cmpge_epi32_mask(m, diff, vdmin);
+    const __m512i e = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), keep,
+                                                  _mm512_sub_epi32(_mm512_setzero_si512(), diff),
+                                                  table, 4);
+    __m512i v = rdbp_avx512(srdhm_avx512(e, scale64), ev, mask, half);
+    v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
+    v = _mm512_mask_blend_epi32(keep, lo, v);
+    _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(v));
+  }
+}
+
+// ------------------------------------------------------------- dispatch
+const uint8_t* as_u(const void* packed) { return static_cast<const uint8_t*>(packed); }
+
+}  // namespace
+
+bool kernels_s8_x86_supported(int lvl) { return lvl >= 0 && lvl <= cpu_level(); }
+
+int kernels_s8_x86_level() { return level(); }
+
+bool kernels_s8_x86_select(int lvl) {
+  if (lvl < 0) lvl = cpu_level();
+  if (!kernels_s8_x86_supported(lvl)) return false;
+  g_level.store(lvl, std::memory_order_relaxed);
+  return true;
+}
+
+const char* kernels_s8_x86_level_name(int lvl) {
+  switch (lvl) {
+    case 3:
+      return "avx512-vnni";
+    case 2:
+      return "avx-vnni";
+    case 1:
+      return "avx2";
+    case 0:
+      return "scalar";
+    default:
+      return "?";
+  }
+}
+
+const char* kernels_s8_name() { return kernels_s8_x86_level_name(level()); }
+
+int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
+  switch (level()) {
+    case 3:
+      return dot_avx512(a, b, n, sum_b);
+    case 2:
+      return dot_avxvnni(a, b, n, sum_b);
+    case 1:
+      return dot_avx2(a, b, n, sum_b);
+    default:
+      return dot_s8_ref(a, b, n, sum_b);
+  }
+}
+
+void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
+  switch (level()) {
+    case 3:
+      return mac_avx512(acc, b, w, n);
+    case 2:
+    case 1:
+      return mac_avx2(acc, b, w, n);
+    default:
+      return mac_s8_ref(acc, b, w, n);
+  }
+}
+
+int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
+  auto* p = static_cast<uint8_t*>(packed);
+  int32_t sum = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    p[i] = static_cast<uint8_t>(static_cast<uint8_t>(q[i]) ^ 0x80u);
+    sum += q[i];
+  }
+  return sum - zp * n;
+}
+
+int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
+  switch (level()) {
+    case 3:
+      return qrow_dot_avx512(as_u(packed), zp, k, n);
+    case 2:
+      return qrow_dot_avxvnni(as_u(packed), zp, k, n);
+    case 1:
+      return qrow_dot_avx2(as_u(packed), zp, k, n);
+    default:
+      return qrow_dot_scalar(as_u(packed), zp, k, n);
+  }
+}
+
+void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
+           int32_t n, int32_t* out) {
+  switch (level()) {
+    case 3:
+      return qk_avx512(as_u(packed), zp, k, k_stride, nkeys, n, out);
+    case 2:
+      return qk_avxvnni(as_u(packed), zp, k, k_stride, nkeys, n, out);
+    case 1:
+      return qk_avx2(as_u(packed), zp, k, k_stride, nkeys, n, out);
+    default:
+      for (int32_t j = 0; j < nkeys; ++j) {
+        out[j] = qrow_dot_scalar(as_u(packed), zp, k + static_cast<std::size_t>(j) * k_stride, n);
+      }
+      return;
+  }
+}
+
+void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
+  const auto at = [rows](int32_t r) { return rows[r]; };
+  switch (level()) {
+    case 3:
+      return pv_avx512(at, w, nrows, n, acc);
+    case 2:
+      return pv_avxvnni(at, w, nrows, n, acc);
+    case 1:
+      return pv_avx2(at, w, nrows, n, acc);
+    default:
+      return pv_s8_ref(rows, w, nrows, n, acc);
+  }
+}
+
+void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
+                   int32_t* acc) {
+  const auto at = [v, stride](int32_t r) { return v + static_cast<std::size_t>(r) * stride; };
+  switch (level()) {
+    case 3:
+      return pv_avx512(at, w, nrows, n, acc);
+    case 2:
+      return pv_avxvnni(at, w, nrows, n, acc);
+    case 1:
+      return pv_avx2(at, w, nrows, n, acc);
+    default:
+      return pv_s8_strided_ref(v, stride, w, nrows, n, acc);
+  }
+}
+
+void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
+                       int32_t shift, int32_t zero_point, int8_t* out) {
+  // The vector forms assume multiplier > 0 (TFLite's are in [2^30, 2^31)).
+  const int lvl = multiplier > 0 ? level() : 0;
+  switch (lvl) {
+    case 3:
+      return requantize_avx512(acc, n, offset, multiplier, shift, zero_point, out);
+    case 2:
+    case 1:
+      return requantize_avx2(acc, n, offset, multiplier, shift, zero_point, out);
+    default:
+      return requantize_row_s8_ref(acc, n, offset, multiplier, shift, zero_point, out);
+  }
+}
+
+void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
+                    int32_t n) {
+  if (level() == 3) return softmax_avx512(exp_table, diff_min, in, out, n);
+  softmax_s8_row_ref(exp_table, diff_min, in, out, n);
+}
+
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_S8_KERNELS_X86
