@@ -37,6 +37,8 @@
 #define ATTN_T_AVX2 __attribute__((target("avx2")))
 #define ATTN_T_AVXVNNI __attribute__((target("avx2,avxvnni")))
 #define ATTN_T_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#define ATTN_T_AVX512VBMI \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
 
 namespace attn {
 namespace detail {
@@ -70,7 +72,9 @@ int detect_level() {
   __cpuid_count(7, 1, a1, b1, c1, d1);
   const bool avxvnni = (a1 & (1u << 4)) != 0;
   if (!avx2) return 0;
-  if (os_zmm && avx512f && avx512bw && avx512vl && avx512vnni) return 3;
+  if (os_zmm && avx512f && avx512bw && avx512vl && avx512vnni) {
+    return 3;
+  }
   if (avxvnni) return 2;
   return 1;
 }
@@ -78,6 +82,19 @@ int detect_level() {
 int cpu_level() {
   static const int level = detect_level();
   return level;
+}
+
+// AVX512_VBMI (vpermi2b), for the byte-table softmax at level 3.
+bool detect_vbmi() {
+  if (cpu_level() < 3) return false;
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  __cpuid_count(7, 0, a, b, c, d);
+  return (c & (1u << 1)) != 0;
+}
+
+bool cpu_vbmi() {
+  static const bool vbmi = detect_vbmi();
+  return vbmi;
 }
 
 std::atomic<int> g_level{-1};
@@ -488,8 +505,35 @@ ATTN_T_AVX512 int32_t qrow_dot_avx512(const uint8_t* u, int32_t zp, const int8_t
   return _mm512_reduce_add_epi32(_mm512_sub_epi32(a, s));
 }
 
+// n <= 64: the query row stays in one register; eight keys per step.
+ATTN_T_AVX512 int32_t qk_short_avx512(const uint8_t* u, int32_t zp, const int8_t* k,
+                                      std::size_t stride, int32_t nkeys, int32_t n, int32_t* out) {
+  const __m512i cv = _mm512_set1_epi8(static_cast<char>(128 + zp));
+  const __mmask64 m = tail_mask64(n);
+  const __m512i qv = _mm512_maskz_loadu_epi8(m, u);
+  int32_t j = 0;
+  for (; j + 8 <= nkeys; j += 8) {
+    __m512i a[8];
+    const int8_t* kj = k + static_cast<std::size_t>(j) * stride;
+    for (int t = 0; t < 8; ++t) {
+      const __m512i kv = _mm512_maskz_loadu_epi8(m, kj + static_cast<std::size_t>(t) * stride);
+      a[t] = _mm512_sub_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), qv, kv),
+                              _mm512_dpbusd_epi32(_mm512_setzero_si512(), cv, kv));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), reduce8x16(a));
+  }
+  return j;
+}
+
 ATTN_T_AVX512 void qk_avx512(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t stride,
                              int32_t nkeys, int32_t n, int32_t* out) {
+  if (n <= 64) {
+    const int32_t done = qk_short_avx512(u, zp, k, stride, nkeys, n, out);
+    k += static_cast<std::size_t>(done) * stride;
+    out += done;
+    nkeys -= done;
+    if (nkeys == 0) return;
+  }
   const __m512i cv = _mm512_set1_epi8(static_cast<char>(128 + zp));
   const int32_t nfull = n / 64 * 64;
   const __mmask64 tm = tail_mask64(n - nfull);
@@ -566,17 +610,29 @@ ATTN_T_AVX512 void mac_avx512(int32_t* acc, const int8_t* b, int32_t w, int32_t 
 template <typename RowAt>
 ATTN_T_AVX512 void pv_avx512(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n,
                              int32_t* acc) {
+  // The weights as bytes, 64 at a time, each group of four broadcast from
+  // this buffer.
+  alignas(64) uint8_t wb[64];
   for (int32_t c = 0; c < n; c += 64) {
     const int32_t len = n - c < 64 ? n - c : 64;
     const __mmask64 m = tail_mask64(len);
     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
     int32_t r = 0;
     for (; r + 4 <= nrows; r += 4) {
-      const uint32_t wp = static_cast<uint32_t>(static_cast<uint8_t>(w[r])) |
-                          static_cast<uint32_t>(static_cast<uint8_t>(w[r + 1])) << 8 |
-                          static_cast<uint32_t>(static_cast<uint8_t>(w[r + 2])) << 16 |
-                          static_cast<uint32_t>(static_cast<uint8_t>(w[r + 3])) << 24;
-      const __m512i wv = _mm512_set1_epi32(static_cast<int32_t>(wp));
+      if ((r & 63) == 0) {
+        const int32_t wl = nrows - r < 64 ? nrows - r : 64;
+        const __mmask32 m0 = wl >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << wl) - 1u);
+        const __mmask32 m1 = wl <= 32   ? __mmask32{0}
+                             : wl >= 64 ? ~__mmask32{0}
+                                        : static_cast<__mmask32>((1u << (wl - 32)) - 1u);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(wb),
+                           _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi16(m0, w + r)));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(wb + 32),
+                           _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi16(m1, w + r + 32)));
+      }
+      int32_t wp4 = 0;
+      std::memcpy(&wp4, wb + (r & 63), 4);
+      const __m512i wv = _mm512_set1_epi32(wp4);
       const __m512i x0 = _mm512_maskz_loadu_epi8(m, row_at(r) + c);
       const __m512i x1 = _mm512_maskz_loadu_epi8(m, row_at(r + 1) + c);
       const __m512i x2 = _mm512_maskz_loadu_epi8(m, row_at(r + 2) + c);
@@ -744,6 +800,102 @@ ATTN_T_AVX512 void softmax_avx512(const int32_t* table, int32_t diff_min, const 
   }
 }
 
+// softmax_s8_row with AVX512_VBMI, for rows of 64 columns or more: every
+// per-element value depends only on d = max - x in [0, 255], so the row
+// builds two byte tables indexed by d and looks them up 64 columns at a time
+// (vpermi2b on 128 bytes twice, then a blend on d's top bit):
+//   the Q12.19 exp term r(d) (0 when cut by diff_min), as three byte planes
+//   summed with vpsadbw (r < 2^24 in every prepared table; other tables take
+//   the gather kernel), and
+//   the output byte o(d), from the reciprocal of the sum.
+ATTN_T_AVX512VBMI inline __m512i lut256(const __m512i* t, __m512i d) {
+  const __m512i lo = _mm512_permutex2var_epi8(t[0], d, t[1]);
+  const __m512i hi = _mm512_permutex2var_epi8(t[2], d, t[3]);
+  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(d), lo, hi);
+}
+
+ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min, const int8_t* in,
+                                          int8_t* out, int32_t n) {
+  alignas(64) uint8_t planes[3][256];
+  alignas(64) uint8_t obytes[256];
+  const __m512i vdmin = _mm512_set1_epi32(diff_min);
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  {
+    const __m128i e12 = _mm_cvtsi32_si128(12);
+    const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
+    __m512i big = _mm512_setzero_si512();
+    for (int32_t d = 0; d < 256; d += 16) {
+      const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
+      // Kept when -d >= diff_min.
+      const __mmask16 keep =
+          _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
+      const __m512i r = _mm512_maskz_mov_epi32(
+          keep, rdbp_avx512(_mm512_loadu_si512(table + d), e12, mask12, half12));
+      big = _mm512_or_si512(big, r);
+      _mm_store_si128(reinterpret_cast<__m128i*>(planes[0] + d), _mm512_cvtepi32_epi8(r));
+      _mm_store_si128(reinterpret_cast<__m128i*>(planes[1] + d),
+                      _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 8)));
+      _mm_store_si128(reinterpret_cast<__m128i*>(planes[2] + d),
+                      _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 16)));
+    }
+    // r negative or >= 2^24 (not a prepared table): the gather kernel.
+    if (_mm512_test_epi32_mask(big, _mm512_set1_epi32(static_cast<int32_t>(0xff000000u))) != 0) {
+      return false;
+    }
+  }
+  const int32_t max_in_row = row_max_avx512(in, n);
+  const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(max_in_row));
+  __m512i p[3][4];
+  for (int b = 0; b < 3; ++b) {
+    for (int t = 0; t < 4; ++t) p[b][t] = _mm512_load_si512(planes[b] + 64 * t);
+  }
+  __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0;
+  const __m512i zero = _mm512_setzero_si512();
+  for (int32_t i = 0; i < n; i += 64) {
+    const __mmask64 m = tail_mask64(n - i);
+    // d = max - x (mod 256 = the difference, in [0, 255]).
+    const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+    s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
+    s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[1], d)), zero));
+    s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
+  }
+  const int64_t sum64 = _mm512_reduce_add_epi64(s0) + (_mm512_reduce_add_epi64(s1) << 8) +
+                        (_mm512_reduce_add_epi64(s2) << 16);
+  // Below 2^31 for n <= 4095 (each term < 2^24 ... and in practice <= 2^19);
+  // the reference sums in int32, so wrap as it would.
+  const int32_t sum_of_exps = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum64)));
+  int num_bits_over_unit = 0;
+  const int32_t shifted_scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
+  const int exponent = num_bits_over_unit + 31 - 8;
+  if (shifted_scale == INT32_MIN) return false;
+  if (exponent > 31) {
+    std::memset(out, 0x80, static_cast<std::size_t>(n));
+    return true;
+  }
+  const __m512i scale64 = _mm512_set1_epi64(shifted_scale);
+  const __m128i ev = _mm_cvtsi32_si128(exponent);
+  const int32_t mk = static_cast<int32_t>((uint64_t{1} << exponent) - 1u);
+  const __m512i mask = _mm512_set1_epi32(mk), half = _mm512_set1_epi32(mk >> 1);
+  const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
+  for (int32_t d = 0; d < 256; d += 16) {
+    const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
+    const __mmask16 keep =
+        _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
+    __m512i v = rdbp_avx512(srdhm_avx512(_mm512_loadu_si512(table + d), scale64), ev, mask, half);
+    v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
+    v = _mm512_mask_blend_epi32(keep, lo, v);
+    _mm_store_si128(reinterpret_cast<__m128i*>(obytes + d), _mm512_cvtepi32_epi8(v));
+  }
+  __m512i o[4];
+  for (int t = 0; t < 4; ++t) o[t] = _mm512_load_si512(obytes + 64 * t);
+  for (int32_t i = 0; i < n; i += 64) {
+    const __mmask64 m = tail_mask64(n - i);
+    const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+    _mm512_mask_storeu_epi8(out + i, m, lut256(o, d));
+  }
+  return true;
+}
+
 // ------------------------------------------------------------- dispatch
 const uint8_t* as_u(const void* packed) { return static_cast<const uint8_t*>(packed); }
 
@@ -888,7 +1040,10 @@ void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t mu
 
 void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
                     int32_t n) {
-  if (level() == 3) return softmax_avx512(exp_table, diff_min, in, out, n);
+  if (level() == 3) {
+    if (n >= 64 && cpu_vbmi() && softmax_lut_avx512(exp_table, diff_min, in, out, n)) return;
+    return softmax_avx512(exp_table, diff_min, in, out, n);
+  }
   softmax_s8_row_ref(exp_table, diff_min, in, out, n);
 }
 
