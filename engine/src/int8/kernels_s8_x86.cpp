@@ -505,22 +505,48 @@ ATTN_T_AVX512 int32_t qrow_dot_avx512(const uint8_t* u, int32_t zp, const int8_t
   return _mm512_reduce_add_epi32(_mm512_sub_epi32(a, s));
 }
 
-// n <= 64: the query row stays in one register; eight keys per step.
+// r[t] (16 int32 lanes each, t < 16) -> lane t = sum of r[t].
+ATTN_T_AVX512 inline __m512i reduce16x16(const __m512i* r) {
+  __m512i x[8];
+  for (int t = 0; t < 8; ++t) {
+    x[t] = _mm512_add_epi32(_mm512_unpacklo_epi32(r[2 * t], r[2 * t + 1]),
+                            _mm512_unpackhi_epi32(r[2 * t], r[2 * t + 1]));
+  }
+  __m512i y[4];
+  for (int t = 0; t < 4; ++t) {
+    y[t] = _mm512_add_epi32(_mm512_unpacklo_epi64(x[2 * t], x[2 * t + 1]),
+                            _mm512_unpackhi_epi64(x[2 * t], x[2 * t + 1]));
+  }
+  // y[t], lane L: keys 4t..4t+3 partial over 128-bit lane L.
+  const __m512i z0 = _mm512_add_epi32(_mm512_shuffle_i32x4(y[0], y[1], 0x88),
+                                      _mm512_shuffle_i32x4(y[0], y[1], 0xdd));
+  const __m512i z1 = _mm512_add_epi32(_mm512_shuffle_i32x4(y[2], y[3], 0x88),
+                                      _mm512_shuffle_i32x4(y[2], y[3], 0xdd));
+  return _mm512_add_epi32(_mm512_shuffle_i32x4(z0, z1, 0x88), _mm512_shuffle_i32x4(z0, z1, 0xdd));
+}
+
+// n <= 64: the query row stays in one register; sixteen keys per step. The
+// zero-point term goes into the same accumulator as c * ~k = -c k - c (~k is
+// always an int8), so each key is two vpdpbusd and the total is off by
+// -64 c (64 lanes, masked ones included: ~0 = -1).
 ATTN_T_AVX512 int32_t qk_short_avx512(const uint8_t* u, int32_t zp, const int8_t* k,
                                       std::size_t stride, int32_t nkeys, int32_t n, int32_t* out) {
-  const __m512i cv = _mm512_set1_epi8(static_cast<char>(128 + zp));
+  const int32_t c = 128 + zp;
+  const __m512i cv = _mm512_set1_epi8(static_cast<char>(c));
+  const __m512i fix = _mm512_set1_epi32(64 * c);
+  const __m512i ones = _mm512_set1_epi32(-1);
   const __mmask64 m = tail_mask64(n);
   const __m512i qv = _mm512_maskz_loadu_epi8(m, u);
   int32_t j = 0;
-  for (; j + 8 <= nkeys; j += 8) {
-    __m512i a[8];
+  for (; j + 16 <= nkeys; j += 16) {
+    __m512i a[16];
     const int8_t* kj = k + static_cast<std::size_t>(j) * stride;
-    for (int t = 0; t < 8; ++t) {
+    for (int t = 0; t < 16; ++t) {
       const __m512i kv = _mm512_maskz_loadu_epi8(m, kj + static_cast<std::size_t>(t) * stride);
-      a[t] = _mm512_sub_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), qv, kv),
-                              _mm512_dpbusd_epi32(_mm512_setzero_si512(), cv, kv));
+      a[t] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), qv, kv), cv,
+                                 _mm512_xor_si512(kv, ones));
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), reduce8x16(a));
+    _mm512_storeu_si512(out + j, _mm512_add_epi32(reduce16x16(a), fix));
   }
   return j;
 }
