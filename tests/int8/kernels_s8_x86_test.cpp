@@ -186,7 +186,7 @@ TEST(KernelsS8X86, PvAndPvStrided) {
 TEST(KernelsS8X86, RequantizeRow) {
   LevelGuard g;
   std::mt19937 rng(9);
-  std::vector<int32_t> acc(320);
+  std::vector<int32_t> acc(330);
   // |x| < 2^30 beyond the first 20 (x - offset never overflows there).
   for (auto& x : acc) x = static_cast<int32_t>(rng() >> 2) - (1 << 29) * 2;
   for (std::size_t i = 0; i < 20; ++i) acc[i] = i % 2 ? INT32_MIN : INT32_MAX;
