@@ -131,15 +131,26 @@ void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, co
   for (int32_t j0 = 0; j0 < a.seq_kv; j0 += lay.bk) {
     const int32_t nk = a.seq_kv - j0 < lay.bk ? a.seq_kv - j0 : lay.bk;
     score_block(a, mask, t, lay, i0, nq, j0, nk, nullptr);
+    // exp(s - m) with the kernels: softmax_t against the final max (which no
+    // block exceeds, so nothing is rescaled), or exp_sub_sum per row.
+    if (lay.transposed) {
+      float m_copy[kSdpaQueryTile];
+      float l_unused[kSdpaQueryTile];
+      for (int32_t r = 0; r < lay.tq; ++r) {
+        m_copy[r] = t.m[r];
+        l_unused[r] = 0.0f;
+      }
+      kernels::softmax_t_f32(t.s, lay.tq, nk, m_copy, l_unused, 0, nullptr, 0, 0);
+    }
     for (int32_t r = 0; r < nq; ++r) {
-      const float* s = t.s + idx(r) * lay.row;
+      float* s = t.s + idx(r) * lay.row;
       float* w = a.weights + idx(i0 + r) * idx(a.seq_kv) + idx(j0);
       const bool empty = t.visible[r] == 0;
-      const float inv_l = empty ? 0.0f : 1.0f / t.l[r];
+      if (!empty && !lay.transposed) kernels::exp_sub_sum_f32(s, nk, t.m[r]);
+      const float scale = empty ? 0.0f : a.weights_alpha / t.l[r];
       for (int32_t j = 0; j < nk; ++j) {
-        const float x = s[idx(j) * lay.col];
-        const float p = (empty || x == kNegInf) ? 0.0f : std::exp(x - t.m[r]) * inv_l;
-        w[j] = a.accumulate_weights ? w[j] + a.weights_alpha * p : a.weights_alpha * p;
+        const float p = empty ? 0.0f : s[idx(j) * lay.col] * scale;
+        w[j] = a.accumulate_weights ? w[j] + p : p;
       }
     }
   }
