@@ -318,6 +318,95 @@ ATTN_T_AVX2 void requantize_avx2(const int32_t* acc, int32_t n, int32_t offset, 
   if (i < n) requantize_row_s8_ref(acc + i, n - i, offset, multiplier, shift, zero_point, out + i);
 }
 
+// softmax_s8_row (see softmax_s8_row_ref), 8 columns at a time with gathered
+// table exps; the last n % 8 columns in scalar code. Outputs are truncated to
+// int8 as the reference casts them.
+ATTN_T_AVX2 inline __m256i rdbp_avx2(__m256i x, __m128i e, __m256i mask, __m256i half) {
+  const __m256i rem = _mm256_and_si256(x, mask);
+  const __m256i thr = _mm256_sub_epi32(half, _mm256_srai_epi32(x, 31));
+  return _mm256_sub_epi32(_mm256_sra_epi32(x, e), _mm256_cmpgt_epi32(rem, thr));
+}
+
+ATTN_T_AVX2 void softmax_avx2(const int32_t* table, int32_t diff_min, const int8_t* in,
+                              int8_t* out, int32_t n) {
+  int32_t max_in_row = -128;
+  {
+    __m256i mx = _mm256_set1_epi8(-128);
+    int32_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+      mx = _mm256_max_epi8(mx, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)));
+    }
+    alignas(32) int8_t b[32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(b), mx);
+    for (int t = 0; t < 32; ++t) max_in_row = b[t] > max_in_row ? b[t] : max_in_row;
+    for (; i < n; ++i) max_in_row = in[i] > max_in_row ? in[i] : max_in_row;
+  }
+  const int32_t nv = n / 8 * 8;
+  const __m256i vmax = _mm256_set1_epi32(max_in_row);
+  const __m256i vdmin = _mm256_set1_epi32(diff_min);
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i sum = zero;
+  const __m128i e12 = _mm_cvtsi32_si128(12);
+  const __m256i mask12 = _mm256_set1_epi32(4095), half12 = _mm256_set1_epi32(2047);
+  for (int32_t i = 0; i < nv; i += 8) {
+    const __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + i)));
+    const __m256i diff = _mm256_sub_epi32(x, vmax);
+    const __m256i keep = _mm256_xor_si256(_mm256_cmpgt_epi32(vdmin, diff), _mm256_set1_epi32(-1));
+    const __m256i e = _mm256_mask_i32gather_epi32(zero, table, _mm256_sub_epi32(zero, diff), keep, 4);
+    sum = _mm256_add_epi32(sum, _mm256_and_si256(keep, rdbp_avx2(e, e12, mask12, half12)));
+  }
+  int32_t sum_of_exps = hsum8(sum);
+  for (int32_t i = nv; i < n; ++i) {
+    const int32_t diff = in[i] - max_in_row;
+    if (diff >= diff_min) sum_of_exps += q::rounding_divide_by_pot(table[-diff], 12);
+  }
+  int num_bits_over_unit = 0;
+  const int32_t shifted_scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
+  const int exponent = num_bits_over_unit + 31 - 8;
+  if (shifted_scale == INT32_MIN) {
+    softmax_s8_row_ref(table, diff_min, in, out, n);
+    return;
+  }
+  if (exponent > 31) {
+    std::memset(out, 0x80, static_cast<std::size_t>(n));
+    return;
+  }
+  const __m256i scale64 = _mm256_set1_epi64x(shifted_scale);
+  const __m256i nudge = _mm256_set1_epi64x(int64_t{1} << 30);
+  const __m128i ev = _mm_cvtsi32_si128(exponent);
+  const int32_t mk = static_cast<int32_t>((uint64_t{1} << exponent) - 1u);
+  const __m256i mask = _mm256_set1_epi32(mk), half = _mm256_set1_epi32(mk >> 1);
+  const __m256i lo = _mm256_set1_epi32(-128), hi = _mm256_set1_epi32(127);
+  // Byte 0 of each int32 lane, then the two lanes' dwords together.
+  const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                        0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i join = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
+  for (int32_t i = 0; i < nv; i += 8) {
+    const __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + i)));
+    const __m256i diff = _mm256_sub_epi32(x, vmax);
+    const __m256i keep = _mm256_xor_si256(_mm256_cmpgt_epi32(vdmin, diff), _mm256_set1_epi32(-1));
+    const __m256i e = _mm256_mask_i32gather_epi32(zero, table, _mm256_sub_epi32(zero, diff), keep, 4);
+    const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(e, scale64), nudge);
+    const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(e, 32), scale64), nudge);
+    const __m256i sr = _mm256_blend_epi32(_mm256_srli_epi64(pe, 31),
+                                          _mm256_slli_epi64(_mm256_srli_epi64(po, 31), 32), 0xaa);
+    __m256i v = rdbp_avx2(sr, ev, mask, half);
+    v = _mm256_min_epi32(_mm256_add_epi32(v, lo), hi);
+    v = _mm256_blendv_epi8(lo, v, keep);
+    const __m256i b = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, pick), join);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), _mm256_castsi256_si128(b));
+  }
+  for (int32_t i = nv; i < n; ++i) {
+    const int32_t diff = in[i] - max_in_row;
+    int32_t v = -128;
+    if (diff >= diff_min) {
+      v = q::rounding_divide_by_pot(q::srdhm(shifted_scale, table[-diff]), exponent) - 128;
+      if (v > 127) v = 127;
+    }
+    out[i] = static_cast<int8_t>(v);
+  }
+}
+
 // ------------------------------------------------------------- AVX-VNNI (2)
 ATTN_T_AVXVNNI inline __m256i reduce8x8_vnni(const __m256i* r) {
   const __m256i x01 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[0], r[1]),
@@ -1070,6 +1159,7 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
     if (n >= 64 && cpu_vbmi() && softmax_lut_avx512(exp_table, diff_min, in, out, n)) return;
     return softmax_avx512(exp_table, diff_min, in, out, n);
   }
+  if (level() >= 1) return softmax_avx2(exp_table, diff_min, in, out, n);
   softmax_s8_row_ref(exp_table, diff_min, in, out, n);
 }
 
