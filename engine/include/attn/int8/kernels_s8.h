@@ -108,12 +108,12 @@ const char* kernels_s8_name();
 // x86 run-time dispatch levels: 0 scalar, 1 AVX2, 2 AVX-VNNI, 3 AVX-512 VNNI.
 // Every level shares one packed query-row layout, so a level may change
 // between qrow_s8_pack and qrow_s8_dot. Default: the best the CPU supports.
-bool kernels_s8_x86_supported(int level);  // this CPU runs it
+bool kernels_s8_x86_supported(int lvl);  // this CPU runs level lvl
 int kernels_s8_x86_level();
-// Tests and benchmarks: use `level` from now on (-1: the CPU's best); false
-// (no change) if the CPU lacks it. Not synchronised with running kernels.
-bool kernels_s8_x86_select(int level);
-const char* kernels_s8_x86_level_name(int level);
+// Tests and benchmarks: use level `lvl` from now on (-1: the CPU's best);
+// false (no change) if the CPU lacks it. Not synchronised with running kernels.
+bool kernels_s8_x86_select(int lvl);
+const char* kernels_s8_x86_level_name(int lvl);
 #endif
 
 }  // namespace detail
