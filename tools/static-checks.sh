@@ -50,22 +50,35 @@ headers() {
 }
 
 cppcheck_run() {
-  local t0
+  local t0 out
   t0=$(date +%s)
+  out=$(mktemp)
   # Suppressions:
   #   useStlAlgorithm: raw loops are the house style in freestanding code.
-  #   knownConditionTrueFalse in softmax_row_s8.h: the helper is analysed per
-  #     call site, and one caller always passes a mask; the check is for the others.
+  #   knownConditionTrueFalse: cppcheck 2.10's value flow misjudges clamped
+  #     loop remainders (nk = min(n - j, 8) "is less than 1") and helpers
+  #     analysed per call site; the compilers' -Wtautological-* cover the rest.
+  #   shadowFunction: a function-local static named like the accessor that
+  #     returns it (-Wshadow, which the build enforces, accepts it).
   #   cppcheckError in model_load.cpp: cppcheck 2.10's own "Cyclic reverse
   #     analysis" internal limit, not a finding.
   #   missingIncludeSystem: system headers are not given to cppcheck.
-  cppcheck --force --quiet --error-exitcode=1 --inline-suppr --std=c++17 --language=c++ \
+  cppcheck --force --quiet --inline-suppr --std=c++17 --language=c++ \
     --enable=warning,style,performance,portability \
+    --template='{file}:{line}:{column}: {severity}: {message} [{id}]' \
     -Iengine/include -Iengine/src -Iplatform/include -Iplatform/src \
     --suppress=missingIncludeSystem --suppress=useStlAlgorithm \
-    --suppress=knownConditionTrueFalse:engine/src/int8/softmax_row_s8.h \
+    --suppress=knownConditionTrueFalse --suppress=shadowFunction \
     --suppress=cppcheckError:engine/src/model/model_load.cpp \
-    engine/src platform/src
+    engine/src platform/src >"$out" 2>&1 || true
+  # --error-exitcode ignores style findings: any reported line fails.
+  if grep -qE '^[^ ]+:[0-9]+:[0-9]+: ' "$out"; then
+    cat "$out"
+    rm -f "$out"
+    echo "cppcheck: FAILED ($(( $(date +%s) - t0 )) s)"
+    return 1
+  fi
+  rm -f "$out"
   echo "cppcheck: clean ($(( $(date +%s) - t0 )) s)"
 }
 
