@@ -10,7 +10,9 @@
 // resets the Model and names a reason, an accepted Model's tensor views lie
 // inside the blob with consistent sizes, and running an accepted float model
 // on small inputs stays inside every buffer the op's header documents (the
-// loader must have checked every shape the runner relies on).
+// loader must have checked every shape the runner relies on); int8 models go
+// through model_*_s8_prepare (which may refuse scales whose multipliers are
+// out of range, with a status) and, when prepared, the int8 op.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include <cstring>
 
 #include "attn/model.h"
+#include "attn/model_s8.h"
 #include "fuzz_common.h"
 
 namespace {
@@ -120,6 +123,103 @@ void run(const Model& m) {
   }
 }
 
+void fill_s8(Buf<int8_t>& b) {
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>((i * 37u) % 256u);
+}
+
+// An int8 model through model_*_s8_prepare and the int8 op.
+void run_s8(const Model& m) {
+  const int32_t lengths[kBatch] = {kSeqKv, 2};
+  switch (m.op) {
+    case attn::ModelOp::kMha: {
+      const attn::MhaShape sh = attn::model_mha_shape(m, kBatch, kSeqQ, kSeqKv);
+      const int32_t kdim = sh.kdim == 0 ? sh.embed_dim : sh.kdim;
+      const int32_t vdim = sh.vdim == 0 ? sh.embed_dim : sh.vdim;
+      const uint64_t nq = attn_fuzz::count({kBatch, kSeqQ, sh.embed_dim}, kMaxElems);
+      const uint64_t nk = attn_fuzz::count({kBatch, kSeqKv, kdim}, kMaxElems);
+      const uint64_t nv = attn_fuzz::count({kBatch, kSeqKv, vdim}, kMaxElems);
+      const std::size_t nch = attn::mha_s8_channel_count(sh);
+      if (nq > kMaxElems || nk > kMaxElems || nv > kMaxElems || nch > kMaxElems) return;
+      Buf<attn::QuantizedMultiplier> ch(nch);
+      attn::MhaS8Params params;
+      const Status ps =
+          attn::model_mha_s8_prepare(m, kBatch, kSeqQ, kSeqKv, ch.data(), nch, &params);
+      attn_fuzz::note("model_mha_s8_prepare", attn::status_str(ps));
+      if (ps != Status::kOk) return;
+      Buf<int8_t> q(nq), k(nk), v(nv), out(nq),
+          w(attn_fuzz::count({kBatch, sh.num_heads, kSeqQ, kSeqKv}, kMaxElems));
+      fill_s8(q);
+      fill_s8(k);
+      fill_s8(v);
+      attn::MhaS8Args a;
+      a.query = q.data();
+      a.key = k.data();
+      a.value = v.data();
+      a.out = out.data();
+      a.weights = w.data();
+      a.mask.key_lengths = lengths;
+      const std::size_t need = attn::mha_s8_scratch_bytes(params.shape);
+      Buf<unsigned char> scratch(need);
+      FUZZ_CHECK(attn::mha_s8(params, a, {scratch.data(), need}) == Status::kOk);
+      break;
+    }
+    case attn::ModelOp::kBahdanau: {
+      const attn::BahdanauShape sh = attn::model_bahdanau_shape(m, kBatch, kSeqKv);
+      const uint64_t nq = attn_fuzz::count({kBatch, sh.query_dim}, kMaxElems);
+      const uint64_t nk = attn_fuzz::count({kBatch, kSeqKv, sh.key_dim}, kMaxElems);
+      const std::size_t nch = attn::bahdanau_s8_channel_count(sh);
+      if (nq > kMaxElems || nk > kMaxElems || nch > kMaxElems) return;
+      Buf<attn::QuantizedMultiplier> ch(nch);
+      attn::BahdanauS8Params params;
+      const Status ps = attn::model_bahdanau_s8_prepare(m, kBatch, kSeqKv, ch.data(), nch, &params);
+      attn_fuzz::note("model_bahdanau_s8_prepare", attn::status_str(ps));
+      if (ps != Status::kOk) return;
+      Buf<int8_t> q(nq), k(nk), ctx(attn_fuzz::count({kBatch, sh.key_dim}, kMaxElems)),
+          w(kBatch * kSeqKv);
+      fill_s8(q);
+      fill_s8(k);
+      attn::BahdanauS8Args a;
+      a.query = q.data();
+      a.keys = k.data();
+      a.context = ctx.data();
+      a.weights = w.data();
+      a.key_lengths = lengths;
+      const std::size_t need = attn::bahdanau_s8_scratch_bytes(params.shape);
+      Buf<unsigned char> scratch(need);
+      FUZZ_CHECK(attn::bahdanau_s8(params, a, {scratch.data(), need}) == Status::kOk);
+      break;
+    }
+    case attn::ModelOp::kLuongGeneral: {
+      const attn::LuongGeneralShape sh = attn::model_luong_general_shape(m, kBatch, kSeqKv);
+      const uint64_t nq = attn_fuzz::count({kBatch, sh.query_dim}, kMaxElems);
+      const uint64_t nk = attn_fuzz::count({kBatch, kSeqKv, sh.key_dim}, kMaxElems);
+      const auto nch = static_cast<std::size_t>(nq > 0 ? sh.query_dim : 0);
+      if (nq > kMaxElems || nk > kMaxElems) return;
+      Buf<attn::QuantizedMultiplier> ch(nch);
+      attn::LuongS8Params params;
+      const Status ps =
+          attn::model_luong_general_s8_prepare(m, kBatch, kSeqKv, ch.data(), nch, &params);
+      attn_fuzz::note("model_luong_general_s8_prepare", attn::status_str(ps));
+      if (ps != Status::kOk) return;
+      Buf<int8_t> q(nq), k(nk), ctx(attn_fuzz::count({kBatch, sh.key_dim}, kMaxElems)),
+          w(kBatch * kSeqKv);
+      fill_s8(q);
+      fill_s8(k);
+      attn::LuongS8Args a;
+      a.query = q.data();
+      a.keys = k.data();
+      a.context = ctx.data();
+      a.weights = w.data();
+      a.key_lengths = lengths;
+      const std::size_t need = attn::luong_general_s8_scratch_bytes(params.shape);
+      Buf<unsigned char> scratch(need);
+      FUZZ_CHECK(attn::luong_s8(params, a, {scratch.data(), need}) == Status::kOk);
+      break;
+    }
+    default: FUZZ_CHECK(false);
+  }
+}
+
 void load_and_check(const unsigned char* p, std::size_t size, bool aligned) {
   Model m;
   ModelError err = ModelError::kNone;
@@ -166,6 +266,7 @@ void load_and_check(const unsigned char* p, std::size_t size, bool aligned) {
   }
   FUZZ_CHECK(present == m.tensor_count);
   run(m);
+  if (m.dtype == attn::ModelDtype::kInt8) run_s8(m);
 }
 
 }  // namespace

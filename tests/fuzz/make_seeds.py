@@ -134,12 +134,12 @@ def model_seeds():
         (19, F32, [u], f32(u)), (20, F32, [u], f32(u)), (21, F32, [1], f32(1))], "bahdanau"))
     write("model", "luong.attn", blob("luong_general", F32, [qd, kd], [
         (28, F32, [kd, qd], f32(kd, qd)), (29, F32, [qd], f32(qd))], "luong"))
-    # int8 models.
+    # int8 models (weights in TFLite FULLY_CONNECTED layout [out, in]).
     write("model", "luong_int8.attn", blob("luong_general", I8, [qd, kd], [
-        (28, I8, [kd, qd], s8(kd, qd)), (29, I32, [qd], i32(qd)), (30, F32, [qd], scales(qd)),
+        (28, I8, [qd, kd], s8(qd, kd)), (29, I32, [qd], i32(qd)), (30, F32, [qd], scales(qd)),
         (32, F32, [6], scales(6)), (33, I32, [6], i32(6, -128, 127))], "luong int8"))
     write("model", "bahdanau_int8.attn", blob("bahdanau", I8, [qd, kd, u], [
-        (16, I8, [qd, u], s8(qd, u)), (18, I8, [kd, u], s8(kd, u)), (20, I8, [u], s8(u)),
+        (16, I8, [u, qd], s8(u, qd)), (18, I8, [u, kd], s8(u, kd)), (20, I8, [u], s8(u)),
         (22, F32, [u], scales(u)), (23, F32, [u], scales(u)), (24, F32, [1], scales(1)),
         (32, F32, [9], scales(9)), (33, I32, [9], i32(9, -128, 127))], "bahdanau int8"))
     write("model", "mha_int8.attn", blob("mha", I8, [E, H, E, E], [
