@@ -22,13 +22,20 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def load(paths):
-    """Returns {(family, impl, arg): row} using the median aggregate (or the only run)."""
+    """Returns {(family, impl, arg): row} using the median aggregate (or the only run).
+
+    Each file is one run; its Eigen rows are renamed eigen@<backend of that run>
+    and every attn row keeps a reference to the peer of its own run.
+    """
     rows = {}
     contexts = []
     for path in paths:
         with open(path) as f:
             data = json.load(f)
-        contexts.append(data.get("context", {}))
+        ctx = data.get("context", {})
+        contexts.append(ctx)
+        tag = ctx.get("attn_backend", os.path.basename(path))
+        local = {}
         for b in data["benchmarks"]:
             if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
                 continue
@@ -37,21 +44,28 @@ def load(paths):
             family, impl = parts[0], parts[1] if len(parts) > 1 else ""
             arg = parts[2] if len(parts) > 2 else ""
             key = (family, impl, arg)
-            if b.get("run_type") == "aggregate" or key not in rows:
-                rows[key] = b
+            if b.get("run_type") == "aggregate" or key not in local:
+                local[key] = b
+        for (family, impl, arg), b in local.items():
+            b["_peer"] = local.get((family, "eigen", arg))
+            if impl == "eigen":
+                impl = "eigen@" + tag
+            if (family, impl, arg) not in rows:
+                rows[(family, impl, arg)] = b
     return rows, contexts
 
 
 def ns(b):
     scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
-    return b["real_time"] * scale
+    # CPU time: the benchmark machines are shared; GFLOPS counters use it too.
+    return b["cpu_time"] * scale
 
 
 def summary(rows):
     lines = ["| benchmark | impl | time (ns) | GFLOP/s | % peak | Eigen/attn | ns/elem |",
              "|---|---|---:|---:|---:|---:|---:|"]
     for (family, impl, arg), b in sorted(rows.items()):
-        peer = rows.get((family, "eigen", arg))
+        peer = b.get("_peer")
         ratio = ""
         if peer is not None and impl.startswith("attn"):
             ratio = "%.2fx" % (ns(peer) / ns(b))
@@ -65,11 +79,11 @@ def summary(rows):
 
 
 def plot(rows, contexts, out):
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5))
+    fig, axes = plt.subplots(1, 2, figsize=(14, 7))
     ax = axes[0]
     series = defaultdict(list)
     for (family, impl, arg), b in rows.items():
-        if family == "SDPA_d64" and arg:
+        if family == "SDPA_d64" and arg and "_s8" not in impl:
             series[impl].append((int(arg), ns(b) / 1e3))
     for impl, pts in sorted(series.items()):
         pts.sort()
@@ -77,7 +91,7 @@ def plot(rows, contexts, out):
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("sequence length (Sq = Skv), d = 64")
-    ax.set_ylabel("time per SDPA (us, median)")
+    ax.set_ylabel("CPU time per SDPA (us, median)")
     peak = ", ".join(sorted({c.get("fma_peak_gflops", "?")[:6] for c in contexts}))
     ax.set_title("SDPA d=64, single core (FMA peak %s GFLOP/s)" % peak)
     ax.grid(True, which="both", alpha=0.3)
@@ -86,16 +100,16 @@ def plot(rows, contexts, out):
     ax = axes[1]
     labels, values = [], []
     for (family, impl, arg), b in sorted(rows.items()):
-        peer = rows.get((family, "eigen", arg))
-        if peer is None or not impl.startswith("attn"):
+        peer = b.get("_peer")
+        if peer is None or not impl.startswith("attn") or "_s8" in impl or impl == "attn_ref":
             continue
-        labels.append("%s%s\n%s" % (family, "/" + arg if arg else "", impl))
+        labels.append("%s%s  %s" % (family, "/" + arg if arg else "", impl[5:]))
         values.append(ns(peer) / ns(b))
     ax.barh(range(len(values)), values)
     ax.set_yticks(range(len(values)))
-    ax.set_yticklabels(labels, fontsize=6)
+    ax.set_yticklabels(labels, fontsize=7)
     ax.axvline(1.0, color="k", lw=0.8)
-    ax.set_xlabel("speed-up over the Eigen peer (time(Eigen) / time(attn), same run)")
+    ax.set_xlabel("speed-up over the Eigen peer of the same run (time(Eigen) / time(attn))")
     ax.set_title("attn vs Eigen 3.4")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
