@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "model_commands.h"
 #include "common.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   attn_cli::Runner runner;
   attn_cli::add_demo(&app, &runner);
   attn_cli::add_run(&app, &runner);
+  attn_cli::add_info(&app, &runner);  // attn info MODEL (model_commands.cpp)
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

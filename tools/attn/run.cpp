@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "common.h"
 #include "int8_commands.h"
+#include "model_commands.h"
 
 namespace attn_cli {
 namespace {
@@ -128,6 +129,7 @@ struct MhaFlags {
   int heads = 0;
   bool per_head = false;
   MaskFlags masks;
+  ModelFlags model;  // --model (model_commands.cpp)
 };
 
 // Loads DIR/name as float32 with exactly `shape`; returns false if absent and optional.
@@ -289,6 +291,7 @@ void write_context(const ContextFlags& f, const QueryKeys& qk, const std::vector
 
 struct BahdanauFlags {
   ContextFlags io;
+  ModelFlags model;  // --model (model_commands.cpp)
   std::string w1, b1, w2, b2, v;
   double bv = 0.0;
 };
@@ -369,6 +372,7 @@ void run_luong_dot(const ContextFlags& f) {
 
 struct LuongGeneralFlags {
   ContextFlags io;
+  ModelFlags model;  // --model (model_commands.cpp)
   std::string w, b;
 };
 
@@ -513,8 +517,17 @@ void add_run(CLI::App* app, Runner* runner) {
                 "write per-head weights [B,H,Sq,Skv] (average_attn_weights=False)");
     auto i8 = std::make_shared<MhaInt8Flags>();  // --dtype int8 (int8_commands.cpp)
     add_mha_int8_flags(s, i8.get());
+    add_model_flags(s, &f->model, {"--weights", "--heads"});
     s->callback([f, i8, runner] {
       *runner = [f, i8] {
+        if (f->model.given()) {
+          if (i8->int8()) throw CliError("--model: the dtype and quantization come from the model");
+          reject_int8_flags(*i8);
+          run_model("mha", {f->query, f->kv, f->value, "", f->out, f->weights_out, f->per_head,
+                            f->masks.resolved()},
+                    f->model);
+          return;
+        }
         if (!i8->int8()) {
           reject_int8_flags(*i8);
           run_mha(*f);
@@ -538,7 +551,17 @@ void add_run(CLI::App* app, Runner* runner) {
     s->add_option("--b2", f->b2, "float32 .npy b2 [U] (default 0)");
     s->add_option("--v", f->v, "float32 .npy v [U] or [U,1] (Keras Dense(1) kernel)")->required();
     s->add_option("--bv", f->bv, "bias of the Dense(1) score layer, a number (default 0)");
-    s->callback([f, runner] { *runner = [f] { run_bahdanau(*f); }; });
+    add_model_flags(s, &f->model, {"--w1", "--w2", "--v"});
+    s->callback([f, runner] {
+      *runner = [f] {
+        if (!f->model.given()) return run_bahdanau(*f);
+        MaskInputs masks;
+        masks.key_lengths_path = f->io.key_lengths;
+        run_model("bahdanau", {f->io.query, "", "", f->io.keys, f->io.out, f->io.weights_out,
+                               false, masks},
+                  f->model);
+      };
+    });
   }
   {
     auto f = std::make_shared<ContextFlags>();
@@ -570,8 +593,19 @@ void add_run(CLI::App* app, Runner* runner) {
                                "with --dtype int8, where it does not cancel)");
     auto i8 = std::make_shared<LuongInt8Flags>();  // --dtype int8 (int8_commands.cpp)
     add_luong_int8_flags(s, i8.get(), true);
+    add_model_flags(s, &f->model, {"--w"});
     s->callback([f, i8, runner] {
       *runner = [f, i8] {
+        if (f->model.given()) {
+          if (i8->int8()) throw CliError("--model: the dtype and quantization come from the model");
+          reject_int8_flags(*i8);
+          MaskInputs masks;
+          masks.key_lengths_path = f->io.key_lengths;
+          run_model("luong-general", {f->io.query, "", "", f->io.keys, f->io.out,
+                                      f->io.weights_out, false, masks},
+                    f->model);
+          return;
+        }
         if (!i8->int8()) {
           reject_int8_flags(*i8);
           run_luong_general(*f);
