@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/luong_s8.h"
 #include "attn/sdpa_s8.h"
 #include "attn/softmax_s8.h"
 #include "fuzz_common.h"
@@ -228,14 +229,119 @@ void fuzz_sdpa(Reader& in) {
   }
 }
 
+void fuzz_luong(Reader& in, bool general) {
+  const int32_t B = in.dim(), S = in.dim(), dq = in.dim();
+  const int32_t dk = general ? in.dim() : dq;
+  attn::LuongS8Quant qp;
+  const uint8_t qmode = in.u8();
+  if (qmode & 1) {
+    qp.query = quant(in);
+    qp.keys = quant(in);
+    qp.keys_proj = quant(in);
+    qp.scores = quant(in);
+    qp.context = quant(in);
+    qp.beta = (qmode & 2) ? in.param() : 0.0f;
+  } else {
+    const int32_t zp = static_cast<int32_t>(in.u8()) - 128;
+    qp.query = {0.05f, zp};
+    qp.keys = {0.04f, -zp / 2};
+    qp.keys_proj = {0.08f, 1};
+    qp.scores = {0.1f + static_cast<float>(in.u8() % 16) * 0.1f, static_cast<int32_t>(in.u8()) - 128};
+    qp.context = {0.03f, -5};
+  }
+  const uint64_t nw = attn_fuzz::count({dq, dk}, kMaxElems);
+  const uint64_t nc = attn_fuzz::count({dq}, kMaxElems);
+  if (nw > kMaxElems) return;
+  Buf<int8_t> w(general ? nw : 0);
+  Buf<float> wscale(general ? nc : 0);
+  Buf<int32_t> bias(general ? nc : 0);
+  Buf<attn::QuantizedMultiplier> storage(general ? nc : 0);
+  const uint8_t wflags = in.u8();
+  fill_s8(in, w, wflags >> 2);
+  for (std::size_t i = 0; i < wscale.size(); ++i) {
+    wscale[i] = (wflags & 1) ? in.param() : 0.001f * static_cast<float>(in.u8() % 50 + 1);
+  }
+  for (std::size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<int32_t>(in.u16()) - 32768;
+  attn::FcS8Weights fw{w.data(), wscale.data(), (wflags & 2) ? bias.data() : nullptr};
+  attn::LuongS8Params params;
+  const Status ps =
+      general ? attn::luong_general_s8_prepare({B, S, dq, dk}, qp, fw, storage.data(), &params)
+              : attn::luong_dot_s8_prepare({B, S, dq}, qp, &params);
+  attn_fuzz::note(general ? "luong_general_s8_prepare" : "luong_dot_s8_prepare",
+                  attn::status_str(ps));
+  if (ps != Status::kOk) return;
+  FUZZ_CHECK(dim_valid(B) && dim_valid(S) && dim_valid(dq) && dim_valid(dk));
+  FUZZ_CHECK(S <= attn::kSdpaS8MaxSeqKv);
+  for (const attn::QuantParams* p : {&qp.query, &qp.keys, &qp.scores, &qp.context}) {
+    FUZZ_CHECK(scale_ok(p->scale) && zp_ok(p->zero_point));
+  }
+  if (general) {
+    FUZZ_CHECK(scale_ok(qp.keys_proj.scale) && zp_ok(qp.keys_proj.zero_point));
+    for (std::size_t i = 0; i < wscale.size(); ++i) FUZZ_CHECK(scale_ok(wscale[i]));
+  }
+
+  const uint64_t nq = attn_fuzz::count({B, dq}, kMaxElems);
+  const uint64_t nk = attn_fuzz::count({B, S, dk}, kMaxElems);
+  const uint64_t no = attn_fuzz::count({B, dk}, kMaxElems);
+  const uint64_t nwt = attn_fuzz::count({B, S}, kMaxElems);
+  const uint64_t work = attn_fuzz::count({B, S, int64_t{dk} + dq, 2}, kMaxWork);
+  if (std::max({nq, nk, no, nwt}) > kMaxElems || work > kMaxWork) return;
+  const uint8_t flags = in.u8();
+  Buf<int32_t> lengths(attn_fuzz::count({B}, kMaxElems));
+  bool lengths_valid = true;
+  if (flags & 1) {
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+      const uint8_t c = in.u8();
+      lengths[i] = c < 240 ? static_cast<int32_t>(c % (static_cast<uint32_t>(S) + 1u))
+                           : (c & 1 ? S + 1 : -1);
+      if (lengths[i] < 0 || lengths[i] > S) lengths_valid = false;
+    }
+  }
+  const std::size_t need = general ? attn::luong_general_s8_scratch_bytes(params.shape)
+                                   : attn::luong_dot_s8_scratch_bytes({B, S, dq});
+  FuzzScratch scratch(in, need, kMaxScratch);
+  if (scratch.too_big()) return;
+  Buf<int8_t> q(nq), k(nk), ctx(no), weights(nwt);
+  fill_s8(in, q, flags >> 2);
+  fill_s8(in, k, flags >> 4);
+  ctx.poison();
+  weights.poison();
+  attn::LuongS8Args args;
+  args.query = q.data();
+  args.keys = (flags & 2) && (flags & 64) ? nullptr : k.data();
+  args.context = ctx.data();
+  args.weights = (flags & 128) ? weights.data() : nullptr;
+  args.key_lengths = (flags & 1) ? lengths.data() : nullptr;
+  const Status st = attn::luong_s8(params, args, {scratch.data(), scratch.bytes()});
+  attn_fuzz::note("luong_s8", attn::status_str(st));
+  if (st != Status::kOk) {
+    FUZZ_CHECK(ctx.untouched() && weights.untouched());
+    return;
+  }
+  FUZZ_CHECK(args.keys != nullptr && lengths_valid);
+  FUZZ_CHECK(!scratch.is_null() && scratch.bytes() >= need);
+  if (args.weights == nullptr) FUZZ_CHECK(weights.untouched());
+  for (int32_t b = 0; b < B; ++b) {
+    const int32_t len = args.key_lengths != nullptr ? lengths[uz(b)] : S;
+    if (len == 0) {
+      for (int32_t c = 0; c < dk; ++c) FUZZ_CHECK(ctx[uz(b) * uz(dk) + uz(c)] == qp.context.zero_point);
+    }
+    if (args.weights == nullptr) continue;
+    const int8_t* row = weights.data() + uz(b) * uz(S);
+    for (int32_t j = len; j < S; ++j) FUZZ_CHECK(row[j] == -128);
+    if (len > 0) check_probs(row, S);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   Reader in(data, size);
-  if (in.u8() & 1) {
-    fuzz_softmax(in);
-  } else {
-    fuzz_sdpa(in);
+  switch (in.u8() % 4) {
+    case 0: fuzz_sdpa(in); break;
+    case 1: fuzz_softmax(in); break;
+    case 2: fuzz_luong(in, false); break;
+    default: fuzz_luong(in, true); break;
   }
   return 0;
 }

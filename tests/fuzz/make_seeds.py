@@ -203,6 +203,16 @@ def ops_seeds():
                                             flags, what]) + tail(600))
 
 
+    # int8 Luong: sel 2 (dot) / 3 (general), B, S, dq, [dk], qmode (tame), zp, scores
+    # scale, scores zp, weight flags, [weights, scales, bias], flags, ...
+    for i, (B, S, dq) in enumerate([(2, 5, 3), (1, 12, 7)]):
+        write("ops_s8", f"luong_dot_{i}", bytes([2, d(B), d(S), d(dq), 0, 140, 3, 128, 0, 0x81])
+              + tail(300))
+    for i, (B, S, dq, dk) in enumerate([(2, 5, 3, 4), (1, 9, 2, 6)]):
+        write("ops_s8", f"luong_general_{i}",
+              bytes([3, d(B), d(S), d(dq), d(dk), 0, 140, 3, 128, 0x0a]) + tail(400))
+
+
 npy_seeds()
 model_seeds()
 ops_seeds()
