@@ -8,8 +8,8 @@
 #   FUZZ_ARGS="-jobs=2 -workers=2" tools/fuzz.sh 3600   extra libFuzzer flags
 #
 # Targets: npy (attn_npy::load), ops_f32 (every float op's validation and
-# contracts), ops_s8 (int8 softmax/sdpa prepare and eval), model (model_load
-# and the runners). New inputs libFuzzer finds go to build/fuzz/corpus/<target>
+# contracts), ops_s8 (int8 softmax, sdpa and luong: prepare and eval), model (model_load
+# and the float and int8 runners). New inputs libFuzzer finds go to build/fuzz/corpus/<target>
 # (the seeds in tests/fuzz/corpus are never modified); a crash leaves its
 # input in build/fuzz/artifacts/<target>/ and fails the script. To turn it
 # into a regression test, copy it to tests/fuzz/regressions/<target>/: every
