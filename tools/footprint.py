@@ -323,7 +323,45 @@ def cmd_analyze(args):
         print("no op images found", file=sys.stderr)
         return 1
     bad = [r for r in rows if r["stack"] <= 0 or r["flash"] <= 0]
+    if args.stack_budget and check_stack_budget(rows, args.stack_budget, args.preset) != 0:
+        return 1
     return 1 if bad else 0
+
+
+# Allowed drift over a recorded stack budget (as TFLM's arena threshold tests
+# allow): a change that grows an op's worst-case stack by more fails.
+STACK_DRIFT_BYTES = 32
+STACK_DRIFT_FRACTION = 0.05
+
+
+def check_stack_budget(rows, budget_path, preset):
+    """Compares each op's worst-case stack with the recorded budget for this
+    preset; fails on growth beyond the drift, and names ops that shrank a lot
+    (so the budget can be tightened)."""
+    with open(budget_path) as fh:
+        budgets = json.load(fh).get(preset, {})
+    if not budgets:
+        print(f"stack budget: no entry for {preset} in {budget_path}", file=sys.stderr)
+        return 1
+    failed = 0
+    for r in rows:
+        want = budgets.get(r["op"])
+        if want is None:
+            print(f"stack budget: {preset} {r['op']}: no recorded budget", file=sys.stderr)
+            failed = 1
+            continue
+        limit = want + max(STACK_DRIFT_BYTES, int(want * STACK_DRIFT_FRACTION))
+        if r["stack"] > limit:
+            print(f"stack budget: {preset} {r['op']}: {r['stack']} B > budget {want} B "
+                  f"(+drift = {limit} B); path {' -> '.join(r.get('stack_path', []))}",
+                  file=sys.stderr)
+            failed = 1
+        elif r["stack"] < want - 2 * max(STACK_DRIFT_BYTES, int(want * STACK_DRIFT_FRACTION)):
+            print(f"stack budget: {preset} {r['op']}: {r['stack']} B, well under its budget "
+                  f"{want} B: tighten {os.path.relpath(budget_path, ROOT)}", file=sys.stderr)
+    print(f"stack budget: {preset}: {'FAILED' if failed else 'ok'} ({len(rows)} ops)",
+          file=sys.stderr)
+    return failed
 
 
 OPT_FLAGS = {"Os": ["-DCMAKE_BUILD_TYPE=MinSizeRel"],
@@ -371,6 +409,8 @@ def main():
     an.add_argument("--preset", default="")
     an.add_argument("--opt", default="")
     an.add_argument("--json", default="")
+    an.add_argument("--stack-budget", default="",
+                    help="JSON {preset: {op: bytes}}: fail if an op's stack exceeds it (+drift)")
     an.set_defaults(func=cmd_analyze)
     rp = sub.add_parser("report", help="build at -Os and -O2 and report per target and op")
     rp.add_argument("--presets", nargs="+", default=["cortex-m4", "cortex-m55"])
