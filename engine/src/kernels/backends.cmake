@@ -79,8 +79,9 @@ if(_attn_have_xsimd)
     set(_attn_xsimd_flags -march=native)
   endif()
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    # GCC 12 warns inside its own avx512fintrin.h for xsimd 8.1's int shifts.
-    list(APPEND _attn_xsimd_flags -Wno-maybe-uninitialized)
+    # GCC 12 warns inside its own avx512fintrin.h for xsimd 8.1's int shifts
+    # (-Wuninitialized too once ASan instruments the intrinsics' __Y).
+    list(APPEND _attn_xsimd_flags -Wno-maybe-uninitialized -Wno-uninitialized)
   endif()
   if(_attn_xsimd_flags)
     separate_arguments(_attn_xsimd_flags)
