@@ -4,5 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh host
 cmake --preset host >/dev/null
-cmake --build --preset host -j "$(nproc)" --target attn
+cmake --build --preset host -j "$(nproc)" --target attn_cli
 build/host/tools/attn demo
