@@ -87,7 +87,20 @@ struct Ops {
     return hn::BitCast(D(), hn::ShiftLeft<23>(hn::Add(hn::BitCast(di, t), hn::Set(di, 127))));
   }
   static HWY_INLINE float ReduceSum(V v) { return hn::GetLane(hn::SumOfLanes(D(), v)); }
-  static HWY_INLINE float ReduceMax(V v) { return hn::GetLane(hn::MaxOfLanes(D(), v)); }
+  static HWY_INLINE float ReduceMax(V v) {
+#if HWY_TARGET == HWY_EMU128
+    // Highway 1.0.3's EMU128 MaxOfLanes can start from the lowest finite
+    // value, so all -inf lanes reduce to -FLT_MAX (seen under -O2 -g):
+    // reduce the lanes here with the same x > m rule as MaxSkipNaN.
+    HWY_ALIGN float lanes[HWY_MAX_BYTES / sizeof(float)];
+    hn::Store(v, D(), lanes);
+    float m = lanes[0];
+    for (std::size_t i = 1; i < hn::Lanes(D()); ++i) m = lanes[i] > m ? lanes[i] : m;
+    return m;
+#else
+    return hn::GetLane(hn::MaxOfLanes(D(), v));
+#endif
+  }
 
 #if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
   static HWY_INLINE void Transpose4Store(V r0, V r1, V r2, V r3, float* p, std::size_t s) {
