@@ -15,18 +15,18 @@ std::string shape_of(const attn_npy::Array& a) { return attn_npy::shape_str(a.sh
 
 }  // namespace
 
-int64_t F32Input::dim(int axis) const {
+int64_t NpyInput::dim(int axis) const {
   const int r = rank();
   const int i = axis < 0 ? r + axis : axis;
   return array.shape[static_cast<std::size_t>(i)];
 }
 
-F32Input load_f32(const std::string& path, int min_rank, int max_rank) {
-  F32Input in;
+NpyInput load_checked(const std::string& path, const char* dtype, int min_rank, int max_rank) {
+  NpyInput in;
   in.path = path;
   std::string err;
   if (!attn_npy::load(path, &in.array, &err) ||
-      !attn_npy::expect(in.array, path, "<f4", min_rank, max_rank, &err)) {
+      !attn_npy::expect(in.array, path, dtype, min_rank, max_rank, &err)) {
     throw CliError(err);
   }
   for (const int64_t d : in.array.shape) {
@@ -40,12 +40,20 @@ F32Input load_f32(const std::string& path, int min_rank, int max_rank) {
   return in;
 }
 
-void require_dim(const F32Input& a, int axis, int64_t want, const std::string& what,
+void require_dim(const NpyInput& a, int axis, int64_t want, const std::string& what,
                  const std::string& why) {
   const int64_t got = a.dim(axis);
   if (got != want) {
     throw CliError(a.path + ": " + what + " is " + std::to_string(got) + ", expected " +
                    std::to_string(want) + " (" + why + "); shape " + shape_of(a.array));
+  }
+}
+
+void require_same_rank(const NpyInput& a, const NpyInput& ref) {
+  if (a.rank() != ref.rank()) {
+    throw CliError(a.path + ": rank " + std::to_string(a.rank()) + " but " + ref.path +
+                   " has rank " + std::to_string(ref.rank()) +
+                   " (all must be batched or all unbatched)");
   }
 }
 

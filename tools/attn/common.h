@@ -21,23 +21,39 @@ struct CliError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A loaded float32 input and the file it came from.
-struct F32Input {
+// A loaded .npy input and the file it came from.
+struct NpyInput {
   std::string path;
   attn_npy::Array array;
-  const float* data() const { return array.as<float>(); }
   int rank() const { return static_cast<int>(array.shape.size()); }
   // Dimension `axis` (negative counts from the end).
   int64_t dim(int axis) const;
 };
 
-// Loads `path` as float32 with rank in [min_rank, max_rank]; every dimension
-// must be in [1, 2^31).
-F32Input load_f32(const std::string& path, int min_rank, int max_rank);
+// The same with its element type.
+template <class T>
+struct TypedInput : NpyInput {
+  const T* data() const { return array.as<T>(); }
+};
+using F32Input = TypedInput<float>;
+using S8Input = TypedInput<int8_t>;
+
+// Loads `path` with numpy dtype `dtype` and rank in [min_rank, max_rank];
+// every dimension must be in [1, 2^31).
+NpyInput load_checked(const std::string& path, const char* dtype, int min_rank, int max_rank);
+inline F32Input load_f32(const std::string& path, int min_rank, int max_rank) {
+  return F32Input{load_checked(path, "<f4", min_rank, max_rank)};
+}
+inline S8Input load_s8(const std::string& path, int min_rank, int max_rank) {
+  return S8Input{load_checked(path, "|i1", min_rank, max_rank)};
+}
 
 // Throws "<a.path>: <what> is <got>, expected <want> (<why>)" unless equal.
-void require_dim(const F32Input& a, int axis, int64_t want, const std::string& what,
+void require_dim(const NpyInput& a, int axis, int64_t want, const std::string& what,
                  const std::string& why);
+
+// Throws unless a and ref are both batched or both unbatched.
+void require_same_rank(const NpyInput& a, const NpyInput& ref);
 
 // Narrows a checked dimension to the engine's int32.
 int32_t to_i32(int64_t v);

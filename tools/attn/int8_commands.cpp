@@ -95,56 +95,6 @@ attn::QuantParams parse_quant(const std::string& flag, const std::string& text) 
 
 // ------------------------------------------------------------ int8 files
 
-struct S8Input {
-  std::string path;
-  attn_npy::Array array;
-  const int8_t* data() const { return array.as<int8_t>(); }
-  int rank() const { return static_cast<int>(array.shape.size()); }
-  int64_t dim(int axis) const {
-    const int i = axis < 0 ? rank() + axis : axis;
-    return array.shape[static_cast<std::size_t>(i)];
-  }
-};
-
-S8Input load_s8(const std::string& path, int min_rank, int max_rank) {
-  S8Input in;
-  in.path = path;
-  std::string err;
-  if (!attn_npy::load(path, &in.array, &err) ||
-      !attn_npy::expect(in.array, path, "|i1", min_rank, max_rank, &err)) {
-    throw CliError(err);
-  }
-  for (const int64_t d : in.array.shape) {
-    if (d <= 0) {
-      throw CliError(path + ": zero-sized dimension in shape " +
-                     attn_npy::shape_str(in.array.shape));
-    }
-    if (d > std::numeric_limits<int32_t>::max()) {
-      throw CliError(path + ": dimension too large in shape " +
-                     attn_npy::shape_str(in.array.shape));
-    }
-  }
-  return in;
-}
-
-void require_dim(const S8Input& a, int axis, int64_t want, const std::string& what,
-                 const std::string& why) {
-  const int64_t got = a.dim(axis);
-  if (got != want) {
-    throw CliError(a.path + ": " + what + " is " + std::to_string(got) + ", expected " +
-                   std::to_string(want) + " (" + why + "); shape " +
-                   attn_npy::shape_str(a.array.shape));
-  }
-}
-
-void require_same_rank(const S8Input& a, const S8Input& ref) {
-  if (a.rank() != ref.rank()) {
-    throw CliError(a.path + ": rank " + std::to_string(a.rank()) + " but " + ref.path +
-                   " has rank " + std::to_string(ref.rank()) +
-                   " (all must be batched or all unbatched)");
-  }
-}
-
 struct S8Output {
   std::string path;
   std::vector<int64_t> shape;

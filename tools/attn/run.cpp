@@ -61,13 +61,6 @@ float scale_value(const std::optional<double>& s) {
   return f;
 }
 
-void require_same_rank(const F32Input& a, const F32Input& ref) {
-  if (a.rank() != ref.rank()) {
-    throw CliError(a.path + ": rank " + std::to_string(a.rank()) + " but " + ref.path +
-                   " has rank " + std::to_string(ref.rank()) + " (all must be batched or all unbatched)");
-  }
-}
-
 // Output shape: batched prefix [B] only when the inputs were batched.
 std::vector<int64_t> shape_of(bool batched, int64_t b, std::vector<int64_t> rest) {
   if (batched) rest.insert(rest.begin(), b);
