@@ -57,6 +57,34 @@ void require_same_rank(const NpyInput& a, const NpyInput& ref) {
   }
 }
 
+MhaInputs load_mha_inputs(const std::string& query, const std::string& kv,
+                          const std::string& value, int heads, const char* dtype) {
+  MhaInputs in;
+  in.query = load_checked(query, dtype, 2, 3);
+  const NpyInput& x = in.query;
+  in.batched = x.rank() == 3;
+  in.key = kv.empty() ? x : load_checked(kv, dtype, 2, 3);
+  in.value = in.key;
+  if (!value.empty()) {
+    if (kv.empty()) throw CliError("--value needs --kv (the keys)");
+    in.value = load_checked(value, dtype, 2, 3);
+  }
+  require_same_rank(in.key, x);
+  require_same_rank(in.value, x);
+  in.batch = in.batched ? x.dim(0) : 1;
+  if (in.batched) {
+    require_dim(in.key, 0, in.batch, "batch", "batch of " + x.path);
+    require_dim(in.value, 0, in.batch, "batch", "batch of " + x.path);
+  }
+  require_dim(in.value, -2, in.key.dim(-2), "Skv", "sequence length of " + in.key.path);
+  const int64_t e = x.dim(-1);
+  if (heads <= 0 || e % heads != 0) {
+    throw CliError("--heads " + std::to_string(heads) + " does not divide the embed dim " +
+                   std::to_string(e) + " of " + x.path);
+  }
+  return in;
+}
+
 int32_t to_i32(int64_t v) {
   if (v < 0 || v > std::numeric_limits<int32_t>::max()) throw CliError("dimension out of range");
   return static_cast<int32_t>(v);

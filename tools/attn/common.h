@@ -55,6 +55,17 @@ void require_dim(const NpyInput& a, int axis, int64_t want, const std::string& w
 // Throws unless a and ref are both batched or both unbatched.
 void require_same_rank(const NpyInput& a, const NpyInput& ref);
 
+// Multi-head attention inputs: query [B, Sq, E] or [Sq, E]; keys from `kv`
+// (default: the query), values from `value` (default: the keys, needs `kv`);
+// batch, Skv and `heads` dividing E checked, every file of numpy dtype `dtype`.
+struct MhaInputs {
+  NpyInput query, key, value;
+  bool batched = false;
+  int64_t batch = 1;
+};
+MhaInputs load_mha_inputs(const std::string& query, const std::string& kv,
+                          const std::string& value, int heads, const char* dtype);
+
 // Narrows a checked dimension to the engine's int32.
 int32_t to_i32(int64_t v);
 

@@ -585,30 +585,15 @@ void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
   quant.out = parse_quant("--out-quant", *f.out_quant);
   quant.beta = f.beta ? parse_positive("--beta", *f.beta) : 0.0f;
 
-  const S8Input x = load_s8(files.query, 2, 3);
-  const bool batched = x.rank() == 3;
-  S8Input key = x;
-  if (!files.kv.empty()) key = load_s8(files.kv, 2, 3);
-  S8Input value = key;
-  if (!files.value.empty()) {
-    if (files.kv.empty()) throw CliError("--value needs --kv (the keys)");
-    value = load_s8(files.value, 2, 3);
-  }
-  require_same_rank(key, x);
-  require_same_rank(value, x);
-  const int64_t b = batched ? x.dim(0) : 1;
-  if (batched) {
-    require_dim(key, 0, b, "batch", "batch of " + x.path);
-    require_dim(value, 0, b, "batch", "batch of " + x.path);
-  }
-  require_dim(value, -2, key.dim(-2), "Skv", "sequence length of " + key.path);
+  const MhaInputs in = load_mha_inputs(files.query, files.kv, files.value, files.heads, "|i1");
+  const S8Input x{in.query};
+  const S8Input key{in.key};
+  const S8Input value{in.value};
+  const bool batched = in.batched;
+  const int64_t b = in.batch;
   const int64_t e = x.dim(-1);
   const int64_t kdim = key.dim(-1);
   const int64_t vdim = value.dim(-1);
-  if (files.heads <= 0 || e % files.heads != 0) {
-    throw CliError("--heads " + std::to_string(files.heads) + " does not divide the embed dim " +
-                   std::to_string(e) + " of " + x.path);
-  }
 
   // Weights: PyTorch state_dict names, int8 [out, in] (TFLite's FULLY_CONNECTED
   // layout), float32 per-output-channel scales, optional int32 biases.

@@ -144,30 +144,15 @@ bool load_weight(const std::string& dir, const std::string& name,
 }
 
 void run_mha(const MhaFlags& f) {
-  const F32Input x = load_f32(f.query, 2, 3);
-  const bool batched = x.rank() == 3;
-  F32Input key = x;
-  if (!f.kv.empty()) key = load_f32(f.kv, 2, 3);
-  F32Input value = key;
-  if (!f.value.empty()) {
-    if (f.kv.empty()) throw CliError("--value needs --kv (the keys)");
-    value = load_f32(f.value, 2, 3);
-  }
-  require_same_rank(key, x);
-  require_same_rank(value, x);
-  const int64_t b = batched ? x.dim(0) : 1;
-  if (batched) {
-    require_dim(key, 0, b, "batch", "batch of " + x.path);
-    require_dim(value, 0, b, "batch", "batch of " + x.path);
-  }
-  require_dim(value, -2, key.dim(-2), "Skv", "sequence length of " + key.path);
+  const MhaInputs in = load_mha_inputs(f.query, f.kv, f.value, f.heads, "<f4");
+  const F32Input x{in.query};
+  const F32Input key{in.key};
+  const F32Input value{in.value};
+  const bool batched = in.batched;
+  const int64_t b = in.batch;
   const int64_t e = x.dim(-1);
   const int64_t kdim = key.dim(-1);
   const int64_t vdim = value.dim(-1);
-  if (f.heads <= 0 || e % f.heads != 0) {
-    throw CliError("--heads " + std::to_string(f.heads) + " does not divide the embed dim " +
-                   std::to_string(e) + " of " + x.path);
-  }
 
   const std::string& dir = f.weights_dir;
   for (const char* unsupported : {"bias_k.npy", "bias_v.npy"}) {
