@@ -11,29 +11,13 @@
 
 #include "attn/luong_s8.h"
 #include "case.h"
+#include "case_file.h"
 
 namespace {
 
-float hex_float(const std::string& s) {
-  const auto u = static_cast<uint32_t>(std::stoul(s, nullptr, 16));
-  float f = 0.0f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-std::vector<int8_t> hex_bytes(const std::string& s) {
-  std::vector<int8_t> out(s.size() / 2);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    out[i] = static_cast<int8_t>(static_cast<uint8_t>(std::stoul(s.substr(2 * i, 2), nullptr, 16)));
-  }
-  return out;
-}
-
-std::vector<int8_t> draw(attn_test::Rng& r, std::size_t n, int32_t lo, int32_t hi) {
-  std::vector<int8_t> v(n);
-  for (auto& x : v) x = static_cast<int8_t>(r.range(0, hi - lo) + lo);
-  return v;
-}
+using int8_case::draw;
+using int8_case::hex_bytes;
+using int8_case::hex_float;
 
 TEST(Int8Reference, LuongMatchesBitForBit) {
   std::ifstream in(std::string(ATTN_INT8_DATA_DIR) + "/luong_cases.txt");
