@@ -190,6 +190,10 @@ const Corruption kCorruptions[] = {
   {"tensor crosses end", [](unsigned char* b) { wr32(b + off::kTotalBytes, 260); }, true, ModelError::kTensorOutOfBounds},
   {"tensors overlap", [](unsigned char* b) { wr32(b + kEntry0 + off::kEntryOffset, 256); }, true, ModelError::kTensorOverlap},
   {"tensors overlap 2", [](unsigned char* b) { wr32(b + kEntry1 + off::kEntryOffset, 192); }, true, ModelError::kTensorOverlap},
+  {"NaN weight", [](unsigned char* b) { wr32(b + 192 + 20, 0x7FC00000u); }, true, ModelError::kNonFiniteWeight},
+  {"-inf last weight", [](unsigned char* b) { wr32(b + 192 + 44, 0xFF800000u); }, true, ModelError::kNonFiniteWeight},
+  {"+inf bias", [](unsigned char* b) { wr32(b + 256 + 8, 0x7F800000u); }, true, ModelError::kNonFiniteWeight},
+  {"signalling NaN bias", [](unsigned char* b) { wr32(b + 256, 0x7F800001u); }, true, ModelError::kNonFiniteWeight},
 };
 // clang-format on
 
@@ -284,7 +288,7 @@ ATTN_CASE(Model, NullAndMisalignedBuffers) {
                    attn::Status::kBadModel);
   ATTN_EXPECT_TRUE(why == ModelError::kMisalignedBuffer);
   // Every error has its own text.
-  for (int i = 0; i <= static_cast<int>(ModelError::kBadQuantParams); ++i) {
+  for (int i = 0; i <= static_cast<int>(ModelError::kNonFiniteWeight); ++i) {
     for (int j = 0; j < i; ++j) {
       ATTN_EXPECT_TRUE(std::strcmp(attn::model_error_str(static_cast<ModelError>(i)),
                                    attn::model_error_str(static_cast<ModelError>(j))) != 0);

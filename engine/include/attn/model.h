@@ -201,6 +201,7 @@ enum class ModelError : int32_t {
   kTensorOverlap,      // two tensors share bytes
   kMissingTensor,      // a required tensor is absent (or both packed and separate MHA weights)
   kBadQuantParams,     // a scale not finite and > 0, or a zero point outside [-128, 127]
+  kNonFiniteWeight,    // a float32 weight or bias is NaN or infinite
 };
 
 // Short static text for an error (never null).

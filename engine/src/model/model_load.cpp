@@ -206,6 +206,20 @@ bool zero_points_ok(const ModelTensor& t) {
   return true;
 }
 
+// Every float32 tensor finite: a NaN or infinite weight would silently
+// poison every output row (the float ops propagate non-finite values).
+bool f32_tensors_finite(const Model& m) {
+  for (const ModelTensor& t : m.tensors) {
+    if (t.data == nullptr || t.dtype != TensorDtype::kF32) continue;
+    const auto* p = static_cast<const unsigned char*>(t.data);
+    const uint32_t n = t.bytes / 4;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!std::isfinite(rd_f32(p + 4 * std::size_t{i}))) return false;
+    }
+  }
+  return true;
+}
+
 // Cross-tensor checks once every entry is individually valid.
 ModelError check_presence(const Model& m) {
   auto has = [&m](TensorId id) { return m.tensor(id).data != nullptr; };
@@ -245,6 +259,7 @@ ModelError check_presence(const Model& m) {
     }
     if (!zero_points_ok(m.tensor(TensorId::kActZeroPoint))) return ModelError::kBadQuantParams;
   }
+  if (!f32_tensors_finite(m)) return ModelError::kNonFiniteWeight;
   return ModelError::kNone;
 }
 
@@ -449,6 +464,7 @@ const char* model_error_str(ModelError error) {
     case ModelError::kTensorOverlap: return "tensors overlap";
     case ModelError::kMissingTensor: return "required tensor missing";
     case ModelError::kBadQuantParams: return "quantization scale or zero point out of range";
+    case ModelError::kNonFiniteWeight: return "a float32 weight or bias is NaN or infinite";
   }
   return "unknown model error";
 }
