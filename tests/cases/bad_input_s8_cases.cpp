@@ -74,6 +74,7 @@ void arm_outputs() {
 template <typename P>
 void arm_params(P* p) {
   std::memset(static_cast<void*>(p), kParamsSentinel, sizeof(P));
+  std::memset(static_cast<void*>(g_storage), kParamsSentinel, sizeof g_storage);
 }
 
 void report_status(attn_test::Context& ctx, int line, const char* op, const char* what, Status got,
@@ -110,8 +111,11 @@ void check_prepare(attn_test::Context& ctx, int line, const char* op, const char
   const int before = ctx.failures;
   ATTN_EXPECT_ALL_BYTES("params", static_cast<const unsigned char*>(static_cast<const void*>(params)),
                         kParamsSentinel, sizeof(P));
+  ATTN_EXPECT_ALL_BYTES("channel storage",
+                        static_cast<const unsigned char*>(static_cast<const void*>(g_storage)),
+                        kParamsSentinel, sizeof g_storage);
   if (ctx.failures != before) {
-    attn_test::fail(ctx, __FILE__, line, "%s, %s: wrote params on error", op, what);
+    attn_test::fail(ctx, __FILE__, line, "%s, %s: wrote params or channel storage on error", op, what);
   }
 }
 

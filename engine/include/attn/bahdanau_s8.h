@@ -88,6 +88,7 @@ Status tanh_s8_table(const QuantParams& in, int8_t table[256]);
 // kBadShape, kOverflow (a layer's input features > kMhaS8MaxFeatures, seq >
 // kSdpaS8MaxSeqKv), kBadArgument (invalid scales, zero points, beta).
 // storage: bahdanau_s8_channel_count(shape) entries, must outlive params.
+// On error neither *params nor storage is written.
 Status bahdanau_s8_prepare(const BahdanauShape& shape, const BahdanauS8Quant& quant,
                            const BahdanauS8Weights& weights, QuantizedMultiplier* storage,
                            BahdanauS8Params* params);

@@ -65,7 +65,7 @@ constexpr std::size_t luong_general_s8_scratch_bytes(const LuongGeneralShape& s)
 // Both return kOk, or kNullPointer, kBadShape, kOverflow (key_dim/query_dim
 // or seq beyond sdpa_s8's limits), kBadArgument (invalid scale, zero point,
 // beta or weight scale). general: storage holds query_dim multipliers and
-// must outlive the params.
+// must outlive the params. On error neither *params nor storage is written.
 Status luong_dot_s8_prepare(const LuongDotShape& shape, const LuongS8Quant& quant,
                             LuongS8Params* params);
 Status luong_general_s8_prepare(const LuongGeneralShape& shape, const LuongS8Quant& quant,

@@ -104,6 +104,7 @@ constexpr std::size_t mha_s8_scratch_bytes(const MhaShape& s) {
 // array null), kBadShape, kShapeMismatch (num_heads does not divide E),
 // kOverflow (see above), kBadArgument (a scale or zero point invalid, a
 // weight scale not finite and > 0, a multiplier >= 2^30, beta invalid).
+// On error neither *params nor the channel storage is written.
 Status mha_s8_prepare(const MhaShape& shape, const MhaS8Quant& quant, const MhaS8Weights& weights,
                       QuantizedMultiplier* channel_storage, MhaS8Params* params);
 

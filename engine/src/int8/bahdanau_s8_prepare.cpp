@@ -5,31 +5,11 @@
 
 #include "attn/bahdanau_s8.h"
 #include "attn/int8/fixedpoint.h"
+#include "int8/fc_s8_prepare.h"
 #include "ops/validate.h"
 
 namespace attn {
 namespace {
-
-Status prepare_fc(const FcS8Weights& w, int32_t in, int32_t out, const QuantParams& x,
-                  const QuantParams& y, QuantizedMultiplier* storage, FcS8Layer* layer) {
-  if (w.weight == nullptr || w.scales == nullptr) return Status::kNullPointer;
-  for (int32_t c = 0; c < out; ++c) {
-    const float s = w.scales[c];
-    if (!(s > 0.0f) || std::isinf(s)) return Status::kBadArgument;
-    const QuantizedMultiplier m = quantize_multiplier(
-        static_cast<double>(x.scale) * static_cast<double>(s) / static_cast<double>(y.scale));
-    if (m.shift > 30) return Status::kBadArgument;
-    storage[c] = m;
-  }
-  layer->weight = w.weight;
-  layer->bias = w.bias;
-  layer->multipliers = storage;
-  layer->in_features = in;
-  layer->out_features = out;
-  layer->input_zero_point = x.zero_point;
-  layer->output_zero_point = y.zero_point;
-  return Status::kOk;
-}
 
 }  // namespace
 
@@ -111,18 +91,22 @@ Status bahdanau_s8_prepare(const BahdanauShape& shape, const BahdanauS8Quant& qu
   if (st != Status::kOk) return st;
   const QuantParams tanh_out{1.0f / 128.0f, 0};
   const auto u = static_cast<std::size_t>(shape.units);
-  st = prepare_fc(weights.w1, shape.query_dim, shape.units, quant.query, quant.query_proj, storage,
-                  &p.w1);
+  st = detail::fc_s8_check(weights.w1, shape.units, quant.query, quant.query_proj);
   if (st != Status::kOk) return st;
-  st = prepare_fc(weights.w2, shape.key_dim, shape.units, quant.keys, quant.keys_proj, storage + u,
-                  &p.w2);
+  st = detail::fc_s8_check(weights.w2, shape.units, quant.keys, quant.keys_proj);
   if (st != Status::kOk) return st;
-  st = prepare_fc(weights.v, shape.units, 1, tanh_out, quant.scores, storage + 2 * u, &p.v);
+  st = detail::fc_s8_check(weights.v, 1, tanh_out, quant.scores);
   if (st != Status::kOk) return st;
   st = add_s8_prepare(quant.query_proj, quant.keys_proj, quant.sum, &p.add);
   if (st != Status::kOk) return st;
   st = tanh_s8_table(quant.sum, p.tanh_table);
   if (st != Status::kOk) return st;
+  // Every check passed: now the channel storage.
+  detail::fc_s8_prepare(weights.w1, shape.query_dim, shape.units, quant.query, quant.query_proj,
+                        storage, &p.w1);
+  detail::fc_s8_prepare(weights.w2, shape.key_dim, shape.units, quant.keys, quant.keys_proj,
+                        storage + u, &p.w2);
+  detail::fc_s8_prepare(weights.v, shape.units, 1, tanh_out, quant.scores, storage + 2 * u, &p.v);
   *params = p;
   return Status::kOk;
 }

@@ -8,6 +8,7 @@ target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sdpa_s8_prepare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sdpa_s8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/attend_s8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fc_s8_prepare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mha_s8_prepare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mha_s8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/luong_s8_prepare.cpp

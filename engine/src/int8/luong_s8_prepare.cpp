@@ -1,7 +1,6 @@
 // Luong attention, int8: prepare (see attn/luong_s8.h).
-#include <cmath>
-
 #include "attn/luong_s8.h"
+#include "int8/fc_s8_prepare.h"
 #include "ops/validate.h"
 
 namespace attn {
@@ -52,23 +51,10 @@ Status luong_general_s8_prepare(const LuongGeneralShape& shape, const LuongS8Qua
   p.general = true;
   Status st = prepare_core(shape, shape.query_dim, quant, quant.keys_proj, &p);
   if (st != Status::kOk) return st;
-  for (int32_t c = 0; c < shape.query_dim; ++c) {
-    const float s = weights.scales[c];
-    if (!(s > 0.0f) || std::isinf(s)) return Status::kBadArgument;
-    // TFLite PopulateConvolutionQuantizationParams: in double.
-    const QuantizedMultiplier m =
-        quantize_multiplier(static_cast<double>(quant.keys.scale) * static_cast<double>(s) /
-                            static_cast<double>(quant.keys_proj.scale));
-    if (m.shift > 30) return Status::kBadArgument;
-    storage[c] = m;
-  }
-  p.proj.weight = weights.weight;
-  p.proj.bias = weights.bias;
-  p.proj.multipliers = storage;
-  p.proj.in_features = shape.key_dim;
-  p.proj.out_features = shape.query_dim;
-  p.proj.input_zero_point = quant.keys.zero_point;
-  p.proj.output_zero_point = quant.keys_proj.zero_point;
+  st = detail::fc_s8_check(weights, shape.query_dim, quant.keys, quant.keys_proj);
+  if (st != Status::kOk) return st;
+  detail::fc_s8_prepare(weights, shape.key_dim, shape.query_dim, quant.keys, quant.keys_proj,
+                        storage, &p.proj);
   *params = p;
   return Status::kOk;
 }

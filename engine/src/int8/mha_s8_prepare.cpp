@@ -1,35 +1,9 @@
 // Multi-head attention, int8: prepare (see attn/mha_s8.h).
-#include <cmath>
-
 #include "attn/mha_s8.h"
+#include "int8/fc_s8_prepare.h"
 #include "ops/validate.h"
 
 namespace attn {
-namespace {
-
-Status prepare_fc(const FcS8Weights& w, int32_t in, int32_t out, const QuantParams& x,
-                  const QuantParams& y, QuantizedMultiplier* storage, FcS8Layer* layer) {
-  if (w.weight == nullptr || w.scales == nullptr) return Status::kNullPointer;
-  for (int32_t c = 0; c < out; ++c) {
-    const float s = w.scales[c];
-    if (!(s > 0.0f) || std::isinf(s)) return Status::kBadArgument;
-    // TFLite PopulateConvolutionQuantizationParams: in double, no float rounding.
-    const QuantizedMultiplier m = quantize_multiplier(
-        static_cast<double>(x.scale) * static_cast<double>(s) / static_cast<double>(y.scale));
-    if (m.shift > 30) return Status::kBadArgument;
-    storage[c] = m;
-  }
-  layer->weight = w.weight;
-  layer->bias = w.bias;
-  layer->multipliers = storage;
-  layer->in_features = in;
-  layer->out_features = out;
-  layer->input_zero_point = x.zero_point;
-  layer->output_zero_point = y.zero_point;
-  return Status::kOk;
-}
-
-}  // namespace
 
 Status mha_s8_prepare(const MhaShape& shape, const MhaS8Quant& quant, const MhaS8Weights& weights,
                       QuantizedMultiplier* channel_storage, MhaS8Params* params) {
@@ -62,17 +36,21 @@ Status mha_s8_prepare(const MhaShape& shape, const MhaS8Quant& quant, const MhaS
   sq.beta = quant.beta;
   Status st = sdpa_s8_prepare({1, s.seq_q, s.seq_kv, hd, hd}, sq, &p.attend);
   if (st != Status::kOk) return st;
+  // Every layer checked before any channel storage is written.
+  const FcS8Weights* w[4] = {&weights.q, &weights.k, &weights.v, &weights.out};
+  const int32_t in[4] = {s.embed_dim, s.kdim, s.vdim, s.embed_dim};
+  const QuantParams* x[4] = {&quant.query, &quant.key, &quant.value, &quant.attn};
+  const QuantParams* y[4] = {&quant.q, &quant.k, &quant.v, &quant.out};
+  FcS8Layer* layer[4] = {&p.q, &p.k, &p.v, &p.out};
+  for (int l = 0; l < 4; ++l) {
+    st = detail::fc_s8_check(*w[l], s.embed_dim, *x[l], *y[l]);
+    if (st != Status::kOk) return st;
+  }
   const auto e = static_cast<std::size_t>(s.embed_dim);
-  st = prepare_fc(weights.q, s.embed_dim, s.embed_dim, quant.query, quant.q, channel_storage, &p.q);
-  if (st != Status::kOk) return st;
-  st = prepare_fc(weights.k, s.kdim, s.embed_dim, quant.key, quant.k, channel_storage + e, &p.k);
-  if (st != Status::kOk) return st;
-  st = prepare_fc(weights.v, s.vdim, s.embed_dim, quant.value, quant.v, channel_storage + 2 * e,
-                  &p.v);
-  if (st != Status::kOk) return st;
-  st = prepare_fc(weights.out, s.embed_dim, s.embed_dim, quant.attn, quant.out,
-                  channel_storage + 3 * e, &p.out);
-  if (st != Status::kOk) return st;
+  for (int l = 0; l < 4; ++l) {
+    detail::fc_s8_prepare(*w[l], in[l], s.embed_dim, *x[l], *y[l],
+                          channel_storage + static_cast<std::size_t>(l) * e, layer[l]);
+  }
   *params = p;
   return Status::kOk;
 }
