@@ -24,6 +24,10 @@ reference of the TFLite op sequence, written from shared/INT8.md):
     general, per-channel or per-tensor W scales, optional int32 bias, key
     lengths) against int8_reference.fully_connected + sdpa_s8 (one query,
     values = keys);
+  * `attn run bahdanau --dtype int8` (parameters from
+    int8_reference.random_bahdanau_case for seeds 6000..6031: per-channel or
+    per-tensor W1/W2 scales, optional int32 biases b1, b2 and bv, key lengths,
+    beta, batched and unbatched) against int8_reference.bahdanau_s8;
   * bad inputs (float32 file for int8, bad SCALE:ZERO_POINT strings, zero point
     outside [-128, 127], scale <= 0 / NaN / Inf / underflowing, bad beta,
     int8 flags without --dtype int8, shape mismatches, unsupported additive
@@ -50,7 +54,7 @@ import int8_reference as ref  # noqa: E402
 
 ATTN = os.path.abspath(sys.argv[1])
 failures = []
-counts = {"softmax": 0, "sdpa": 0, "luong": 0, "mha": 0, "errors": 0}
+counts = {"softmax": 0, "sdpa": 0, "luong": 0, "mha": 0, "bahdanau": 0, "errors": 0}
 
 
 def check(cond, what):
@@ -351,6 +355,69 @@ def test_luong(d):
         same(tag + " context", np.load(d("o.npy")), out)
         same(tag + " weights", np.load(d("w.npy")), probs)
         counts["luong"] += 1
+
+
+# ---------------------------------------------------------------- bahdanau --dtype int8
+BAHDANAU_QUANT_FLAGS = [("query", "--query-quant"), ("keys", "--keys-quant"),
+                        ("query_proj", "--query-proj-quant"), ("keys_proj", "--keys-proj-quant"),
+                        ("sum", "--sum-quant"), ("scores", "--scores-quant"),
+                        ("context", "--context-quant")]
+
+
+def test_bahdanau(d):
+    """Weights go in as the float command's Keras layout ([in, out]); the
+    reference takes TFLite's [out, in]."""
+    for seed in range(6000, 6032):
+        c = ref.random_bahdanau_case(seed)
+        g = np.random.default_rng(seed + 100)
+        B, seq, qd, kd, u = c["B"], c["seq"], c["qd"], c["kd"], c["units"]
+        per_tensor = seed % 4 == 1
+        scales = dict(c["scales"])
+        if per_tensor:
+            scales["w1"] = [scales["w1"][0]] * u
+            scales["w2"] = [scales["w2"][0]] * u
+        query, keys = i8(g, B, qd), i8(g, B, seq, kd)
+        W = {"w1": g.integers(-127, 128, (u, qd)), "w2": g.integers(-127, 128, (u, kd)),
+             "v": g.integers(-127, 128, (1, u))}
+        biases = {"w1": None, "w2": None, "v": None}
+        if c["bias"]:
+            biases = {"w1": g.integers(-30000, 30001, u), "w2": g.integers(-30000, 30001, u),
+                      "v": g.integers(-30000, 30001, 1)}
+        lengths = g.integers(0, seq + 1, B).astype(np.int32) if c["has_lengths"] else None
+        unbatched = B == 1 and seed % 3 == 0
+        d.clear("o.npy", "w.npy")
+        args = ["run", "bahdanau", "--dtype", "int8",
+                "--query", d.save("bq.npy", query[0] if unbatched else query),
+                "--keys", d.save("bk.npy", keys[0] if unbatched else keys),
+                "--w1", d.save("bw1.npy", np.ascontiguousarray(W["w1"].T).astype(np.int8)),
+                "--w2", d.save("bw2.npy", np.ascontiguousarray(W["w2"].T).astype(np.int8)),
+                "--v", d.save("bv.npy", (W["v"][0] if seed % 2 else W["v"].T).astype(np.int8)),
+                "--w1-scales", d.save("bs1.npy", np.array(scales["w1"][0] if per_tensor else scales["w1"], np.float32)),
+                "--w2-scales", d.save("bs2.npy", np.array(scales["w2"][0] if per_tensor else scales["w2"], np.float32)),
+                "--v-scale", fs(scales["v"][0]),
+                "--out", d("o.npy"), "--weights-out", d("w.npy")]
+        for name, flag in BAHDANAU_QUANT_FLAGS:
+            args += [flag, qs(c["quant"][name])]
+        if c["beta"] != 1.0:
+            args += ["--beta", fs(c["beta"])]
+        if c["bias"]:
+            args += ["--b1", d.save("bb1.npy", biases["w1"].astype(np.int32)),
+                     "--b2", d.save("bb2.npy", biases["w2"].astype(np.int32)),
+                     "--bv", str(int(biases["v"][0]))]
+        if lengths is not None:
+            args += ["--key-lengths", d.save("bl.npy", lengths)]
+        tag = f"bahdanau int8 seed {seed} [{B},{seq},{qd},{kd},U={u}]"
+        rc, _, err = run(*args)
+        if not check(rc == 0, f"{tag}: exit {rc}: {err.strip()}"):
+            continue
+        out, probs = ref.bahdanau_s8(query.astype(np.int64), keys.astype(np.int64), W, scales,
+                                     biases, c["quant"], c["beta"],
+                                     None if lengths is None else list(lengths))
+        if unbatched:
+            out, probs = out[0], probs[0]
+        same(tag + " context", np.load(d("o.npy")), out)
+        same(tag + " weights", np.load(d("w.npy")), probs)
+        counts["bahdanau"] += 1
 
 
 # ---------------------------------------------------------------- mha --dtype int8
@@ -693,6 +760,45 @@ def test_errors(d):
                 luong(True, quant={"--keys-proj-quant": "1e-15:0"}),
                 "luong-general: an argument is out of range")
 
+    # bahdanau --dtype int8.
+    bq, bk = d.save("ebq.npy", i8(g, 2, 5)), d.save("ebk.npy", i8(g, 2, 7, 6))
+    bw1, bw2 = d.save("ebw1.npy", i8(g, 5, 4)), d.save("ebw2.npy", i8(g, 6, 4))
+    bv = d.save("ebv.npy", i8(g, 4))
+    bs = d.save("ebs.npy", np.full(4, 0.01, np.float32))
+    bquant = {"--query-quant": "0.02:1", "--keys-quant": "0.03:-2", "--query-proj-quant": "0.1:3",
+              "--keys-proj-quant": "0.1:-4", "--sum-quant": "0.05:5", "--scores-quant": "0.2:-6",
+              "--context-quant": "0.03:7", "--w1-scales": bs, "--w2-scales": bs, "--v-scale": "0.01"}
+
+    def bahdanau(quant=None, extra=(), dtype=("--dtype", "int8"), w1=bw1, w2=bw2, v=bv, q=bq, k=bk):
+        qu = dict(bquant)
+        qu.update(quant or {})
+        qargs = [a for kv in qu.items() if kv[1] is not None for a in kv]
+        return ["run", "bahdanau", *dtype, "--query", q, "--keys", k, "--w1", w1, "--w2", w2,
+                "--v", v, *qargs, "--out", d("o.npy"), "--weights-out", d("w.npy"), *extra]
+
+    rc, _, err = run(*bahdanau())
+    check(rc == 0, f"bahdanau int8 control runs: {err.strip()}")
+    expect_fail("bahdanau int8 float32 keys", bahdanau(k=d.save("ebkf.npy", np.zeros((2, 7, 6), np.float32))),
+                "ebkf.npy")
+    expect_fail("bahdanau int8 W1 rows", bahdanau(w1=d.save("ebw1r.npy", i8(g, 4, 4))), "ebw1r.npy")
+    expect_fail("bahdanau int8 W2 units", bahdanau(w2=d.save("ebw2u.npy", i8(g, 6, 3))), "ebw2u.npy")
+    expect_fail("bahdanau int8 v length", bahdanau(v=d.save("ebv3.npy", i8(g, 3))), "ebv3.npy")
+    expect_fail("bahdanau int8 v [U,2]", bahdanau(v=d.save("ebv42.npy", i8(g, 4, 2))), "ebv42.npy")
+    expect_fail("bahdanau int8 missing --sum-quant", bahdanau(quant={"--sum-quant": None}), "--sum-quant")
+    expect_fail("bahdanau int8 missing --w2-scales", bahdanau(quant={"--w2-scales": None}), "--w2-scales")
+    expect_fail("bahdanau int8 bad --v-scale", bahdanau(quant={"--v-scale": "-1"}), "--v-scale")
+    expect_fail("bahdanau int8 scales count", bahdanau(quant={"--w1-scales": d.save("ebs3.npy", np.ones(3, np.float32))}),
+                "ebs3.npy")
+    expect_fail("bahdanau int8 bias length", bahdanau(extra=["--b1", d.save("ebb5.npy", np.zeros(5, np.int32))]),
+                "ebb5.npy")
+    expect_fail("bahdanau int8 float32 bias", bahdanau(extra=["--b2", d.save("ebbf.npy", np.zeros(4, np.float32))]),
+                "ebbf.npy")
+    expect_fail("bahdanau int8 fractional --bv", bahdanau(extra=["--bv", "0.5"]), "--bv")
+    expect_fail("bahdanau --sum-quant without --dtype int8",
+                bahdanau(dtype=(), quant={n: None for n in bquant if n != "--sum-quant"}), "--sum-quant")
+    expect_fail("bahdanau int8 key lengths", bahdanau(extra=["--key-lengths", d.save("ebl.npy", np.array([1, 8], np.int32))]),
+                "ebl.npy")
+
 
 def test_help():
     rc, out, _ = run("run", "sdpa", "--help")
@@ -716,11 +822,13 @@ def main():
         test_sdpa(d)
         test_luong(d)
         test_mha(d)
+        test_bahdanau(d)
         test_errors(d)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"{counts['softmax']} softmax-s8, {counts['sdpa']} sdpa, {counts['luong']} luong and "
-          f"{counts['mha']} mha int8 runs matched the reference bit for bit; "
+    print(f"{counts['softmax']} softmax-s8, {counts['sdpa']} sdpa, {counts['luong']} luong, "
+          f"{counts['mha']} mha and {counts['bahdanau']} bahdanau int8 runs matched the "
+          f"reference bit for bit; "
           f"{counts['errors']} error cases")
     if failures:
         print(f"{len(failures)} check(s) failed")

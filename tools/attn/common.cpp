@@ -85,6 +85,28 @@ MhaInputs load_mha_inputs(const std::string& query, const std::string& kv,
   return in;
 }
 
+QueryKeysDims check_query_keys(const NpyInput& query, const NpyInput& keys) {
+  if (keys.rank() != query.rank() + 1) {
+    throw CliError(keys.path + ": rank " + std::to_string(keys.rank()) + ", expected " +
+                   std::to_string(query.rank() + 1) + " for query " + query.path + " of rank " +
+                   std::to_string(query.rank()) +
+                   " (query [B,D] with keys [B,T,D], or [D] with [T,D])");
+  }
+  QueryKeysDims d;
+  d.batched = query.rank() == 2;
+  d.b = d.batched ? query.dim(0) : 1;
+  if (d.batched) require_dim(keys, 0, d.b, "batch", "batch of " + query.path);
+  d.seq = keys.dim(-2);
+  d.dq = query.dim(-1);
+  d.dk = keys.dim(-1);
+  return d;
+}
+
+std::vector<int64_t> batched_shape(bool batched, int64_t b, std::vector<int64_t> rest) {
+  if (batched) rest.insert(rest.begin(), b);
+  return rest;
+}
+
 int32_t to_i32(int64_t v) {
   if (v < 0 || v > std::numeric_limits<int32_t>::max()) throw CliError("dimension out of range");
   return static_cast<int32_t>(v);

@@ -66,6 +66,32 @@ struct MhaInputs {
 MhaInputs load_mha_inputs(const std::string& query, const std::string& kv,
                           const std::string& value, int heads, const char* dtype);
 
+// Query and keys of the single-query ops (bahdanau, luong): query [B, Dq]
+// with keys [B, T, Dk], or [Dq] with [T, Dk] (batch 1); the batch checked.
+struct QueryKeysDims {
+  bool batched = false;
+  int64_t b = 1, seq = 0, dq = 0, dk = 0;
+};
+// Throws unless the ranks and batches agree; returns the dimensions.
+QueryKeysDims check_query_keys(const NpyInput& query, const NpyInput& keys);
+template <class T>
+struct QueryKeys : QueryKeysDims {
+  TypedInput<T> query, keys;
+};
+// Loads both with numpy dtype `dtype` ("<f4" for float, "|i1" for int8).
+template <class T>
+QueryKeys<T> load_query_keys(const std::string& qpath, const std::string& kpath,
+                             const char* dtype) {
+  QueryKeys<T> r;
+  r.query = TypedInput<T>{load_checked(qpath, dtype, 1, 2)};
+  r.keys = TypedInput<T>{load_checked(kpath, dtype, 2, 3)};
+  static_cast<QueryKeysDims&>(r) = check_query_keys(r.query, r.keys);
+  return r;
+}
+
+// Output shape: the batch prefix [b] only when the inputs were batched.
+std::vector<int64_t> batched_shape(bool batched, int64_t b, std::vector<int64_t> rest);
+
 // Narrows a checked dimension to the engine's int32.
 int32_t to_i32(int64_t v);
 

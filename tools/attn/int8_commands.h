@@ -2,6 +2,7 @@
 //   attn run softmax-s8                    TFLite int8 SOFTMAX on an int8 .npy
 //   attn run sdpa --dtype int8 ...         int8 SDPA (the flags below are added
 //                                          to the float `sdpa` subcommand)
+//   attn run mha|luong-dot|luong-general|bahdanau --dtype int8   likewise
 // Scales are parsed as float32 (strtof: decimal or hex float literals), zero
 // points as integers in [-128, 127]; every error is a CliError (exit 2).
 #pragma once
@@ -64,6 +65,32 @@ struct LuongFiles {
 
 // `attn run luong-dot --dtype int8` (general false) / `luong-general --dtype int8`.
 void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& flags, bool general);
+
+// The flags `attn run bahdanau` takes for --dtype int8.
+struct BahdanauInt8Flags {
+  std::string dtype = "f32";
+  // Empty until given ("S:Z").
+  std::optional<std::string> query_quant, keys_quant, query_proj_quant, keys_proj_quant,
+      sum_quant, scores_quant, context_quant;
+  std::optional<std::string> w1_scales, w2_scales;  // float32 .npy [U] (or one value)
+  std::optional<std::string> v_scale;               // float32
+  std::optional<std::string> beta;                  // default 1
+  bool int8() const { return dtype == "int8"; }
+};
+
+void add_bahdanau_int8_flags(CLI::App* bahdanau, BahdanauInt8Flags* flags);
+void reject_int8_flags(const BahdanauInt8Flags& flags);
+
+// The inputs `bahdanau` takes for both dtypes (int8: W1 [Dq,U], W2 [Dk,U],
+// v [U] or [U,1] int8 in the Keras layout; b1, b2 int32 [U]; bv an int32).
+struct BahdanauFiles {
+  std::string query, keys, out, weights_out, key_lengths;
+  std::string w1, b1, w2, b2, v;
+  double bv = 0.0;
+};
+
+// `attn run bahdanau --dtype int8`.
+void run_bahdanau_s8(const BahdanauFiles& files, const BahdanauInt8Flags& flags);
 
 // The flags `attn run mha` takes for --dtype int8.
 struct MhaInt8Flags {

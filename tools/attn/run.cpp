@@ -61,12 +61,6 @@ float scale_value(const std::optional<double>& s) {
   return f;
 }
 
-// Output shape: batched prefix [B] only when the inputs were batched.
-std::vector<int64_t> shape_of(bool batched, int64_t b, std::vector<int64_t> rest) {
-  if (batched) rest.insert(rest.begin(), b);
-  return rest;
-}
-
 // ---------------------------------------------------------------- sdpa
 struct SdpaFlags {
   std::string q, k, v, out, weights_out;
@@ -97,8 +91,8 @@ void run_sdpa(const SdpaFlags& f) {
   shape.dim_v = to_i32(v.dim(-1));
   const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq_q, shape.seq_kv);
 
-  const auto out_shape = shape_of(batched, b, {shape.seq_q, shape.dim_v});
-  const auto w_shape = shape_of(batched, b, {shape.seq_q, shape.seq_kv});
+  const auto out_shape = batched_shape(batched, b, {shape.seq_q, shape.dim_v});
+  const auto w_shape = batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
   std::vector<float> out(output_count(out_shape, f.out));
   std::vector<float> weights;
   if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
@@ -203,9 +197,9 @@ void run_mha(const MhaFlags& f) {
   shape.vdim = to_i32(vdim);
   const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq_q, shape.seq_kv);
 
-  const auto out_shape = shape_of(batched, b, {shape.seq_q, e});
-  const auto w_shape = f.per_head ? shape_of(batched, b, {f.heads, shape.seq_q, shape.seq_kv})
-                                  : shape_of(batched, b, {shape.seq_q, shape.seq_kv});
+  const auto out_shape = batched_shape(batched, b, {shape.seq_q, e});
+  const auto w_shape = f.per_head ? batched_shape(batched, b, {f.heads, shape.seq_q, shape.seq_kv})
+                                  : batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
   std::vector<float> out(output_count(out_shape, f.out));
   std::vector<float> weights;
   if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
@@ -224,29 +218,7 @@ void run_mha(const MhaFlags& f) {
 }
 
 // ------------------------------------------------- bahdanau / luong (query, keys)
-struct QueryKeys {
-  F32Input query, keys;
-  bool batched = false;
-  int64_t b = 1, seq = 0, dq = 0, dk = 0;
-};
-
-QueryKeys load_query_keys(const std::string& qpath, const std::string& kpath) {
-  QueryKeys r;
-  r.query = load_f32(qpath, 1, 2);
-  r.keys = load_f32(kpath, 2, 3);
-  r.batched = r.query.rank() == 2;
-  if (r.keys.rank() != r.query.rank() + 1) {
-    throw CliError(kpath + ": rank " + std::to_string(r.keys.rank()) + ", expected " +
-                   std::to_string(r.query.rank() + 1) + " for query " + qpath + " of rank " +
-                   std::to_string(r.query.rank()) + " (query [B,D] with keys [B,T,D], or [D] with [T,D])");
-  }
-  r.b = r.batched ? r.query.dim(0) : 1;
-  if (r.batched) require_dim(r.keys, 0, r.b, "batch", "batch of " + qpath);
-  r.seq = r.keys.dim(-2);
-  r.dq = r.query.dim(-1);
-  r.dk = r.keys.dim(-1);
-  return r;
-}
+using F32QueryKeys = QueryKeys<float>;
 
 struct ContextFlags {
   std::string query, keys, out, weights_out, key_lengths;
@@ -261,10 +233,10 @@ struct ContextFlags {
   }
 };
 
-void write_context(const ContextFlags& f, const QueryKeys& qk, const std::vector<float>& ctx,
+void write_context(const ContextFlags& f, const F32QueryKeys& qk, const std::vector<float>& ctx,
                    const std::vector<float>& weights) {
-  write_outputs({{f.out, shape_of(qk.batched, qk.b, {qk.dk}), ctx.data()},
-                 {f.weights_out, shape_of(qk.batched, qk.b, {qk.seq}), weights.data()}});
+  write_outputs({{f.out, batched_shape(qk.batched, qk.b, {qk.dk}), ctx.data()},
+                 {f.weights_out, batched_shape(qk.batched, qk.b, {qk.seq}), weights.data()}});
 }
 
 struct BahdanauFlags {
@@ -275,7 +247,7 @@ struct BahdanauFlags {
 };
 
 void run_bahdanau(const BahdanauFlags& f) {
-  const QueryKeys qk = load_query_keys(f.io.query, f.io.keys);
+  const F32QueryKeys qk = load_query_keys<float>(f.io.query, f.io.keys, "<f4");
   const F32Input w1 = load_f32(f.w1, 2, 2);
   require_dim(w1, 0, qk.dq, "rows", "query dim Dq of " + qk.query.path);
   const int64_t units = w1.dim(1);
@@ -326,7 +298,7 @@ void run_bahdanau(const BahdanauFlags& f) {
 }
 
 void run_luong_dot(const ContextFlags& f) {
-  const QueryKeys qk = load_query_keys(f.query, f.keys);
+  const F32QueryKeys qk = load_query_keys<float>(f.query, f.keys, "<f4");
   require_dim(qk.keys, -1, qk.dq, "key dim", "query dim of " + qk.query.path);
   attn::LuongDotShape shape;
   shape.batch = to_i32(qk.b);
@@ -355,7 +327,7 @@ struct LuongGeneralFlags {
 };
 
 void run_luong_general(const LuongGeneralFlags& f) {
-  const QueryKeys qk = load_query_keys(f.io.query, f.io.keys);
+  const F32QueryKeys qk = load_query_keys<float>(f.io.query, f.io.keys, "<f4");
   const F32Input w = load_f32(f.w, 2, 2);
   require_dim(w, 0, qk.dk, "rows", "key dim Dk of " + qk.keys.path);
   require_dim(w, 1, qk.dq, "columns", "query dim Dq of " + qk.query.path);
@@ -415,8 +387,8 @@ void run_general(const GeneralFlags& f) {
   shape.dim_k = to_i32(wq.dim(1));
   shape.dim_v = to_i32(wv.dim(1));
   const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq, shape.seq);
-  const auto out_shape = shape_of(batched, b, {shape.seq, shape.dim_v});
-  const auto w_shape = shape_of(batched, b, {shape.seq, shape.seq});
+  const auto out_shape = batched_shape(batched, b, {shape.seq, shape.dim_v});
+  const auto w_shape = batched_shape(batched, b, {shape.seq, shape.seq});
   std::vector<float> out(output_count(out_shape, f.out));
   std::vector<float> weights;
   if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
@@ -437,7 +409,7 @@ void run_general(const GeneralFlags& f) {
 void add_run(CLI::App* app, Runner* runner) {
   CLI::App* run = app->add_subcommand(
       "run", "Run one op on float32 C-order .npy inputs and write float32 .npy outputs "
-             "(int8 in and out: softmax-s8, sdpa/mha/luong-dot/luong-general --dtype int8)");
+             "(int8 in and out: softmax-s8, sdpa/mha/luong-dot/luong-general/bahdanau --dtype int8)");
   run->require_subcommand(1);
 
   {
@@ -523,15 +495,28 @@ void add_run(CLI::App* app, Runner* runner) {
         "bahdanau", "Bahdanau (additive) attention, Keras Dense layout (x @ W + b): "
                     "e_t = v . tanh(q W1 + b1 + h_t W2 + b2) + bv, context = sum_t softmax(e)_t h_t");
     f->io.add(s);
-    s->add_option("--w1", f->w1, "float32 .npy W1 [Dq,U]")->required();
-    s->add_option("--b1", f->b1, "float32 .npy b1 [U] (default 0)");
-    s->add_option("--w2", f->w2, "float32 .npy W2 [Dk,U]")->required();
-    s->add_option("--b2", f->b2, "float32 .npy b2 [U] (default 0)");
-    s->add_option("--v", f->v, "float32 .npy v [U] or [U,1] (Keras Dense(1) kernel)")->required();
-    s->add_option("--bv", f->bv, "bias of the Dense(1) score layer, a number (default 0)");
+    s->add_option("--w1", f->w1, "float32 .npy W1 [Dq,U] (int8 with --dtype int8)")->required();
+    s->add_option("--b1", f->b1, "float32 .npy b1 [U] (default 0; int32 with --dtype int8)");
+    s->add_option("--w2", f->w2, "float32 .npy W2 [Dk,U] (int8 with --dtype int8)")->required();
+    s->add_option("--b2", f->b2, "float32 .npy b2 [U] (default 0; int32 with --dtype int8)");
+    s->add_option("--v", f->v, "float32 .npy v [U] or [U,1] (Keras Dense(1) kernel; int8 with "
+                               "--dtype int8)")->required();
+    s->add_option("--bv", f->bv, "bias of the Dense(1) score layer, a number (default 0; an "
+                                 "int32 integer with --dtype int8)");
+    auto i8 = std::make_shared<BahdanauInt8Flags>();  // --dtype int8 (context_s8_commands.cpp)
+    add_bahdanau_int8_flags(s, i8.get());
     add_model_flags(s, &f->model, {"--w1", "--w2", "--v"});
-    s->callback([f, runner] {
-      *runner = [f] {
+    s->callback([f, i8, runner] {
+      *runner = [f, i8] {
+        if (!f->model.given() && i8->int8()) {
+          return run_bahdanau_s8({f->io.query, f->io.keys, f->io.out, f->io.weights_out,
+                                  f->io.key_lengths, f->w1, f->b1, f->w2, f->b2, f->v, f->bv},
+                                 *i8);
+        }
+        if (f->model.given() && i8->int8()) {
+          throw CliError("--model: the dtype and quantization come from the model");
+        }
+        reject_int8_flags(*i8);
         if (!f->model.given()) return run_bahdanau(*f);
         MaskInputs masks;
         masks.key_lengths_path = f->io.key_lengths;
