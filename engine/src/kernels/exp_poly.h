@@ -10,7 +10,7 @@
 //
 // Domain and error (measured against double-precision exp):
 //   x in [-87.3, 0]: error <= 3 ulp of the result (kMaxUlp); the worst seen
-//     over every float of [-87.3, 0] is 2.27 ulp (tests/simd checks a dense
+//     over every float of [-87.3, 0] is 2.26 ulp (tests/simd checks a dense
 //     sweep through each backend). A degree-5 P (the previous form) gave 2
 //     ulp for two more FMAs per vector: float softmax does not need them;
 //   x in [-88, -87.3): the result is subnormal or 0, absolute error < 2^-126;
