@@ -5,7 +5,7 @@
 // Bound: |out - exact| <= 64 eps max|v| and |weights - exact| <= 64 eps, i.e.
 // k = 64 eps times the magnitude (sum_j p_j |v_j| <= max|v|), which covers the
 // float rounding of d-term dots (scores up to ~4, relative error ~d eps), the
-// polynomial exp (2 ulp) and the nk-term sums.
+// polynomial exp (kMaxUlp = 3 ulp) and the nk-term sums.
 #include <gtest/gtest.h>
 
 #include <cfloat>

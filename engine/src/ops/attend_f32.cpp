@@ -206,25 +206,46 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
       t.l[r] = 0.0f;
       t.visible[r] = 0;
     }
-    for (int32_t r = 0; r < nq; ++r) {
-      float* acc = t.acc + idx(r) * idx(a.dim_v);
-      for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
-    }
     // Keys past the last row's limit are masked for the whole tile.
     const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
-    for (int32_t j0 = 0; j0 < kv_end; j0 += lay.bk) {
+    // A transposed tile whose keys fit one block (short sequences) needs no
+    // online rescaling: its probabilities are normalised before P.V, which
+    // then accumulates straight into the zeroed output rows.
+    const bool one_block = lay.transposed && kv_end <= lay.bk;
+    for (int32_t r = 0; r < nq; ++r) {
+      float* acc = one_block ? a.out + idx(i0 + r) * a.out_stride : t.acc + idx(r) * idx(a.dim_v);
+      for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
+    }
+    if (one_block && kv_end > 0) {
+      score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
+      // acc is not used (nq = 0 rows): nothing to rescale in the first block.
+      kernels::softmax_t_f32(t.s, lay.tq, kv_end, t.m, t.l, 0, t.acc, idx(a.dim_v), a.dim_v);
+      float inv_l[kSdpaQueryTile];
+      for (int32_t r = 0; r < lay.tq; ++r) {
+        inv_l[r] = r < nq && t.visible[r] != 0 ? 1.0f / t.l[r] : 0.0f;
+      }
+      for (int32_t j = 0; j < kv_end; ++j) {
+        float* p = t.s + idx(j) * idx(lay.tq);
+        for (int32_t r = 0; r < lay.tq; ++r) p[r] *= inv_l[r];
+      }
+      kernels::pv_tile_t_f32(t.s, lay.tq, nq, kv_end, a.v, a.v_stride, a.dim_v,
+                             a.out + idx(i0) * a.out_stride, a.out_stride);
+    }
+    for (int32_t j0 = 0; !one_block && j0 < kv_end; j0 += lay.bk) {
       const int32_t nk = kv_end - j0 < lay.bk ? kv_end - j0 : lay.bk;
       score_block(a, mask, t, lay, i0, nq, j0, nk, t.visible);
       const float* v = a.v + idx(j0) * a.v_stride;
       if (lay.transposed) {
-        kernels::softmax_t_f32(t.s, lay.tq, nk, t.m, t.l, nq, t.acc, idx(a.dim_v), a.dim_v);
+        // The first block finds acc all zero: nothing to rescale (nq = 0 rows).
+        kernels::softmax_t_f32(t.s, lay.tq, nk, t.m, t.l, j0 == 0 ? 0 : nq, t.acc, idx(a.dim_v),
+                               a.dim_v);
         kernels::pv_tile_t_f32(t.s, lay.tq, nq, nk, v, a.v_stride, a.dim_v, t.acc, idx(a.dim_v));
       } else {
         online_softmax_update(t.s, lay.row, nq, nk, v, a.v_stride, a.dim_v, t.m, t.l, t.acc,
                               idx(a.dim_v));
       }
     }
-    for (int32_t r = 0; r < nq; ++r) {
+    for (int32_t r = 0; !one_block && r < nq; ++r) {
       float* out = a.out + idx(i0 + r) * a.out_stride;
       const float* acc = t.acc + idx(r) * idx(a.dim_v);
       const float inv_l = t.visible[r] == 0 ? 0.0f : 1.0f / t.l[r];

@@ -39,9 +39,7 @@ typename O::V ExpPoly(typename O::V x) {
   const V n = O::Sub(t, O::Set(ep::kMagic));
   V r = O::MulAdd(n, O::Set(-ep::kLn2Hi), x);
   r = O::MulAdd(n, O::Set(-ep::kLn2Lo), r);
-  V p = O::MulAdd(O::Set(ep::kP0), r, O::Set(ep::kP1));
-  p = O::MulAdd(p, r, O::Set(ep::kP2));
-  p = O::MulAdd(p, r, O::Set(ep::kP3));
+  V p = O::MulAdd(O::Set(ep::kP2), r, O::Set(ep::kP3));
   p = O::MulAdd(p, r, O::Set(ep::kP4));
   p = O::MulAdd(p, r, O::Set(ep::kP5));
   const V e = O::Add(O::MulAdd(p, O::Mul(r, r), r), O::Set(1.0f));
