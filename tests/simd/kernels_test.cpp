@@ -3,7 +3,10 @@
 // Backends: hwy (on x86 once per compiled Highway target the CPU supports,
 // selected with ::hwy::SetSupportedTargetsForTest) and xsimd. Lengths 1, 3, 7,
 // N-1, N, N+1, 3N, 8N+2 for N in {4, 8, 16} (every vector width on x86 and
-// Arm), pointers offset by 0, 1 and 3 floats from 64-byte alignment.
+// Arm) and N = the Highway static target's lanes (SVE: 4..64, set by the
+// emulated vector length), pointers offset by 0, 1 and 3 floats from 64-byte
+// alignment. The SVE preset runs this once per vector length with
+// ATTN_EXPECT_SVE_BITS set: SveBuild checks the target and the length.
 //
 // Bounds (eps = FLT_EPSILON), stated against the reference result:
 //   dot, qk tile, linear:     |got - ref| <= 2 (n + 2) eps sum_i |a_i b_i|
@@ -23,6 +26,8 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <ostream>
@@ -102,9 +107,17 @@ std::vector<Variant> Variants() {
   return v;
 }
 
+int32_t StaticLanes() {
+#if ATTN_TEST_HWY
+  return static_cast<int32_t>(::hwy::HWY_NAMESPACE::Lanes(::hwy::HWY_NAMESPACE::ScalableTag<float>()));
+#else
+  return 4;
+#endif
+}
+
 std::vector<int32_t> Lengths() {
   std::vector<int32_t> out;
-  for (int32_t n : {4, 8, 16}) {
+  for (int32_t n : {4, 8, 16, StaticLanes()}) {
     for (int32_t len : {1, 3, 7, n - 1, n, n + 1, 3 * n, 8 * n + 2}) {
       bool seen = false;
       for (int32_t o : out) seen = seen || o == len;
@@ -469,6 +482,21 @@ TEST_P(KernelTest, TransposedTiles) {
       }
     }
   }
+}
+
+// The SVE preset's runs: Highway's static target is SVE (or SVE2) and its
+// vectors have the length qemu was asked for.
+TEST(SveBuild, TargetAndVectorLength) {
+  const char* bits = std::getenv("ATTN_EXPECT_SVE_BITS");
+  if (bits == nullptr) GTEST_SKIP() << "not an SVE vector-length run (ATTN_EXPECT_SVE_BITS unset)";
+#if ATTN_TEST_HWY
+  const std::string name = ::hwy::TargetName(HWY_STATIC_TARGET);
+  std::printf("Highway static target %s, %d float lanes\n", name.c_str(), StaticLanes());
+  EXPECT_EQ(name.rfind("SVE", 0), 0u) << name;
+  EXPECT_EQ(StaticLanes() * 32, std::atoi(bits));
+#else
+  FAIL() << "ATTN_EXPECT_SVE_BITS set in a build without the Highway backend";
+#endif
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, KernelTest, ::testing::ValuesIn(Variants()),
