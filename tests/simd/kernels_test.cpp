@@ -110,11 +110,15 @@ std::vector<Variant> Variants() {
   return v;
 }
 
+// Float lanes of Highway's static target when it is scalable (SVE: set at run
+// time by the vector length), else 16 (already a length base above). Only
+// there: outside HWY_ATTR, Lanes() of a fixed target (NEON, +crypto) does not
+// inline into this file's functions.
 int32_t StaticLanes() {
-#if ATTN_TEST_HWY
+#if ATTN_TEST_HWY && HWY_HAVE_SCALABLE
   return static_cast<int32_t>(::hwy::HWY_NAMESPACE::Lanes(::hwy::HWY_NAMESPACE::ScalableTag<float>()));
 #else
-  return 4;
+  return 16;
 #endif
 }
 
