@@ -112,11 +112,11 @@ void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k
     ATTN_EACH4(ATTN_EACH8, ATTN_QK_ZERO)
     // One step along d: KB key vectors, then per query row one load and KB FMAs.
 #define ATTN_QK_KEY(LD, c) \
-  [[maybe_unused]] const V kv##c = c < KB ? LD(k0 + Sz(c) * k_stride + x) : O::Zero();
+  [[maybe_unused]] const V kv##c = (c) < KB ? LD(k0 + Sz(c) * k_stride + x) : O::Zero();
 #define ATTN_QK_FMA(r, c) \
-  if constexpr (c < KB) acc##r##c = O::MulAdd(qv, kv##c, acc##r##c);
+  if constexpr ((c) < KB) acc##r##c = O::MulAdd(qv, kv##c, acc##r##c);
 #define ATTN_QK_ROW(LD, r)                                                                       \
-  if constexpr (r < RQ) {                                                                         \
+  if constexpr ((r) < RQ) {                                                                        \
     const V qv = LD(q + Sz(r) * q_stride + x);                                                    \
     ATTN_EACH8(ATTN_QK_FMA, r)                                                                    \
   }
@@ -132,7 +132,7 @@ void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k
       ATTN_EACH4(ATTN_QK_ROW, load_t)
     }
 #define ATTN_QK_SUM(_, r)                                                                        \
-  if constexpr (r < RQ) {                                                                         \
+  if constexpr ((r) < RQ) {                                                                        \
     O::ReduceSum4(acc##r##0, acc##r##1, acc##r##2, acc##r##3, s + Sz(r) * s_stride + Sz(j));      \
     if constexpr (KB > 4) {                                                                       \
       O::ReduceSum4(acc##r##4, acc##r##5, acc##r##6, acc##r##7,                                   \
@@ -244,12 +244,13 @@ void Scale(float* x, int32_t n, float a) {
 template <class O, int RQ, int RC>
 void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const float* v,
              std::size_t v_stride, float* acc, std::size_t a_stride) {
-  static_assert(RQ <= 4 && RC <= 4, "named registers: 4 rows x 4 column vectors");
+  static_assert(RQ <= 4, "named registers: 4 rows");
+  static_assert(RC <= 4, "named registers: 4 column vectors");
   using V = typename O::V;
   const std::size_t N = O::Lanes();
 #define ATTN_PV_LOAD(r, c)                                                                       \
   [[maybe_unused]] V a##r##c =                                                                    \
-      r < RQ && c < RC ? O::LoadU(acc + Sz(r) * a_stride + Sz(c) * N) : O::Zero();
+      (r) < RQ && (c) < RC ? O::LoadU(acc + Sz(r) * a_stride + Sz(c) * N) : O::Zero();
   ATTN_EACH4(ATTN_EACH8, ATTN_PV_LOAD)
   int32_t j = 0;
   if (RQ == 1) {
@@ -258,7 +259,7 @@ void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const f
 #define ATTN_PV_BZERO(_, c) [[maybe_unused]] V b##c = O::Zero();
     ATTN_EACH4(ATTN_PV_BZERO, _)
 #define ATTN_PV_PAIR(_, c)                                                                       \
-  if constexpr (c < RC) {                                                                         \
+  if constexpr ((c) < RC) {                                                                        \
     a0##c = O::MulAdd(p0, O::LoadU(vr + Sz(c) * N), a0##c);                                       \
     b##c = O::MulAdd(p1, O::LoadU(vr + v_stride + Sz(c) * N), b##c);                              \
   }
@@ -268,13 +269,14 @@ void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const f
       const V p1 = O::Set(p[Sz(j + 1) * pj]);
       ATTN_EACH4(ATTN_PV_PAIR, _)
     }
-#define ATTN_PV_FOLD(_, c) if constexpr (c < RC) a0##c = O::Add(a0##c, b##c);
+#define ATTN_PV_FOLD(_, c) if constexpr ((c) < RC) a0##c = O::Add(a0##c, b##c);
     ATTN_EACH4(ATTN_PV_FOLD, _)
   }
-#define ATTN_PV_V(_, c) [[maybe_unused]] const V vv##c = c < RC ? O::LoadU(vr + Sz(c) * N) : O::Zero();
-#define ATTN_PV_FMA(r, c) if constexpr (c < RC) a##r##c = O::MulAdd(pr, vv##c, a##r##c);
+#define ATTN_PV_V(_, c) \
+  [[maybe_unused]] const V vv##c = (c) < RC ? O::LoadU(vr + Sz(c) * N) : O::Zero();
+#define ATTN_PV_FMA(r, c) if constexpr ((c) < RC) a##r##c = O::MulAdd(pr, vv##c, a##r##c);
 #define ATTN_PV_ROW(_, r)                                                                        \
-  if constexpr (r < RQ) {                                                                         \
+  if constexpr ((r) < RQ) {                                                                        \
     const V pr = O::Set(p[Sz(r) * pi + Sz(j) * pj]);                                              \
     ATTN_EACH8(ATTN_PV_FMA, r)                                                                    \
   }
@@ -284,7 +286,7 @@ void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const f
     ATTN_EACH4(ATTN_PV_ROW, _)
   }
 #define ATTN_PV_STORE(r, c) \
-  if constexpr (r < RQ && c < RC) O::StoreU(a##r##c, acc + Sz(r) * a_stride + Sz(c) * N);
+  if constexpr ((r) < RQ && (c) < RC) O::StoreU(a##r##c, acc + Sz(r) * a_stride + Sz(c) * N);
   ATTN_EACH4(ATTN_EACH8, ATTN_PV_STORE)
 #undef ATTN_PV_LOAD
 #undef ATTN_PV_BZERO
@@ -303,10 +305,10 @@ void PvTail(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const fl
   static_assert(RQ <= 4, "named registers a<r>: 4 rows");
   using V = typename O::V;
 #define ATTN_PVT_LOAD(_, r) \
-  [[maybe_unused]] V a##r = r < RQ ? O::LoadN(acc + Sz(r) * a_stride, t) : O::Zero();
+  [[maybe_unused]] V a##r = (r) < RQ ? O::LoadN(acc + Sz(r) * a_stride, t) : O::Zero();
 #define ATTN_PVT_FMA(_, r) \
-  if constexpr (r < RQ) a##r = O::MulAdd(O::Set(p[Sz(r) * pi + Sz(j) * pj]), vv, a##r);
-#define ATTN_PVT_STORE(_, r) if constexpr (r < RQ) O::StoreN(a##r, acc + Sz(r) * a_stride, t);
+  if constexpr ((r) < RQ) a##r = O::MulAdd(O::Set(p[Sz(r) * pi + Sz(j) * pj]), vv, a##r);
+#define ATTN_PVT_STORE(_, r) if constexpr ((r) < RQ) O::StoreN(a##r, acc + Sz(r) * a_stride, t);
   ATTN_EACH4(ATTN_PVT_LOAD, _)
   for (int32_t j = 0; j < nk; ++j) {
     const V vv = O::LoadN(v + Sz(j) * v_stride, t);
@@ -397,10 +399,11 @@ void QkBlockT(const float* qt, std::size_t tq, std::size_t d, const float* k,
   ATTN_EACH16(ATTN_EACH4, ATTN_QT_ZERO)
 #define ATTN_QT_Q(_, g)                                                                          \
   [[maybe_unused]] const V qv##g =                                                                \
-      g < G ? (kPart ? O::LoadN(qt + x * tq, n) : O::LoadU(qt + x * tq + Sz(g) * N)) : O::Zero();
-#define ATTN_QT_FMA(jj, g) if constexpr (g < G) acc##jj##_##g = O::MulAdd(kb, qv##g, acc##jj##_##g);
+      (g) < G ? (kPart ? O::LoadN(qt + x * tq, n) : O::LoadU(qt + x * tq + Sz(g) * N)) : O::Zero();
+#define ATTN_QT_FMA(jj, g) \
+  if constexpr ((g) < G) acc##jj##_##g = O::MulAdd(kb, qv##g, acc##jj##_##g);
 #define ATTN_QT_KEY(_, jj)                                                                       \
-  if constexpr (jj < KB) {                                                                        \
+  if constexpr ((jj) < KB) {                                                                       \
     const V kb = O::Set(k[Sz(jj) * k_stride + x]);                                                \
     ATTN_EACH4(ATTN_QT_FMA, jj)                                                                   \
   }
@@ -409,7 +412,7 @@ void QkBlockT(const float* qt, std::size_t tq, std::size_t d, const float* k,
     ATTN_EACH16(ATTN_QT_KEY, _)
   }
 #define ATTN_QT_STORE(jj, g)                                                                     \
-  if constexpr (jj < KB && g < G) {                                                               \
+  if constexpr ((jj) < KB && (g) < G) {                                                            \
     if constexpr (kPart) {                                                                        \
       O::StoreN(acc##jj##_##g, st + Sz(jj) * tq, n);                                              \
     } else {                                                                                      \
