@@ -111,12 +111,18 @@ std::vector<Variant> Variants() {
 }
 
 // Float lanes of Highway's static target when it is scalable (SVE: set at run
-// time by the vector length), else 16 (already a length base above). Only
-// there: outside HWY_ATTR, Lanes() of a fixed target (NEON, +crypto) does not
-// inline into this file's functions.
+// time by the vector length), else 16 (already a length base above; x86's
+// static target is HWY_SCALAR). HWY_ATTR: Highway's ops inline only into code
+// compiled for their target (SVE2's target string adds to -march's).
+#if ATTN_TEST_HWY && HWY_HAVE_SCALABLE
+HWY_ATTR int32_t ScalableLanes() {
+  return static_cast<int32_t>(::hwy::HWY_NAMESPACE::Lanes(::hwy::HWY_NAMESPACE::ScalableTag<float>()));
+}
+#endif
+
 int32_t StaticLanes() {
 #if ATTN_TEST_HWY && HWY_HAVE_SCALABLE
-  return static_cast<int32_t>(::hwy::HWY_NAMESPACE::Lanes(::hwy::HWY_NAMESPACE::ScalableTag<float>()));
+  return ScalableLanes();
 #else
   return 16;
 #endif
