@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh all
 
-all_presets=(host host-asan host-clang aarch64-linux armhf-linux cortex-m4 cortex-m7 cortex-m33
-  cortex-m55 static-checks fuzz)
+all_presets=(host host-asan host-clang aarch64-linux aarch64-sve-linux armhf-linux cortex-m4 cortex-m7
+  cortex-m33 cortex-m55 static-checks fuzz)
 presets=("$@")
 if [ ${#presets[@]} -eq 0 ]; then presets=("${all_presets[@]}"); fi
 available=$(cmake --list-presets=test 2>/dev/null | sed -n 's/^ *"\([^"]*\)".*/\1/p')

@@ -3,7 +3,10 @@
 // Backends: hwy (on x86 once per compiled Highway target the CPU supports,
 // selected with ::hwy::SetSupportedTargetsForTest) and xsimd. Lengths 1, 3, 7,
 // N-1, N, N+1, 3N, 8N+2 for N in {4, 8, 16} (every vector width on x86 and
-// Arm), pointers offset by 0, 1 and 3 floats from 64-byte alignment.
+// Arm) and N = the Highway static target's lanes (SVE: 4..64, set by the
+// emulated vector length), pointers offset by 0, 1 and 3 floats from 64-byte
+// alignment. The SVE preset runs this once per vector length with
+// ATTN_EXPECT_SVE_BITS set: SveBuild checks the target and the length.
 //
 // Bounds (eps = FLT_EPSILON), stated against the reference result:
 //   dot, qk tile, linear:     |got - ref| <= 2 (n + 2) eps sum_i |a_i b_i|
@@ -23,6 +26,8 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <ostream>
@@ -35,6 +40,9 @@
 #if ATTN_TEST_HWY
 #include "hwy/highway.h"
 #include "kernels/hwy/kernels_f32_hwy.h"
+#endif
+#if defined(__ARM_FEATURE_SVE)
+#include <arm_sve.h>
 #endif
 #if ATTN_TEST_XSIMD
 #include "kernels/xsimd/kernels_f32_xsimd.h"
@@ -102,9 +110,27 @@ std::vector<Variant> Variants() {
   return v;
 }
 
+// Float lanes of Highway's static target when it is scalable (SVE: set at run
+// time by the vector length), else 16 (already a length base above; x86's
+// static target is HWY_SCALAR). HWY_ATTR: Highway's ops inline only into code
+// compiled for their target (SVE2's target string adds to -march's).
+#if ATTN_TEST_HWY && HWY_HAVE_SCALABLE
+HWY_ATTR int32_t ScalableLanes() {
+  return static_cast<int32_t>(::hwy::HWY_NAMESPACE::Lanes(::hwy::HWY_NAMESPACE::ScalableTag<float>()));
+}
+#endif
+
+int32_t StaticLanes() {
+#if ATTN_TEST_HWY && HWY_HAVE_SCALABLE
+  return ScalableLanes();
+#else
+  return 16;
+#endif
+}
+
 std::vector<int32_t> Lengths() {
   std::vector<int32_t> out;
-  for (int32_t n : {4, 8, 16}) {
+  for (int32_t n : {4, 8, 16, StaticLanes()}) {
     for (int32_t len : {1, 3, 7, n - 1, n, n + 1, 3 * n, 8 * n + 2}) {
       bool seen = false;
       for (int32_t o : out) seen = seen || o == len;
@@ -469,6 +495,27 @@ TEST_P(KernelTest, TransposedTiles) {
       }
     }
   }
+}
+
+// The SVE preset's runs: Highway's static target is SVE (or SVE2), the CPU's
+// vector length (svcntw) is the one qemu was asked for, and Highway uses its
+// largest power-of-two part (Highway 1.0.3 rounds a 384-bit length down to 256).
+TEST(SveBuild, TargetAndVectorLength) {
+  const char* bits = std::getenv("ATTN_EXPECT_SVE_BITS");
+  if (bits == nullptr) GTEST_SKIP() << "not an SVE vector-length run (ATTN_EXPECT_SVE_BITS unset)";
+#if ATTN_TEST_HWY && defined(__ARM_FEATURE_SVE)
+  const std::string name = ::hwy::TargetName(HWY_STATIC_TARGET);
+  const int vl = static_cast<int>(svcntw());
+  std::printf("Highway static target %s, %d float lanes (SVE vector: %d floats)\n", name.c_str(),
+              StaticLanes(), vl);
+  EXPECT_EQ(name.rfind("SVE", 0), 0u) << name;
+  EXPECT_EQ(vl * 32, std::atoi(bits));
+  int pow2 = 1;
+  while (pow2 * 2 <= vl) pow2 *= 2;
+  EXPECT_EQ(StaticLanes(), pow2);
+#else
+  FAIL() << "ATTN_EXPECT_SVE_BITS set in a build without SVE or without the Highway backend";
+#endif
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, KernelTest, ::testing::ValuesIn(Variants()),

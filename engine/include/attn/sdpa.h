@@ -26,7 +26,10 @@
 // build selects a SIMD backend (ATTN_SIMD=hwy|xsimd define ATTN_SDPA_QUERY_TILE
 // for the library and its users): the SIMD core keeps queries along the vector
 // and needs two 16-lane vectors of queries per broadcast key element to reach
-// the FMA peak (see kernels/generic/kernels_f32-inl.h).
+// the FMA peak (see kernels/generic/kernels_f32-inl.h). The formula is a
+// compile-time constant, so it cannot follow SVE's run-time vector length:
+// wider vectors (32 or 64 lanes) work on the same 16- or 32-query tiles, their
+// last vector partial (kernels_f32.h).
 //
 // Masks: see mask.h. A fully masked query row gives zeros in out and weights.
 // Non-finite inputs never crash and never cause an out-of-bounds access:

@@ -8,6 +8,12 @@
 // Conventions: row-major matrices; `*_stride` is the distance in elements
 // between consecutive rows; counts are >= 0 and pointers valid for the ranges
 // they describe (the ops validate, kernels trust).
+//
+// Vector length: the SIMD kernels hold for any lane count, including SVE's
+// run-time length (Highway uses 4..64 floats). The transposed tiles' width tq
+// stays a multiple of 16 whatever the lanes: when the lanes do not divide tq
+// (SVE at 1024 or 2048 bits) the last vector of queries is partial (masked
+// loads and stores), so no scratch size depends on the vector length.
 #pragma once
 
 #include <cstddef>

@@ -29,6 +29,18 @@ namespace generic {
 
 inline std::size_t Sz(int32_t i) { return static_cast<std::size_t>(i); }
 
+// SVE vectors are sizeless types: they cannot be array elements, so every
+// register block is a set of named variables, one per index, spelled out by
+// these lists: ATTN_EACH<n>(X, a) is X(a, 0) X(a, 1) ... X(a, n - 1); two
+// different lists nest into a grid (ATTN_EACH4(ATTN_EACH8, X) is X(r, c) for
+// r < 4, c < 8). Names past a template's block size are never read (guarded by
+// `if constexpr`) and compile to nothing. Undefined at the end of this file.
+#define ATTN_EACH4(X, a) X(a, 0) X(a, 1) X(a, 2) X(a, 3)
+#define ATTN_EACH8(X, a) X(a, 0) X(a, 1) X(a, 2) X(a, 3) X(a, 4) X(a, 5) X(a, 6) X(a, 7)
+#define ATTN_EACH16(X, a)                                                                        \
+  X(a, 0) X(a, 1) X(a, 2) X(a, 3) X(a, 4) X(a, 5) X(a, 6) X(a, 7) X(a, 8) X(a, 9) X(a, 10)      \
+  X(a, 11) X(a, 12) X(a, 13) X(a, 14) X(a, 15)
+
 // exp(x) for x in [-88, 0], see exp_poly.h for the error bound.
 template <class O>
 typename O::V ExpPoly(typename O::V x) {
@@ -84,41 +96,53 @@ float Dot(const float* a, const float* b, int32_t n) {
 
 // RQ queries x KB keys (KB a multiple of 4), vector partial sums along d,
 // reduced once per score, four scores at a time.
+// Registers acc<r><c> (r < RQ <= 4, c < KB <= 8), kv<c>, see ATTN_EACH4.
 template <class O, int RQ, int KB>
 void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k_stride,
              int32_t nk, std::size_t d, float* s, std::size_t s_stride) {
+  static_assert(RQ <= 4 && KB <= 8 && KB % 4 == 0, "named registers: 4 rows x 8 keys");
   using V = typename O::V;
   const std::size_t N = O::Lanes();
   int32_t j = 0;
   for (; j + KB <= nk; j += KB) {
     const float* k0 = k + Sz(j) * k_stride;
-    V acc[RQ][KB];
-    for (int r = 0; r < RQ; ++r)
-      for (int c = 0; c < KB; ++c) acc[r][c] = O::Zero();
+#define ATTN_QK_ZERO(r, c) [[maybe_unused]] V acc##r##c = O::Zero();
+    ATTN_EACH4(ATTN_EACH8, ATTN_QK_ZERO)
+    // One step along d: KB key vectors, then per query row one load and KB FMAs.
+#define ATTN_QK_KEY(LD, c) \
+  [[maybe_unused]] const V kv##c = (c) < KB ? LD(k0 + Sz(c) * k_stride + x) : O::Zero();
+#define ATTN_QK_FMA(r, c) \
+  if constexpr ((c) < KB) acc##r##c = O::MulAdd(qv, kv##c, acc##r##c);
+#define ATTN_QK_ROW(LD, r)                                                                       \
+  if constexpr ((r) < RQ) {                                                                        \
+    const V qv = LD(q + Sz(r) * q_stride + x);                                                    \
+    ATTN_EACH8(ATTN_QK_FMA, r)                                                                    \
+  }
     std::size_t x = 0;
     for (; x + N <= d; x += N) {
-      V kv[KB];
-      for (int c = 0; c < KB; ++c) kv[c] = O::LoadU(k0 + Sz(c) * k_stride + x);
-      for (int r = 0; r < RQ; ++r) {
-        const V qv = O::LoadU(q + Sz(r) * q_stride + x);
-        for (int c = 0; c < KB; ++c) acc[r][c] = O::MulAdd(qv, kv[c], acc[r][c]);
-      }
+      ATTN_EACH8(ATTN_QK_KEY, O::LoadU)
+      ATTN_EACH4(ATTN_QK_ROW, O::LoadU)
     }
     if (x < d) {
       const std::size_t t = d - x;
-      V kv[KB];
-      for (int c = 0; c < KB; ++c) kv[c] = O::LoadN(k0 + Sz(c) * k_stride + x, t);
-      for (int r = 0; r < RQ; ++r) {
-        const V qv = O::LoadN(q + Sz(r) * q_stride + x, t);
-        for (int c = 0; c < KB; ++c) acc[r][c] = O::MulAdd(qv, kv[c], acc[r][c]);
-      }
+      const auto load_t = [t](const float* p) { return O::LoadN(p, t); };
+      ATTN_EACH8(ATTN_QK_KEY, load_t)
+      ATTN_EACH4(ATTN_QK_ROW, load_t)
     }
-    for (int r = 0; r < RQ; ++r) {
-      for (int c = 0; c < KB; c += 4) {
-        O::ReduceSum4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3],
-                      s + Sz(r) * s_stride + Sz(j + c));
-      }
-    }
+#define ATTN_QK_SUM(_, r)                                                                        \
+  if constexpr ((r) < RQ) {                                                                        \
+    O::ReduceSum4(acc##r##0, acc##r##1, acc##r##2, acc##r##3, s + Sz(r) * s_stride + Sz(j));      \
+    if constexpr (KB > 4) {                                                                       \
+      O::ReduceSum4(acc##r##4, acc##r##5, acc##r##6, acc##r##7,                                   \
+                    s + Sz(r) * s_stride + Sz(j + 4));                                            \
+    }                                                                                             \
+  }
+    ATTN_EACH4(ATTN_QK_SUM, _)
+#undef ATTN_QK_ZERO
+#undef ATTN_QK_KEY
+#undef ATTN_QK_FMA
+#undef ATTN_QK_ROW
+#undef ATTN_QK_SUM
   }
   if constexpr (KB > 4) {
     QkBlock<O, RQ, 4>(q, q_stride, k + Sz(j) * k_stride, k_stride, nk - j, d, s + Sz(j), s_stride);
@@ -214,56 +238,84 @@ void Scale(float* x, int32_t n, float a) {
 // acc rows i < RQ, RC full vectors of columns; p[i * pi + j * pj] is the
 // weight of key j for query i (pi = row stride, pj = 1 for row-major P; pi = 1,
 // pj = tq for the transposed tiles).
+// Registers a<r><c> (r < RQ <= 4, c < RC <= 4), b<c>, vv<c>, see ATTN_EACH4.
 template <class O, int RQ, int RC>
 void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const float* v,
              std::size_t v_stride, float* acc, std::size_t a_stride) {
+  static_assert(RQ <= 4, "named registers: 4 rows");
+  static_assert(RC <= 4, "named registers: 4 column vectors");
   using V = typename O::V;
   const std::size_t N = O::Lanes();
-  V a[RQ][RC];
-  for (int r = 0; r < RQ; ++r)
-    for (int c = 0; c < RC; ++c) a[r][c] = O::LoadU(acc + Sz(r) * a_stride + Sz(c) * N);
+#define ATTN_PV_LOAD(r, c)                                                                       \
+  [[maybe_unused]] V a##r##c =                                                                    \
+      (r) < RQ && (c) < RC ? O::LoadU(acc + Sz(r) * a_stride + Sz(c) * N) : O::Zero();
+  ATTN_EACH4(ATTN_EACH8, ATTN_PV_LOAD)
   int32_t j = 0;
   if (RQ == 1) {
     // One query (decode): a second set of accumulators for odd keys, so that
     // 2 RC chains hide the FMA latency.
-    V b[RC];
-    for (int c = 0; c < RC; ++c) b[c] = O::Zero();
+#define ATTN_PV_BZERO(_, c) [[maybe_unused]] V b##c = O::Zero();
+    ATTN_EACH4(ATTN_PV_BZERO, _)
+#define ATTN_PV_PAIR(_, c)                                                                       \
+  if constexpr ((c) < RC) {                                                                        \
+    a0##c = O::MulAdd(p0, O::LoadU(vr + Sz(c) * N), a0##c);                                       \
+    b##c = O::MulAdd(p1, O::LoadU(vr + v_stride + Sz(c) * N), b##c);                              \
+  }
     for (; j + 2 <= nk; j += 2) {
       const float* vr = v + Sz(j) * v_stride;
       const V p0 = O::Set(p[Sz(j) * pj]);
       const V p1 = O::Set(p[Sz(j + 1) * pj]);
-      for (int c = 0; c < RC; ++c) {
-        a[0][c] = O::MulAdd(p0, O::LoadU(vr + Sz(c) * N), a[0][c]);
-        b[c] = O::MulAdd(p1, O::LoadU(vr + v_stride + Sz(c) * N), b[c]);
-      }
+      ATTN_EACH4(ATTN_PV_PAIR, _)
     }
-    for (int c = 0; c < RC; ++c) a[0][c] = O::Add(a[0][c], b[c]);
+#define ATTN_PV_FOLD(_, c) if constexpr ((c) < RC) a0##c = O::Add(a0##c, b##c);
+    ATTN_EACH4(ATTN_PV_FOLD, _)
+  }
+#define ATTN_PV_V(_, c) \
+  [[maybe_unused]] const V vv##c = (c) < RC ? O::LoadU(vr + Sz(c) * N) : O::Zero();
+#define ATTN_PV_FMA(r, c) if constexpr ((c) < RC) a##r##c = O::MulAdd(pr, vv##c, a##r##c);
+#define ATTN_PV_ROW(_, r)                                                                        \
+  if constexpr ((r) < RQ) {                                                                        \
+    const V pr = O::Set(p[Sz(r) * pi + Sz(j) * pj]);                                              \
+    ATTN_EACH8(ATTN_PV_FMA, r)                                                                    \
   }
   for (; j < nk; ++j) {
     const float* vr = v + Sz(j) * v_stride;
-    V vv[RC];
-    for (int c = 0; c < RC; ++c) vv[c] = O::LoadU(vr + Sz(c) * N);
-    for (int r = 0; r < RQ; ++r) {
-      const V pr = O::Set(p[Sz(r) * pi + Sz(j) * pj]);
-      for (int c = 0; c < RC; ++c) a[r][c] = O::MulAdd(pr, vv[c], a[r][c]);
-    }
+    ATTN_EACH8(ATTN_PV_V, _)
+    ATTN_EACH4(ATTN_PV_ROW, _)
   }
-  for (int r = 0; r < RQ; ++r)
-    for (int c = 0; c < RC; ++c) O::StoreU(a[r][c], acc + Sz(r) * a_stride + Sz(c) * N);
+#define ATTN_PV_STORE(r, c) \
+  if constexpr ((r) < RQ && (c) < RC) O::StoreU(a##r##c, acc + Sz(r) * a_stride + Sz(c) * N);
+  ATTN_EACH4(ATTN_EACH8, ATTN_PV_STORE)
+#undef ATTN_PV_LOAD
+#undef ATTN_PV_BZERO
+#undef ATTN_PV_PAIR
+#undef ATTN_PV_FOLD
+#undef ATTN_PV_V
+#undef ATTN_PV_FMA
+#undef ATTN_PV_ROW
+#undef ATTN_PV_STORE
 }
 
 // The last partial vector of columns (t < Lanes()).
 template <class O, int RQ>
 void PvTail(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const float* v,
             std::size_t v_stride, std::size_t t, float* acc, std::size_t a_stride) {
+  static_assert(RQ <= 4, "named registers a<r>: 4 rows");
   using V = typename O::V;
-  V a[RQ];
-  for (int r = 0; r < RQ; ++r) a[r] = O::LoadN(acc + Sz(r) * a_stride, t);
+#define ATTN_PVT_LOAD(_, r) \
+  [[maybe_unused]] V a##r = (r) < RQ ? O::LoadN(acc + Sz(r) * a_stride, t) : O::Zero();
+#define ATTN_PVT_FMA(_, r) \
+  if constexpr ((r) < RQ) a##r = O::MulAdd(O::Set(p[Sz(r) * pi + Sz(j) * pj]), vv, a##r);
+#define ATTN_PVT_STORE(_, r) if constexpr ((r) < RQ) O::StoreN(a##r, acc + Sz(r) * a_stride, t);
+  ATTN_EACH4(ATTN_PVT_LOAD, _)
   for (int32_t j = 0; j < nk; ++j) {
     const V vv = O::LoadN(v + Sz(j) * v_stride, t);
-    for (int r = 0; r < RQ; ++r) a[r] = O::MulAdd(O::Set(p[Sz(r) * pi + Sz(j) * pj]), vv, a[r]);
+    ATTN_EACH4(ATTN_PVT_FMA, _)
   }
-  for (int r = 0; r < RQ; ++r) O::StoreN(a[r], acc + Sz(r) * a_stride, t);
+  ATTN_EACH4(ATTN_PVT_STORE, _)
+#undef ATTN_PVT_LOAD
+#undef ATTN_PVT_FMA
+#undef ATTN_PVT_STORE
 }
 
 template <class O, int RQ>
@@ -318,9 +370,11 @@ void TransposeScale(const float* q, std::size_t q_stride, int32_t nq, int32_t d,
     for (int32_t k = 0; k < 4; ++k) rows[k] = i + k < nq ? q + Sz(i + k) * q_stride : nullptr;
     std::size_t x = 0;
     for (; x + N <= dk; x += N) {
-      V v[4];
-      for (int k = 0; k < 4; ++k) v[k] = rows[k] != nullptr ? O::Mul(O::LoadU(rows[k] + x), sc) : O::Zero();
-      O::Transpose4Store(v[0], v[1], v[2], v[3], qt + x * t + Sz(i), t);
+      const V v0 = rows[0] != nullptr ? O::Mul(O::LoadU(rows[0] + x), sc) : O::Zero();
+      const V v1 = rows[1] != nullptr ? O::Mul(O::LoadU(rows[1] + x), sc) : O::Zero();
+      const V v2 = rows[2] != nullptr ? O::Mul(O::LoadU(rows[2] + x), sc) : O::Zero();
+      const V v3 = rows[3] != nullptr ? O::Mul(O::LoadU(rows[3] + x), sc) : O::Zero();
+      O::Transpose4Store(v0, v1, v2, v3, qt + x * t + Sz(i), t);
     }
     for (; x < dk; ++x) {
       for (int k = 0; k < 4; ++k) qt[x * t + Sz(i + k)] = rows[k] != nullptr ? scale * rows[k][x] : 0.0f;
@@ -330,38 +384,60 @@ void TransposeScale(const float* q, std::size_t q_stride, int32_t nq, int32_t d,
 
 // Transposed scores, G query vectors x KB keys per register block: each step
 // loads G vectors of qt and broadcasts one k element per key (a memory operand
-// of the FMA on x86), so no horizontal reduction is ever needed.
-template <class O, int G, int KB>
+// of the FMA on x86), so no horizontal reduction is ever needed. kPart: one
+// partial vector of n < Lanes() queries (SVE, when the lanes do not divide tq).
+// Registers acc<j>_<g> (j < KB <= 16, g < G <= 4), qv<g>, see ATTN_EACH4.
+template <class O, int G, int KB, bool kPart = false>
 void QkBlockT(const float* qt, std::size_t tq, std::size_t d, const float* k,
-              std::size_t k_stride, float* st) {
+              std::size_t k_stride, float* st, std::size_t n = 0) {
+  static_assert(G <= 4 && KB <= 16 && (!kPart || G == 1), "named registers: 16 keys x 4 vectors");
   using V = typename O::V;
   const std::size_t N = O::Lanes();
-  V acc[KB][G];
-  for (int j = 0; j < KB; ++j)
-    for (int g = 0; g < G; ++g) acc[j][g] = O::Zero();
-  for (std::size_t x = 0; x < d; ++x) {
-    V qv[G];
-    for (int g = 0; g < G; ++g) qv[g] = O::LoadU(qt + x * tq + Sz(g) * N);
-    for (int j = 0; j < KB; ++j) {
-      const V kb = O::Set(k[Sz(j) * k_stride + x]);
-      for (int g = 0; g < G; ++g) acc[j][g] = O::MulAdd(kb, qv[g], acc[j][g]);
-    }
+#define ATTN_QT_ZERO(jj, g) [[maybe_unused]] V acc##jj##_##g = O::Zero();
+  ATTN_EACH16(ATTN_EACH4, ATTN_QT_ZERO)
+#define ATTN_QT_Q(_, g)                                                                          \
+  [[maybe_unused]] const V qv##g =                                                                \
+      (g) < G ? (kPart ? O::LoadN(qt + x * tq, n) : O::LoadU(qt + x * tq + Sz(g) * N)) : O::Zero();
+#define ATTN_QT_FMA(jj, g) \
+  if constexpr ((g) < G) acc##jj##_##g = O::MulAdd(kb, qv##g, acc##jj##_##g);
+#define ATTN_QT_KEY(_, jj)                                                                       \
+  if constexpr ((jj) < KB) {                                                                       \
+    const V kb = O::Set(k[Sz(jj) * k_stride + x]);                                                \
+    ATTN_EACH4(ATTN_QT_FMA, jj)                                                                   \
   }
-  for (int j = 0; j < KB; ++j)
-    for (int g = 0; g < G; ++g) O::StoreU(acc[j][g], st + Sz(j) * tq + Sz(g) * N);
+  for (std::size_t x = 0; x < d; ++x) {
+    ATTN_EACH4(ATTN_QT_Q, _)
+    ATTN_EACH16(ATTN_QT_KEY, _)
+  }
+#define ATTN_QT_STORE(jj, g)                                                                     \
+  if constexpr ((jj) < KB && (g) < G) {                                                            \
+    if constexpr (kPart) {                                                                        \
+      O::StoreN(acc##jj##_##g, st + Sz(jj) * tq, n);                                              \
+    } else {                                                                                      \
+      O::StoreU(acc##jj##_##g, st + Sz(jj) * tq + Sz(g) * N);                                     \
+    }                                                                                             \
+  }
+  ATTN_EACH16(ATTN_EACH4, ATTN_QT_STORE)
+#undef ATTN_QT_ZERO
+#undef ATTN_QT_Q
+#undef ATTN_QT_FMA
+#undef ATTN_QT_KEY
+#undef ATTN_QT_STORE
 }
 
-template <class O, int G, int KB>
+template <class O, int G, int KB, bool kPart = false>
 void QkRowsT(const float* qt, std::size_t tq, std::size_t d, const float* k,
-             std::size_t k_stride, int32_t nk, float* st) {
+             std::size_t k_stride, int32_t nk, float* st, std::size_t n = 0) {
   int32_t j = 0;
   for (; j + KB <= nk; j += KB) {
-    QkBlockT<O, G, KB>(qt, tq, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * tq);
+    QkBlockT<O, G, KB, kPart>(qt, tq, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * tq, n);
   }
   for (; j + 4 <= nk; j += 4) {
-    QkBlockT<O, G, 4>(qt, tq, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * tq);
+    QkBlockT<O, G, 4, kPart>(qt, tq, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * tq, n);
   }
-  for (; j < nk; ++j) QkBlockT<O, G, 1>(qt, tq, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * tq);
+  for (; j < nk; ++j) {
+    QkBlockT<O, G, 1, kPart>(qt, tq, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * tq, n);
+  }
 }
 
 template <class O>
@@ -381,27 +457,38 @@ void QkTileT(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t
       QkRowsT<O, 1, 8>(qt + g * N, t, Sz(d), k, k_stride, nk, st + g * N);
     }
   }
+  // SVE: lanes that do not divide tq (e.g. 12) or exceed it (32, 64) leave a
+  // partial vector of queries.
+  if (groups * N < t) {
+    QkRowsT<O, 1, 8, true>(qt + groups * N, t, Sz(d), k, k_stride, nk, st + groups * N,
+                           t - groups * N);
+  }
 }
 
-// Online-softmax step on transposed scores (see kernels_f32.h), every query
-// vector at once: the block max, exp and sum run down the columns.
-template <class O>
-void SoftmaxT(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
-              std::size_t a_stride, int32_t dv) {
+// One vector of query columns [g, g + Lanes()) of SoftmaxT; kPart: only the
+// first n < Lanes() of them (SVE, when the lanes do not divide tq).
+template <class O, bool kPart>
+void SoftmaxTGroup(float* st, std::size_t t, std::size_t g, int32_t nk, float* m, float* l,
+                   float* alpha, std::size_t n) {
   using V = typename O::V;
-  const std::size_t N = O::Lanes();
-  const std::size_t t = Sz(tq);
   const float kNegInf = -__builtin_inff();
-  float alpha[64];  // tq <= 64
-  for (std::size_t g = 0; g < t; g += N) {
-    const V m_old = O::LoadU(m + g);
+  const auto load = [&](const float* p) { return kPart ? O::LoadN(p, n) : O::LoadU(p); };
+  const auto store = [&](V v, float* p) {
+    if constexpr (kPart) {
+      O::StoreN(v, p, n);
+    } else {
+      O::StoreU(v, p);
+    }
+  };
+  {  // (SoftmaxT's former loop body, kept as it was)
+    const V m_old = load(m + g);
     V b0 = O::Set(kNegInf), b1 = b0;
     int32_t j = 0;
     for (; j + 2 <= nk; j += 2) {
-      b0 = O::MaxSkipNaN(O::LoadU(st + Sz(j) * t + g), b0);
-      b1 = O::MaxSkipNaN(O::LoadU(st + Sz(j + 1) * t + g), b1);
+      b0 = O::MaxSkipNaN(load(st + Sz(j) * t + g), b0);
+      b1 = O::MaxSkipNaN(load(st + Sz(j + 1) * t + g), b1);
     }
-    if (j < nk) b0 = O::MaxSkipNaN(O::LoadU(st + Sz(j) * t + g), b0);
+    if (j < nk) b0 = O::MaxSkipNaN(load(st + Sz(j) * t + g), b0);
     const V m_new = O::MaxSkipNaN(O::MaxSkipNaN(b1, b0), m_old);
     // A column with nothing visible yet subtracts 0: exp(-inf - 0) = 0.
     const V m_use = O::IfLess(m_new, O::Set(-3.0e38f), O::Zero(), m_new);
@@ -410,25 +497,38 @@ void SoftmaxT(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq,
     for (; j + 2 <= nk; j += 2) {
       float* r0 = st + Sz(j) * t + g;
       float* r1 = r0 + t;
-      const V e0 = ExpPoly<O>(O::Sub(O::LoadU(r0), m_use));
-      const V e1 = ExpPoly<O>(O::Sub(O::LoadU(r1), m_use));
-      O::StoreU(e0, r0);
-      O::StoreU(e1, r1);
+      const V e0 = ExpPoly<O>(O::Sub(load(r0), m_use));
+      const V e1 = ExpPoly<O>(O::Sub(load(r1), m_use));
+      store(e0, r0);
+      store(e1, r1);
       s0 = O::Add(s0, e0);
       s1 = O::Add(s1, e1);
     }
     if (j < nk) {
       float* r0 = st + Sz(j) * t + g;
-      const V e0 = ExpPoly<O>(O::Sub(O::LoadU(r0), m_use));
-      O::StoreU(e0, r0);
+      const V e0 = ExpPoly<O>(O::Sub(load(r0), m_use));
+      store(e0, r0);
       s0 = O::Add(s0, e0);
     }
     // alpha: 1 for a column with nothing visible (acc, l unchanged), else exp(m_old - m_new).
     const V a = O::IfLess(m_new, O::Set(-3.0e38f), O::Set(1.0f), ExpPoly<O>(O::Sub(m_old, m_use)));
-    O::StoreU(O::MulAdd(O::LoadU(l + g), a, O::Add(s0, s1)), l + g);
-    O::StoreU(m_new, m + g);
-    O::StoreU(a, alpha + g);
+    store(O::MulAdd(load(l + g), a, O::Add(s0, s1)), l + g);
+    store(m_new, m + g);
+    store(a, alpha + g);
   }
+}
+
+// Online-softmax step on transposed scores (see kernels_f32.h), every query
+// vector at once: the block max, exp and sum run down the columns.
+template <class O>
+void SoftmaxT(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+              std::size_t a_stride, int32_t dv) {
+  const std::size_t N = O::Lanes();
+  const std::size_t t = Sz(tq);
+  float alpha[64];  // tq <= 64
+  std::size_t g = 0;
+  for (; g + N <= t; g += N) SoftmaxTGroup<O, false>(st, t, g, nk, m, l, alpha, N);
+  if (g < t) SoftmaxTGroup<O, true>(st, t, g, nk, m, l, alpha, t - g);
   for (int32_t i = 0; i < nq; ++i) {
     // alpha = 1 when the max did not grow (or nothing is visible yet).
     // alpha[0, ceil(tq / N) * N) was stored above and nq <= tq: the analyzer
@@ -497,5 +597,9 @@ void Dense(const float* x, int32_t rows, int32_t n_in, const float* w, const flo
 }
 
 }  // namespace generic
+
+#undef ATTN_EACH4
+#undef ATTN_EACH8
+#undef ATTN_EACH16
 
 // NOLINTEND(build/include_what_you_use)

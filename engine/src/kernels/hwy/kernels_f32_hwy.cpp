@@ -67,19 +67,19 @@ struct Ops {
   static HWY_INLINE V MulAdd(V a, V b, V c) { return hn::MulAdd(a, b, c); }
   static HWY_INLINE V Abs(V a) { return hn::Abs(a); }
   static HWY_INLINE V CopySign(V mag, V sign) { return hn::CopySign(mag, sign); }
-  static HWY_INLINE V IfLess(V a, V b, V yes, V no) { return hn::IfThenElse(a < b, yes, no); }
+  static HWY_INLINE V IfLess(V a, V b, V yes, V no) { return hn::IfThenElse(hn::Lt(a, b), yes, no); }
   static HWY_INLINE V MaxSkipNaN(V x, V m) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
     return hn::Max(x, m);  // maxps(x, m) = x > m ? x : m
 #else
-    return hn::IfThenElse(x > m, x, m);
+    return hn::IfThenElse(hn::Gt(x, m), x, m);
 #endif
   }
   static HWY_INLINE V ClampBelow(V x, float lo) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
     return hn::Max(Set(lo), x);  // maxps(lo, x) = lo > x ? lo : x
 #else
-    return hn::IfThenElse(x < Set(lo), Set(lo), x);
+    return hn::IfThenElse(hn::Lt(x, Set(lo)), Set(lo), x);
 #endif
   }
   static HWY_INLINE V Pow2FromMagic(V t) {
