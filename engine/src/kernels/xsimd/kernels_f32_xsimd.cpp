@@ -77,6 +77,7 @@ struct Ops {
 };
 
 #include "kernels/generic/kernels_f32-inl.h"
+#include "kernels/generic/gemm_f32-inl.h"
 
 }  // namespace attn_xsimd
 
@@ -121,11 +122,16 @@ void add_f32(float* y, const float* a, const float* b, int32_t n) {
 void tanh_f32(float* x, int32_t n) { g::Tanh<Ops>(x, n); }
 void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
                 int32_t n_out, float* y) {
-  g::Linear<Ops>(x, rows, n_in, w, bias, n_out, y);
+  g::GemmNT<Ops>(x, g::Sz(n_in), rows, n_in, w, g::Sz(n_in), n_out, bias, false, y, g::Sz(n_out));
 }
 void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
                int32_t n_out, float* y) {
   g::Dense<Ops>(x, rows, n_in, w, bias, n_out, y);
+}
+void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+                 std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+                 std::size_t y_stride) {
+  g::GemmNT<Ops>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
 
 }  // namespace xsimd
