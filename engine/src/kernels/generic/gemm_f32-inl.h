@@ -1,8 +1,9 @@
-// The float GEMM of the SIMD backends (hwy, xsimd): y (+)= a b^T + bias, the
-// product of nn.Linear and of the MHA projections. Written once over the
+// The float GEMMs of the SIMD backends (hwy, xsimd): y (+)= a b^T + bias, the
+// product of nn.Linear and of the MHA projections, and Keras Dense y = x w + bias. Written once over the
 // vector policy `O` of kernels_f32-inl.h (see there), which the includer has
 // already included in the same namespace: this file uses its Dot, QkTile,
-// TransposeScale and AddVec.
+// TransposeScale and AddVec, and one more policy op, LoadReg(p): LoadU whose
+// result stays in a register (not re-read by every FMA that uses it).
 //
 // Method (register-blocked, no horizontal sums): b's rows are the output
 // columns, so a panel of P = NR * Lanes() rows of b is transposed into a packed
@@ -14,10 +15,13 @@
 // stack these backends use beyond a few vectors. Fewer than kGemmMinRows rows
 // (a mat-vec) skip the pack: scores as QkTile / Dot, reduced per element.
 //
+// Keras Dense (dense_f32, w [n_in, n_out]) is the same micro-kernel reading w's
+// rows in place: they already are vectors of output columns.
+//
 // Not a normal header: included by kernels/hwy/kernels_f32_hwy.cpp (once per
 // Highway target) and kernels/xsimd/kernels_f32_xsimd.cpp, after
 // kernels_f32-inl.h. Contract: gemm_nt_f32 in kernels_f32.h; the reference is
-// kernels/ref/gemm_f32_ref.cpp.
+// kernels/ref/gemm_f32_ref.cpp (dense_f32: kernels_f32_ref.cpp).
 
 // NOLINTBEGIN(build/include_what_you_use)
 
@@ -45,14 +49,16 @@ void GemmStoreCols(typename O::V v, float* p, std::size_t c0, std::size_t cols) 
   }
 }
 
-// MR rows of a against the packed panel bp (kc steps, panel width NR * N, of
-// which `cols` are valid): y = (load_y ? y : 0) + (bias ? bias : 0) + a bp.
-template <class O, int MR, int NR>
-void GemmMicro(const float* a, std::size_t a_stride, const float* bp, std::size_t kc,
-               const float* bias, bool load_y, float* y, std::size_t y_stride, std::size_t cols) {
+// MR rows of a against a panel of b laid out as bp[x * b_step + j] (kc steps;
+// NR vectors of columns, of which `cols` are valid; kPartial: the panel is not
+// padded past `cols`, so its last vectors load only the valid columns):
+// y = (load_y ? y : 0) + (bias ? bias : 0) + a bp.
+template <class O, int MR, int NR, bool kPartial>
+void GemmMicro(const float* a, std::size_t a_stride, const float* bp, std::size_t b_step,
+               std::size_t kc, const float* bias, bool load_y, float* y, std::size_t y_stride,
+               std::size_t cols) {
   using V = typename O::V;
   const std::size_t N = O::Lanes();
-  const std::size_t P = Sz(NR) * N;
   V acc[MR][NR];
   for (int c = 0; c < NR; ++c) {
     const V b0 = bias != nullptr ? GemmLoadCols<O>(bias, Sz(c) * N, cols) : O::Zero();
@@ -62,7 +68,10 @@ void GemmMicro(const float* a, std::size_t a_stride, const float* bp, std::size_
   }
   for (std::size_t x = 0; x < kc; ++x) {
     V bv[NR];
-    for (int c = 0; c < NR; ++c) bv[c] = O::LoadU(bp + x * P + Sz(c) * N);
+    for (int c = 0; c < NR; ++c) {
+      bv[c] = kPartial ? GemmLoadCols<O>(bp + x * b_step, Sz(c) * N, cols)
+                       : O::LoadReg(bp + x * b_step + Sz(c) * N);
+    }
     for (int r = 0; r < MR; ++r) {
       const V av = O::Set(a[Sz(r) * a_stride + x]);
       for (int c = 0; c < NR; ++c) acc[r][c] = O::MulAdd(av, bv[c], acc[r][c]);
@@ -70,6 +79,26 @@ void GemmMicro(const float* a, std::size_t a_stride, const float* bp, std::size_
   }
   for (int r = 0; r < MR; ++r) {
     for (int c = 0; c < NR; ++c) GemmStoreCols<O>(acc[r][c], y + Sz(r) * y_stride, Sz(c) * N, cols);
+  }
+}
+
+// Every row of a against one panel: MR rows at a time, then the m % MR rest
+// as one smaller block.
+template <class O, int MR, int NR, bool kPartial>
+void GemmRows(const float* a, std::size_t a_stride, int32_t m, const float* bp, std::size_t b_step,
+              std::size_t kc, const float* bias, bool load_y, float* y, std::size_t y_stride,
+              std::size_t cols) {
+  int32_t i = 0;
+  for (; i + MR <= m; i += MR) {
+    GemmMicro<O, MR, NR, kPartial>(a + Sz(i) * a_stride, a_stride, bp, b_step, kc, bias, load_y,
+                                   y + Sz(i) * y_stride, y_stride, cols);
+  }
+  if constexpr (MR > 1) {
+    if (i < m) {
+      GemmRows<O, (MR + 1) / 2, NR, kPartial>(a + Sz(i) * a_stride, a_stride, m - i, bp, b_step,
+                                              kc, bias, load_y, y + Sz(i) * y_stride, y_stride,
+                                              cols);
+    }
   }
 }
 
@@ -89,8 +118,7 @@ void GemmPack(const float* b, std::size_t b_stride, int32_t nb, std::size_t kc, 
   }
 }
 
-// Every row block of a against every panel: MR rows at a time, then the
-// remaining rows one by one.
+// Every row of a against every packed panel of b.
 template <class O, int MR, int NR>
 void GemmPanels(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
                 std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
@@ -107,15 +135,8 @@ void GemmPanels(const float* a, std::size_t a_stride, int32_t m, int32_t k, cons
       GemmPack<O>(b + j0 * b_stride + k0, b_stride, static_cast<int32_t>(cols), kc, bp, P);
       const bool load_y = accumulate || k0 > 0;
       const float* bias_k = k0 == 0 ? bias_j : nullptr;
-      int32_t i = 0;
-      for (; i + MR <= m; i += MR) {
-        GemmMicro<O, MR, NR>(a + Sz(i) * a_stride + k0, a_stride, bp, kc, bias_k, load_y,
-                             y + Sz(i) * y_stride + j0, y_stride, cols);
-      }
-      for (; i < m; ++i) {
-        GemmMicro<O, 1, NR>(a + Sz(i) * a_stride + k0, a_stride, bp, kc, bias_k, load_y,
-                            y + Sz(i) * y_stride + j0, y_stride, cols);
-      }
+      GemmRows<O, MR, NR, false>(a + k0, a_stride, m, bp, P, kc, bias_k, load_y, y + j0, y_stride,
+                                 cols);
       if (k == 0) break;
     }
   }
@@ -148,6 +169,33 @@ void GemmNT(const float* a, std::size_t a_stride, int32_t m, int32_t k, const fl
     GemmPanels<O, 8, 1>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
   } else {
     GemmPanels<O, 6, 2>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+  }
+}
+
+// Keras Dense, y[i, j] = (bias ? bias[j] : 0) + sum_x x[i, x] * w[x, j]: w's rows
+// are already vectors of output columns, so the micro-kernel reads them in
+// place (no pack), a panel of NR vectors of columns at a time.
+template <class O>
+void GemmDense(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+               int32_t n_out, float* y) {
+  if (rows <= 0 || n_out <= 0) return;
+  constexpr int MR = 4, NR = 4;
+  const std::size_t P = Sz(NR) * O::Lanes();
+  const std::size_t n = Sz(n_out);
+  for (std::size_t j0 = 0; j0 < n; j0 += P) {
+    const float* bias_j = bias != nullptr ? bias + j0 : nullptr;
+    if (j0 + P <= n) {
+      GemmRows<O, MR, NR, false>(x, Sz(n_in), rows, w + j0, n, Sz(n_in), bias_j, false, y + j0, n, P);
+    } else if (n - j0 <= O::Lanes()) {
+      GemmRows<O, 8, 1, true>(x, Sz(n_in), rows, w + j0, n, Sz(n_in), bias_j, false, y + j0, n,
+                              n - j0);
+    } else if (n - j0 <= 2 * O::Lanes()) {
+      GemmRows<O, 6, 2, true>(x, Sz(n_in), rows, w + j0, n, Sz(n_in), bias_j, false, y + j0, n,
+                              n - j0);
+    } else {
+      GemmRows<O, MR, NR, true>(x, Sz(n_in), rows, w + j0, n, Sz(n_in), bias_j, false, y + j0, n,
+                                n - j0);
+    }
   }
 }
 

@@ -475,17 +475,6 @@ void Tanh(float* x, int32_t n) {
   if (i < len) O::StoreN(TanhPoly<O>(O::LoadN(x + i, len - i)), x + i, len - i);
 }
 
-// Keras Dense: y = x w + bias is a P.V tile with x as probabilities, w as values.
-template <class O>
-void Dense(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
-           int32_t n_out, float* y) {
-  for (int32_t r = 0; r < rows; ++r) {
-    float* yr = y + Sz(r) * Sz(n_out);
-    for (int32_t o = 0; o < n_out; ++o) yr[o] = bias != nullptr ? bias[o] : 0.0f;
-  }
-  PvTile<O>(x, Sz(n_in), rows, n_in, w, Sz(n_out), n_out, y, Sz(n_out));
-}
-
 }  // namespace generic
 
 // NOLINTEND(build/include_what_you_use)

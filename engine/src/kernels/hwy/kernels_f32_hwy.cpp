@@ -42,6 +42,7 @@ struct Ops {
   static HWY_INLINE V Set(float f) { return hn::Set(D(), f); }
   static HWY_INLINE V LoadU(const float* p) { return hn::LoadU(D(), p); }
   static HWY_INLINE void StoreU(V v, float* p) { hn::StoreU(v, D(), p); }
+  static HWY_INLINE V LoadReg(const float* p) { return hn::LoadU(D(), p); }
   static HWY_INLINE V LoadN(const float* p, std::size_t n) {
 #if ATTN_HWY_NATIVE_MASKED
     return hn::MaskedLoad(hn::FirstN(D(), n), D(), p);
@@ -211,7 +212,7 @@ void LinearF32(const float* x, int32_t rows, int32_t n_in, const float* w, const
 }
 void DenseF32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
               int32_t n_out, float* y) {
-  generic::Dense<Ops>(x, rows, n_in, w, bias, n_out, y);
+  generic::GemmDense<Ops>(x, rows, n_in, w, bias, n_out, y);
 }
 void GemmNtF32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
                std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
