@@ -83,7 +83,7 @@ void GemmMicro(const float* a, std::size_t a_stride, const float* bp, std::size_
 }
 
 // Every row of a against one panel: MR rows at a time, then the m % MR rest
-// as one smaller block.
+// as one block of that many rows.
 template <class O, int MR, int NR, bool kPartial>
 void GemmRows(const float* a, std::size_t a_stride, int32_t m, const float* bp, std::size_t b_step,
               std::size_t kc, const float* bias, bool load_y, float* y, std::size_t y_stride,
@@ -95,9 +95,8 @@ void GemmRows(const float* a, std::size_t a_stride, int32_t m, const float* bp, 
   }
   if constexpr (MR > 1) {
     if (i < m) {
-      GemmRows<O, (MR + 1) / 2, NR, kPartial>(a + Sz(i) * a_stride, a_stride, m - i, bp, b_step,
-                                              kc, bias, load_y, y + Sz(i) * y_stride, y_stride,
-                                              cols);
+      GemmRows<O, MR - 1, NR, kPartial>(a + Sz(i) * a_stride, a_stride, m - i, bp, b_step, kc,
+                                        bias, load_y, y + Sz(i) * y_stride, y_stride, cols);
     }
   }
 }
