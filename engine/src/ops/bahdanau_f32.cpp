@@ -58,11 +58,10 @@ Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weight
         kernels::dense_f32(keys + static_cast<std::size_t>(j0 + t0) * dk, nt, shape.key_dim,
                            weights.w2, query_proj, shape.units, key_proj);
         kernels::tanh_f32(key_proj, nt * shape.units);
-        for (int32_t r = 0; r < nt; ++r) {
-          scores[t0 + r] =
-              kernels::dot_f32(weights.v, key_proj + static_cast<std::size_t>(r) * u, shape.units) +
-              weights.bv;
-        }
+        // scores = v . key_proj rows: v as the one query, the rows as keys.
+        kernels::qk_tile_f32(weights.v, u, 1, key_proj, u, nt, shape.units, scores + t0,
+                             static_cast<std::size_t>(nt));
+        for (int32_t r = 0; r < nt; ++r) scores[t0 + r] += weights.bv;
       }
       detail::one_query_block(&one, scores, nk, keys + static_cast<std::size_t>(j0) * dk, dk,
                               shape.key_dim, w, j0);
