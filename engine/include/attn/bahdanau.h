@@ -48,8 +48,8 @@ inline constexpr int32_t kBahdanauKeyTile = kSdpaQueryTile % 16 == 0 ? kSdpaQuer
 constexpr std::size_t bahdanau_f32_scratch_bytes(const BahdanauShape& s) {
   if (s.units <= 0 || s.key_dim <= 0) return 0;
   const auto u = static_cast<uint64_t>(s.units);
-  const uint64_t proj = sat::add(sat::f32_bytes(u),
-                                 sat::f32_bytes(sat::mul(static_cast<uint64_t>(kBahdanauKeyTile), u)));
+  const uint64_t tile = sat::mul(static_cast<uint64_t>(kBahdanauKeyTile), u);
+  const uint64_t proj = sat::add(sat::f32_bytes(u), sat::f32_bytes(tile));
   const uint64_t n = sat::add(sat::add(kAlign, proj),
                               sat::add(sat::f32_bytes(static_cast<uint64_t>(kSdpaKeyBlock)),
                                        sat::f32_bytes(static_cast<uint64_t>(s.key_dim))));

@@ -31,8 +31,8 @@ void attend_queries(const float* queries, std::size_t query_stride, int32_t dim,
   const auto d = static_cast<std::size_t>(dim);
   const auto t = static_cast<std::size_t>(seq);
   auto* scores = static_cast<float*>(core);
-  auto* acc = static_cast<float*>(
-      static_cast<void*>(static_cast<unsigned char*>(core) + f32_bytes(static_cast<std::size_t>(kBlock))));
+  auto* acc_bytes = static_cast<unsigned char*>(core) + f32_bytes(static_cast<std::size_t>(kBlock));
+  auto* acc = static_cast<float*>(static_cast<void*>(acc_bytes));
   int32_t block = static_cast<int32_t>(kCacheBlockBytes / (4 * d));
   block = block < 16 ? 16 : (block > kBlock ? kBlock : block);
   for (int32_t b = 0; b < batch; ++b) {

@@ -44,7 +44,9 @@ inline void one_query_block(OneQuery* q, float* scores, int32_t nk, const float*
   online_softmax_update(scores, 0, 1, nk, v, v_stride, dim_v, &q->m, &q->l, q->acc, 0);
   if (weights == nullptr) return;
   // The earlier keys' exp(e_j - m_old) follow the max like acc and l do.
-  if (j0 > 0 && q->m != m_old) kernels::scale_f32(weights, j0, exp_poly::exp_poly_f32(m_old - q->m));
+  if (j0 > 0 && q->m != m_old) {
+    kernels::scale_f32(weights, j0, exp_poly::exp_poly_f32(m_old - q->m));
+  }
   float* wb = weights + j0;
   for (int32_t j = 0; j < nk; ++j) wb[j] = scores[j];
 }

@@ -1,5 +1,6 @@
 // The float GEMMs of the SIMD backends (hwy, xsimd): y (+)= a b^T + bias, the
-// product of nn.Linear and of the MHA projections, and Keras Dense y = x w + bias. Written once over the
+// product of nn.Linear and of the MHA projections, and Keras Dense y = x w +
+// bias. Written once over the
 // vector policy `O` of kernels_f32-inl.h (see there), which the includer has
 // already included in the same namespace: this file uses its Dot, QkTile,
 // TransposeScale and AddVec, and one more policy op, LoadReg(p): LoadU whose
@@ -184,7 +185,8 @@ void GemmDense(const float* x, int32_t rows, int32_t n_in, const float* w, const
   for (std::size_t j0 = 0; j0 < n; j0 += P) {
     const float* bias_j = bias != nullptr ? bias + j0 : nullptr;
     if (j0 + P <= n) {
-      GemmRows<O, MR, NR, false>(x, Sz(n_in), rows, w + j0, n, Sz(n_in), bias_j, false, y + j0, n, P);
+      GemmRows<O, MR, NR, false>(x, Sz(n_in), rows, w + j0, n, Sz(n_in), bias_j, false, y + j0, n,
+                                 P);
     } else if (n - j0 <= O::Lanes()) {
       GemmRows<O, 8, 1, true>(x, Sz(n_in), rows, w + j0, n, Sz(n_in), bias_j, false, y + j0, n,
                               n - j0);
