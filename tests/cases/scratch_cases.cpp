@@ -189,9 +189,12 @@ ATTN_CASE(Scratch, DocumentedFormulas) {
   ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes({7, 4096, 3, 64, 64}),
                      attn::sdpa_f32_scratch_bytes({1, 1, 1, 64, 64}));
   ATTN_EXPECT_TRUE(attn::sdpa_f32_scratch_bytes({1, 4096, 4096, 64, 64}) < 64u * 1024u);
-  // bahdanau.h: 64 + 2*align64(4*units) + align64(4*Bk) + align64(4*key_dim)
+  // bahdanau.h: 64 + align64(4*units) + align64(4*Kt*units) + align64(4*Bk) + align64(4*key_dim)
+  // with Kt = kBahdanauKeyTile (1 in ref builds, kSdpaQueryTile with a SIMD backend).
+  const auto kt = static_cast<std::size_t>(attn::kBahdanauKeyTile);
+  ATTN_EXPECT_TRUE(kt == (tq % 16 == 0 ? tq : 1));
   ATTN_EXPECT_EQ_INT(attn::bahdanau_f32_scratch_bytes(kBahdanau),
-                     64 + 2 * f32_bytes(9) + f32_bytes(bk) + f32_bytes(7));
+                     64 + f32_bytes(9) + f32_bytes(kt * 9) + f32_bytes(bk) + f32_bytes(7));
   ATTN_EXPECT_EQ_INT(attn::bahdanau_f32_scratch_bytes({1, 100000, 5, 7, 9}),
                      attn::bahdanau_f32_scratch_bytes(kBahdanau));
   // luong.h

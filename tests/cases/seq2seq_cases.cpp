@@ -236,3 +236,23 @@ ATTN_CASE(LuongGeneral, BiasDoesNotChangeResults) {
   ATTN_EXPECT_SAME_BITS("context with b", ctx1, ctx0, 6);
   ATTN_EXPECT_SAME_BITS("weights with b", w1, w0, 9);
 }
+
+ATTN_CASE(Seq2Seq, ManyKeyBlocksWithWeights) {
+  // Luong takes its keys in blocks of up to 32 KiB (1024 keys of dim 8 with a
+  // SIMD backend, 512 in ref builds), Bahdanau in blocks of kSdpaKeyBlock: the
+  // running max grows across blocks and the earlier weights follow it.
+  for (int op = 0; op < 3; ++op) {
+    Seq2SeqConfig c;
+    c.op = static_cast<Op>(op);
+    c.seq = c.op == Op::kBahdanau ? 300 : 1100;
+    c.dq = 5;
+    c.dk = 8;
+    c.units = 6;
+    c.q_amp = 4.0f;
+    c.seed = 210u + static_cast<uint32_t>(op);
+    run(ctx, c);
+    c.lengths = true;
+    c.batch = 3;
+    run(ctx, c);
+  }
+}

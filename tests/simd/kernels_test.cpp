@@ -10,6 +10,8 @@
 //
 // Bounds (eps = FLT_EPSILON), stated against the reference result:
 //   dot, qk tile, linear:     |got - ref| <= 2 (n + 2) eps sum_i |a_i b_i|
+//   gemm_nt (k up to 300: several packed k chunks; strided rows; bias, accumulate):
+//                             |got - ref| <= 2 (k + 3) eps (|y0| + |bias| + sum_x |a_x b_x|)
 //                             (both sides accumulate n products in different orders)
 //   pv tile, dense, axpy:     |got - ref| <= 2 (n + 2) eps (|acc| + sum_j |p_j v_j|)
 //   max, scale, add:          exact
@@ -73,6 +75,8 @@ struct Kernels {
   void (*softmax_t)(float*, int32_t, int32_t, float*, float*, int32_t, float*, std::size_t, int32_t);
   void (*pv_tile_t)(const float*, int32_t, int32_t, int32_t, const float*, std::size_t, int32_t,
                     float*, std::size_t);
+  void (*gemm_nt)(const float*, std::size_t, int32_t, int32_t, const float*, std::size_t, int32_t,
+                  const float*, bool, float*, std::size_t);
 };
 
 #define ATTN_KERNEL_TABLE(ns)                                                                   \
@@ -80,7 +84,7 @@ struct Kernels {
     &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::pv_tile_f32,      \
         &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32, &ns::linear_f32,           \
         &ns::dense_f32, &ns::qk_tile_t_f32, &ns::transpose_scale_f32, &ns::softmax_t_f32,       \
-        &ns::pv_tile_t_f32                                                                      \
+        &ns::pv_tile_t_f32, &ns::gemm_nt_f32                                                    \
   }
 
 const Kernels kRef = ATTN_KERNEL_TABLE(attn::ref);
@@ -233,6 +237,51 @@ TEST_P(KernelTest, QkTileAndLinear) {
           for (int32_t i = 0; i < nq * nk; ++i) {
             ASSERT_NEAR(y.p[i], yr.p[i], 2.0f * static_cast<float>(d + 3) * kEps * static_cast<float>(d + 1))
                 << "linear d=" << d << " rows=" << nq << " out=" << nk;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, GemmNt) {
+  std::mt19937 rng(9);
+  std::vector<int32_t> ks = Lengths();
+  ks.push_back(300);
+  for (int32_t k : ks) {
+    for (int32_t m : {1, 3, 4, 7, 13, 33}) {
+      for (int32_t n : {1, 3, 7, 16, 17, 33, 65}) {
+        const int off = (k + m + n) % 4;
+        const auto uk = static_cast<std::size_t>(k), um = static_cast<std::size_t>(m),
+                   un = static_cast<std::size_t>(n);
+        const std::size_t as = uk + 3, bs = uk + 5, ys = un + 2;
+        Buf a(as * um, off), b(bs * un, (off + 1) % 4), bias(un, 3);
+        Buf y(ys * um, off), yr(ys * um, 0), y0(ys * um, 0);
+        Fill(a.p, as * um, rng);
+        Fill(b.p, bs * un, rng);
+        Fill(bias.p, un, rng);
+        Fill(y0.p, ys * um, rng);
+        for (const float* bp : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.p)}) {
+          for (bool accumulate : {false, true}) {
+            std::memcpy(y.p, y0.p, ys * um * sizeof(float));
+            std::memcpy(yr.p, y0.p, ys * um * sizeof(float));
+            K().gemm_nt(a.p, as, m, k, b.p, bs, n, bp, accumulate, y.p, ys);
+            kRef.gemm_nt(a.p, as, m, k, b.p, bs, n, bp, accumulate, yr.p, ys);
+            for (std::size_t i = 0; i < um; ++i) {
+              for (std::size_t j = 0; j < ys; ++j) {
+                const std::size_t at = i * ys + j;
+                if (j >= un) {
+                  ASSERT_EQ(y.p[at], y0.p[at]) << "column past n written";
+                  continue;
+                }
+                float mag = (accumulate ? std::fabs(y0.p[at]) : 0.0f) +
+                            (bp != nullptr ? std::fabs(bp[j]) : 0.0f);
+                for (std::size_t x = 0; x < uk; ++x) mag += std::fabs(a.p[i * as + x] * b.p[j * bs + x]);
+                ASSERT_NEAR(y.p[at], yr.p[at], 2.0f * static_cast<float>(k + 3) * kEps * mag)
+                    << "k=" << k << " m=" << m << " n=" << n << " i=" << i << " j=" << j
+                    << " bias=" << (bp != nullptr) << " accumulate=" << accumulate;
+              }
+            }
           }
         }
       }

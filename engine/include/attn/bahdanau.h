@@ -14,10 +14,13 @@
 //   context  [batch, key_dim]
 //   weights  [batch, seq] optional
 //
-// Scratch: bahdanau_f32_scratch_bytes = 64 + 2 * align64(4*units)
+// Scratch: bahdanau_f32_scratch_bytes = 64 + align64(4*units)
+//                                      + align64(4*kBahdanauKeyTile*units)
 //                                      + align64(4*kSdpaKeyBlock) + align64(4*key_dim)
-// (the query projection, one key projection, one block of scores, the context
-// accumulator); independent of seq.
+// (the query projection, the projections of a tile of keys, one block of
+// scores, the context accumulator); independent of seq. kBahdanauKeyTile is 1
+// in ref builds (Cortex-M: RAM first) and kSdpaQueryTile (32) with a SIMD
+// backend, where the keys of a tile are projected in one product.
 //
 // A batch item with key length 0 gives a zero context and zero weights.
 #pragma once
@@ -39,9 +42,15 @@ struct BahdanauShape {
   int32_t units = 0;
 };
 
+// Keys whose projections are computed in one product (see Scratch above).
+inline constexpr int32_t kBahdanauKeyTile = kSdpaQueryTile % 16 == 0 ? kSdpaQueryTile : 1;
+
 constexpr std::size_t bahdanau_f32_scratch_bytes(const BahdanauShape& s) {
   if (s.units <= 0 || s.key_dim <= 0) return 0;
-  const uint64_t n = sat::add(sat::add(kAlign, sat::mul(2, sat::f32_bytes(static_cast<uint64_t>(s.units)))),
+  const auto u = static_cast<uint64_t>(s.units);
+  const uint64_t tile = sat::mul(static_cast<uint64_t>(kBahdanauKeyTile), u);
+  const uint64_t proj = sat::add(sat::f32_bytes(u), sat::f32_bytes(tile));
+  const uint64_t n = sat::add(sat::add(kAlign, proj),
                               sat::add(sat::f32_bytes(static_cast<uint64_t>(kSdpaKeyBlock)),
                                        sat::f32_bytes(static_cast<uint64_t>(s.key_dim))));
   return sat::to_size(n);

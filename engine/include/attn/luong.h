@@ -17,7 +17,8 @@
 //
 // Scratch: luong_dot_f32_scratch_bytes = sdpa_f32_scratch_bytes({1, 1, seq, dim, dim})
 //          luong_general_f32_scratch_bytes = that with dim = key_dim, + align64(4*key_dim)
-// independent of seq. A batch item with key length 0 gives zeros.
+// independent of seq (of it, one block of kSdpaQueryTile * kSdpaKeyBlock scores and
+// the context accumulator are used). A batch item with key length 0 gives zeros.
 #pragma once
 
 #include <cstddef>

@@ -63,7 +63,14 @@
   /* y[m, n] = sum_k x[m, k] * w[k, n] + bias[n]: Keras Dense, w is [n_in, n_out], bias may be    \
      null */                                                                                      \
   void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,   \
-                 int32_t n_out, float* y);
+                 int32_t n_out, float* y);                                                       \
+  /* y[i*y_stride + j] = (accumulate ? y[i*y_stride + j] : 0) + (bias ? bias[j] : 0)             \
+                         + sum_x a[i*a_stride + x] * b[j*b_stride + x],  i < m, j < n, x < k:     \
+     y = a b^T, b's rows are the outputs (linear_f32 with strides, e.g. one head's slice of a     \
+     weight). SIMD backends pack panels of b on the stack (8 KiB, gemm_f32-inl.h). */            \
+  void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,    \
+                   std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y, \
+                   std::size_t y_stride);
 
 // The selected backend's namespace (ref, hwy or xsimd), set by the build.
 #ifndef ATTN_BACKEND

@@ -2,10 +2,10 @@
 #include "attn/bahdanau.h"
 
 #include <cmath>
-#include <limits>
 
 #include "kernels/kernels_f32.h"
 #include "ops/attend_f32.h"
+#include "ops/one_query_f32.h"
 #include "ops/validate.h"
 
 namespace attn {
@@ -34,11 +34,12 @@ Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weight
   auto* base = static_cast<unsigned char*>(ws);
   auto* query_proj = static_cast<float*>(static_cast<void*>(base));  // query W1 + b1 + b2
   base += f32_bytes(u);
-  auto* key_proj = static_cast<float*>(static_cast<void*>(base));  // h_j W2, then tanh(...)
-  base += f32_bytes(u);
   auto* scores = static_cast<float*>(static_cast<void*>(base));  // one block
   base += f32_bytes(static_cast<std::size_t>(kSdpaKeyBlock));
   auto* acc = static_cast<float*>(static_cast<void*>(base));
+  base += f32_bytes(dk);
+  // tanh(h_j W2 + query_proj) for kBahdanauKeyTile keys
+  auto* key_proj = static_cast<float*>(static_cast<void*>(base));
 
   for (int32_t b = 0; b < shape.batch; ++b) {
     const auto ub = static_cast<std::size_t>(b);
@@ -47,30 +48,25 @@ Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weight
                        shape.query_dim, weights.w1, weights.b1, shape.units, query_proj);
     if (weights.b2 != nullptr) kernels::add_f32(query_proj, query_proj, weights.b2, shape.units);
     const int32_t len = args.key_lengths != nullptr ? args.key_lengths[b] : shape.seq;
-    float m = -std::numeric_limits<float>::infinity();
-    float l = 0.0f;
-    for (std::size_t c = 0; c < dk; ++c) acc[c] = 0.0f;
     float* w = args.weights != nullptr ? args.weights + ub * t : nullptr;
+    detail::OneQuery one;
+    detail::one_query_start(&one, acc, shape.key_dim);
     for (int32_t j0 = 0; j0 < len; j0 += kSdpaKeyBlock) {
       const int32_t nk = len - j0 < kSdpaKeyBlock ? len - j0 : kSdpaKeyBlock;
-      for (int32_t j = 0; j < nk; ++j) {
-        const float* h = keys + static_cast<std::size_t>(j0 + j) * dk;
-        kernels::dense_f32(h, 1, shape.key_dim, weights.w2, query_proj, shape.units, key_proj);
-        kernels::tanh_f32(key_proj, shape.units);
-        scores[j] = kernels::dot_f32(weights.v, key_proj, shape.units) + weights.bv;
-        if (w != nullptr) w[j0 + j] = scores[j];  // raw score, normalised below
+      for (int32_t t0 = 0; t0 < nk; t0 += kBahdanauKeyTile) {
+        const int32_t nt = nk - t0 < kBahdanauKeyTile ? nk - t0 : kBahdanauKeyTile;
+        kernels::dense_f32(keys + static_cast<std::size_t>(j0 + t0) * dk, nt, shape.key_dim,
+                           weights.w2, query_proj, shape.units, key_proj);
+        kernels::tanh_f32(key_proj, nt * shape.units);
+        // scores = v . key_proj rows: v as the one query, the rows as keys.
+        kernels::qk_tile_f32(weights.v, u, 1, key_proj, u, nt, shape.units, scores + t0,
+                             static_cast<std::size_t>(nt));
+        for (int32_t r = 0; r < nt; ++r) scores[t0 + r] += weights.bv;
       }
-      detail::online_softmax_update(scores, 0, 1, nk, keys + static_cast<std::size_t>(j0) * dk,
-                                    dk, shape.key_dim, &m, &l, acc, dk);
+      detail::one_query_block(&one, scores, nk, keys + static_cast<std::size_t>(j0) * dk, dk,
+                              shape.key_dim, w, j0);
     }
-    float* context = args.context + ub * dk;
-    const float inv_l = len == 0 ? 0.0f : 1.0f / l;
-    for (std::size_t c = 0; c < dk; ++c) context[c] = acc[c] * inv_l;
-    if (w != nullptr) {
-      for (int32_t j = 0; j < shape.seq; ++j) {
-        w[j] = j < len ? std::exp(w[j] - m) * inv_l : 0.0f;
-      }
-    }
+    detail::one_query_finish(one, len, shape.seq, shape.key_dim, args.context + ub * dk, w);
   }
   return Status::kOk;
 }

@@ -3,6 +3,7 @@
 
 #include "kernels/kernels_f32.h"
 #include "ops/attend_f32.h"
+#include "ops/one_query_f32.h"
 #include "ops/validate.h"
 
 namespace attn {
@@ -14,31 +15,41 @@ Status check_lengths(const int32_t* key_lengths, int32_t batch, int32_t seq) {
   return detail::check_mask(mask, batch, seq);
 }
 
-// Attends one query row q (already in key space) over keys[b] for every b.
+// Score blocks: the keys of a block are read twice (scores, then P V), so a
+// block is sized to stay in L1 (kCacheBlockBytes of keys, at least 16 keys)
+// and never exceeds the score region of the SDPA scratch the op reserves
+// (sdpa_f32_scratch_bytes({1, 1, seq, dim, dim}) holds kSdpaQueryTile rows of
+// kSdpaKeyBlock scores); the context accumulator follows that region.
+constexpr int32_t kBlock = kSdpaQueryTile * kSdpaKeyBlock;
+constexpr std::size_t kCacheBlockBytes = 32768;
+
+// e_j = q . h_j for the query row of each batch item (already in key space,
+// query_stride apart), one online-softmax pass over the keys: each score and
+// its exp are computed once (one_query_f32.h), also when weights are requested.
 void attend_queries(const float* queries, std::size_t query_stride, int32_t dim,
                     const LuongF32Args& args, int32_t batch, int32_t seq, void* core) {
   const auto d = static_cast<std::size_t>(dim);
   const auto t = static_cast<std::size_t>(seq);
+  auto* scores = static_cast<float*>(core);
+  auto* acc_bytes = static_cast<unsigned char*>(core) + f32_bytes(static_cast<std::size_t>(kBlock));
+  auto* acc = static_cast<float*>(static_cast<void*>(acc_bytes));
+  int32_t block = static_cast<int32_t>(kCacheBlockBytes / (4 * d));
+  block = block < 16 ? 16 : (block > kBlock ? kBlock : block);
   for (int32_t b = 0; b < batch; ++b) {
     const auto ub = static_cast<std::size_t>(b);
-    detail::AttendF32 a;
-    a.q = queries + ub * query_stride;
-    a.q_stride = d;
-    a.k = args.keys + ub * t * d;
-    a.k_stride = d;
-    a.v = a.k;
-    a.v_stride = d;
-    a.out = args.context + ub * d;
-    a.out_stride = d;
-    a.weights = args.weights != nullptr ? args.weights + ub * t : nullptr;
-    a.seq_q = 1;
-    a.seq_kv = seq;
-    a.dim_k = dim;
-    a.dim_v = dim;
-    a.scale = 1.0f;
-    detail::AttendMask mask;
-    mask.key_length = args.key_lengths != nullptr ? args.key_lengths[b] : seq;
-    detail::attend_f32(a, mask, core);
+    const float* q = queries + ub * query_stride;
+    const float* keys = args.keys + ub * t * d;
+    float* w = args.weights != nullptr ? args.weights + ub * t : nullptr;
+    const int32_t len = args.key_lengths != nullptr ? args.key_lengths[b] : seq;
+    detail::OneQuery one;
+    detail::one_query_start(&one, acc, dim);
+    for (int32_t j0 = 0; j0 < len; j0 += block) {
+      const int32_t nk = len - j0 < block ? len - j0 : block;
+      const float* kb = keys + static_cast<std::size_t>(j0) * d;
+      kernels::qk_tile_f32(q, d, 1, kb, d, nk, dim, scores, static_cast<std::size_t>(nk));
+      detail::one_query_block(&one, scores, nk, kb, d, dim, w, j0);
+    }
+    detail::one_query_finish(one, len, seq, dim, args.context + ub * d, w);
   }
 }
 

@@ -95,12 +95,6 @@ Status mha_f32(const MhaShape& shape, const MhaF32Weights& weights, const MhaF32
     const float* key = args.key + idx(b) * skv * idx(kdim);
     const float* value = args.value + idx(b) * skv * idx(vdim);
     float* out = args.out + idx(b) * sq * idx(e);
-    for (std::size_t i = 0; i < sq; ++i) {
-      for (int32_t o = 0; o < e; ++o) {
-        out[i * idx(e) + idx(o)] =
-            weights.out_proj_bias != nullptr ? weights.out_proj_bias[o] : 0.0f;
-      }
-    }
     const detail::AttendMask mask = detail::batch_mask(args.mask, b, shape.seq_kv);
     for (int32_t h = 0; h < shape.num_heads; ++h) {
       const HeadProjection p = head_projection(weights, e, kdim, vdim, hd, h);
@@ -133,13 +127,9 @@ Status mha_f32(const MhaShape& shape, const MhaF32Weights& weights, const MhaF32
       a.scale = scale;
       detail::attend_f32(a, mask, core);
 
-      // out += O_h Wo[:, h*hd:(h+1)*hd]^T
-      for (std::size_t i = 0; i < sq; ++i) {
-        for (int32_t o = 0; o < e; ++o) {
-          out[i * idx(e) + idx(o)] +=
-              kernels::dot_f32(oh + i * idx(hd), wo + idx(o) * idx(e) + idx(h) * idx(hd), hd);
-        }
-      }
+      // out = out_proj_bias + O_0 Wo[:, 0:hd]^T, then out += O_h Wo[:, h*hd:(h+1)*hd]^T
+      kernels::gemm_nt_f32(oh, idx(hd), shape.seq_q, hd, wo + idx(h) * idx(hd), idx(e), e,
+                           h == 0 ? weights.out_proj_bias : nullptr, h > 0, out, idx(e));
     }
   }
   return Status::kOk;

@@ -573,29 +573,6 @@ void Tanh(float* x, int32_t n) {
   if (i < len) O::StoreN(TanhPoly<O>(O::LoadN(x + i, len - i)), x + i, len - i);
 }
 
-// nn.Linear: y = x w^T + bias is a Q.K^T tile with x as queries, w rows as keys.
-template <class O>
-void Linear(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
-            int32_t n_out, float* y) {
-  QkTile<O>(x, Sz(n_in), rows, w, Sz(n_in), n_out, n_in, y, Sz(n_out));
-  if (bias == nullptr) return;
-  for (int32_t r = 0; r < rows; ++r) {
-    float* yr = y + Sz(r) * Sz(n_out);
-    AddVec<O>(yr, yr, bias, n_out);
-  }
-}
-
-// Keras Dense: y = x w + bias is a P.V tile with x as probabilities, w as values.
-template <class O>
-void Dense(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
-           int32_t n_out, float* y) {
-  for (int32_t r = 0; r < rows; ++r) {
-    float* yr = y + Sz(r) * Sz(n_out);
-    for (int32_t o = 0; o < n_out; ++o) yr[o] = bias != nullptr ? bias[o] : 0.0f;
-  }
-  PvTile<O>(x, Sz(n_in), rows, n_in, w, Sz(n_out), n_out, y, Sz(n_out));
-}
-
 }  // namespace generic
 
 #undef ATTN_EACH4

@@ -42,6 +42,7 @@ struct Ops {
   static HWY_INLINE V Set(float f) { return hn::Set(D(), f); }
   static HWY_INLINE V LoadU(const float* p) { return hn::LoadU(D(), p); }
   static HWY_INLINE void StoreU(V v, float* p) { hn::StoreU(v, D(), p); }
+  static HWY_INLINE V LoadReg(const float* p) { return hn::LoadU(D(), p); }
   static HWY_INLINE V LoadN(const float* p, std::size_t n) {
 #if ATTN_HWY_NATIVE_MASKED
     return hn::MaskedLoad(hn::FirstN(D(), n), D(), p);
@@ -169,6 +170,7 @@ struct Ops {
 };
 
 #include "kernels/generic/kernels_f32-inl.h"
+#include "kernels/generic/gemm_f32-inl.h"
 
 float DotF32(const float* a, const float* b, int32_t n) { return generic::Dot<Ops>(a, b, n); }
 void QkTileF32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
@@ -205,11 +207,17 @@ void AddF32(float* y, const float* a, const float* b, int32_t n) {
 void TanhF32(float* x, int32_t n) { generic::Tanh<Ops>(x, n); }
 void LinearF32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
                int32_t n_out, float* y) {
-  generic::Linear<Ops>(x, rows, n_in, w, bias, n_out, y);
+  generic::GemmNT<Ops>(x, generic::Sz(n_in), rows, n_in, w, generic::Sz(n_in), n_out, bias, false,
+                       y, generic::Sz(n_out));
 }
 void DenseF32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
               int32_t n_out, float* y) {
-  generic::Dense<Ops>(x, rows, n_in, w, bias, n_out, y);
+  generic::GemmDense<Ops>(x, rows, n_in, w, bias, n_out, y);
+}
+void GemmNtF32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+               std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+               std::size_t y_stride) {
+  generic::GemmNT<Ops>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
 
 #undef ATTN_HWY_NATIVE_MASKED
@@ -235,6 +243,7 @@ HWY_EXPORT(AddF32);
 HWY_EXPORT(TanhF32);
 HWY_EXPORT(LinearF32);
 HWY_EXPORT(DenseF32);
+HWY_EXPORT(GemmNtF32);
 
 float Dot(const float* a, const float* b, int32_t n) {
   return HWY_DYNAMIC_DISPATCH(DotF32)(a, b, n);
@@ -283,6 +292,11 @@ void Dense(const float* x, int32_t rows, int32_t n_in, const float* w, const flo
            int32_t n_out, float* y) {
   HWY_DYNAMIC_DISPATCH(DenseF32)(x, rows, n_in, w, bias, n_out, y);
 }
+void GemmNt(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+            std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+            std::size_t y_stride) {
+  HWY_DYNAMIC_DISPATCH(GemmNtF32)(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+}
 
 }  // namespace attn_hwy
 
@@ -329,6 +343,11 @@ void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, cons
 void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
                int32_t n_out, float* y) {
   ::attn_hwy::Dense(x, rows, n_in, w, bias, n_out, y);
+}
+void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+                 std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+                 std::size_t y_stride) {
+  ::attn_hwy::GemmNt(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
 
 }  // namespace hwy

@@ -26,6 +26,16 @@ struct Ops {
   static V Zero() { return V(0.0f); }
   static V Set(float f) { return V(f); }
   static V LoadU(const float* p) { return V::load_unaligned(p); }
+  // A load kept in a register: GCC otherwise folds a GEMM panel's loads into
+  // every FMA that uses them (MR loads instead of one, each possibly split
+  // across cache lines), which halved the Dense speed on AVX-512.
+  static V LoadReg(const float* p) {
+    V v = V::load_unaligned(p);
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __asm__("" : "+v"(v.data));
+#endif
+    return v;
+  }
   static void StoreU(V v, float* p) { v.store_unaligned(p); }
   static V LoadN(const float* p, std::size_t n) {
     alignas(64) float buf[kN] = {};
@@ -77,6 +87,7 @@ struct Ops {
 };
 
 #include "kernels/generic/kernels_f32-inl.h"
+#include "kernels/generic/gemm_f32-inl.h"
 
 }  // namespace attn_xsimd
 
@@ -121,11 +132,16 @@ void add_f32(float* y, const float* a, const float* b, int32_t n) {
 void tanh_f32(float* x, int32_t n) { g::Tanh<Ops>(x, n); }
 void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
                 int32_t n_out, float* y) {
-  g::Linear<Ops>(x, rows, n_in, w, bias, n_out, y);
+  g::GemmNT<Ops>(x, g::Sz(n_in), rows, n_in, w, g::Sz(n_in), n_out, bias, false, y, g::Sz(n_out));
 }
 void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
                int32_t n_out, float* y) {
-  g::Dense<Ops>(x, rows, n_in, w, bias, n_out, y);
+  g::GemmDense<Ops>(x, rows, n_in, w, bias, n_out, y);
+}
+void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+                 std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+                 std::size_t y_stride) {
+  g::GemmNT<Ops>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
 
 }  // namespace xsimd
