@@ -54,33 +54,53 @@ void GemmStoreCols(typename O::V v, float* p, std::size_t c0, std::size_t cols) 
 // NR vectors of columns, of which `cols` are valid; kPartial: the panel is not
 // padded past `cols`, so its last vectors load only the valid columns):
 // y = (load_y ? y : 0) + (bias ? bias : 0) + a bp.
+// Registers acc<r>_<c> (r < MR <= 8, c < NR <= 4), bias<c>, bv<c>: named,
+// not arrays (register_block.h).
 template <class O, int MR, int NR, bool kPartial>
 void GemmMicro(const float* a, std::size_t a_stride, const float* bp, std::size_t b_step,
                std::size_t kc, const float* bias, bool load_y, float* y, std::size_t y_stride,
                std::size_t cols) {
+  static_assert(MR <= 8, "named registers: 8 rows");
+  static_assert(NR <= 4, "named registers: 4 column vectors");
   using V = typename O::V;
   const std::size_t N = O::Lanes();
-  V acc[MR][NR];
-  for (int c = 0; c < NR; ++c) {
-    const V b0 = bias != nullptr ? GemmLoadCols<O>(bias, Sz(c) * N, cols) : O::Zero();
-    for (int r = 0; r < MR; ++r) {
-      acc[r][c] = load_y ? O::Add(GemmLoadCols<O>(y + Sz(r) * y_stride, Sz(c) * N, cols), b0) : b0;
-    }
-  }
+#define ATTN_GM_BIAS(_, c)                                                                       \
+  [[maybe_unused]] const V bias##c =                                                              \
+      (c) < NR && bias != nullptr ? GemmLoadCols<O>(bias, Sz(c) * N, cols) : O::Zero();
+#define ATTN_GM_INIT(r, c)                                                                       \
+  [[maybe_unused]] V acc##r##_##c =                                                               \
+      (r) < MR && (c) < NR && load_y                                                              \
+          ? O::Add(GemmLoadCols<O>(y + Sz(r) * y_stride, Sz(c) * N, cols), bias##c)               \
+          : bias##c;
+  ATTN_EACH4(ATTN_GM_BIAS, _)
+  ATTN_EACH8(ATTN_EACH4, ATTN_GM_INIT)
   for (std::size_t x = 0; x < kc; ++x) {
-    V bv[NR];
-    for (int c = 0; c < NR; ++c) {
-      bv[c] = kPartial ? GemmLoadCols<O>(bp + x * b_step, Sz(c) * N, cols)
-                       : O::LoadReg(bp + x * b_step + Sz(c) * N);
-    }
-    for (int r = 0; r < MR; ++r) {
-      const V av = O::Set(a[Sz(r) * a_stride + x]);
-      for (int c = 0; c < NR; ++c) acc[r][c] = O::MulAdd(av, bv[c], acc[r][c]);
-    }
+#define ATTN_GM_B(_, c)                                                                          \
+  [[maybe_unused]] const V bv##c =                                                                \
+      (c) >= NR  ? O::Zero()                                                                      \
+      : kPartial ? GemmLoadCols<O>(bp + x * b_step, Sz(c) * N, cols)                              \
+                 : O::LoadReg(bp + x * b_step + Sz(c) * N);
+#define ATTN_GM_FMA(r, c) \
+  if constexpr ((c) < NR) acc##r##_##c = O::MulAdd(av, bv##c, acc##r##_##c);
+#define ATTN_GM_ROW(_, r)                                                                        \
+  if constexpr ((r) < MR) {                                                                       \
+    const V av = O::Set(a[Sz(r) * a_stride + x]);                                                 \
+    ATTN_EACH4(ATTN_GM_FMA, r)                                                                    \
   }
-  for (int r = 0; r < MR; ++r) {
-    for (int c = 0; c < NR; ++c) GemmStoreCols<O>(acc[r][c], y + Sz(r) * y_stride, Sz(c) * N, cols);
+    ATTN_EACH4(ATTN_GM_B, _)
+    ATTN_EACH8(ATTN_GM_ROW, _)
   }
+#define ATTN_GM_STORE(r, c)                                                                      \
+  if constexpr ((r) < MR && (c) < NR) {                                                           \
+    GemmStoreCols<O>(acc##r##_##c, y + Sz(r) * y_stride, Sz(c) * N, cols);                        \
+  }
+  ATTN_EACH8(ATTN_EACH4, ATTN_GM_STORE)
+#undef ATTN_GM_BIAS
+#undef ATTN_GM_INIT
+#undef ATTN_GM_B
+#undef ATTN_GM_FMA
+#undef ATTN_GM_ROW
+#undef ATTN_GM_STORE
 }
 
 // Every row of a against one panel: MR rows at a time, then the m % MR rest

@@ -18,7 +18,8 @@
 // Not a normal header: an includer opens its backend's per-target namespace
 // (and for Highway its HWY_BEFORE_NAMESPACE region), then includes this file
 // inside it, once per target. It includes nothing itself: the includer has
-// already included <cstddef>, <cstdint> and kernels/exp_poly.h.
+// already included <cstddef>, <cstdint>, kernels/exp_poly.h and
+// kernels/generic/register_block.h.
 //
 // Kernel contracts are those of kernels_f32.h; the reference math is in
 // kernels/ref/kernels_f32_ref.cpp.
@@ -29,17 +30,8 @@ namespace generic {
 
 inline std::size_t Sz(int32_t i) { return static_cast<std::size_t>(i); }
 
-// SVE vectors are sizeless types: they cannot be array elements, so every
-// register block is a set of named variables, one per index, spelled out by
-// these lists: ATTN_EACH<n>(X, a) is X(a, 0) X(a, 1) ... X(a, n - 1); two
-// different lists nest into a grid (ATTN_EACH4(ATTN_EACH8, X) is X(r, c) for
-// r < 4, c < 8). Names past a template's block size are never read (guarded by
-// `if constexpr`) and compile to nothing. Undefined at the end of this file.
-#define ATTN_EACH4(X, a) X(a, 0) X(a, 1) X(a, 2) X(a, 3)
-#define ATTN_EACH8(X, a) X(a, 0) X(a, 1) X(a, 2) X(a, 3) X(a, 4) X(a, 5) X(a, 6) X(a, 7)
-#define ATTN_EACH16(X, a)                                                                        \
-  X(a, 0) X(a, 1) X(a, 2) X(a, 3) X(a, 4) X(a, 5) X(a, 6) X(a, 7) X(a, 8) X(a, 9) X(a, 10)      \
-  X(a, 11) X(a, 12) X(a, 13) X(a, 14) X(a, 15)
+// Register blocks are named variables (register_block.h: SVE vectors cannot
+// be array elements).
 
 // exp(x) for x in [-88, 0], see exp_poly.h for the error bound.
 template <class O>
@@ -574,9 +566,5 @@ void Tanh(float* x, int32_t n) {
 }
 
 }  // namespace generic
-
-#undef ATTN_EACH4
-#undef ATTN_EACH8
-#undef ATTN_EACH16
 
 // NOLINTEND(build/include_what_you_use)

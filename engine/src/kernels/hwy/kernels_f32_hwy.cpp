@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "kernels/exp_poly.h"
+#include "kernels/generic/register_block.h"
 #include "kernels/hwy/kernels_f32_hwy.h"
 #include "kernels/kernels_f32.h"
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "kernels/exp_poly.h"
+#include "kernels/generic/register_block.h"
 #include "kernels/kernels_f32.h"
 #include "kernels/xsimd/kernels_f32_xsimd.h"
 #include "xsimd/xsimd.hpp"
