@@ -549,7 +549,7 @@ ATTN_T_AVXVNNI void pv_avxvnni(RowAt row_at, const int16_t* w, int32_t nrows, in
 
 // ------------------------------------------------------------- AVX-512 VNNI (3)
 ATTN_T_AVX512 inline __mmask64 tail_mask64(int32_t len) {
-  return len >= 64 ? ~__mmask64{0} : ((__mmask64{1} << len) - 1u);
+  return len >= 64 ? ~__mmask64{0} : (len <= 0 ? __mmask64{0} : (__mmask64{1} << len) - 1u);
 }
 
 // r[t] (16 int32 lanes each, t < 8) -> lane t = sum of r[t].
@@ -929,40 +929,61 @@ ATTN_T_AVX512VBMI inline __m512i lut256(const __m512i* t, __m512i d) {
   return _mm512_mask_blend_epi8(_mm512_movepi8_mask(d), lo, hi);
 }
 
-ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min, const int8_t* in,
-                                          int8_t* out, int32_t n) {
-  alignas(64) uint8_t planes[3][256];
+// The r(d) planes depend only on the table and diff_min: built once per
+// table (per row here, once per call by the tiled core). False when some r(d)
+// is negative or >= 2^24 (not a prepared table): the gather kernel then.
+ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_min,
+                                             uint8_t* planes) {
+  const __m512i vdmin = _mm512_set1_epi32(diff_min);
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m128i e12 = _mm_cvtsi32_si128(12);
+  const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
+  __m512i big = _mm512_setzero_si512();
+  for (int32_t d = 0; d < 256; d += 16) {
+    const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
+    // Kept when -d >= diff_min.
+    const __mmask16 keep =
+        _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
+    const __m512i r = _mm512_maskz_mov_epi32(
+        keep, rdbp_avx512(_mm512_loadu_si512(table + d), e12, mask12, half12));
+    big = _mm512_or_si512(big, r);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + d), _mm512_cvtepi32_epi8(r));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + 256 + d),
+                     _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 8)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + 512 + d),
+                     _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 16)));
+  }
+  return _mm512_test_epi32_mask(big, _mm512_set1_epi32(static_cast<int32_t>(0xff000000u))) == 0;
+}
+
+// One row from prepared planes. kWeights: out receives the unsigned weights
+// w = o + 128 (0 for n <= c < n_pad) and the result is their sum; else out
+// receives the int8 codes and the result is 0. -1: fall back (srdhm's
+// saturating case).
+template <bool kWeights>
+ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const int32_t* table,
+                                                 int32_t diff_min, const int8_t* in, int8_t* out,
+                                                 int32_t n, int32_t n_pad) {
   alignas(64) uint8_t obytes[256];
   const __m512i vdmin = _mm512_set1_epi32(diff_min);
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  {
-    const __m128i e12 = _mm_cvtsi32_si128(12);
-    const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
-    __m512i big = _mm512_setzero_si512();
-    for (int32_t d = 0; d < 256; d += 16) {
-      const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
-      // Kept when -d >= diff_min.
-      const __mmask16 keep =
-          _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
-      const __m512i r = _mm512_maskz_mov_epi32(
-          keep, rdbp_avx512(_mm512_loadu_si512(table + d), e12, mask12, half12));
-      big = _mm512_or_si512(big, r);
-      _mm_store_si128(reinterpret_cast<__m128i*>(planes[0] + d), _mm512_cvtepi32_epi8(r));
-      _mm_store_si128(reinterpret_cast<__m128i*>(planes[1] + d),
-                      _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 8)));
-      _mm_store_si128(reinterpret_cast<__m128i*>(planes[2] + d),
-                      _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 16)));
-    }
-    // r negative or >= 2^24 (not a prepared table): the gather kernel.
-    if (_mm512_test_epi32_mask(big, _mm512_set1_epi32(static_cast<int32_t>(0xff000000u))) != 0) {
-      return false;
-    }
+  // Row max and min (d = max - x never exceeds max - min).
+  __m512i mx = _mm512_set1_epi8(-128), mn = _mm512_set1_epi8(127);
+  for (int32_t i = 0; i < n; i += 64) {
+    const __mmask64 m = tail_mask64(n - i);
+    mx = _mm512_max_epi8(mx, _mm512_mask_loadu_epi8(mx, m, in + i));
+    mn = _mm512_min_epi8(mn, _mm512_mask_loadu_epi8(mn, m, in + i));
   }
-  const int32_t max_in_row = row_max_avx512(in, n);
+  const __m256i x256 = _mm256_max_epi8(_mm512_castsi512_si256(mx), _mm512_extracti64x4_epi64(mx, 1));
+  const __m128i x128 = _mm_max_epi8(_mm256_castsi256_si128(x256), _mm256_extracti128_si256(x256, 1));
+  const int32_t max_in_row = _mm512_reduce_max_epi32(_mm512_cvtepi8_epi32(x128));
+  const __m256i n256 = _mm256_min_epi8(_mm512_castsi512_si256(mn), _mm512_extracti64x4_epi64(mn, 1));
+  const __m128i n128 = _mm_min_epi8(_mm256_castsi256_si128(n256), _mm256_extracti128_si256(n256, 1));
+  const int32_t range = max_in_row - _mm512_reduce_min_epi32(_mm512_cvtepi8_epi32(n128));
   const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(max_in_row));
   __m512i p[3][4];
   for (int b = 0; b < 3; ++b) {
-    for (int t = 0; t < 4; ++t) p[b][t] = _mm512_load_si512(planes[b] + 64 * t);
+    for (int t = 0; t < 4; ++t) p[b][t] = _mm512_loadu_si512(planes + 256 * b + 64 * t);
   }
   __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0;
   const __m512i zero = _mm512_setzero_si512();
@@ -982,17 +1003,23 @@ ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min
   int num_bits_over_unit = 0;
   const int32_t shifted_scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
   const int exponent = num_bits_over_unit + 31 - 8;
-  if (shifted_scale == INT32_MIN) return false;
+  if (shifted_scale == INT32_MIN) return -1;
   if (exponent > 31) {
-    std::memset(out, 0x80, static_cast<std::size_t>(n));
-    return true;
+    // Every code -128: every weight 0.
+    std::memset(out, kWeights ? 0 : 0x80, static_cast<std::size_t>(kWeights ? n_pad : n));
+    return 0;
   }
   const __m512i scale64 = _mm512_set1_epi64(shifted_scale);
   const __m128i ev = _mm_cvtsi32_si128(exponent);
   const int32_t mk = static_cast<int32_t>((uint64_t{1} << exponent) - 1u);
   const __m512i mask = _mm512_set1_epi32(mk), half = _mm512_set1_epi32(mk >> 1);
   const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
+  // o(d) for the d this row has (d <= range); the rest are never looked up.
   for (int32_t d = 0; d < 256; d += 16) {
+    if (d > range) {
+      _mm_store_si128(reinterpret_cast<__m128i*>(obytes + d), _mm_set1_epi8(-128));
+      continue;
+    }
     const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
     const __mmask16 keep =
         _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
@@ -1003,12 +1030,121 @@ ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min
   }
   __m512i o[4];
   for (int t = 0; t < 4; ++t) o[t] = _mm512_load_si512(obytes + 64 * t);
-  for (int32_t i = 0; i < n; i += 64) {
-    const __mmask64 m = tail_mask64(n - i);
-    const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-    _mm512_mask_storeu_epi8(out + i, m, lut256(o, d));
+  if (!kWeights) {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      _mm512_mask_storeu_epi8(out + i, m, lut256(o, d));
+    }
+    return 0;
   }
-  return true;
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  __m512i sw = _mm512_setzero_si512();
+  for (int32_t i = 0; i < n_pad; i += 64) {
+    const __mmask64 m = tail_mask64(n - i);  // all-zero past n
+    const __mmask64 mp = tail_mask64(n_pad - i);
+    const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+    const __m512i w = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(lut256(o, d), flip));
+    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(w, zero));
+    _mm512_mask_storeu_epi8(out + i, mp, w);
+  }
+  return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
+}
+
+ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min, const int8_t* in,
+                                          int8_t* out, int32_t n) {
+  alignas(64) uint8_t planes[768];
+  if (!softmax_lut_planes_avx512(table, diff_min, planes)) return false;
+  return softmax_lut_row_avx512<false>(planes, table, diff_min, in, out, n, n) >= 0;
+}
+
+// ------------------------------------------------------------- query tiles
+// qk_tile_s8 / pv_tile_s8 at levels 2 and 3: one body
+// (kernels_s8_tile_x86-inl.h) over each level's vector ops.
+namespace tile512 {
+using V = __m512i;
+constexpr int kLanes = 16;
+constexpr int kQkRows = 8;  // 8 rows x 2 key vectors: 16 accumulators
+constexpr int kPvRows = 4;  // 4 rows x 4 column vectors
+ATTN_T_AVX512 inline V zero() { return _mm512_setzero_si512(); }
+ATTN_T_AVX512 inline V load(const void* p) { return _mm512_loadu_si512(p); }
+ATTN_T_AVX512 inline V bcast4(const void* p) {
+  int32_t x = 0;
+  std::memcpy(&x, p, 4);
+  return _mm512_set1_epi32(x);
+}
+ATTN_T_AVX512 inline V set1(int32_t x) { return _mm512_set1_epi32(x); }
+ATTN_T_AVX512 inline V dp(V acc, V u, V s) { return _mm512_dpbusd_epi32(acc, u, s); }
+ATTN_T_AVX512 inline V sub(V a, V b) { return _mm512_sub_epi32(a, b); }
+ATTN_T_AVX512 inline V mul(V a, V b) { return _mm512_mullo_epi32(a, b); }
+ATTN_T_AVX512 inline void store(void* p, V v) { _mm512_storeu_si512(p, v); }
+#define ATTN_TILE_T ATTN_T_AVX512
+#include "int8/kernels_s8_tile_x86-inl.h"
+#undef ATTN_TILE_T
+}  // namespace tile512
+
+namespace tile256 {
+using V = __m256i;
+constexpr int kLanes = 8;
+constexpr int kQkRows = 4;  // 4 rows x 2 key vectors: 8 accumulators
+constexpr int kPvRows = 2;  // 2 rows x 4 column vectors
+ATTN_T_AVXVNNI inline V zero() { return _mm256_setzero_si256(); }
+ATTN_T_AVXVNNI inline V load(const void* p) {
+  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+}
+ATTN_T_AVXVNNI inline V bcast4(const void* p) {
+  int32_t x = 0;
+  std::memcpy(&x, p, 4);
+  return _mm256_set1_epi32(x);
+}
+ATTN_T_AVXVNNI inline V set1(int32_t x) { return _mm256_set1_epi32(x); }
+ATTN_T_AVXVNNI inline V dp(V acc, V u, V s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
+ATTN_T_AVXVNNI inline V sub(V a, V b) { return _mm256_sub_epi32(a, b); }
+ATTN_T_AVXVNNI inline V mul(V a, V b) { return _mm256_mullo_epi32(a, b); }
+ATTN_T_AVXVNNI inline void store(void* p, V v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
+#define ATTN_TILE_T ATTN_T_AVXVNNI
+#include "int8/kernels_s8_tile_x86-inl.h"
+#undef ATTN_TILE_T
+}  // namespace tile256
+
+// vpack_s8 with SSE2 (baseline x86-64): 4 rows x 16 columns interleaved by
+// two rounds of unpacks into one 64-byte block; edges scalar.
+void vpack_sse2(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
+  const int32_t groups = (nrows + 3) / 4;
+  const int32_t cblocks = (n + 15) / 16;
+  const int32_t full_g = nrows / 4;
+  const int32_t full_cb = n / 16;
+  for (int32_t g = 0; g < groups; ++g) {
+    const int8_t* r0 = v + static_cast<std::size_t>(4 * g) * stride;
+    for (int32_t cb = 0; cb < cblocks; ++cb) {
+      int8_t* d = packed + (static_cast<std::size_t>(g) * static_cast<std::size_t>(cblocks) +
+                            static_cast<std::size_t>(cb)) * 64;
+      if (g < full_g && cb < full_cb) {
+        const int8_t* p = r0 + 16 * static_cast<std::size_t>(cb);
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + stride));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * stride));
+        const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 3 * stride));
+        const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+        const __m128i ce_lo = _mm_unpacklo_epi8(c, e), ce_hi = _mm_unpackhi_epi8(c, e);
+        auto* o = reinterpret_cast<__m128i*>(d);
+        _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(ab_lo, ce_lo));
+        _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, ce_lo));
+        _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, ce_hi));
+        _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, ce_hi));
+        continue;
+      }
+      for (int32_t c = 0; c < 16; ++c) {
+        for (int32_t t = 0; t < 4; ++t) {
+          const int32_t r = 4 * g + t;
+          const int32_t col = 16 * cb + c;
+          d[4 * c + t] = r < nrows && col < n
+                             ? v[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col)]
+                             : int8_t{0};
+        }
+      }
+    }
+  }
 }
 
 // ------------------------------------------------------------- dispatch
@@ -1161,6 +1297,66 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
   }
   if (level() >= 1) return softmax_avx2(exp_table, diff_min, in, out, n);
   softmax_s8_row_ref(exp_table, diff_min, in, out, n);
+}
+
+
+bool tile_s8_fast() { return level() >= 2; }
+
+void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
+                std::size_t out_stride) {
+  switch (level()) {
+    case 3:
+      return tile512::qk_tile(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
+    case 2:
+      return tile256::qk_tile(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
+    default:
+      return qk_tile_s8_ref(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
+  }
+}
+
+void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
+  if (level() >= 1) return vpack_sse2(v, stride, nrows, n, packed);
+  vpack_s8_ref(v, stride, nrows, n, packed);
+}
+
+void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
+  switch (level()) {
+    case 3:
+      return tile512::pv_tile(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
+    case 2:
+      return tile256::pv_tile(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
+    default:
+      return pv_tile_s8_ref(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
+  }
+}
+
+
+void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, void* lut) {
+  auto* b = static_cast<uint8_t*>(lut);
+  b[768] = 0;
+  if (cpu_level() >= 3 && cpu_vbmi()) {
+    b[768] = softmax_lut_planes_avx512(exp_table, diff_min, b) ? 1 : 0;
+  }
+}
+
+int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
+                         const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad) {
+  const auto* b = static_cast<const uint8_t*>(lut);
+  if (level() == 3 && n >= 64 && b[768] != 0) {
+    const int32_t sum = softmax_lut_row_avx512<true>(b, exp_table, diff_min, in,
+                                                     reinterpret_cast<int8_t*>(w), n, n_pad);
+    if (sum >= 0) return sum;
+  }
+  softmax_s8_row(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
+  int32_t sum = 0;
+  for (int32_t c = 0; c < n; ++c) {
+    w[c] = static_cast<uint8_t>(w[c] ^ 0x80u);
+    sum += w[c];
+  }
+  for (int32_t c = n; c < n_pad; ++c) w[c] = 0;
+  return sum;
 }
 
 }  // namespace detail
