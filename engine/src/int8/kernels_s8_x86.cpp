@@ -960,10 +960,27 @@ ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_
 // w = o + 128 (0 for n <= c < n_pad) and the result is their sum; else out
 // receives the int8 codes and the result is 0. -1: fall back (srdhm's
 // saturating case).
+// dcut (optional): dcut[e - 23] for output exponents e in [23, 31] bounds
+// the d whose o(d) can exceed -128: |table[d]| < 2^(e-1) for every d >= it,
+// and then |srdhm(scale, table[d])| <= |table[d]| rounds (RoundingDivideByPOT
+// by e) to 0, the code -128.
+ATTN_T_AVX512 void softmax_lut_dcut(const int32_t* table, uint16_t* dcut) {
+  for (int e = 23; e <= 31; ++e) {
+    const int64_t thr = int64_t{1} << (e - 1);
+    int32_t cut = 0;
+    for (int32_t d = 0; d < 256; ++d) {
+      const int64_t t = table[d];
+      if (t >= thr || -t >= thr) cut = d + 1;
+    }
+    dcut[e - 23] = static_cast<uint16_t>(cut);
+  }
+}
+
 template <bool kWeights>
-ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const int32_t* table,
-                                                 int32_t diff_min, const int8_t* in, int8_t* out,
-                                                 int32_t n, int32_t n_pad) {
+ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const uint16_t* dcut,
+                                                 const int32_t* table, int32_t diff_min,
+                                                 const int8_t* in, int8_t* out, int32_t n,
+                                                 int32_t n_pad) {
   alignas(64) uint8_t obytes[256];
   const __m512i vdmin = _mm512_set1_epi32(diff_min);
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -1014,9 +1031,12 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const in
   const int32_t mk = static_cast<int32_t>((uint64_t{1} << exponent) - 1u);
   const __m512i mask = _mm512_set1_epi32(mk), half = _mm512_set1_epi32(mk >> 1);
   const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
-  // o(d) for the d this row has (d <= range); the rest are never looked up.
+  // o(d) for the d this row has (d <= range; the rest are never looked up)
+  // below the cut (the rest are -128).
+  int32_t dend = range + 1;
+  if (dcut != nullptr && dcut[exponent - 23] < dend) dend = dcut[exponent - 23];
   for (int32_t d = 0; d < 256; d += 16) {
-    if (d > range) {
+    if (d >= dend) {
       _mm_store_si128(reinterpret_cast<__m128i*>(obytes + d), _mm_set1_epi8(-128));
       continue;
     }
@@ -1055,7 +1075,7 @@ ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min
                                           int8_t* out, int32_t n) {
   alignas(64) uint8_t planes[768];
   if (!softmax_lut_planes_avx512(table, diff_min, planes)) return false;
-  return softmax_lut_row_avx512<false>(planes, table, diff_min, in, out, n, n) >= 0;
+  return softmax_lut_row_avx512<false>(planes, nullptr, table, diff_min, in, out, n, n) >= 0;
 }
 
 // ------------------------------------------------------------- query tiles
@@ -1074,7 +1094,12 @@ ATTN_T_AVX512 inline V bcast4(const void* p) {
   return _mm512_set1_epi32(x);
 }
 ATTN_T_AVX512 inline V set1(int32_t x) { return _mm512_set1_epi32(x); }
-ATTN_T_AVX512 inline V dp(V acc, V u, V s) { return _mm512_dpbusd_epi32(acc, u, s); }
+// vpdpbusd in asm: GCC 12 copies (and spills) arrays of accumulators around
+// the intrinsic every iteration; the tied operand keeps them in registers.
+ATTN_T_AVX512 inline V dp(V acc, V u, V s) {
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(s));
+  return acc;
+}
 ATTN_T_AVX512 inline V sub(V a, V b) { return _mm512_sub_epi32(a, b); }
 ATTN_T_AVX512 inline V mul(V a, V b) { return _mm512_mullo_epi32(a, b); }
 ATTN_T_AVX512 inline void store(void* p, V v) { _mm512_storeu_si512(p, v); }
@@ -1098,7 +1123,10 @@ ATTN_T_AVXVNNI inline V bcast4(const void* p) {
   return _mm256_set1_epi32(x);
 }
 ATTN_T_AVXVNNI inline V set1(int32_t x) { return _mm256_set1_epi32(x); }
-ATTN_T_AVXVNNI inline V dp(V acc, V u, V s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
+ATTN_T_AVXVNNI inline V dp(V acc, V u, V s) {
+  __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u), "x"(s));
+  return acc;
+}
 ATTN_T_AVXVNNI inline V sub(V a, V b) { return _mm256_sub_epi32(a, b); }
 ATTN_T_AVXVNNI inline V mul(V a, V b) { return _mm256_mullo_epi32(a, b); }
 ATTN_T_AVXVNNI inline void store(void* p, V v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
@@ -1335,9 +1363,11 @@ void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t
 
 void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, void* lut) {
   auto* b = static_cast<uint8_t*>(lut);
+  // [0, 768) planes, 768 flag, [772, 790) dcut.
   b[768] = 0;
   if (cpu_level() >= 3 && cpu_vbmi()) {
     b[768] = softmax_lut_planes_avx512(exp_table, diff_min, b) ? 1 : 0;
+    softmax_lut_dcut(exp_table, reinterpret_cast<uint16_t*>(b + 772));
   }
 }
 
@@ -1345,8 +1375,9 @@ int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff
                          const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad) {
   const auto* b = static_cast<const uint8_t*>(lut);
   if (level() == 3 && n >= 64 && b[768] != 0) {
-    const int32_t sum = softmax_lut_row_avx512<true>(b, exp_table, diff_min, in,
-                                                     reinterpret_cast<int8_t*>(w), n, n_pad);
+    const int32_t sum = softmax_lut_row_avx512<true>(
+        b, reinterpret_cast<const uint16_t*>(b + 772), exp_table, diff_min, in,
+        reinterpret_cast<int8_t*>(w), n, n_pad);
     if (sum >= 0) return sum;
   }
   softmax_s8_row(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
