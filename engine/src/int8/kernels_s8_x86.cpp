@@ -981,7 +981,6 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const ui
                                                  const int32_t* table, int32_t diff_min,
                                                  const int8_t* in, int8_t* out, int32_t n,
                                                  int32_t n_pad) {
-  alignas(64) uint8_t obytes[256];
   const __m512i vdmin = _mm512_set1_epi32(diff_min);
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   // Row max and min (d = max - x never exceeds max - min).
@@ -1035,21 +1034,30 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const ui
   // below the cut (the rest are -128).
   int32_t dend = range + 1;
   if (dcut != nullptr && dcut[exponent - 23] < dend) dend = dcut[exponent - 23];
-  for (int32_t d = 0; d < 256; d += 16) {
-    if (d >= dend) {
-      _mm_store_si128(reinterpret_cast<__m128i*>(obytes + d), _mm_set1_epi8(-128));
-      continue;
-    }
-    const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
-    const __mmask16 keep =
-        _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
-    __m512i v = rdbp_avx512(srdhm_avx512(_mm512_loadu_si512(table + d), scale64), ev, mask, half);
-    v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
-    v = _mm512_mask_blend_epi32(keep, lo, v);
-    _mm_store_si128(reinterpret_cast<__m128i*>(obytes + d), _mm512_cvtepi32_epi8(v));
-  }
+  // Built in registers (16-byte stores reloaded as 64 bytes would stall store
+  // forwarding).
   __m512i o[4];
-  for (int t = 0; t < 4; ++t) o[t] = _mm512_load_si512(obytes + 64 * t);
+  for (int t = 0; t < 4; ++t) {
+    __m128i part[4];
+    for (int k = 0; k < 4; ++k) {
+      const int32_t d = 64 * t + 16 * k;
+      if (d >= dend) {
+        part[k] = _mm_set1_epi8(-128);
+        continue;
+      }
+      const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
+      const __mmask16 keep =
+          _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
+      __m512i v = rdbp_avx512(srdhm_avx512(_mm512_loadu_si512(table + d), scale64), ev, mask, half);
+      v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
+      v = _mm512_mask_blend_epi32(keep, lo, v);
+      part[k] = _mm512_cvtepi32_epi8(v);
+    }
+    o[t] = _mm512_inserti32x4(
+        _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(part[0]), part[1], 1),
+                           part[2], 2),
+        part[3], 3);
+  }
   if (!kWeights) {
     for (int32_t i = 0; i < n; i += 64) {
       const __mmask64 m = tail_mask64(n - i);
