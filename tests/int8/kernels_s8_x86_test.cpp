@@ -281,7 +281,7 @@ TEST(KernelsS8X86, SoftmaxRowWeights) {
   for (std::size_t t = 0; t < tables.size(); ++t) {
     const auto& p = tables[t];
     alignas(64) unsigned char lut[kSoftmaxS8LutBytes];
-    softmax_s8_tile_prepare(p.exp_table, p.diff_min, lut);
+    softmax_s8_tile_prepare(p.exp_table, p.diff_min, 4095, lut);
     for (int l = 0; l < kLevels; ++l) {
       if (!kernels_s8_x86_select(l)) continue;
       for (int32_t n : {1, 2, 15, 16, 17, 63, 64, 65, 100, 255, 256, 300, 1024, 4095}) {

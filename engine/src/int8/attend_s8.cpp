@@ -162,7 +162,7 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
   }
 
   alignas(64) unsigned char lut[kSoftmaxS8LutBytes];
-  softmax_s8_tile_prepare(params.softmax.exp_table, params.softmax.diff_min, lut);
+  softmax_s8_tile_prepare(params.softmax.exp_table, params.softmax.diff_min, max_limit, lut);
   const int32_t ozp = params.out_zero_point;
   for (int32_t i0 = 0; i0 < a.seq_q; i0 += kT) {
     const int32_t nq = a.seq_q - i0 < kT ? a.seq_q - i0 : kT;

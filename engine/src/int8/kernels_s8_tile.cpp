@@ -154,9 +154,11 @@ void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t
   pv_tile_s8_ref(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
 }
 bool tile_s8_fast() { return false; }
-void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, void* lut) {
+void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
+                             void* lut) {
   (void)exp_table;
   (void)diff_min;
+  (void)n_max;
   (void)lut;
 }
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,

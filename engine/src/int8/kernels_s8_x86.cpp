@@ -965,14 +965,17 @@ ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_
 // and then |srdhm(scale, table[d])| <= |table[d]| rounds (RoundingDivideByPOT
 // by e) to 0, the code -128.
 ATTN_T_AVX512 void softmax_lut_dcut(const int32_t* table, uint16_t* dcut) {
-  for (int e = 23; e <= 31; ++e) {
-    const int64_t thr = int64_t{1} << (e - 1);
-    int32_t cut = 0;
-    for (int32_t d = 0; d < 256; ++d) {
-      const int64_t t = table[d];
-      if (t >= thr || -t >= thr) cut = d + 1;
-    }
-    dcut[e - 23] = static_cast<uint16_t>(cut);
+  // |table[d]| >= 2^(e-1) <=> e <= bits(|table[d]|) (its bit length); from
+  // the top d down, the first d reaching e gives dcut = d + 1.
+  int found = 22;  // every e <= found has its cut
+  for (int e = 23; e <= 31; ++e) dcut[e - 23] = 0;
+  for (int32_t d = 255; d >= 0 && found < 31; --d) {
+    const int64_t t = table[d];
+    const auto mag = static_cast<uint64_t>(t < 0 ? -t : t);
+    const int bits = mag == 0 ? 0 : 64 - __builtin_clzll(mag);
+    const int top = bits > 31 ? 31 : bits;
+    for (int e = found + 1; e <= top; ++e) dcut[e - 23] = static_cast<uint16_t>(d + 1);
+    if (top > found) found = top;
   }
 }
 
@@ -1369,11 +1372,12 @@ void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t
 }
 
 
-void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, void* lut) {
+void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
+                             void* lut) {
   auto* b = static_cast<uint8_t*>(lut);
   // [0, 768) planes, 768 flag, [772, 790) dcut.
   b[768] = 0;
-  if (cpu_level() >= 3 && cpu_vbmi()) {
+  if (n_max >= 64 && cpu_level() >= 3 && cpu_vbmi()) {
     b[768] = softmax_lut_planes_avx512(exp_table, diff_min, b) ? 1 : 0;
     softmax_lut_dcut(exp_table, reinterpret_cast<uint16_t*>(b + 772));
   }

@@ -154,12 +154,14 @@ void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t
                 int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride);
 
 // Softmax rows of the tiled core: softmax_s8_tile_prepare builds once per
-// exp table whatever this build's row kernel precomputes (lut:
-// kSoftmaxS8LutBytes bytes); softmax_s8_row_w then writes the unsigned
+// exp table whatever this build's row kernel precomputes for rows of at most
+// n_max columns (lut: kSoftmaxS8LutBytes bytes; x86 builds the AVX512_VBMI
+// byte tables from 64 columns on); softmax_s8_row_w then writes the unsigned
 // weights w[c] = softmax_s8_row(in)[c] + 128 for c < n and 0 for
 // n <= c < n_pad, and returns sum_c w[c]. in and w may be the same buffer.
 inline constexpr std::size_t kSoftmaxS8LutBytes = 832;
-void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, void* lut);
+void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
+                             void* lut);
 int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in,
                              uint8_t* w, int32_t n, int32_t n_pad);
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
