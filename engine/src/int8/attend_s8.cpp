@@ -183,27 +183,24 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
       qk_tile_s8(u, nq, params.q_zero_point, kpacked, ksum, tile_limit, a.dim_k, dots, kv16);
     }
     const auto tile4 = round_up_s8(static_cast<std::size_t>(tile_limit), 4);
-    int32_t sum_w[kT];
+    // S rows requantized to int8, then the softmax of each in place as
+    // unsigned weights w = p + 128 (0 past its limit, up to the tile's).
     for (int32_t t = 0; t < nq; ++t) {
       const auto ut = static_cast<std::size_t>(t);
-      const int32_t limit = limits[t];
-      const auto ulimit = static_cast<std::size_t>(limit);
-      int8_t* p = probs + ut * kv16;
-      int8_t* wrow = a.weights != nullptr ? a.weights + (ui0 + ut) * a.weights_stride : nullptr;
-      sum_w[t] = 0;
-      if (limit == 0) {
-        std::memset(p, 0, tile4);
-        if (wrow != nullptr) std::memset(wrow, 0x80, skv);
-        continue;
-      }
-      requantize_row_s8(dots + ut * kv16, limit, params.k_zero_point * qsum[t],
+      if (limits[t] == 0) continue;
+      requantize_row_s8(dots + ut * kv16, limits[t], params.k_zero_point * qsum[t],
                         params.scores_multiplier.multiplier, params.scores_multiplier.shift,
-                        params.scores_zero_point, p);
-      // Softmax in place as unsigned weights w = p + 128, 0 up to the tile's limit.
-      auto* w = reinterpret_cast<uint8_t*>(p);
-      sum_w[t] = softmax_s8_row_w(lut, params.softmax.exp_table, params.softmax.diff_min, p, w,
-                                  limit, static_cast<int32_t>(tile4));
-      if (wrow != nullptr) {
+                        params.scores_zero_point, probs + ut * kv16);
+    }
+    int32_t sum_w[kT];
+    softmax_s8_tile_w(lut, params.softmax.exp_table, params.softmax.diff_min, probs, kv16, nq,
+                      limits, static_cast<int32_t>(tile4), sum_w);
+    if (a.weights != nullptr) {
+      for (int32_t t = 0; t < nq; ++t) {
+        const auto ut = static_cast<std::size_t>(t);
+        const auto ulimit = static_cast<std::size_t>(limits[t]);
+        const auto* w = reinterpret_cast<const uint8_t*>(probs + ut * kv16);
+        int8_t* wrow = a.weights + (ui0 + ut) * a.weights_stride;
         for (std::size_t j = 0; j < ulimit; ++j) wrow[j] = static_cast<int8_t>(w[j] ^ 0x80u);
         if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
       }

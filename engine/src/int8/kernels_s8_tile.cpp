@@ -130,6 +130,10 @@ void pv_tile_s8_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const in
 
 int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in,
                              uint8_t* w, int32_t n, int32_t n_pad) {
+  if (n == 0) {
+    for (int32_t c = 0; c < n_pad; ++c) w[c] = 0;
+    return 0;
+  }
   softmax_s8_row_ref(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
   int32_t sum = 0;
   for (int32_t c = 0; c < n; ++c) {
@@ -141,6 +145,15 @@ int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const i
 }
 
 #if !defined(ATTN_S8_KERNELS_X86)
+void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
+                       std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
+                       int32_t* sum_w) {
+  for (int32_t r = 0; r < nq; ++r) {
+    int8_t* row = rows + static_cast<std::size_t>(r) * stride;
+    sum_w[r] = softmax_s8_row_w(lut, exp_table, diff_min, row, reinterpret_cast<uint8_t*>(row),
+                                n[r], n_pad);
+  }
+}
 void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                 const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
                 std::size_t out_stride) {
@@ -164,6 +177,10 @@ void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
                          const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad) {
   (void)lut;
+  if (n == 0) {
+    for (int32_t c = 0; c < n_pad; ++c) w[c] = 0;
+    return 0;
+  }
   softmax_s8_row(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
   int32_t sum = 0;
   for (int32_t c = 0; c < n; ++c) {

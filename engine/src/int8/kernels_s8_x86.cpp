@@ -979,13 +979,13 @@ ATTN_T_AVX512 void softmax_lut_dcut(const int32_t* table, uint16_t* dcut) {
   }
 }
 
-template <bool kWeights>
-ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const uint16_t* dcut,
-                                                 const int32_t* table, int32_t diff_min,
-                                                 const int8_t* in, int8_t* out, int32_t n,
-                                                 int32_t n_pad) {
-  const __m512i vdmin = _mm512_set1_epi32(diff_min);
-  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+// Row statistics of the LUT softmax: the row max, max - min, and the Q12.19
+// sum of exps (wrapping as the reference's int32 sum).
+struct LutRowStats {
+  int32_t max = 0, range = 0, sum = 0;
+};
+ATTN_T_AVX512VBMI LutRowStats softmax_lut_stats_avx512(const uint8_t* planes, const int8_t* in,
+                                                        int32_t n) {
   // Row max and min (d = max - x never exceeds max - min).
   __m512i mx = _mm512_set1_epi8(-128), mn = _mm512_set1_epi8(127);
   for (int32_t i = 0; i < n; i += 64) {
@@ -1019,10 +1019,25 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const ui
   // Below 2^31 for n <= 4095 (each term < 2^24 ... and in practice <= 2^19);
   // the reference sums in int32, so wrap as it would.
   const int32_t sum_of_exps = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum64)));
-  int num_bits_over_unit = 0;
-  const int32_t shifted_scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
-  const int exponent = num_bits_over_unit + 31 - 8;
-  if (shifted_scale == INT32_MIN) return -1;
+  LutRowStats st;
+  st.max = max_in_row;
+  st.range = range;
+  st.sum = sum_of_exps;
+  return st;
+}
+
+// The outputs of a row from its statistics and reciprocal (shifted_scale !=
+// INT32_MIN, exponent = num_bits_over_unit + 23). See softmax_lut_row_avx512.
+template <bool kWeights>
+ATTN_T_AVX512VBMI int32_t softmax_lut_out_avx512(const uint16_t* dcut, const int32_t* table,
+                                                 int32_t diff_min, const int8_t* in, int8_t* out,
+                                                 int32_t n, int32_t n_pad, LutRowStats st,
+                                                 int32_t shifted_scale, int exponent) {
+  const __m512i vdmin = _mm512_set1_epi32(diff_min);
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const int32_t range = st.range;
+  const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(st.max));
+  const __m512i zero = _mm512_setzero_si512();
   if (exponent > 31) {
     // Every code -128: every weight 0.
     std::memset(out, kWeights ? 0 : 0x80, static_cast<std::size_t>(kWeights ? n_pad : n));
@@ -1080,6 +1095,106 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const ui
     _mm512_mask_storeu_epi8(out + i, mp, w);
   }
   return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
+}
+
+
+template <bool kWeights>
+ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const uint16_t* dcut,
+                                                 const int32_t* table, int32_t diff_min,
+                                                 const int8_t* in, int8_t* out, int32_t n,
+                                                 int32_t n_pad) {
+  const LutRowStats st = softmax_lut_stats_avx512(planes, in, n);
+  int num_bits_over_unit = 0;
+  const int32_t shifted_scale = q::get_reciprocal(st.sum, 12, &num_bits_over_unit);
+  if (shifted_scale == INT32_MIN) return -1;
+  return softmax_lut_out_avx512<kWeights>(dcut, table, diff_min, in, out, n, n_pad, st,
+                                          shifted_scale, num_bits_over_unit + 31 - 8);
+}
+
+// gemmlowp's one_over_one_plus_x_for_x_in_0_1 (see q::) on 16 lanes, for
+// a in [0, 2^31): the Newton steps of 16 rows' reciprocals at once.
+ATTN_T_AVX512 inline __m512i srdhm_vv_avx512(__m512i a, __m512i b) {
+  const __m512i nudge = _mm512_set1_epi64(int64_t{1} << 30);
+  const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(a, b), nudge);
+  const __m512i po = _mm512_add_epi64(
+      _mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)), nudge);
+  const __m512i r = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xaaaa),
+                                            _mm512_srli_epi64(pe, 31),
+                                            _mm512_slli_epi64(_mm512_srli_epi64(po, 31), 32));
+  const __m512i vmin = _mm512_set1_epi32(INT32_MIN);
+  const __mmask16 both = _mm512_cmpeq_epi32_mask(a, vmin) & _mm512_cmpeq_epi32_mask(b, vmin);
+  return _mm512_mask_mov_epi32(r, both, _mm512_set1_epi32(INT32_MAX));
+}
+
+template <int kExp>
+ATTN_T_AVX512 inline __m512i saturating_shl_avx512(__m512i x) {
+  const __m512i thr = _mm512_set1_epi32(static_cast<int32_t>((int64_t{1} << (31 - kExp)) - 1));
+  const __mmask16 hi = _mm512_cmpgt_epi32_mask(x, thr);
+  const __mmask16 lo = _mm512_cmplt_epi32_mask(x, _mm512_sub_epi32(_mm512_setzero_si512(), thr));
+  __m512i r = _mm512_slli_epi32(x, kExp);
+  r = _mm512_mask_mov_epi32(r, hi, _mm512_set1_epi32(INT32_MAX));
+  return _mm512_mask_mov_epi32(r, lo, _mm512_set1_epi32(INT32_MIN));
+}
+
+ATTN_T_AVX512 __m512i one_over_one_plus_x_avx512(__m512i a) {
+  // rounding_half_sum(a, INT32_MAX) for a >= 0: (a + 2^31) / 2 = (a >> 1) + 2^30.
+  const __m512i half_denominator =
+      _mm512_add_epi32(_mm512_srli_epi32(a, 1), _mm512_set1_epi32(int32_t{1} << 30));
+  const __m512i k48over17 = _mm512_set1_epi32(1515870810);
+  const __m512i kneg32over17 = _mm512_set1_epi32(-1010580540);
+  const __m512i one_q2 = _mm512_set1_epi32(int32_t{1} << 29);
+  __m512i x = _mm512_add_epi32(k48over17, srdhm_vv_avx512(half_denominator, kneg32over17));
+  for (int i = 0; i < 3; ++i) {
+    const __m512i one_minus = _mm512_sub_epi32(one_q2, srdhm_vv_avx512(half_denominator, x));
+    x = _mm512_add_epi32(x, saturating_shl_avx512<2>(srdhm_vv_avx512(x, one_minus)));
+  }
+  return saturating_shl_avx512<1>(x);
+}
+
+// The tiled core's softmax rows (softmax_s8_tile_w) at level 3 with the
+// byte tables: every row's statistics, the reciprocals of 16 rows at once,
+// then every row's outputs. Rows below 64 columns, or whose reciprocal hits
+// srdhm's saturating case, take softmax_s8_row_w.
+ATTN_T_AVX512VBMI void softmax_tile_avx512(const uint8_t* lut, const int32_t* table,
+                                           int32_t diff_min, int8_t* rows, std::size_t stride,
+                                           int32_t nq, const int32_t* n, int32_t n_pad,
+                                           int32_t* sum_w) {
+  const auto* dcut = reinterpret_cast<const uint16_t*>(lut + 772);
+  for (int32_t r0 = 0; r0 < nq; r0 += 16) {
+    const int32_t cnt = nq - r0 < 16 ? nq - r0 : 16;
+    LutRowStats st[16];
+    alignas(64) int32_t a[16];
+    int hp1[16];
+    bool lut_row[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      a[t] = 0;
+      hp1[t] = 0;
+      lut_row[t] = false;
+      if (t >= cnt) continue;
+      const int32_t r = r0 + t;
+      int8_t* row = rows + static_cast<std::size_t>(r) * stride;
+      if (n[r] < 64) continue;
+      st[t] = softmax_lut_stats_avx512(lut, row, n[r]);
+      if (st[t].sum <= 0) continue;
+      lut_row[t] = true;
+      hp1[t] = q::clz32(static_cast<uint32_t>(st[t].sum));
+      a[t] = static_cast<int32_t>(
+          (static_cast<uint32_t>(st[t].sum) << hp1[t]) - 0x80000000u);  // in [0, 2^31)
+    }
+    alignas(64) int32_t scale[16];
+    _mm512_store_si512(scale, one_over_one_plus_x_avx512(_mm512_load_si512(a)));
+    for (int32_t t = 0; t < cnt; ++t) {
+      const int32_t r = r0 + t;
+      auto* row = rows + static_cast<std::size_t>(r) * stride;
+      if (lut_row[t] && scale[t] != INT32_MIN) {
+        sum_w[r] = softmax_lut_out_avx512<true>(dcut, table, diff_min, row, row, n[r], n_pad, st[t],
+                                                scale[t], (12 - hp1[t]) + 31 - 8);
+      } else {
+        sum_w[r] = softmax_s8_row_w(lut, table, diff_min, row, reinterpret_cast<uint8_t*>(row),
+                                    n[r], n_pad);
+      }
+    }
+  }
 }
 
 ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min, const int8_t* in,
@@ -1385,6 +1500,10 @@ void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t
 
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
                          const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad) {
+  if (n == 0) {
+    std::memset(w, 0, static_cast<std::size_t>(n_pad));
+    return 0;
+  }
   const auto* b = static_cast<const uint8_t*>(lut);
   if (level() == 3 && n >= 64 && b[768] != 0) {
     const int32_t sum = softmax_lut_row_avx512<true>(
@@ -1400,6 +1519,22 @@ int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff
   }
   for (int32_t c = n; c < n_pad; ++c) w[c] = 0;
   return sum;
+}
+
+
+void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
+                       std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
+                       int32_t* sum_w) {
+  const auto* b = static_cast<const uint8_t*>(lut);
+  if (level() == 3 && b[768] != 0) {
+    softmax_tile_avx512(b, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
+    return;
+  }
+  for (int32_t r = 0; r < nq; ++r) {
+    int8_t* row = rows + static_cast<std::size_t>(r) * stride;
+    sum_w[r] = softmax_s8_row_w(lut, exp_table, diff_min, row, reinterpret_cast<uint8_t*>(row),
+                                n[r], n_pad);
+  }
 }
 
 }  // namespace detail

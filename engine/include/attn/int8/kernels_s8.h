@@ -158,7 +158,8 @@ void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t
 // n_max columns (lut: kSoftmaxS8LutBytes bytes; x86 builds the AVX512_VBMI
 // byte tables from 64 columns on); softmax_s8_row_w then writes the unsigned
 // weights w[c] = softmax_s8_row(in)[c] + 128 for c < n and 0 for
-// n <= c < n_pad, and returns sum_c w[c]. in and w may be the same buffer.
+// n <= c < n_pad, and returns sum_c w[c] (n = 0: zeros, 0). in and w may be
+// the same buffer.
 inline constexpr std::size_t kSoftmaxS8LutBytes = 832;
 void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
                              void* lut);
@@ -166,6 +167,14 @@ int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const i
                              uint8_t* w, int32_t n, int32_t n_pad);
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
                          const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad);
+
+// The same over nq rows in place: row r (rows + r * stride) holds n[r] int8
+// inputs (n[r] in [0, 4095]; 0: an all-zero weight row) and receives its
+// weights, 0 up to n_pad; sum_w[r] gets their sum. Exactly softmax_s8_row_w
+// per row (x86 with AVX512_VBMI batches the reciprocals of 16 rows).
+void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
+                       std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
+                       int32_t* sum_w);
 
 // True when this build's tile kernels beat the per-row kernels (attend_s8
 // then takes the tiled path): x86 at AVX-VNNI or AVX-512 VNNI.
