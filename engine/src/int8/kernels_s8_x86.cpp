@@ -800,34 +800,59 @@ ATTN_T_AVX512 void pv_avx512(RowAt row_at, const int16_t* w, int32_t nrows, int3
   }
 }
 
+// One vector of requantize_avx512 before the clamp: MultiplyByQuantizedMultiplier
+// of x - offset, plus the zero point.
+struct RequantAvx512 {
+  __m128i vleft, vright;
+  __m512i mult, nudge, mask, half, zp, off, one;
+};
+ATTN_T_AVX512 inline __m512i requant_avx512(const RequantAvx512& c, __m512i x) {
+  x = _mm512_sll_epi32(_mm512_sub_epi32(x, c.off), c.vleft);
+  const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, c.mult), c.nudge);
+  const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), c.mult), c.nudge);
+  // Even lanes: bits 31..62 of pe; odd lanes: the high half of po << 1.
+  __m512i s = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xaaaa), _mm512_srli_epi64(pe, 31),
+                                      _mm512_slli_epi64(po, 1));
+  const __m512i rem = _mm512_and_si512(s, c.mask);
+  const __m512i thr = _mm512_sub_epi32(c.half, _mm512_srai_epi32(s, 31));
+  s = _mm512_sra_epi32(s, c.vright);
+  s = _mm512_mask_add_epi32(s, _mm512_cmpgt_epi32_mask(rem, thr), s, c.one);
+  return _mm512_add_epi32(s, c.zp);
+}
+
 ATTN_T_AVX512 void requantize_avx512(const int32_t* acc, int32_t n, int32_t offset,
                                      int32_t multiplier, int32_t shift, int32_t zero_point,
                                      int8_t* out) {
   const int left = shift > 0 ? shift : 0;
   const int right = shift > 0 ? 0 : -shift;
-  const __m128i vleft = _mm_cvtsi32_si128(left);
-  const __m128i vright = _mm_cvtsi32_si128(right);
-  const __m512i mult = _mm512_set1_epi64(multiplier);
-  const __m512i nudge = _mm512_set1_epi64(int64_t{1} << 30);
+  RequantAvx512 c;
+  c.vleft = _mm_cvtsi32_si128(left);
+  c.vright = _mm_cvtsi32_si128(right);
+  c.mult = _mm512_set1_epi64(multiplier);
+  c.nudge = _mm512_set1_epi64(int64_t{1} << 30);
   const int32_t mk = static_cast<int32_t>((uint64_t{1} << right) - 1u);
-  const __m512i mask = _mm512_set1_epi32(mk);
-  const __m512i half = _mm512_set1_epi32(mk >> 1);
-  const __m512i zp = _mm512_set1_epi32(zero_point);
-  const __m512i off = _mm512_set1_epi32(offset);
-  for (int32_t i = 0; i < n; i += 16) {
+  c.mask = _mm512_set1_epi32(mk);
+  c.half = _mm512_set1_epi32(mk >> 1);
+  c.zp = _mm512_set1_epi32(zero_point);
+  c.off = _mm512_set1_epi32(offset);
+  c.one = _mm512_set1_epi32(1);
+  int32_t i = 0;
+  // 64 at a time: two rounds of saturating packs clamp to [-128, 127] (the
+  // 128-bit lanes interleave the four vectors; one dword permute restores
+  // the order). vpmovdb to memory is slow on AMD.
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  for (; i + 64 <= n; i += 64) {
+    const __m512i a = requant_avx512(c, _mm512_loadu_si512(acc + i));
+    const __m512i b = requant_avx512(c, _mm512_loadu_si512(acc + i + 16));
+    const __m512i d = requant_avx512(c, _mm512_loadu_si512(acc + i + 32));
+    const __m512i e = requant_avx512(c, _mm512_loadu_si512(acc + i + 48));
+    const __m512i r = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(d, e));
+    _mm512_storeu_si512(out + i, _mm512_permutexvar_epi32(order, r));
+  }
+  for (; i < n; i += 16) {
     const int32_t len = n - i < 16 ? n - i : 16;
     const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
-    __m512i x = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, acc + i), off);
-    x = _mm512_sll_epi32(x, vleft);
-    const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, mult), nudge);
-    const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), mult), nudge);
-    __m512i s = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xaaaa), _mm512_srli_epi64(pe, 31),
-                                        _mm512_slli_epi64(_mm512_srli_epi64(po, 31), 32));
-    const __m512i rem = _mm512_and_si512(s, mask);
-    const __m512i thr = _mm512_sub_epi32(half, _mm512_srai_epi32(s, 31));
-    s = _mm512_sra_epi32(s, vright);
-    s = _mm512_mask_add_epi32(s, _mm512_cmpgt_epi32_mask(rem, thr), s, _mm512_set1_epi32(1));
-    s = _mm512_add_epi32(s, zp);
+    __m512i s = requant_avx512(c, _mm512_maskz_loadu_epi32(m, acc + i));
     s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
     _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(s));
   }
