@@ -16,6 +16,10 @@
 // and both sums are vpdpbusd of k: by u, and by the constant byte 128 + zp
 // (in [0, 255]). The same packed layout serves every level, so switching
 // levels (tests) never mixes layouts.
+//
+// The query-tile kernels (qk_tile_s8 / pv_tile_s8) are one body,
+// kernels_s8_tile_x86-inl.h, over the vector ops of levels 2 and 3; levels 0
+// and 1 use the references (attend_s8 keeps the one-row core there).
 #include "attn/int8/kernels_s8.h"
 
 #if defined(ATTN_S8_KERNELS_X86)
