@@ -342,7 +342,7 @@ TEST(KernelsS8X86, SoftmaxRowWeights) {
 
 // The query-tile kernels: kpack_s8 + qtile_s8_pack + qk_tile_s8 and
 // vpack_s8 + pv_tile_s8 at each level against direct sums (and the *_ref
-// kernels), over tile rows 1..33, keys 1..200, depths 1..128, misaligned
+// kernels; the packings byte for byte against theirs), over tile rows 1..33, keys 1..200, depths 1..128, misaligned
 // source and packed pointers.
 TEST(KernelsS8X86, QueryTileKernels) {
   LevelGuard g;
@@ -385,6 +385,38 @@ TEST(KernelsS8X86, QueryTileKernels) {
           int32_t sq = 0;
           for (std::size_t c = 0; c < ud; ++c) sq += qp[i * qs + c] - zp;
           ASSERT_EQ(qsum[i], sq);
+        }
+        // The packings at every level against their references (the
+        // references' packed bytes and sums; guard bytes untouched).
+        {
+          std::vector<int8_t> kref(kpack_s8_bytes(nk, d));
+          std::vector<int32_t> ksref(round_up_s8(uk, 16));
+          kpack_s8_ref(kp, ks, nk, d, kref.data(), ksref.data());
+          std::vector<uint8_t> uref(uq * round_up_s8(ud, 4));
+          std::vector<int32_t> qsref(uq);
+          qtile_s8_pack_ref(qp, qs, nq, zp, d, uref.data(), qsref.data());
+          ASSERT_TRUE(std::equal(qsref.begin(), qsref.end(), qsum.begin()));
+          for (int l = 0; l < kLevels; ++l) {
+            if (!kernels_s8_x86_select(l)) continue;
+            std::vector<int8_t> kl(off + kref.size() + 64, 7);
+            std::vector<int32_t> ksl(ksref.size() + 2, 7);
+            kpack_s8(kp, ks, nk, d, kl.data() + off, ksl.data() + 1);
+            ASSERT_TRUE(std::equal(kref.begin(), kref.end(), kl.begin() + static_cast<std::ptrdiff_t>(off)))
+                << "kpack " << kernels_s8_x86_level_name(l) << " nk=" << nk << " d=" << d;
+            ASSERT_TRUE(std::equal(ksref.begin(), ksref.end(), ksl.begin() + 1))
+                << "ksum " << kernels_s8_x86_level_name(l) << " nk=" << nk << " d=" << d;
+            ASSERT_EQ(ksl[0], 7);
+            ASSERT_EQ(ksl[ksl.size() - 1], 7);
+            ASSERT_EQ(kl[off + kref.size()], 7);
+            std::vector<uint8_t> ul(off + uref.size() + 16, 7);
+            std::vector<int32_t> qsl(uq);
+            qtile_s8_pack(qp, qs, nq, zp, d, ul.data() + off, qsl.data());
+            ASSERT_TRUE(std::equal(uref.begin(), uref.end(), ul.begin() + static_cast<std::ptrdiff_t>(off)))
+                << "qtile pack " << kernels_s8_x86_level_name(l) << " nq=" << nq << " d=" << d;
+            ASSERT_EQ(ul[off + uref.size()], 7);
+            ASSERT_TRUE(std::equal(qsref.begin(), qsref.end(), qsl.begin()))
+                << "qsum " << kernels_s8_x86_level_name(l) << " nq=" << nq << " d=" << d;
+          }
         }
         const std::size_t os = round_up_s8(uk, 16) + 5;
         for (int l = -1; l < kLevels; ++l) {

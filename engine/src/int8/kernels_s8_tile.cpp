@@ -18,8 +18,8 @@ int32_t wrap_mul32(int32_t a, int32_t b) {
 }
 }  // namespace
 
-void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
-              int32_t* ksum) {
+void kpack_s8_ref(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+                  int32_t* ksum) {
   const int32_t groups = (n + 3) / 4;
   const int32_t full = n / 4;  // groups with 4 columns
   const int32_t blocks = (nkeys + 15) / 16;
@@ -50,8 +50,8 @@ void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, i
   }
 }
 
-void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
-                   uint8_t* u, int32_t* qsum) {
+void qtile_s8_pack_ref(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
+                       uint8_t* u, int32_t* qsum) {
   const std::size_t row = round_up_s8(static_cast<std::size_t>(n), 4);
   for (int32_t i = 0; i < nq; ++i) {
     const int8_t* qi = q + static_cast<std::size_t>(i) * q_stride;
@@ -161,6 +161,14 @@ void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
 }
 void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
   vpack_s8_ref(v, stride, nrows, n, packed);
+}
+void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+              int32_t* ksum) {
+  kpack_s8_ref(k, k_stride, nkeys, n, packed, ksum);
+}
+void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
+                   uint8_t* u, int32_t* qsum) {
+  qtile_s8_pack_ref(q, q_stride, nq, zp, n, u, qsum);
 }
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                 int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {

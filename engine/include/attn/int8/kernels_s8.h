@@ -114,11 +114,15 @@ constexpr std::size_t round_up_s8(std::size_t x, std::size_t m) { return (x + m 
 constexpr std::size_t kpack_s8_bytes(int32_t nkeys, int32_t n) {
   return round_up_s8(static_cast<std::size_t>(nkeys), 16) * round_up_s8(static_cast<std::size_t>(n), 4);
 }
+void kpack_s8_ref(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+                  int32_t* ksum);
 void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
               int32_t* ksum);
 
 // qtile_s8_pack: nq query rows as unsigned bytes u = q ^ 0x80 = q + 128, rows of
 // round4(n) bytes (0 past n): u[i * round4(n) + c]; qsum[i] = sum_c (q[i][c] - zp).
+void qtile_s8_pack_ref(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
+                       uint8_t* u, int32_t* qsum);
 void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
                    uint8_t* u, int32_t* qsum);
 
