@@ -199,11 +199,12 @@ TEST(KernelsS8X86, RequantizeRow) {
     for (int32_t shift = -31; shift <= 30; ++shift) {
       for (int32_t m : mults) {
         for (int32_t n : {1, 7, 8, 15, 16, 17, 31, 33, 64, 100, 255, 300}) {
-          for (int32_t offset : {0, -3, 100000}) {
+          for (int32_t offset : {0, -3, 100000, -100000}) {
             const int32_t off = (n + shift) & 3;
             std::fill(out.begin(), out.end(), int8_t{11});
             std::fill(out_ref.begin(), out_ref.end(), int8_t{11});
-            const int32_t zp = shift & 1 ? -128 : 5;
+            const int32_t zps[] = {5, -128, 127, -7};
+            const int32_t zp = zps[(shift + n) & 3];
             // acc - offset must not overflow: skip the extremes when offsetting.
             const int32_t* a = acc.data() + (offset != 0 ? 20 : 0) + off;
             requantize_row_s8(a, n, offset, m, shift, zp, out.data() + off);

@@ -824,9 +824,74 @@ ATTN_T_AVX512 inline __m512i requant_avx512(const RequantAvx512& c, __m512i x) {
   return _mm512_add_epi32(s, c.zp);
 }
 
+// The same for shift in [-23, 0] in 64-bit lanes, offset and zero point
+// folded into one constant. With P = (x - offset) m (exact, |P| < 2^62),
+// srdhm is y = floor((P + 2^30) / 2^31) and RoundingDivideByPOT by e =
+// -shift (ties away from zero) is floor((y + c - s) / 2^e), c = 2^(e-1)
+// and s = [y < 0] for e > 0 (c = s = 0 for e = 0). Nested floors by powers
+// of two compose, so the result plus the zero point is
+//   floor((x m + K - s 2^31) / 2^(31 + e)),  K = 2^30 - offset m + c 2^31 + zp 2^(31+e)
+// (|.| < 2^63 for e <= 23), s = [x m < offset m - 2^30]; the low 32 bits
+// of each 64-bit lane are the int32 result (zero point added with wrap, as
+// requantize). Even lanes multiply in place, odd lanes after a 32-bit shift;
+// a merge-masked vpshufd puts the odd results between the even ones.
+struct Requant64Avx512 {
+  __m128i vshift;
+  __m512i mult, k, thr, two31;
+  __mmask16 round_neg;  // all ones when e > 0
+};
+ATTN_T_AVX512 inline __m512i requant64_half(const Requant64Avx512& c, __m512i x) {
+  const __m512i p = _mm512_mul_epi32(x, c.mult);
+  const __mmask8 s = _mm512_cmplt_epi64_mask(p, c.thr) & static_cast<__mmask8>(c.round_neg);
+  return _mm512_sra_epi64(_mm512_mask_sub_epi64(_mm512_add_epi64(p, c.k), s,
+                                                _mm512_add_epi64(p, c.k), c.two31),
+                          c.vshift);
+}
+ATTN_T_AVX512 inline __m512i requant64_avx512(const Requant64Avx512& c, __m512i x) {
+  const __m512i even = requant64_half(c, x);
+  const __m512i odd = requant64_half(c, _mm512_srli_epi64(x, 32));
+  return _mm512_mask_shuffle_epi32(even, static_cast<__mmask16>(0xaaaa), odd,
+                                   static_cast<_MM_PERM_ENUM>(0xa0));
+}
+
+ATTN_T_AVX512 void requantize64_avx512(const int32_t* acc, int32_t n, int32_t offset,
+                                       int32_t multiplier, int e, int32_t zero_point,
+                                       int8_t* out) {
+  Requant64Avx512 c;
+  c.vshift = _mm_cvtsi32_si128(31 + e);
+  c.mult = _mm512_set1_epi64(multiplier);
+  const int64_t om = static_cast<int64_t>(offset) * multiplier;
+  const int64_t half = e > 0 ? int64_t{1} << (e - 1) : 0;
+  c.k = _mm512_set1_epi64((int64_t{1} << 30) - om + half * (int64_t{1} << 31) +
+                          static_cast<int64_t>(zero_point) * (int64_t{1} << (31 + e)));
+  c.thr = _mm512_set1_epi64(om - (int64_t{1} << 30));
+  c.two31 = _mm512_set1_epi64(int64_t{1} << 31);
+  c.round_neg = static_cast<__mmask16>(e > 0 ? 0xffff : 0);
+  int32_t i = 0;
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  for (; i + 64 <= n; i += 64) {
+    const __m512i a = requant64_avx512(c, _mm512_loadu_si512(acc + i));
+    const __m512i b = requant64_avx512(c, _mm512_loadu_si512(acc + i + 16));
+    const __m512i d = requant64_avx512(c, _mm512_loadu_si512(acc + i + 32));
+    const __m512i f = requant64_avx512(c, _mm512_loadu_si512(acc + i + 48));
+    const __m512i r = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(d, f));
+    _mm512_storeu_si512(out + i, _mm512_permutexvar_epi32(order, r));
+  }
+  for (; i < n; i += 16) {
+    const int32_t len = n - i < 16 ? n - i : 16;
+    const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
+    __m512i s = requant64_avx512(c, _mm512_maskz_loadu_epi32(m, acc + i));
+    s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
+    _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(s));
+  }
+}
+
 ATTN_T_AVX512 void requantize_avx512(const int32_t* acc, int32_t n, int32_t offset,
                                      int32_t multiplier, int32_t shift, int32_t zero_point,
                                      int8_t* out) {
+  if (shift <= 0 && shift >= -23) {
+    return requantize64_avx512(acc, n, offset, multiplier, -shift, zero_point, out);
+  }
   const int left = shift > 0 ? shift : 0;
   const int right = shift > 0 ? 0 : -shift;
   RequantAvx512 c;
