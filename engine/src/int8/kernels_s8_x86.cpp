@@ -1100,13 +1100,47 @@ ATTN_T_AVX512VBMI LutRowStats softmax_lut_stats_avx512(const uint8_t* planes, co
   }
   __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0;
   const __m512i zero = _mm512_setzero_si512();
-  for (int32_t i = 0; i < n; i += 64) {
-    const __mmask64 m = tail_mask64(n - i);
-    // d = max - x (mod 256 = the difference, in [0, 255]).
-    const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-    s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
-    s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[1], d)), zero));
-    s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
+  // A plane whose entries from d = 128 on are all 0 (the upper planes of
+  // fast-decaying tables), or any plane when the row's d stay below 128,
+  // takes one vpermi2b zero-masked on d's top bit instead of two and a blend.
+  const bool low_only = range < 128;
+  bool short_plane[3];
+  for (int b = 0; b < 3; ++b) {
+    short_plane[b] = low_only || _mm512_test_epi64_mask(_mm512_or_si512(p[b][2], p[b][3]),
+                                                        _mm512_or_si512(p[b][2], p[b][3])) == 0;
+  }
+  if (short_plane[0] && short_plane[1] && short_plane[2]) {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
+      s0 = _mm512_add_epi64(
+          s0, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[0][0], d, p[0][1]), zero));
+      s1 = _mm512_add_epi64(
+          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
+      s2 = _mm512_add_epi64(
+          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
+    }
+  } else if (short_plane[1] && short_plane[2]) {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
+      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
+      s1 = _mm512_add_epi64(
+          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
+      s2 = _mm512_add_epi64(
+          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
+    }
+  } else {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      // d = max - x (mod 256 = the difference, in [0, 255]).
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
+      s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[1], d)), zero));
+      s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
+    }
   }
   const int64_t sum64 = _mm512_reduce_add_epi64(s0) + (_mm512_reduce_add_epi64(s1) << 8) +
                         (_mm512_reduce_add_epi64(s2) << 16);
@@ -1180,6 +1214,21 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_out_avx512(const uint16_t* dcut, const int
   }
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   __m512i sw = _mm512_setzero_si512();
+  if (dend <= 128) {
+    // o(d) = -128 (weight 0) from d = 128 on: the weight table's lower half,
+    // one vpermi2b zero-masked on d's top bit (and past n).
+    const __m512i w0 = _mm512_xor_si512(o[0], flip), w1 = _mm512_xor_si512(o[1], flip);
+    for (int32_t i = 0; i < n_pad; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);  // all-zero past n
+      const __mmask64 mp = tail_mask64(n_pad - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      const __m512i w =
+          _mm512_maskz_permutex2var_epi8(m & ~_mm512_movepi8_mask(d), w0, d, w1);
+      sw = _mm512_add_epi64(sw, _mm512_sad_epu8(w, zero));
+      _mm512_mask_storeu_epi8(out + i, mp, w);
+    }
+    return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
+  }
   for (int32_t i = 0; i < n_pad; i += 64) {
     const __mmask64 m = tail_mask64(n - i);  // all-zero past n
     const __mmask64 mp = tail_mask64(n_pad - i);
