@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/int8/fixedpoint.h"
 #include "attn/int8/kernels_s8.h"
 #include "attn/sdpa_s8.h"
 #include "attn/softmax_s8.h"
@@ -435,6 +436,47 @@ TEST(KernelsS8X86, QueryTileKernels) {
               ASSERT_EQ(out[1 + i * os + j], want[i * uk + j])
                   << "qk " << (l < 0 ? "ref" : kernels_s8_x86_level_name(l)) << " nq=" << nq
                   << " nk=" << nk << " d=" << d << " i=" << i << " j=" << j;
+            }
+          }
+        }
+        // Q K^T with the requantization fused, at every level against
+        // qk_tile_s8_rq_ref (a level without the fused form writes nothing),
+        // over shifts with and without rounding and per-row offsets.
+        {
+          std::vector<int32_t> offsets(uq);
+          for (std::size_t i = 0; i < uq; ++i) offsets[i] = static_cast<int32_t>(i * 37) - 300;
+          const std::size_t ss = round_up_s8(uk, 16) + 7;
+          const int32_t shifts[] = {0, -1, -7, -13, -23, -24, 1};
+          const int32_t mults[] = {1 << 30, 1518500250, INT32_MAX};
+          const int32_t ozps[] = {-128, 3, 127};
+          const int32_t shift = shifts[combo % 7];
+          const int32_t mult = mults[combo % 3];
+          const int32_t ozp = ozps[(combo / 3) % 3];
+          std::vector<int8_t> sref(off + uq * ss, 9);
+          qk_tile_s8_rq_ref(u.data() + off, nq, zp, kpacked.data() + off, ksum.data() + 1, nk, d,
+                            offsets.data(), mult, shift, ozp, sref.data() + off, ss);
+          for (std::size_t i = 0; i < uq; ++i) {
+            for (std::size_t j = 0; j < uk; ++j) {
+              ASSERT_EQ(sref[off + i * ss + j],
+                        attn::q::requantize(want[i * uk + j] - offsets[i], mult, shift, ozp))
+                  << "qk rq ref nq=" << nq << " nk=" << nk << " d=" << d;
+            }
+          }
+          for (int l = 0; l < kLevels; ++l) {
+            if (!kernels_s8_x86_select(l)) continue;
+            std::vector<int8_t> sl(off + uq * ss, 9);
+            const bool fused = qk_tile_s8_rq(u.data() + off, nq, zp, kpacked.data() + off,
+                                             ksum.data() + 1, nk, d, offsets.data(), mult, shift,
+                                             ozp, sl.data() + off, ss);
+            for (std::size_t i = 0; i < uq; ++i) {
+              for (std::size_t j = 0; j < uk; ++j) {
+                ASSERT_EQ(sl[off + i * ss + j], fused ? sref[off + i * ss + j] : int8_t{9})
+                    << "qk rq " << kernels_s8_x86_level_name(l) << " nq=" << nq << " nk=" << nk
+                    << " d=" << d << " shift=" << shift << " i=" << i << " j=" << j;
+              }
+              if (fused) {
+                ASSERT_EQ(sl[off + i * ss + round_up_s8(uk, 16)], 9);
+              }
             }
           }
         }

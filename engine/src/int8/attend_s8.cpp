@@ -177,21 +177,28 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
       if (limit > tile_limit) tile_limit = limit;
     }
     const auto ui0 = static_cast<std::size_t>(i0);
+    // S rows requantized to int8 (in the GEMM's epilogue where the level has
+    // it, else from the int32 results), then the softmax of each in place as
+    // unsigned weights w = p + 128 (0 past its limit, up to the tile's).
     if (tile_limit > 0) {
       qtile_s8_pack(a.q + ui0 * a.q_stride, a.q_stride, nq, params.q_zero_point, a.dim_k, u,
                     qsum);
-      qk_tile_s8(u, nq, params.q_zero_point, kpacked, ksum, tile_limit, a.dim_k, dots, kv16);
+      int32_t offsets[kT];
+      for (int32_t t = 0; t < nq; ++t) offsets[t] = params.k_zero_point * qsum[t];
+      if (!qk_tile_s8_rq(u, nq, params.q_zero_point, kpacked, ksum, tile_limit, a.dim_k, offsets,
+                         params.scores_multiplier.multiplier, params.scores_multiplier.shift,
+                         params.scores_zero_point, probs, kv16)) {
+        qk_tile_s8(u, nq, params.q_zero_point, kpacked, ksum, tile_limit, a.dim_k, dots, kv16);
+        for (int32_t t = 0; t < nq; ++t) {
+          const auto ut = static_cast<std::size_t>(t);
+          if (limits[t] == 0) continue;
+          requantize_row_s8(dots + ut * kv16, limits[t], offsets[t],
+                            params.scores_multiplier.multiplier, params.scores_multiplier.shift,
+                            params.scores_zero_point, probs + ut * kv16);
+        }
+      }
     }
     const auto tile4 = round_up_s8(static_cast<std::size_t>(tile_limit), 4);
-    // S rows requantized to int8, then the softmax of each in place as
-    // unsigned weights w = p + 128 (0 past its limit, up to the tile's).
-    for (int32_t t = 0; t < nq; ++t) {
-      const auto ut = static_cast<std::size_t>(t);
-      if (limits[t] == 0) continue;
-      requantize_row_s8(dots + ut * kv16, limits[t], params.k_zero_point * qsum[t],
-                        params.scores_multiplier.multiplier, params.scores_multiplier.shift,
-                        params.scores_zero_point, probs + ut * kv16);
-    }
     int32_t sum_w[kT];
     softmax_s8_tile_w(lut, params.softmax.exp_table, params.softmax.diff_min, probs, kv16, nq,
                       limits, static_cast<int32_t>(tile4), sum_w);

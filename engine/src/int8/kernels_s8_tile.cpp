@@ -89,6 +89,28 @@ void qk_tile_s8_ref(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpac
   }
 }
 
+void qk_tile_s8_rq_ref(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                       const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                       int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
+                       std::size_t out_stride) {
+  // One row of int32 results at a time, 16 keys at a time (qk_tile_s8_ref
+  // over one key block), then requantize_row_s8_ref.
+  const std::size_t blk = 16 * round_up_s8(static_cast<std::size_t>(n), 4);
+  const std::size_t row = round_up_s8(static_cast<std::size_t>(n), 4);
+  for (int32_t i = 0; i < nq; ++i) {
+    for (int32_t j0 = 0; j0 < nkeys; j0 += 16) {
+      const int32_t cnt = nkeys - j0 < 16 ? nkeys - j0 : 16;
+      int32_t dots[16];
+      qk_tile_s8_ref(u + static_cast<std::size_t>(i) * row, 1, zp,
+                     kpacked + static_cast<std::size_t>(j0 / 16) * blk, ksum + j0, cnt, n, dots,
+                     16);
+      requantize_row_s8_ref(dots, cnt, offsets[i], multiplier, shift, out_zp,
+                            out + static_cast<std::size_t>(i) * out_stride +
+                                static_cast<std::size_t>(j0));
+    }
+  }
+}
+
 void vpack_s8_ref(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
   const int32_t groups = (nrows + 3) / 4;
   const int32_t cblocks = (n + 15) / 16;
@@ -175,6 +197,25 @@ void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t
   pv_tile_s8_ref(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
 }
 bool tile_s8_fast() { return false; }
+bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                   const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                   int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
+                   std::size_t out_stride) {
+  (void)u;
+  (void)nq;
+  (void)zp;
+  (void)kpacked;
+  (void)ksum;
+  (void)nkeys;
+  (void)n;
+  (void)offsets;
+  (void)multiplier;
+  (void)shift;
+  (void)out_zp;
+  (void)out;
+  (void)out_stride;
+  return false;
+}
 void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
                              void* lut) {
   (void)exp_table;

@@ -13,11 +13,13 @@
 // lane; a 256-bit vector takes it in two halves (kLanes * 4 bytes each).
 
 // Q K^T of NQ query rows x NV key vectors: acc[q][v] over the 4-byte groups,
-// then the (128 + zp) * ksum correction.
-template <int NQ, int NV>
+// then the (128 + zp) * ksum correction; each result vector goes to
+// emit(row0 + q, kv0 + v, value) (E: StoreI32 below, or a level's fused
+// requantization).
+template <int NQ, int NV, class E>
 ATTN_TILE_T inline void qk_block(const uint8_t* u, std::size_t urow, const int8_t* kp,
                                  std::size_t kstep, int32_t groups, V corr_mul,
-                                 const int32_t* ksum, int32_t* out, std::size_t out_stride) {
+                                 const int32_t* ksum, const E& emit, int32_t row0, int32_t kv0) {
   V acc[NQ][NV];
   for (int q = 0; q < NQ; ++q) {
     for (int v = 0; v < NV; ++v) acc[q][v] = zero();
@@ -33,29 +35,24 @@ ATTN_TILE_T inline void qk_block(const uint8_t* u, std::size_t urow, const int8_
   }
   for (int v = 0; v < NV; ++v) {
     const V corr = mul(corr_mul, load(ksum + v * kLanes));
-    for (int q = 0; q < NQ; ++q) {
-      store(out + static_cast<std::size_t>(q) * out_stride + static_cast<std::size_t>(v * kLanes),
-            sub(acc[q][v], corr));
-    }
+    for (int q = 0; q < NQ; ++q) emit(row0 + q, kv0 + v, sub(acc[q][v], corr));
   }
 }
 
-template <int NV>
+template <int NV, class E>
 ATTN_TILE_T inline void qk_rows(int32_t nq, const uint8_t* u, std::size_t urow, const int8_t* kp,
                                 std::size_t kstep, int32_t groups, V corr_mul,
-                                const int32_t* ksum, int32_t* out, std::size_t out_stride) {
+                                const int32_t* ksum, const E& emit, int32_t kv0) {
   int32_t i = 0;
   for (; i + kQkRows <= nq; i += kQkRows) {
     qk_block<kQkRows, NV>(u + static_cast<std::size_t>(i) * urow, urow, kp, kstep, groups,
-                          corr_mul, ksum, out + static_cast<std::size_t>(i) * out_stride,
-                          out_stride);
+                          corr_mul, ksum, emit, i, kv0);
   }
   const uint8_t* ut = u + static_cast<std::size_t>(i) * urow;
-  int32_t* ot = out + static_cast<std::size_t>(i) * out_stride;
   switch (nq - i) {
-#define ATTN_TILE_QK_CASE(R)                                                         \
-  case R:                                                                            \
-    if constexpr (R < kQkRows) qk_block<R, NV>(ut, urow, kp, kstep, groups, corr_mul, ksum, ot, out_stride); \
+#define ATTN_TILE_QK_CASE(R)                                                                   \
+  case R:                                                                                      \
+    if constexpr (R < kQkRows) qk_block<R, NV>(ut, urow, kp, kstep, groups, corr_mul, ksum, emit, i, kv0); \
     break;
     ATTN_TILE_QK_CASE(1)
     ATTN_TILE_QK_CASE(2)
@@ -70,9 +67,9 @@ ATTN_TILE_T inline void qk_rows(int32_t nq, const uint8_t* u, std::size_t urow, 
   }
 }
 
-ATTN_TILE_T void qk_tile(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                         const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
-                         std::size_t out_stride) {
+template <class E>
+ATTN_TILE_T void qk_tile_emit(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                              const int32_t* ksum, int32_t nkeys, int32_t n, const E& emit) {
   const int32_t groups = (n + 3) / 4;
   const std::size_t urow = 4 * static_cast<std::size_t>(groups);
   const V corr_mul = set1(128 + zp);
@@ -88,19 +85,32 @@ ATTN_TILE_T void qk_tile(const uint8_t* u, int32_t nq, int32_t zp, const int8_t*
   if (kLanes == 8) {
     // Two halves of one block: the second vector is 32 bytes on.
     for (; kv + 2 <= nvec; kv += 2) {
-      qk_rows<2>(nq, u, urow, vec_at(kv), 32, groups, corr_mul, ksum + kv * kLanes,
-                 out + kv * kLanes, out_stride);
+      qk_rows<2>(nq, u, urow, vec_at(kv), 32, groups, corr_mul, ksum + kv * kLanes, emit, kv);
     }
   } else {
     for (; kv + 2 <= nvec; kv += 2) {
-      qk_rows<2>(nq, u, urow, vec_at(kv), urow * 16, groups, corr_mul, ksum + kv * kLanes,
-                 out + kv * kLanes, out_stride);
+      qk_rows<2>(nq, u, urow, vec_at(kv), urow * 16, groups, corr_mul, ksum + kv * kLanes, emit,
+                 kv);
     }
   }
   if (kv < nvec) {
-    qk_rows<1>(nq, u, urow, vec_at(kv), 0, groups, corr_mul, ksum + kv * kLanes,
-               out + kv * kLanes, out_stride);
+    qk_rows<1>(nq, u, urow, vec_at(kv), 0, groups, corr_mul, ksum + kv * kLanes, emit, kv);
   }
+}
+
+// The int32 results (qk_tile_s8).
+struct StoreI32 {
+  int32_t* out;
+  std::size_t stride;
+  ATTN_TILE_T void operator()(int32_t r, int32_t kv, V v) const {
+    store(out + static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(kv * kLanes), v);
+  }
+};
+
+ATTN_TILE_T void qk_tile(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                         const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
+                         std::size_t out_stride) {
+  qk_tile_emit(u, nq, zp, kpacked, ksum, nkeys, n, StoreI32{out, out_stride});
 }
 
 // P V of NQ weight rows x NC column vectors over the 4-row groups.

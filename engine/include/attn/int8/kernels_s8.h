@@ -139,6 +139,23 @@ void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                 const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
                 std::size_t out_stride);
 
+// qk_tile_s8_rq: qk_tile_s8 with the requantization fused (the scores of the
+// tiled core): out[i * out_stride + j] =
+//   requantize(qk[i][j] - offsets[i], multiplier, shift, out_zp)
+// (requantize_row_s8 of each row; qk[i][j] - offsets[i] must not overflow)
+// for i < nq, j < nkeys; rows hold round16(nkeys) entries (whole 16-key
+// blocks written, entries past nkeys unspecified). Returns false, writing
+// nothing, when this build / level has no fused form for these parameters:
+// the caller then runs qk_tile_s8 and requantize_row_s8.
+void qk_tile_s8_rq_ref(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                       const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                       int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
+                       std::size_t out_stride);
+bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                   const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                   int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
+                   std::size_t out_stride);
+
 // vpack_s8: V rows in groups of 4, columns in blocks of 16; group g, block cb:
 //   packed[(g * CB + cb) * 64 + c * 4 + t] = v[(4 g + t) * stride + 16 cb + c]
 // (CB = ceil(n / 16); 0 past nrows or n). packed: vpack_s8_bytes(nrows, n).
