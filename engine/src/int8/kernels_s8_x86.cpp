@@ -1171,10 +1171,15 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_out_avx512(const uint16_t* dcut, const int
     std::memset(out, kWeights ? 0 : 0x80, static_cast<std::size_t>(kWeights ? n_pad : n));
     return 0;
   }
-  const __m512i scale64 = _mm512_set1_epi64(shifted_scale);
-  const __m128i ev = _mm_cvtsi32_si128(exponent);
-  const int32_t mk = static_cast<int32_t>((uint64_t{1} << exponent) - 1u);
-  const __m512i mask = _mm512_set1_epi32(mk), half = _mm512_set1_epi32(mk >> 1);
+  // RoundingDivideByPOT(srdhm(table[d], scale), exponent) in the 64-bit
+  // form of requantize64_avx512 (offset and zero point 0; exponent >= 23).
+  Requant64Avx512 rq;
+  rq.vshift = _mm_cvtsi32_si128(31 + exponent);
+  rq.mult = _mm512_set1_epi64(shifted_scale);
+  rq.k = _mm512_set1_epi64((int64_t{1} << 30) + (int64_t{1} << (exponent - 1)) * (int64_t{1} << 31));
+  rq.thr = _mm512_set1_epi64(-(int64_t{1} << 30));
+  rq.two31 = _mm512_set1_epi64(int64_t{1} << 31);
+  rq.round_neg = static_cast<__mmask16>(0xffff);
   const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
   // o(d) for the d this row has (d <= range; the rest are never looked up)
   // below the cut (the rest are -128).
@@ -1194,7 +1199,7 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_out_avx512(const uint16_t* dcut, const int
       const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
       const __mmask16 keep =
           _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
-      __m512i v = rdbp_avx512(srdhm_avx512(_mm512_loadu_si512(table + d), scale64), ev, mask, half);
+      __m512i v = requant64_avx512(rq, _mm512_loadu_si512(table + d));
       v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
       v = _mm512_mask_blend_epi32(keep, lo, v);
       part[k] = _mm512_cvtepi32_epi8(v);
