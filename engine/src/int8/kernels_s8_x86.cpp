@@ -1142,8 +1142,9 @@ ATTN_T_AVX512VBMI LutRowStats softmax_lut_stats_avx512(const uint8_t* planes, co
       s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
     }
   }
-  const int64_t sum64 = _mm512_reduce_add_epi64(s0) + (_mm512_reduce_add_epi64(s1) << 8) +
-                        (_mm512_reduce_add_epi64(s2) << 16);
+  // The three plane sums combined lane-wise (< 2^40 per lane), one reduction.
+  const int64_t sum64 = _mm512_reduce_add_epi64(_mm512_add_epi64(
+      s0, _mm512_add_epi64(_mm512_slli_epi64(s1, 8), _mm512_slli_epi64(s2, 16))));
   // Below 2^31 for n <= 4095 (each term < 2^24 ... and in practice <= 2^19);
   // the reference sums in int32, so wrap as it would.
   const int32_t sum_of_exps = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum64)));
