@@ -120,7 +120,8 @@ namespace {
 // The query-tiled core (causal and key-length masks; no matrix mask): K and
 // V packed once, then per tile of T query rows
 //   S tile  = qk_tile_s8 (int8 GEMM, sum (q - q_zp) k), requantized per row
-//             with the row constant k_zp * sum (q - q_zp)
+//             with the row constant k_zp * sum (q - q_zp) (qk_tile_s8_rq:
+//             in the GEMM's epilogue where the level has that form)
 //   P rows  = the int8 softmax of each row over its visible keys
 //   O tile  = pv_tile_s8 over the weights w = p + 128 (0 past a row's
 //             limit), requantized per row with v_zp * sum w
