@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/int8/fixedpoint.h"
 #include "attn/int8/kernels_s8.h"
 #include "attn/sdpa_s8.h"
 #include "attn/softmax_s8.h"
@@ -199,11 +200,12 @@ TEST(KernelsS8X86, RequantizeRow) {
     for (int32_t shift = -31; shift <= 30; ++shift) {
       for (int32_t m : mults) {
         for (int32_t n : {1, 7, 8, 15, 16, 17, 31, 33, 64, 100, 255, 300}) {
-          for (int32_t offset : {0, -3, 100000}) {
+          for (int32_t offset : {0, -3, 100000, -100000}) {
             const int32_t off = (n + shift) & 3;
             std::fill(out.begin(), out.end(), int8_t{11});
             std::fill(out_ref.begin(), out_ref.end(), int8_t{11});
-            const int32_t zp = shift & 1 ? -128 : 5;
+            const int32_t zps[] = {5, -128, 127, -7};
+            const int32_t zp = zps[(shift + n) & 3];
             // acc - offset must not overflow: skip the extremes when offsetting.
             const int32_t* a = acc.data() + (offset != 0 ? 20 : 0) + off;
             requantize_row_s8(a, n, offset, m, shift, zp, out.data() + off);
@@ -260,6 +262,277 @@ TEST(KernelsS8X86, SoftmaxRow) {
   }
 }
 
+// softmax_s8_row_w (the tiled core's softmax: unsigned weights, zero padding,
+// their sum, from a once-prepared table) against softmax_s8_row_w_ref, in
+// place and not, at every level; prepared and arbitrary tables.
+TEST(KernelsS8X86, SoftmaxRowWeights) {
+  LevelGuard g;
+  std::mt19937 rng(15);
+  std::vector<attn::SoftmaxS8Params> tables;
+  for (float scale : {0.002f, 0.05f, 0.2f, 1.0f, 30.0f}) {
+    attn::SoftmaxS8Params p;
+    ASSERT_EQ(attn::softmax_s8_prepare(scale, 1.0f, &p), attn::Status::kOk);
+    tables.push_back(p);
+  }
+  attn::SoftmaxS8Params arb = tables[1];
+  for (auto& e : arb.exp_table) e = static_cast<int32_t>(rng() >> 1) - (1 << 28);
+  arb.diff_min = -200;
+  tables.push_back(arb);
+  const auto base = random_s8(4200, 16);
+  std::vector<int8_t> in(4200);
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    const auto& p = tables[t];
+    alignas(64) unsigned char lut[kSoftmaxS8LutBytes];
+    softmax_s8_tile_prepare(p.exp_table, p.diff_min, 4095, lut);
+    for (int l = 0; l < kLevels; ++l) {
+      if (!kernels_s8_x86_select(l)) continue;
+      for (int32_t n : {1, 2, 15, 16, 17, 63, 64, 65, 100, 255, 256, 300, 1024, 4095}) {
+        for (int32_t spread : {1, 4, 40, 256}) {
+          for (std::size_t i = 0; i < in.size(); ++i) {
+            in[i] = static_cast<int8_t>(base[i] % spread + (spread == 1 ? 0 : (t % 2 ? -20 : 30)));
+          }
+          const int32_t off = n & 3;
+          const int32_t n_pad = n + (n % 5);
+          std::vector<uint8_t> w(4200, 7), w_ref(4200, 7);
+          const int32_t sum_ref =
+              softmax_s8_row_w_ref(p.exp_table, p.diff_min, in.data() + off, w_ref.data() + off, n, n_pad);
+          const int32_t sum = softmax_s8_row_w(lut, p.exp_table, p.diff_min, in.data() + off,
+                                               w.data() + off, n, n_pad);
+          ASSERT_EQ(sum, sum_ref) << at(l, n, off) << " table=" << t << " spread=" << spread;
+          ASSERT_EQ(w, w_ref) << at(l, n, off) << " table=" << t << " spread=" << spread;
+          std::vector<int8_t> io(in);
+          auto* iw = reinterpret_cast<uint8_t*>(io.data());
+          ASSERT_EQ(softmax_s8_row_w(lut, p.exp_table, p.diff_min, io.data() + off, iw + off, n, n_pad),
+                    sum_ref);
+          ASSERT_TRUE(std::equal(iw + off, iw + off + n_pad, w_ref.begin() + off))
+              << at(l, n, off) << " in place";
+        }
+      }
+      // softmax_s8_tile_w: 1..33 rows of mixed lengths (0 included) in place.
+      for (int32_t nq : {1, 5, 16, 17, 33}) {
+        const std::size_t stride = 301;
+        const int32_t n_pad = 300;
+        std::vector<int32_t> ns(static_cast<std::size_t>(nq));
+        std::vector<int8_t> rows(stride * static_cast<std::size_t>(nq));
+        std::vector<uint8_t> want(rows.size(), 0);
+        std::vector<int32_t> want_sum(ns.size()), sum(ns.size());
+        for (int32_t r = 0; r < nq; ++r) {
+          const auto ur = static_cast<std::size_t>(r);
+          const int32_t lens[] = {0, 1, 63, 64, 65, 200, 256, 299};
+          ns[ur] = lens[(static_cast<std::size_t>(r) * 3 + t) % 8];
+          const int32_t spread = r % 2 ? 256 : 40;
+          for (std::size_t c = 0; c < stride; ++c) {
+            rows[ur * stride + c] = static_cast<int8_t>(base[(ur * 7 + c) % base.size()] % spread);
+          }
+          want_sum[ur] = softmax_s8_row_w_ref(p.exp_table, p.diff_min, rows.data() + ur * stride,
+                                              want.data() + ur * stride, ns[ur], n_pad);
+          // Bytes past n_pad stay as they were.
+          for (std::size_t c = static_cast<std::size_t>(n_pad); c < stride; ++c) {
+            want[ur * stride + c] = static_cast<uint8_t>(rows[ur * stride + c]);
+          }
+        }
+        softmax_s8_tile_w(lut, p.exp_table, p.diff_min, rows.data(), stride, nq, ns.data(), n_pad,
+                          sum.data());
+        ASSERT_EQ(sum, want_sum) << kernels_s8_x86_level_name(l) << " tile nq=" << nq
+                                 << " table=" << t;
+        ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<uint8_t*>(rows.data())))
+            << kernels_s8_x86_level_name(l) << " tile nq=" << nq << " table=" << t;
+      }
+    }
+  }
+}
+
+// The query-tile kernels: kpack_s8 + qtile_s8_pack + qk_tile_s8 and
+// vpack_s8 + pv_tile_s8 at each level against direct sums (and the *_ref
+// kernels; the packings byte for byte against theirs), over tile rows 1..33, keys 1..200, depths 1..128, misaligned
+// source and packed pointers.
+TEST(KernelsS8X86, QueryTileKernels) {
+  LevelGuard g;
+  const int32_t rows[] = {1, 2, 3, 4, 5, 8, 9, 16, 17, 33};
+  const int32_t keys[] = {1, 3, 8, 15, 16, 17, 33, 64, 100, 200};
+  const int32_t depths[] = {1, 3, 4, 5, 16, 17, 63, 64, 65, 128};
+  const int32_t zps[] = {-128, -5, 0, 127};
+  std::mt19937 rng(77);
+  std::uniform_int_distribution<int> byte(0, 255);
+  int combo = 0;
+  for (int32_t nq : rows) {
+    for (int32_t nk : keys) {
+      for (int32_t d : depths) {
+        ++combo;
+        const auto off = static_cast<std::size_t>(combo % 4);
+        const int32_t zp = zps[combo % 4];
+        const auto uq = static_cast<std::size_t>(nq), uk = static_cast<std::size_t>(nk),
+                   ud = static_cast<std::size_t>(d);
+        const std::size_t qs = ud + 3, ks = ud + 1;  // row strides
+        const auto q = random_s8(off + uq * qs, static_cast<uint32_t>(combo));
+        const auto k = random_s8(off + uk * ks, static_cast<uint32_t>(combo + 1000));
+        const int8_t* qp = q.data() + off;
+        const int8_t* kp = k.data() + off;
+        // Q K^T.
+        std::vector<int32_t> want(uq * uk);
+        for (std::size_t i = 0; i < uq; ++i) {
+          for (std::size_t j = 0; j < uk; ++j) {
+            int64_t acc = 0;
+            for (std::size_t c = 0; c < ud; ++c) acc += (qp[i * qs + c] - zp) * kp[j * ks + c];
+            want[i * uk + j] = static_cast<int32_t>(acc);
+          }
+        }
+        std::vector<int8_t> kpacked(off + kpack_s8_bytes(nk, d) + 64);
+        std::vector<int32_t> ksum(1 + round_up_s8(uk, 16));
+        kpack_s8(kp, ks, nk, d, kpacked.data() + off, ksum.data() + 1);
+        std::vector<uint8_t> u(off + uq * round_up_s8(ud, 4));
+        std::vector<int32_t> qsum(uq);
+        qtile_s8_pack(qp, qs, nq, zp, d, u.data() + off, qsum.data());
+        for (std::size_t i = 0; i < uq; ++i) {
+          int32_t sq = 0;
+          for (std::size_t c = 0; c < ud; ++c) sq += qp[i * qs + c] - zp;
+          ASSERT_EQ(qsum[i], sq);
+        }
+        // The packings at every level against their references (the
+        // references' packed bytes and sums; guard bytes untouched).
+        {
+          std::vector<int8_t> kref(kpack_s8_bytes(nk, d));
+          std::vector<int32_t> ksref(round_up_s8(uk, 16));
+          kpack_s8_ref(kp, ks, nk, d, kref.data(), ksref.data());
+          std::vector<uint8_t> uref(uq * round_up_s8(ud, 4));
+          std::vector<int32_t> qsref(uq);
+          qtile_s8_pack_ref(qp, qs, nq, zp, d, uref.data(), qsref.data());
+          ASSERT_TRUE(std::equal(qsref.begin(), qsref.end(), qsum.begin()));
+          for (int l = 0; l < kLevels; ++l) {
+            if (!kernels_s8_x86_select(l)) continue;
+            std::vector<int8_t> kl(off + kref.size() + 64, 7);
+            std::vector<int32_t> ksl(ksref.size() + 2, 7);
+            kpack_s8(kp, ks, nk, d, kl.data() + off, ksl.data() + 1);
+            ASSERT_TRUE(std::equal(kref.begin(), kref.end(), kl.begin() + static_cast<std::ptrdiff_t>(off)))
+                << "kpack " << kernels_s8_x86_level_name(l) << " nk=" << nk << " d=" << d;
+            ASSERT_TRUE(std::equal(ksref.begin(), ksref.end(), ksl.begin() + 1))
+                << "ksum " << kernels_s8_x86_level_name(l) << " nk=" << nk << " d=" << d;
+            ASSERT_EQ(ksl[0], 7);
+            ASSERT_EQ(ksl[ksl.size() - 1], 7);
+            ASSERT_EQ(kl[off + kref.size()], 7);
+            std::vector<uint8_t> ul(off + uref.size() + 16, 7);
+            std::vector<int32_t> qsl(uq);
+            qtile_s8_pack(qp, qs, nq, zp, d, ul.data() + off, qsl.data());
+            ASSERT_TRUE(std::equal(uref.begin(), uref.end(), ul.begin() + static_cast<std::ptrdiff_t>(off)))
+                << "qtile pack " << kernels_s8_x86_level_name(l) << " nq=" << nq << " d=" << d;
+            ASSERT_EQ(ul[off + uref.size()], 7);
+            ASSERT_TRUE(std::equal(qsref.begin(), qsref.end(), qsl.begin()))
+                << "qsum " << kernels_s8_x86_level_name(l) << " nq=" << nq << " d=" << d;
+          }
+        }
+        const std::size_t os = round_up_s8(uk, 16) + 5;
+        for (int l = -1; l < kLevels; ++l) {
+          if (l >= 0 && !kernels_s8_x86_select(l)) continue;
+          std::vector<int32_t> out(1 + uq * os, 0);
+          if (l < 0) {
+            qk_tile_s8_ref(u.data() + off, nq, zp, kpacked.data() + off, ksum.data() + 1, nk, d,
+                           out.data() + 1, os);
+          } else {
+            qk_tile_s8(u.data() + off, nq, zp, kpacked.data() + off, ksum.data() + 1, nk, d,
+                       out.data() + 1, os);
+          }
+          for (std::size_t i = 0; i < uq; ++i) {
+            for (std::size_t j = 0; j < uk; ++j) {
+              ASSERT_EQ(out[1 + i * os + j], want[i * uk + j])
+                  << "qk " << (l < 0 ? "ref" : kernels_s8_x86_level_name(l)) << " nq=" << nq
+                  << " nk=" << nk << " d=" << d << " i=" << i << " j=" << j;
+            }
+          }
+        }
+        // Q K^T with the requantization fused, at every level against
+        // qk_tile_s8_rq_ref (a level without the fused form writes nothing),
+        // over shifts with and without rounding and per-row offsets.
+        {
+          std::vector<int32_t> offsets(uq);
+          for (std::size_t i = 0; i < uq; ++i) offsets[i] = static_cast<int32_t>(i * 37) - 300;
+          const std::size_t ss = round_up_s8(uk, 16) + 7;
+          const int32_t shifts[] = {0, -1, -7, -13, -23, -24, 1};
+          const int32_t mults[] = {1 << 30, 1518500250, INT32_MAX};
+          const int32_t ozps[] = {-128, 3, 127};
+          const int32_t shift = shifts[combo % 7];
+          const int32_t mult = mults[combo % 3];
+          const int32_t ozp = ozps[(combo / 3) % 3];
+          std::vector<int8_t> sref(off + uq * ss, 9);
+          qk_tile_s8_rq_ref(u.data() + off, nq, zp, kpacked.data() + off, ksum.data() + 1, nk, d,
+                            offsets.data(), mult, shift, ozp, sref.data() + off, ss);
+          for (std::size_t i = 0; i < uq; ++i) {
+            for (std::size_t j = 0; j < uk; ++j) {
+              ASSERT_EQ(sref[off + i * ss + j],
+                        attn::q::requantize(want[i * uk + j] - offsets[i], mult, shift, ozp))
+                  << "qk rq ref nq=" << nq << " nk=" << nk << " d=" << d;
+            }
+          }
+          for (int l = 0; l < kLevels; ++l) {
+            if (!kernels_s8_x86_select(l)) continue;
+            std::vector<int8_t> sl(off + uq * ss, 9);
+            const bool fused = qk_tile_s8_rq(u.data() + off, nq, zp, kpacked.data() + off,
+                                             ksum.data() + 1, nk, d, offsets.data(), mult, shift,
+                                             ozp, sl.data() + off, ss);
+            for (std::size_t i = 0; i < uq; ++i) {
+              for (std::size_t j = 0; j < uk; ++j) {
+                ASSERT_EQ(sl[off + i * ss + j], fused ? sref[off + i * ss + j] : int8_t{9})
+                    << "qk rq " << kernels_s8_x86_level_name(l) << " nq=" << nq << " nk=" << nk
+                    << " d=" << d << " shift=" << shift << " i=" << i << " j=" << j;
+              }
+              if (fused) {
+                ASSERT_EQ(sl[off + i * ss + round_up_s8(uk, 16)], 9);
+              }
+            }
+          }
+        }
+        // P V: nk rows of V with d columns, weights 0..255 (extremes first).
+        const std::size_t vs = ud + 2;
+        const auto v = random_s8(off + uk * vs, static_cast<uint32_t>(combo + 2000));
+        const int8_t* vp = v.data() + off;
+        const std::size_t wst = round_up_s8(uk, 4) + 3;
+        std::vector<uint8_t> w(off + uq * wst, 0);
+        for (std::size_t i = 0; i < uq; ++i) {
+          for (std::size_t j = 0; j < uk; ++j) {
+            const int r = byte(rng);
+            w[off + i * wst + j] = static_cast<uint8_t>((i + j) % 7 == 0 ? 255 : r);
+          }
+        }
+        std::vector<int32_t> want_pv(uq * ud);
+        for (std::size_t i = 0; i < uq; ++i) {
+          for (std::size_t c = 0; c < ud; ++c) {
+            int64_t acc = 0;
+            for (std::size_t j = 0; j < uk; ++j) acc += w[off + i * wst + j] * vp[j * vs + c];
+            want_pv[i * ud + c] = static_cast<int32_t>(acc);
+          }
+        }
+        std::vector<int8_t> vref(vpack_s8_bytes(nk, d));
+        vpack_s8_ref(vp, vs, nk, d, vref.data());
+        const std::size_t as = round_up_s8(ud, 16) + 3;
+        for (int l = -1; l < kLevels; ++l) {
+          if (l >= 0 && !kernels_s8_x86_select(l)) continue;
+          std::vector<int8_t> vpacked(off + vpack_s8_bytes(nk, d) + 64, 1);
+          if (l < 0) {
+            vpack_s8_ref(vp, vs, nk, d, vpacked.data() + off);
+          } else {
+            vpack_s8(vp, vs, nk, d, vpacked.data() + off);
+          }
+          ASSERT_TRUE(std::equal(vref.begin(), vref.end(), vpacked.begin() + static_cast<std::ptrdiff_t>(off)))
+              << "vpack " << (l < 0 ? "ref" : kernels_s8_x86_level_name(l)) << " nk=" << nk
+              << " d=" << d;
+          std::vector<int32_t> acc(1 + uq * as, 0);
+          if (l < 0) {
+            pv_tile_s8_ref(w.data() + off, wst, nq, vpacked.data() + off, nk, d, acc.data() + 1, as);
+          } else {
+            pv_tile_s8(w.data() + off, wst, nq, vpacked.data() + off, nk, d, acc.data() + 1, as);
+          }
+          for (std::size_t i = 0; i < uq; ++i) {
+            for (std::size_t c = 0; c < ud; ++c) {
+              ASSERT_EQ(acc[1 + i * as + c], want_pv[i * ud + c])
+                  << "pv " << (l < 0 ? "ref" : kernels_s8_x86_level_name(l)) << " nq=" << nq
+                  << " nk=" << nk << " d=" << d << " i=" << i << " c=" << c;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // Whole SDPA (qk_s8, requantize, softmax, pv) at each level against the scalar
 // level, over shapes that reach every tail path.
 TEST(KernelsS8X86, SdpaSameBitsAtEveryLevel) {
@@ -267,8 +540,10 @@ TEST(KernelsS8X86, SdpaSameBitsAtEveryLevel) {
   struct Shape {
     int32_t sq, skv, dk, dv;
   };
-  const Shape shapes[] = {{1, 1, 1, 1}, {3, 17, 5, 9}, {8, 64, 64, 64}, {5, 300, 65, 33},
-                          {16, 256, 64, 64}, {2, 129, 128, 127}};
+  const Shape shapes[] = {{1, 1, 1, 1},     {3, 17, 5, 9},      {8, 64, 64, 64},
+                          {5, 300, 65, 33},  {16, 256, 64, 64},  {2, 129, 128, 127},
+                          {33, 200, 17, 40}, {20, 10, 3, 5},     {4, 1, 1, 1},
+                          {37, 97, 64, 64}};
   for (const Shape& s : shapes) {
     attn::SdpaShape shape{2, s.sq, s.skv, s.dk, s.dv};
     attn::SdpaS8Quant quant;
@@ -285,23 +560,35 @@ TEST(KernelsS8X86, SdpaSameBitsAtEveryLevel) {
     const auto no = static_cast<std::size_t>(2 * s.sq * s.dv);
     const auto q = random_s8(nq, 10), k = random_s8(nk, 11), v = random_s8(nv, 12);
     std::vector<unsigned char> scratch(attn::sdpa_s8_scratch_bytes(shape));
-    for (bool causal : {false, true}) {
-      std::vector<int8_t> want(no);
+    // Key lengths: all, none, one, about half (the tiled core's per-row limits).
+    const int32_t lengths[2] = {0, s.skv / 2 + 1};
+    const int32_t all[2] = {s.skv, s.skv};
+    const auto nw = static_cast<std::size_t>(2 * s.sq * s.skv);
+    for (int masks = 0; masks < 4; ++masks) {
+      const bool causal = (masks & 1) != 0;
+      const bool keylen = (masks & 2) != 0;
+      std::vector<int8_t> want(no), want_w(nw);
       for (int l = 0; l < kLevels; ++l) {
         if (!kernels_s8_x86_select(l)) continue;
-        std::vector<int8_t> out(no, 0);
+        std::vector<int8_t> out(no, 0), weights(nw, 1);
         attn::SdpaS8Args args;
         args.q = q.data();
         args.k = k.data();
         args.v = v.data();
         args.out = out.data();
+        args.weights = weights.data();
         args.mask.causal = causal;
+        args.mask.key_lengths = keylen ? lengths : all;
         ASSERT_EQ(attn::sdpa_s8(params, args, {scratch.data(), scratch.size()}), attn::Status::kOk);
         if (l == 0) {
           want = out;
+          want_w = weights;
         } else {
           ASSERT_EQ(out, want) << kernels_s8_x86_level_name(l) << " sq=" << s.sq
-                               << " skv=" << s.skv << " dk=" << s.dk << " causal=" << causal;
+                               << " skv=" << s.skv << " dk=" << s.dk << " causal=" << causal
+                               << " key_lengths=" << keylen;
+          ASSERT_EQ(weights, want_w) << kernels_s8_x86_level_name(l) << " sq=" << s.sq
+                                     << " skv=" << s.skv << " causal=" << causal;
         }
       }
     }

@@ -18,7 +18,7 @@
 // item with length 0 outputs the context zero point.
 //
 // Scratch: luong_s8_scratch_bytes = 64 + align64(seq * query_dim) (general only)
-//                                   + sdpa_s8_row_bytes(seq, query_dim, key_dim)
+//                                   + sdpa_s8_core_bytes(seq, query_dim, key_dim)
 #pragma once
 
 #include <cstddef>
@@ -53,7 +53,7 @@ constexpr std::size_t luong_s8_scratch_bytes(const LuongGeneralShape& s, bool ge
       general ? s8_bytes::block(static_cast<uint64_t>(s.seq), static_cast<uint64_t>(s.query_dim))
               : 0;
   return sat::to_size(
-      sat::add(sat::add(kAlign, proj), sdpa_s8_row_bytes64(s.seq, s.query_dim, s.key_dim)));
+      sat::add(sat::add(kAlign, proj), sdpa_s8_core_bytes64(s.seq, s.query_dim, s.key_dim)));
 }
 constexpr std::size_t luong_dot_s8_scratch_bytes(const LuongDotShape& s) {
   return luong_s8_scratch_bytes({s.batch, s.seq, s.dim, s.dim}, false);

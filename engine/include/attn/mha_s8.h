@@ -27,7 +27,7 @@
 // caller storage (mha_s8_channel_count(shape) QuantizedMultiplier entries),
 // which must outlive the params. Eval scratch:
 //   mha_s8_scratch_bytes = 64 + 2 * align64(seq_q * E) + 2 * align64(seq_kv * E)
-//                        + sdpa_s8_row_bytes(seq_kv, hd, hd)
+//                        + sdpa_s8_core_bytes(seq_kv, hd, hd)
 // (projected Q, K, V, the concatenated head outputs, and the attention core's
 // per-row buffers).
 // Exactness: input features (E, kdim, vdim) <= kMhaS8MaxFeatures = 65793
@@ -97,7 +97,7 @@ constexpr std::size_t mha_s8_scratch_bytes(const MhaShape& s) {
   const int32_t hd = s.embed_dim / s.num_heads;
   uint64_t n = sat::add(kAlign, sat::mul(2, s8_bytes::block(sq, e)));
   n = sat::add(n, sat::mul(2, s8_bytes::block(skv, e)));
-  return sat::to_size(sat::add(n, sdpa_s8_row_bytes64(s.seq_kv, hd, hd)));
+  return sat::to_size(sat::add(n, sdpa_s8_core_bytes64(s.seq_kv, hd, hd)));
 }
 
 // Returns kOk, or kNullPointer (params, channel storage, a weight or scale

@@ -28,12 +28,27 @@
 // shift, diff_min and the softmax exp table; sdpa_s8 (eval) uses only integer
 // arithmetic and per-row buffers (never seq_q x seq_kv):
 //
-//   sdpa_s8_scratch_bytes = 64 + sdpa_s8_row_bytes(seq_kv, dim_k, dim_v)
+//   sdpa_s8_scratch_bytes = 64 + sdpa_s8_core_bytes(seq_kv, dim_k, dim_v)
+//   sdpa_s8_core_bytes    = sdpa_s8_row_bytes + sdpa_s8_tile_bytes
 //   sdpa_s8_row_bytes     = 2 * align64(seq_kv)              int8 scores/probs, mask flags
 //                         + align64(2 * seq_kv)              int16 softmax weights
 //                         + align64(sizeof(void*) * seq_kv)  V rows of the non-zero weights
 //                         + align64(2 * dim_k)               the prepared query row
 //                         + align64(4 * dim_v)               int32 accumulators
+//   sdpa_s8_tile_bytes    = 0 when T = ATTN_SDPA_S8_QUERY_TILE is 1, else
+//     (r16 / r4: rounded up to a multiple of 16 / 4)
+//                           align64(r16(seq_kv) * r4(dim_k))     packed K
+//                         + align64(4 * r16(seq_kv))             key sums
+//                         + align64(r4(seq_kv) * r16(dim_v))     packed V
+//                         + align64(T * r4(dim_k))               packed query tile
+//                         + 2 * align64(4 * T)                   row sums, row limits
+//                         + align64(4 * T * r16(seq_kv))         int32 score tile
+//                         + align64(T * r16(seq_kv))             int8 probabilities
+//                         + align64(4 * T * r16(dim_v))          int32 output tile
+// T is 16 on x86-64 (GCC/Clang), where the query-tiled core runs (int8 GEMMs
+// of T query rows, vpdpbusd at the AVX-VNNI / AVX-512 VNNI levels), and 1
+// elsewhere (Cortex-M keeps the one-row core and its scratch). None of it
+// depends on seq_q.
 //
 // Exactness limits (int32 accumulation, |x - zp| <= 255 for int8 x and zp):
 //   dim_k  <= kSdpaS8MaxDimK  = 33025  (dim_k * 255 * 255 <= 2^31 - 1)
@@ -101,8 +116,45 @@ constexpr std::size_t sdpa_s8_row_bytes(int32_t seq_kv, int32_t dim_k, int32_t d
   return sat::to_size(sdpa_s8_row_bytes64(seq_kv, dim_k, dim_v));
 }
 
+#ifndef ATTN_SDPA_S8_QUERY_TILE
+#if defined(__x86_64__) && defined(__GNUC__)
+#define ATTN_SDPA_S8_QUERY_TILE 16
+#else
+#define ATTN_SDPA_S8_QUERY_TILE 1
+#endif
+#endif
+inline constexpr int32_t kSdpaS8QueryTile = ATTN_SDPA_S8_QUERY_TILE;
+static_assert(kSdpaS8QueryTile >= 1 && kSdpaS8QueryTile <= 64, "int8 query tile: 1 .. 64");
+
+// The query-tile buffers of the int8 core (0 when the tile is 1).
+constexpr uint64_t sdpa_s8_tile_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+  if (kSdpaS8QueryTile <= 1 || seq_kv <= 0 || dim_k <= 0 || dim_v <= 0) return 0;
+  const auto t = static_cast<uint64_t>(kSdpaS8QueryTile);
+  const uint64_t kv16 = (static_cast<uint64_t>(seq_kv) + 15) / 16 * 16;
+  const uint64_t kv4 = (static_cast<uint64_t>(seq_kv) + 3) / 4 * 4;
+  const uint64_t dk4 = (static_cast<uint64_t>(dim_k) + 3) / 4 * 4;
+  const uint64_t dv16 = (static_cast<uint64_t>(dim_v) + 15) / 16 * 16;
+  uint64_t n = s8_bytes::block(kv16, dk4);
+  n = sat::add(n, s8_bytes::block(kv16, 4));
+  n = sat::add(n, s8_bytes::block(kv4, dv16));
+  n = sat::add(n, s8_bytes::block(t, dk4));
+  n = sat::add(n, sat::mul(2, s8_bytes::block(t, 4)));
+  n = sat::add(n, s8_bytes::block(t, kv16, 4));
+  n = sat::add(n, s8_bytes::block(t, kv16));
+  return sat::add(n, s8_bytes::block(t, dv16, 4));
+}
+
+// Everything the int8 attention core (attend_s8) needs.
+constexpr uint64_t sdpa_s8_core_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+  const uint64_t row = sdpa_s8_row_bytes64(seq_kv, dim_k, dim_v);
+  return row == 0 ? 0 : sat::add(row, sdpa_s8_tile_bytes64(seq_kv, dim_k, dim_v));
+}
+constexpr std::size_t sdpa_s8_core_bytes(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+  return sat::to_size(sdpa_s8_core_bytes64(seq_kv, dim_k, dim_v));
+}
+
 constexpr std::size_t sdpa_s8_scratch_bytes(const SdpaShape& shape) {
-  const uint64_t row = sdpa_s8_row_bytes64(shape.seq_kv, shape.dim_k, shape.dim_v);
+  const uint64_t row = sdpa_s8_core_bytes64(shape.seq_kv, shape.dim_k, shape.dim_v);
   return row == 0 ? 0 : sat::to_size(sat::add(kAlign, row));
 }
 

@@ -114,7 +114,134 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
                     params.out_multiplier.shift, params.out_zero_point, orow);
 }
 
+#if ATTN_SDPA_S8_QUERY_TILE > 1
+namespace {
+
+// The query-tiled core (causal and key-length masks; no matrix mask): K and
+// V packed once, then per tile of T query rows
+//   S tile  = qk_tile_s8 (int8 GEMM, sum (q - q_zp) k), requantized per row
+//             with the row constant k_zp * sum (q - q_zp) (qk_tile_s8_rq:
+//             in the GEMM's epilogue where the level has that form)
+//   P rows  = the int8 softmax of each row over its visible keys
+//   O tile  = pv_tile_s8 over the weights w = p + 128 (0 past a row's
+//             limit), requantized per row with v_zp * sum w
+// Every value is the one the row path computes (same integer sums, same
+// requantization and softmax kernels).
+void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m,
+                     void* ws) {
+  constexpr int32_t kT = kSdpaS8QueryTile;
+  const auto skv = static_cast<std::size_t>(a.seq_kv);
+  const auto dv = static_cast<std::size_t>(a.dim_v);
+  const std::size_t kv16 = round_up_s8(skv, 16);
+  const std::size_t kv4 = round_up_s8(skv, 4);
+  const std::size_t dk4 = round_up_s8(static_cast<std::size_t>(a.dim_k), 4);
+  const std::size_t dv16 = round_up_s8(dv, 16);
+  auto* base = static_cast<unsigned char*>(ws) + sdpa_s8_row_bytes(a.seq_kv, a.dim_k, a.dim_v);
+  auto* kpacked = reinterpret_cast<int8_t*>(base);
+  base += align_up(kv16 * dk4);
+  auto* ksum = static_cast<int32_t*>(static_cast<void*>(base));
+  base += align_up(4 * kv16);
+  auto* vpacked = reinterpret_cast<int8_t*>(base);
+  base += align_up(kv4 * dv16);
+  auto* u = base;
+  base += align_up(kT * dk4);
+  auto* qsum = static_cast<int32_t*>(static_cast<void*>(base));
+  base += align_up(4 * kT);
+  auto* limits = static_cast<int32_t*>(static_cast<void*>(base));
+  base += align_up(4 * kT);
+  auto* dots = static_cast<int32_t*>(static_cast<void*>(base));
+  base += align_up(4 * kT * kv16);
+  auto* probs = reinterpret_cast<int8_t*>(base);
+  base += align_up(kT * kv16);
+  auto* acc = static_cast<int32_t*>(static_cast<void*>(base));
+
+  // Keys any row can see (the causal limit of the last row is seq_kv).
+  const int32_t max_limit = m.key_length;
+  if (max_limit > 0) {
+    kpack_s8(a.k, a.k_stride, max_limit, a.dim_k, kpacked, ksum);
+    vpack_s8(a.v, a.v_stride, max_limit, a.dim_v, vpacked);
+  }
+
+  alignas(64) unsigned char lut[kSoftmaxS8LutBytes];
+  softmax_s8_tile_prepare(params.softmax.exp_table, params.softmax.diff_min, max_limit, lut);
+  const int32_t ozp = params.out_zero_point;
+  for (int32_t i0 = 0; i0 < a.seq_q; i0 += kT) {
+    const int32_t nq = a.seq_q - i0 < kT ? a.seq_q - i0 : kT;
+    int32_t tile_limit = 0;
+    for (int32_t t = 0; t < nq; ++t) {
+      int32_t limit = m.key_length;
+      if (m.causal) {
+        const int32_t c = i0 + t + a.seq_kv - a.seq_q + 1;
+        if (c < limit) limit = c < 0 ? 0 : c;
+      }
+      limits[t] = limit;
+      if (limit > tile_limit) tile_limit = limit;
+    }
+    const auto ui0 = static_cast<std::size_t>(i0);
+    // S rows requantized to int8 (in the GEMM's epilogue where the level has
+    // it, else from the int32 results), then the softmax of each in place as
+    // unsigned weights w = p + 128 (0 past its limit, up to the tile's).
+    if (tile_limit > 0) {
+      qtile_s8_pack(a.q + ui0 * a.q_stride, a.q_stride, nq, params.q_zero_point, a.dim_k, u,
+                    qsum);
+      int32_t offsets[kT];
+      for (int32_t t = 0; t < nq; ++t) offsets[t] = params.k_zero_point * qsum[t];
+      if (!qk_tile_s8_rq(u, nq, params.q_zero_point, kpacked, ksum, tile_limit, a.dim_k, offsets,
+                         params.scores_multiplier.multiplier, params.scores_multiplier.shift,
+                         params.scores_zero_point, probs, kv16)) {
+        qk_tile_s8(u, nq, params.q_zero_point, kpacked, ksum, tile_limit, a.dim_k, dots, kv16);
+        for (int32_t t = 0; t < nq; ++t) {
+          const auto ut = static_cast<std::size_t>(t);
+          if (limits[t] == 0) continue;
+          requantize_row_s8(dots + ut * kv16, limits[t], offsets[t],
+                            params.scores_multiplier.multiplier, params.scores_multiplier.shift,
+                            params.scores_zero_point, probs + ut * kv16);
+        }
+      }
+    }
+    const auto tile4 = round_up_s8(static_cast<std::size_t>(tile_limit), 4);
+    int32_t sum_w[kT];
+    softmax_s8_tile_w(lut, params.softmax.exp_table, params.softmax.diff_min, probs, kv16, nq,
+                      limits, static_cast<int32_t>(tile4), sum_w);
+    if (a.weights != nullptr) {
+      for (int32_t t = 0; t < nq; ++t) {
+        const auto ut = static_cast<std::size_t>(t);
+        const auto ulimit = static_cast<std::size_t>(limits[t]);
+        const auto* w = reinterpret_cast<const uint8_t*>(probs + ut * kv16);
+        int8_t* wrow = a.weights + (ui0 + ut) * a.weights_stride;
+        for (std::size_t j = 0; j < ulimit; ++j) wrow[j] = static_cast<int8_t>(w[j] ^ 0x80u);
+        if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
+      }
+    }
+    if (tile_limit > 0) {
+      pv_tile_s8(reinterpret_cast<const uint8_t*>(probs), kv16, nq, vpacked, tile_limit, a.dim_v,
+                 acc, dv16);
+    }
+    for (int32_t t = 0; t < nq; ++t) {
+      const auto ut = static_cast<std::size_t>(t);
+      int8_t* orow = a.out + (ui0 + ut) * a.out_stride;
+      if (limits[t] == 0) {
+        for (std::size_t c = 0; c < dv; ++c) orow[c] = static_cast<int8_t>(ozp);
+        continue;
+      }
+      requantize_row_s8(acc + ut * dv16, a.dim_v, params.v_zero_point * sum_w[t],
+                        params.out_multiplier.multiplier, params.out_multiplier.shift, ozp, orow);
+    }
+  }
+}
+
+}  // namespace
+#endif
+
 void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m, void* ws) {
+#if ATTN_SDPA_S8_QUERY_TILE > 1
+  // The tiled core pays a K / V packing per call: worth it from a few rows.
+  if (m.keras == nullptr && m.additive == nullptr && m.boolean == nullptr && a.seq_q >= 4 &&
+      tile_s8_fast()) {
+    attend_s8_tiled(params, a, m, ws);
+    return;
+  }
+#endif
   const auto skv = static_cast<std::size_t>(a.seq_kv);
   const auto dv = static_cast<std::size_t>(a.dim_v);
   auto* base = static_cast<unsigned char*>(ws);

@@ -16,6 +16,7 @@ target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/bahdanau_s8_prepare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bahdanau_s8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_ref.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_tile.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_arm.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_s8_neon.cpp
 )

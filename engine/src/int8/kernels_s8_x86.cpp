@@ -16,6 +16,10 @@
 // and both sums are vpdpbusd of k: by u, and by the constant byte 128 + zp
 // (in [0, 255]). The same packed layout serves every level, so switching
 // levels (tests) never mixes layouts.
+//
+// The query-tile kernels (qk_tile_s8 / pv_tile_s8) are one body,
+// kernels_s8_tile_x86-inl.h, over the vector ops of levels 2 and 3; levels 0
+// and 1 use the references (attend_s8 keeps the one-row core there).
 #include "attn/int8/kernels_s8.h"
 
 #if defined(ATTN_S8_KERNELS_X86)
@@ -549,7 +553,7 @@ ATTN_T_AVXVNNI void pv_avxvnni(RowAt row_at, const int16_t* w, int32_t nrows, in
 
 // ------------------------------------------------------------- AVX-512 VNNI (3)
 ATTN_T_AVX512 inline __mmask64 tail_mask64(int32_t len) {
-  return len >= 64 ? ~__mmask64{0} : ((__mmask64{1} << len) - 1u);
+  return len >= 64 ? ~__mmask64{0} : (len <= 0 ? __mmask64{0} : (__mmask64{1} << len) - 1u);
 }
 
 // r[t] (16 int32 lanes each, t < 8) -> lane t = sum of r[t].
@@ -800,34 +804,124 @@ ATTN_T_AVX512 void pv_avx512(RowAt row_at, const int16_t* w, int32_t nrows, int3
   }
 }
 
+// One vector of requantize_avx512 before the clamp: MultiplyByQuantizedMultiplier
+// of x - offset, plus the zero point.
+struct RequantAvx512 {
+  __m128i vleft, vright;
+  __m512i mult, nudge, mask, half, zp, off, one;
+};
+ATTN_T_AVX512 inline __m512i requant_avx512(const RequantAvx512& c, __m512i x) {
+  x = _mm512_sll_epi32(_mm512_sub_epi32(x, c.off), c.vleft);
+  const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, c.mult), c.nudge);
+  const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), c.mult), c.nudge);
+  // Even lanes: bits 31..62 of pe; odd lanes: the high half of po << 1.
+  __m512i s = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xaaaa), _mm512_srli_epi64(pe, 31),
+                                      _mm512_slli_epi64(po, 1));
+  const __m512i rem = _mm512_and_si512(s, c.mask);
+  const __m512i thr = _mm512_sub_epi32(c.half, _mm512_srai_epi32(s, 31));
+  s = _mm512_sra_epi32(s, c.vright);
+  s = _mm512_mask_add_epi32(s, _mm512_cmpgt_epi32_mask(rem, thr), s, c.one);
+  return _mm512_add_epi32(s, c.zp);
+}
+
+// The same for shift in [-23, 0] in 64-bit lanes, offset and zero point
+// folded into one constant. With P = (x - offset) m (exact, |P| < 2^62),
+// srdhm is y = floor((P + 2^30) / 2^31) and RoundingDivideByPOT by e =
+// -shift (ties away from zero) is floor((y + c - s) / 2^e), c = 2^(e-1)
+// and s = [y < 0] for e > 0 (c = s = 0 for e = 0). Nested floors by powers
+// of two compose, so the result plus the zero point is
+//   floor((x m + K - s 2^31) / 2^(31 + e)),  K = 2^30 - offset m + c 2^31 + zp 2^(31+e)
+// (|.| < 2^63 for e <= 23), s = [x m < offset m - 2^30]; the low 32 bits
+// of each 64-bit lane are the int32 result (zero point added with wrap, as
+// requantize). Even lanes multiply in place, odd lanes after a 32-bit shift;
+// a merge-masked vpshufd puts the odd results between the even ones.
+struct Requant64Avx512 {
+  __m128i vshift;
+  __m512i mult, k, thr, two31;
+  __mmask16 round_neg;  // all ones when e > 0
+};
+ATTN_T_AVX512 inline __m512i requant64_half(const Requant64Avx512& c, __m512i x) {
+  const __m512i p = _mm512_mul_epi32(x, c.mult);
+  const __mmask8 s = _mm512_cmplt_epi64_mask(p, c.thr) & static_cast<__mmask8>(c.round_neg);
+  return _mm512_sra_epi64(_mm512_mask_sub_epi64(_mm512_add_epi64(p, c.k), s,
+                                                _mm512_add_epi64(p, c.k), c.two31),
+                          c.vshift);
+}
+ATTN_T_AVX512 inline __m512i requant64_avx512(const Requant64Avx512& c, __m512i x) {
+  const __m512i even = requant64_half(c, x);
+  const __m512i odd = requant64_half(c, _mm512_srli_epi64(x, 32));
+  return _mm512_mask_shuffle_epi32(even, static_cast<__mmask16>(0xaaaa), odd,
+                                   static_cast<_MM_PERM_ENUM>(0xa0));
+}
+
+ATTN_T_AVX512 void requantize64_avx512(const int32_t* acc, int32_t n, int32_t offset,
+                                       int32_t multiplier, int e, int32_t zero_point,
+                                       int8_t* out) {
+  Requant64Avx512 c;
+  c.vshift = _mm_cvtsi32_si128(31 + e);
+  c.mult = _mm512_set1_epi64(multiplier);
+  const int64_t om = static_cast<int64_t>(offset) * multiplier;
+  const int64_t half = e > 0 ? int64_t{1} << (e - 1) : 0;
+  c.k = _mm512_set1_epi64((int64_t{1} << 30) - om + half * (int64_t{1} << 31) +
+                          static_cast<int64_t>(zero_point) * (int64_t{1} << (31 + e)));
+  c.thr = _mm512_set1_epi64(om - (int64_t{1} << 30));
+  c.two31 = _mm512_set1_epi64(int64_t{1} << 31);
+  c.round_neg = static_cast<__mmask16>(e > 0 ? 0xffff : 0);
+  int32_t i = 0;
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  for (; i + 64 <= n; i += 64) {
+    const __m512i a = requant64_avx512(c, _mm512_loadu_si512(acc + i));
+    const __m512i b = requant64_avx512(c, _mm512_loadu_si512(acc + i + 16));
+    const __m512i d = requant64_avx512(c, _mm512_loadu_si512(acc + i + 32));
+    const __m512i f = requant64_avx512(c, _mm512_loadu_si512(acc + i + 48));
+    const __m512i r = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(d, f));
+    _mm512_storeu_si512(out + i, _mm512_permutexvar_epi32(order, r));
+  }
+  for (; i < n; i += 16) {
+    const int32_t len = n - i < 16 ? n - i : 16;
+    const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
+    __m512i s = requant64_avx512(c, _mm512_maskz_loadu_epi32(m, acc + i));
+    s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
+    _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(s));
+  }
+}
+
 ATTN_T_AVX512 void requantize_avx512(const int32_t* acc, int32_t n, int32_t offset,
                                      int32_t multiplier, int32_t shift, int32_t zero_point,
                                      int8_t* out) {
+  if (shift <= 0 && shift >= -23) {
+    return requantize64_avx512(acc, n, offset, multiplier, -shift, zero_point, out);
+  }
   const int left = shift > 0 ? shift : 0;
   const int right = shift > 0 ? 0 : -shift;
-  const __m128i vleft = _mm_cvtsi32_si128(left);
-  const __m128i vright = _mm_cvtsi32_si128(right);
-  const __m512i mult = _mm512_set1_epi64(multiplier);
-  const __m512i nudge = _mm512_set1_epi64(int64_t{1} << 30);
+  RequantAvx512 c;
+  c.vleft = _mm_cvtsi32_si128(left);
+  c.vright = _mm_cvtsi32_si128(right);
+  c.mult = _mm512_set1_epi64(multiplier);
+  c.nudge = _mm512_set1_epi64(int64_t{1} << 30);
   const int32_t mk = static_cast<int32_t>((uint64_t{1} << right) - 1u);
-  const __m512i mask = _mm512_set1_epi32(mk);
-  const __m512i half = _mm512_set1_epi32(mk >> 1);
-  const __m512i zp = _mm512_set1_epi32(zero_point);
-  const __m512i off = _mm512_set1_epi32(offset);
-  for (int32_t i = 0; i < n; i += 16) {
+  c.mask = _mm512_set1_epi32(mk);
+  c.half = _mm512_set1_epi32(mk >> 1);
+  c.zp = _mm512_set1_epi32(zero_point);
+  c.off = _mm512_set1_epi32(offset);
+  c.one = _mm512_set1_epi32(1);
+  int32_t i = 0;
+  // 64 at a time: two rounds of saturating packs clamp to [-128, 127] (the
+  // 128-bit lanes interleave the four vectors; one dword permute restores
+  // the order). vpmovdb to memory is slow on AMD.
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  for (; i + 64 <= n; i += 64) {
+    const __m512i a = requant_avx512(c, _mm512_loadu_si512(acc + i));
+    const __m512i b = requant_avx512(c, _mm512_loadu_si512(acc + i + 16));
+    const __m512i d = requant_avx512(c, _mm512_loadu_si512(acc + i + 32));
+    const __m512i e = requant_avx512(c, _mm512_loadu_si512(acc + i + 48));
+    const __m512i r = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(d, e));
+    _mm512_storeu_si512(out + i, _mm512_permutexvar_epi32(order, r));
+  }
+  for (; i < n; i += 16) {
     const int32_t len = n - i < 16 ? n - i : 16;
     const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
-    __m512i x = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, acc + i), off);
-    x = _mm512_sll_epi32(x, vleft);
-    const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, mult), nudge);
-    const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), mult), nudge);
-    __m512i s = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xaaaa), _mm512_srli_epi64(pe, 31),
-                                        _mm512_slli_epi64(_mm512_srli_epi64(po, 31), 32));
-    const __m512i rem = _mm512_and_si512(s, mask);
-    const __m512i thr = _mm512_sub_epi32(half, _mm512_srai_epi32(s, 31));
-    s = _mm512_sra_epi32(s, vright);
-    s = _mm512_mask_add_epi32(s, _mm512_cmpgt_epi32_mask(rem, thr), s, _mm512_set1_epi32(1));
-    s = _mm512_add_epi32(s, zp);
+    __m512i s = requant_avx512(c, _mm512_maskz_loadu_epi32(m, acc + i));
     s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
     _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(s));
   }
@@ -929,86 +1023,569 @@ ATTN_T_AVX512VBMI inline __m512i lut256(const __m512i* t, __m512i d) {
   return _mm512_mask_blend_epi8(_mm512_movepi8_mask(d), lo, hi);
 }
 
-ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min, const int8_t* in,
-                                          int8_t* out, int32_t n) {
-  alignas(64) uint8_t planes[3][256];
-  alignas(64) uint8_t obytes[256];
+// The r(d) planes depend only on the table and diff_min: built once per
+// table (per row here, once per call by the tiled core). False when some r(d)
+// is negative or >= 2^24 (not a prepared table): the gather kernel then.
+ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_min,
+                                             uint8_t* planes) {
   const __m512i vdmin = _mm512_set1_epi32(diff_min);
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  {
-    const __m128i e12 = _mm_cvtsi32_si128(12);
-    const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
-    __m512i big = _mm512_setzero_si512();
-    for (int32_t d = 0; d < 256; d += 16) {
-      const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
-      // Kept when -d >= diff_min.
-      const __mmask16 keep =
-          _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
-      const __m512i r = _mm512_maskz_mov_epi32(
-          keep, rdbp_avx512(_mm512_loadu_si512(table + d), e12, mask12, half12));
-      big = _mm512_or_si512(big, r);
-      _mm_store_si128(reinterpret_cast<__m128i*>(planes[0] + d), _mm512_cvtepi32_epi8(r));
-      _mm_store_si128(reinterpret_cast<__m128i*>(planes[1] + d),
-                      _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 8)));
-      _mm_store_si128(reinterpret_cast<__m128i*>(planes[2] + d),
-                      _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 16)));
-    }
-    // r negative or >= 2^24 (not a prepared table): the gather kernel.
-    if (_mm512_test_epi32_mask(big, _mm512_set1_epi32(static_cast<int32_t>(0xff000000u))) != 0) {
-      return false;
-    }
+  const __m128i e12 = _mm_cvtsi32_si128(12);
+  const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
+  __m512i big = _mm512_setzero_si512();
+  for (int32_t d = 0; d < 256; d += 16) {
+    const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
+    // Kept when -d >= diff_min.
+    const __mmask16 keep =
+        _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
+    const __m512i r = _mm512_maskz_mov_epi32(
+        keep, rdbp_avx512(_mm512_loadu_si512(table + d), e12, mask12, half12));
+    big = _mm512_or_si512(big, r);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + d), _mm512_cvtepi32_epi8(r));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + 256 + d),
+                     _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 8)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + 512 + d),
+                     _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 16)));
   }
-  const int32_t max_in_row = row_max_avx512(in, n);
+  return _mm512_test_epi32_mask(big, _mm512_set1_epi32(static_cast<int32_t>(0xff000000u))) == 0;
+}
+
+// One row from prepared planes. kWeights: out receives the unsigned weights
+// w = o + 128 (0 for n <= c < n_pad) and the result is their sum; else out
+// receives the int8 codes and the result is 0. -1: fall back (srdhm's
+// saturating case).
+// dcut (optional): dcut[e - 23] for output exponents e in [23, 31] bounds
+// the d whose o(d) can exceed -128: |table[d]| < 2^(e-1) for every d >= it,
+// and then |srdhm(scale, table[d])| <= |table[d]| rounds (RoundingDivideByPOT
+// by e) to 0, the code -128.
+ATTN_T_AVX512 void softmax_lut_dcut(const int32_t* table, uint16_t* dcut) {
+  // |table[d]| >= 2^(e-1) <=> e <= bits(|table[d]|) (its bit length); from
+  // the top d down, the first d reaching e gives dcut = d + 1.
+  int found = 22;  // every e <= found has its cut
+  for (int e = 23; e <= 31; ++e) dcut[e - 23] = 0;
+  for (int32_t d = 255; d >= 0 && found < 31; --d) {
+    const int64_t t = table[d];
+    const auto mag = static_cast<uint64_t>(t < 0 ? -t : t);
+    const int bits = mag == 0 ? 0 : 64 - __builtin_clzll(mag);
+    const int top = bits > 31 ? 31 : bits;
+    for (int e = found + 1; e <= top; ++e) dcut[e - 23] = static_cast<uint16_t>(d + 1);
+    if (top > found) found = top;
+  }
+}
+
+// Row statistics of the LUT softmax: the row max, max - min, and the Q12.19
+// sum of exps (wrapping as the reference's int32 sum).
+struct LutRowStats {
+  int32_t max = 0, range = 0, sum = 0;
+};
+ATTN_T_AVX512VBMI LutRowStats softmax_lut_stats_avx512(const uint8_t* planes, const int8_t* in,
+                                                        int32_t n) {
+  // Row max and min (d = max - x never exceeds max - min).
+  __m512i mx = _mm512_set1_epi8(-128), mn = _mm512_set1_epi8(127);
+  for (int32_t i = 0; i < n; i += 64) {
+    const __mmask64 m = tail_mask64(n - i);
+    mx = _mm512_max_epi8(mx, _mm512_mask_loadu_epi8(mx, m, in + i));
+    mn = _mm512_min_epi8(mn, _mm512_mask_loadu_epi8(mn, m, in + i));
+  }
+  const __m256i x256 = _mm256_max_epi8(_mm512_castsi512_si256(mx), _mm512_extracti64x4_epi64(mx, 1));
+  const __m128i x128 = _mm_max_epi8(_mm256_castsi256_si128(x256), _mm256_extracti128_si256(x256, 1));
+  const int32_t max_in_row = _mm512_reduce_max_epi32(_mm512_cvtepi8_epi32(x128));
+  const __m256i n256 = _mm256_min_epi8(_mm512_castsi512_si256(mn), _mm512_extracti64x4_epi64(mn, 1));
+  const __m128i n128 = _mm_min_epi8(_mm256_castsi256_si128(n256), _mm256_extracti128_si256(n256, 1));
+  const int32_t range = max_in_row - _mm512_reduce_min_epi32(_mm512_cvtepi8_epi32(n128));
   const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(max_in_row));
   __m512i p[3][4];
   for (int b = 0; b < 3; ++b) {
-    for (int t = 0; t < 4; ++t) p[b][t] = _mm512_load_si512(planes[b] + 64 * t);
+    for (int t = 0; t < 4; ++t) p[b][t] = _mm512_loadu_si512(planes + 256 * b + 64 * t);
   }
   __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0;
   const __m512i zero = _mm512_setzero_si512();
-  for (int32_t i = 0; i < n; i += 64) {
-    const __mmask64 m = tail_mask64(n - i);
-    // d = max - x (mod 256 = the difference, in [0, 255]).
-    const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-    s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
-    s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[1], d)), zero));
-    s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
+  // A plane whose entries from d = 128 on are all 0 (the upper planes of
+  // fast-decaying tables), or any plane when the row's d stay below 128,
+  // takes one vpermi2b zero-masked on d's top bit instead of two and a blend.
+  const bool low_only = range < 128;
+  bool short_plane[3];
+  for (int b = 0; b < 3; ++b) {
+    short_plane[b] = low_only || _mm512_test_epi64_mask(_mm512_or_si512(p[b][2], p[b][3]),
+                                                        _mm512_or_si512(p[b][2], p[b][3])) == 0;
   }
-  const int64_t sum64 = _mm512_reduce_add_epi64(s0) + (_mm512_reduce_add_epi64(s1) << 8) +
-                        (_mm512_reduce_add_epi64(s2) << 16);
+  if (short_plane[0] && short_plane[1] && short_plane[2]) {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
+      s0 = _mm512_add_epi64(
+          s0, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[0][0], d, p[0][1]), zero));
+      s1 = _mm512_add_epi64(
+          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
+      s2 = _mm512_add_epi64(
+          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
+    }
+  } else if (short_plane[1] && short_plane[2]) {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
+      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
+      s1 = _mm512_add_epi64(
+          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
+      s2 = _mm512_add_epi64(
+          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
+    }
+  } else {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      // d = max - x (mod 256 = the difference, in [0, 255]).
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
+      s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[1], d)), zero));
+      s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
+    }
+  }
+  // The three plane sums combined lane-wise (< 2^40 per lane), one reduction.
+  const int64_t sum64 = _mm512_reduce_add_epi64(_mm512_add_epi64(
+      s0, _mm512_add_epi64(_mm512_slli_epi64(s1, 8), _mm512_slli_epi64(s2, 16))));
   // Below 2^31 for n <= 4095 (each term < 2^24 ... and in practice <= 2^19);
   // the reference sums in int32, so wrap as it would.
   const int32_t sum_of_exps = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum64)));
-  int num_bits_over_unit = 0;
-  const int32_t shifted_scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
-  const int exponent = num_bits_over_unit + 31 - 8;
-  if (shifted_scale == INT32_MIN) return false;
+  LutRowStats st;
+  st.max = max_in_row;
+  st.range = range;
+  st.sum = sum_of_exps;
+  return st;
+}
+
+// The outputs of a row from its statistics and reciprocal (shifted_scale !=
+// INT32_MIN, exponent = num_bits_over_unit + 23). See softmax_lut_row_avx512.
+template <bool kWeights>
+ATTN_T_AVX512VBMI int32_t softmax_lut_out_avx512(const uint16_t* dcut, const int32_t* table,
+                                                 int32_t diff_min, const int8_t* in, int8_t* out,
+                                                 int32_t n, int32_t n_pad, LutRowStats st,
+                                                 int32_t shifted_scale, int exponent) {
+  const __m512i vdmin = _mm512_set1_epi32(diff_min);
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const int32_t range = st.range;
+  const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(st.max));
+  const __m512i zero = _mm512_setzero_si512();
   if (exponent > 31) {
-    std::memset(out, 0x80, static_cast<std::size_t>(n));
-    return true;
+    // Every code -128: every weight 0.
+    std::memset(out, kWeights ? 0 : 0x80, static_cast<std::size_t>(kWeights ? n_pad : n));
+    return 0;
   }
-  const __m512i scale64 = _mm512_set1_epi64(shifted_scale);
-  const __m128i ev = _mm_cvtsi32_si128(exponent);
-  const int32_t mk = static_cast<int32_t>((uint64_t{1} << exponent) - 1u);
-  const __m512i mask = _mm512_set1_epi32(mk), half = _mm512_set1_epi32(mk >> 1);
+  // RoundingDivideByPOT(srdhm(table[d], scale), exponent) in the 64-bit
+  // form of requantize64_avx512 (offset and zero point 0; exponent >= 23).
+  Requant64Avx512 rq;
+  rq.vshift = _mm_cvtsi32_si128(31 + exponent);
+  rq.mult = _mm512_set1_epi64(shifted_scale);
+  rq.k = _mm512_set1_epi64((int64_t{1} << 30) + (int64_t{1} << (exponent - 1)) * (int64_t{1} << 31));
+  rq.thr = _mm512_set1_epi64(-(int64_t{1} << 30));
+  rq.two31 = _mm512_set1_epi64(int64_t{1} << 31);
+  rq.round_neg = static_cast<__mmask16>(0xffff);
   const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
-  for (int32_t d = 0; d < 256; d += 16) {
-    const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
-    const __mmask16 keep =
-        _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
-    __m512i v = rdbp_avx512(srdhm_avx512(_mm512_loadu_si512(table + d), scale64), ev, mask, half);
-    v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
-    v = _mm512_mask_blend_epi32(keep, lo, v);
-    _mm_store_si128(reinterpret_cast<__m128i*>(obytes + d), _mm512_cvtepi32_epi8(v));
-  }
+  // o(d) for the d this row has (d <= range; the rest are never looked up)
+  // below the cut (the rest are -128).
+  int32_t dend = range + 1;
+  if (dcut != nullptr && dcut[exponent - 23] < dend) dend = dcut[exponent - 23];
+  // Built in registers (16-byte stores reloaded as 64 bytes would stall store
+  // forwarding).
   __m512i o[4];
-  for (int t = 0; t < 4; ++t) o[t] = _mm512_load_si512(obytes + 64 * t);
-  for (int32_t i = 0; i < n; i += 64) {
-    const __mmask64 m = tail_mask64(n - i);
-    const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-    _mm512_mask_storeu_epi8(out + i, m, lut256(o, d));
+  for (int t = 0; t < 4; ++t) {
+    __m128i part[4];
+    for (int k = 0; k < 4; ++k) {
+      const int32_t d = 64 * t + 16 * k;
+      if (d >= dend) {
+        part[k] = _mm_set1_epi8(-128);
+        continue;
+      }
+      const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
+      const __mmask16 keep =
+          _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
+      __m512i v = requant64_avx512(rq, _mm512_loadu_si512(table + d));
+      v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
+      v = _mm512_mask_blend_epi32(keep, lo, v);
+      part[k] = _mm512_cvtepi32_epi8(v);
+    }
+    o[t] = _mm512_inserti32x4(
+        _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(part[0]), part[1], 1),
+                           part[2], 2),
+        part[3], 3);
   }
-  return true;
+  if (!kWeights) {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      _mm512_mask_storeu_epi8(out + i, m, lut256(o, d));
+    }
+    return 0;
+  }
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  __m512i sw = _mm512_setzero_si512();
+  if (dend <= 128) {
+    // o(d) = -128 (weight 0) from d = 128 on: the weight table's lower half,
+    // one vpermi2b zero-masked on d's top bit (and past n).
+    const __m512i w0 = _mm512_xor_si512(o[0], flip), w1 = _mm512_xor_si512(o[1], flip);
+    for (int32_t i = 0; i < n_pad; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);  // all-zero past n
+      const __mmask64 mp = tail_mask64(n_pad - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      const __m512i w =
+          _mm512_maskz_permutex2var_epi8(m & ~_mm512_movepi8_mask(d), w0, d, w1);
+      sw = _mm512_add_epi64(sw, _mm512_sad_epu8(w, zero));
+      _mm512_mask_storeu_epi8(out + i, mp, w);
+    }
+    return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
+  }
+  for (int32_t i = 0; i < n_pad; i += 64) {
+    const __mmask64 m = tail_mask64(n - i);  // all-zero past n
+    const __mmask64 mp = tail_mask64(n_pad - i);
+    const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+    const __m512i w = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(lut256(o, d), flip));
+    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(w, zero));
+    _mm512_mask_storeu_epi8(out + i, mp, w);
+  }
+  return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
+}
+
+
+template <bool kWeights>
+ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const uint16_t* dcut,
+                                                 const int32_t* table, int32_t diff_min,
+                                                 const int8_t* in, int8_t* out, int32_t n,
+                                                 int32_t n_pad) {
+  const LutRowStats st = softmax_lut_stats_avx512(planes, in, n);
+  int num_bits_over_unit = 0;
+  const int32_t shifted_scale = q::get_reciprocal(st.sum, 12, &num_bits_over_unit);
+  if (shifted_scale == INT32_MIN) return -1;
+  return softmax_lut_out_avx512<kWeights>(dcut, table, diff_min, in, out, n, n_pad, st,
+                                          shifted_scale, num_bits_over_unit + 31 - 8);
+}
+
+// gemmlowp's one_over_one_plus_x_for_x_in_0_1 (see q::) on 16 lanes, for
+// a in [0, 2^31): the Newton steps of 16 rows' reciprocals at once.
+ATTN_T_AVX512 inline __m512i srdhm_vv_avx512(__m512i a, __m512i b) {
+  const __m512i nudge = _mm512_set1_epi64(int64_t{1} << 30);
+  const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(a, b), nudge);
+  const __m512i po = _mm512_add_epi64(
+      _mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)), nudge);
+  const __m512i r = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xaaaa),
+                                            _mm512_srli_epi64(pe, 31),
+                                            _mm512_slli_epi64(_mm512_srli_epi64(po, 31), 32));
+  const __m512i vmin = _mm512_set1_epi32(INT32_MIN);
+  const __mmask16 both = _mm512_cmpeq_epi32_mask(a, vmin) & _mm512_cmpeq_epi32_mask(b, vmin);
+  return _mm512_mask_mov_epi32(r, both, _mm512_set1_epi32(INT32_MAX));
+}
+
+template <int kExp>
+ATTN_T_AVX512 inline __m512i saturating_shl_avx512(__m512i x) {
+  const __m512i thr = _mm512_set1_epi32(static_cast<int32_t>((int64_t{1} << (31 - kExp)) - 1));
+  const __mmask16 hi = _mm512_cmpgt_epi32_mask(x, thr);
+  const __mmask16 lo = _mm512_cmplt_epi32_mask(x, _mm512_sub_epi32(_mm512_setzero_si512(), thr));
+  __m512i r = _mm512_slli_epi32(x, kExp);
+  r = _mm512_mask_mov_epi32(r, hi, _mm512_set1_epi32(INT32_MAX));
+  return _mm512_mask_mov_epi32(r, lo, _mm512_set1_epi32(INT32_MIN));
+}
+
+ATTN_T_AVX512 __m512i one_over_one_plus_x_avx512(__m512i a) {
+  // rounding_half_sum(a, INT32_MAX) for a >= 0: (a + 2^31) / 2 = (a >> 1) + 2^30.
+  const __m512i half_denominator =
+      _mm512_add_epi32(_mm512_srli_epi32(a, 1), _mm512_set1_epi32(int32_t{1} << 30));
+  const __m512i k48over17 = _mm512_set1_epi32(1515870810);
+  const __m512i kneg32over17 = _mm512_set1_epi32(-1010580540);
+  const __m512i one_q2 = _mm512_set1_epi32(int32_t{1} << 29);
+  __m512i x = _mm512_add_epi32(k48over17, srdhm_vv_avx512(half_denominator, kneg32over17));
+  for (int i = 0; i < 3; ++i) {
+    const __m512i one_minus = _mm512_sub_epi32(one_q2, srdhm_vv_avx512(half_denominator, x));
+    x = _mm512_add_epi32(x, saturating_shl_avx512<2>(srdhm_vv_avx512(x, one_minus)));
+  }
+  return saturating_shl_avx512<1>(x);
+}
+
+// The tiled core's softmax rows (softmax_s8_tile_w) at level 3 with the
+// byte tables: every row's statistics, the reciprocals of 16 rows at once,
+// then every row's outputs. Rows below 64 columns, or whose reciprocal hits
+// srdhm's saturating case, take softmax_s8_row_w.
+ATTN_T_AVX512VBMI void softmax_tile_avx512(const uint8_t* lut, const int32_t* table,
+                                           int32_t diff_min, int8_t* rows, std::size_t stride,
+                                           int32_t nq, const int32_t* n, int32_t n_pad,
+                                           int32_t* sum_w) {
+  const auto* dcut = reinterpret_cast<const uint16_t*>(lut + 772);
+  for (int32_t r0 = 0; r0 < nq; r0 += 16) {
+    const int32_t cnt = nq - r0 < 16 ? nq - r0 : 16;
+    LutRowStats st[16];
+    alignas(64) int32_t a[16];
+    int hp1[16];
+    bool lut_row[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      a[t] = 0;
+      hp1[t] = 0;
+      lut_row[t] = false;
+      if (t >= cnt) continue;
+      const int32_t r = r0 + t;
+      int8_t* row = rows + static_cast<std::size_t>(r) * stride;
+      if (n[r] < 64) continue;
+      st[t] = softmax_lut_stats_avx512(lut, row, n[r]);
+      if (st[t].sum <= 0) continue;
+      lut_row[t] = true;
+      hp1[t] = q::clz32(static_cast<uint32_t>(st[t].sum));
+      a[t] = static_cast<int32_t>(
+          (static_cast<uint32_t>(st[t].sum) << hp1[t]) - 0x80000000u);  // in [0, 2^31)
+    }
+    alignas(64) int32_t scale[16];
+    _mm512_store_si512(scale, one_over_one_plus_x_avx512(_mm512_load_si512(a)));
+    for (int32_t t = 0; t < cnt; ++t) {
+      const int32_t r = r0 + t;
+      auto* row = rows + static_cast<std::size_t>(r) * stride;
+      if (lut_row[t] && scale[t] != INT32_MIN) {
+        sum_w[r] = softmax_lut_out_avx512<true>(dcut, table, diff_min, row, row, n[r], n_pad, st[t],
+                                                scale[t], (12 - hp1[t]) + 31 - 8);
+      } else {
+        sum_w[r] = softmax_s8_row_w(lut, table, diff_min, row, reinterpret_cast<uint8_t*>(row),
+                                    n[r], n_pad);
+      }
+    }
+  }
+}
+
+ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min, const int8_t* in,
+                                          int8_t* out, int32_t n) {
+  alignas(64) uint8_t planes[768];
+  if (!softmax_lut_planes_avx512(table, diff_min, planes)) return false;
+  return softmax_lut_row_avx512<false>(planes, nullptr, table, diff_min, in, out, n, n) >= 0;
+}
+
+// ------------------------------------------------------------- query tiles
+// qk_tile_s8 / pv_tile_s8 at levels 2 and 3: one body
+// (kernels_s8_tile_x86-inl.h) over each level's vector ops.
+namespace tile512 {
+using V = __m512i;
+constexpr int kLanes = 16;
+constexpr int kQkRows = 8;  // 8 rows x 2 key vectors: 16 accumulators
+constexpr int kPvRows = 4;  // 4 rows x 4 column vectors
+ATTN_T_AVX512 inline V zero() { return _mm512_setzero_si512(); }
+ATTN_T_AVX512 inline V load(const void* p) { return _mm512_loadu_si512(p); }
+ATTN_T_AVX512 inline V bcast4(const void* p) {
+  int32_t x = 0;
+  std::memcpy(&x, p, 4);
+  return _mm512_set1_epi32(x);
+}
+ATTN_T_AVX512 inline V set1(int32_t x) { return _mm512_set1_epi32(x); }
+// vpdpbusd in asm: GCC 12 copies (and spills) arrays of accumulators around
+// the intrinsic every iteration; the tied operand keeps them in registers.
+ATTN_T_AVX512 inline V dp(V acc, V u, V s) {
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(s));
+  return acc;
+}
+ATTN_T_AVX512 inline V sub(V a, V b) { return _mm512_sub_epi32(a, b); }
+ATTN_T_AVX512 inline V mul(V a, V b) { return _mm512_mullo_epi32(a, b); }
+ATTN_T_AVX512 inline void store(void* p, V v) { _mm512_storeu_si512(p, v); }
+#define ATTN_TILE_T ATTN_T_AVX512
+#include "int8/kernels_s8_tile_x86-inl.h"
+#undef ATTN_TILE_T
+
+// qk_tile_s8_rq's epilogue: each 16-key result vector requantized in 64-bit
+// lanes (requant64_avx512 with the row's constants) and stored as 16 bytes,
+// vpmovsdb's saturation being requantize's clamp.
+struct StoreRq {
+  Requant64Avx512 c;
+  const int64_t* k;    // per row: the folded constant K
+  const int64_t* thr;  // per row: offset m - 2^30
+  int8_t* out;
+  std::size_t stride;
+  ATTN_T_AVX512 void operator()(int32_t r, int32_t kv, V v) const {
+    Requant64Avx512 cr = c;
+    cr.k = _mm512_set1_epi64(k[r]);
+    cr.thr = _mm512_set1_epi64(thr[r]);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + static_cast<std::size_t>(r) * stride +
+                                                static_cast<std::size_t>(kv) * 16),
+                     _mm512_cvtsepi32_epi8(requant64_avx512(cr, v)));
+  }
+};
+
+// Rows in chunks of 16 (the per-row constants on the stack).
+ATTN_T_AVX512 void qk_tile_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                              const int32_t* ksum, int32_t nkeys, int32_t n,
+                              const int32_t* offsets, int32_t multiplier, int e, int32_t out_zp,
+                              int8_t* out, std::size_t out_stride) {
+  StoreRq st;
+  st.c.vshift = _mm_cvtsi32_si128(31 + e);
+  st.c.mult = _mm512_set1_epi64(multiplier);
+  st.c.two31 = _mm512_set1_epi64(int64_t{1} << 31);
+  st.c.round_neg = static_cast<__mmask16>(e > 0 ? 0xffff : 0);
+  st.c.k = st.c.thr = _mm512_setzero_si512();
+  const int64_t half = e > 0 ? int64_t{1} << (e - 1) : 0;
+  const int64_t base = (int64_t{1} << 30) + half * (int64_t{1} << 31) +
+                       static_cast<int64_t>(out_zp) * (int64_t{1} << (31 + e));
+  const std::size_t urow = round_up_s8(static_cast<std::size_t>(n), 4);
+  for (int32_t r0 = 0; r0 < nq; r0 += 16) {
+    const int32_t cnt = nq - r0 < 16 ? nq - r0 : 16;
+    int64_t k[16], thr[16];
+    for (int32_t t = 0; t < cnt; ++t) {
+      const int64_t om = static_cast<int64_t>(offsets[r0 + t]) * multiplier;
+      k[t] = base - om;
+      thr[t] = om - (int64_t{1} << 30);
+    }
+    st.k = k;
+    st.thr = thr;
+    st.out = out + static_cast<std::size_t>(r0) * out_stride;
+    st.stride = out_stride;
+    qk_tile_emit(u + static_cast<std::size_t>(r0) * urow, cnt, zp, kpacked, ksum, nkeys, n, st);
+  }
+}
+}  // namespace tile512
+
+namespace tile256 {
+using V = __m256i;
+constexpr int kLanes = 8;
+constexpr int kQkRows = 4;  // 4 rows x 2 key vectors: 8 accumulators
+constexpr int kPvRows = 2;  // 2 rows x 4 column vectors
+ATTN_T_AVXVNNI inline V zero() { return _mm256_setzero_si256(); }
+ATTN_T_AVXVNNI inline V load(const void* p) {
+  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+}
+ATTN_T_AVXVNNI inline V bcast4(const void* p) {
+  int32_t x = 0;
+  std::memcpy(&x, p, 4);
+  return _mm256_set1_epi32(x);
+}
+ATTN_T_AVXVNNI inline V set1(int32_t x) { return _mm256_set1_epi32(x); }
+ATTN_T_AVXVNNI inline V dp(V acc, V u, V s) {
+  __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u), "x"(s));
+  return acc;
+}
+ATTN_T_AVXVNNI inline V sub(V a, V b) { return _mm256_sub_epi32(a, b); }
+ATTN_T_AVXVNNI inline V mul(V a, V b) { return _mm256_mullo_epi32(a, b); }
+ATTN_T_AVXVNNI inline void store(void* p, V v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
+#define ATTN_TILE_T ATTN_T_AVXVNNI
+#include "int8/kernels_s8_tile_x86-inl.h"
+#undef ATTN_TILE_T
+}  // namespace tile256
+
+// vpack_s8 with SSE2 (baseline x86-64): 4 rows x 16 columns interleaved by
+// two rounds of unpacks into one 64-byte block; edges scalar.
+void vpack_sse2(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
+  const int32_t groups = (nrows + 3) / 4;
+  const int32_t cblocks = (n + 15) / 16;
+  const int32_t full_g = nrows / 4;
+  const int32_t full_cb = n / 16;
+  for (int32_t g = 0; g < groups; ++g) {
+    const int8_t* r0 = v + static_cast<std::size_t>(4 * g) * stride;
+    for (int32_t cb = 0; cb < cblocks; ++cb) {
+      int8_t* d = packed + (static_cast<std::size_t>(g) * static_cast<std::size_t>(cblocks) +
+                            static_cast<std::size_t>(cb)) * 64;
+      if (g < full_g && cb < full_cb) {
+        const int8_t* p = r0 + 16 * static_cast<std::size_t>(cb);
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + stride));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * stride));
+        const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 3 * stride));
+        const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+        const __m128i ce_lo = _mm_unpacklo_epi8(c, e), ce_hi = _mm_unpackhi_epi8(c, e);
+        auto* o = reinterpret_cast<__m128i*>(d);
+        _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(ab_lo, ce_lo));
+        _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, ce_lo));
+        _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, ce_hi));
+        _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, ce_hi));
+        continue;
+      }
+      for (int32_t c = 0; c < 16; ++c) {
+        for (int32_t t = 0; t < 4; ++t) {
+          const int32_t r = 4 * g + t;
+          const int32_t col = 16 * cb + c;
+          d[4 * c + t] = r < nrows && col < n
+                             ? v[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col)]
+                             : int8_t{0};
+        }
+      }
+    }
+  }
+}
+
+// sum_c x[c] of n signed bytes: vpsadbw of x ^ 0x80 (= x + 128) per 16
+// bytes, less 128 per byte; the tail scalar.
+int32_t sum_s8_sse2(const int8_t* x, int32_t n) {
+  const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
+  __m128i acc = _mm_setzero_si128();
+  int32_t c = 0;
+  for (; c + 16 <= n; c += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + c));
+    acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(v, flip), _mm_setzero_si128()));
+  }
+  int32_t s = _mm_cvtsi128_si32(acc) + _mm_cvtsi128_si32(_mm_srli_si128(acc, 8)) - 128 * c;
+  for (; c < n; ++c) s += x[c];
+  return s;
+}
+
+// kpack_s8 with SSE2: in a full block of 16 keys, 4 keys x 16 columns (4
+// groups) at a time are a 4x4 transpose of dwords, one 16-byte store per
+// group; the groups past the last 16 columns, and a partial last block,
+// as kpack_s8_ref.
+void kpack_sse2(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+                int32_t* ksum) {
+  const int32_t groups = (n + 3) / 4;
+  const int32_t full_blocks = nkeys / 16;
+  const int32_t chunks = n / 16;  // 16-column chunks: groups 4 ch .. 4 ch + 3
+  const std::size_t bstride = static_cast<std::size_t>(groups) * 64;
+  for (int32_t b = 0; b < full_blocks; ++b) {
+    int8_t* pb = packed + static_cast<std::size_t>(b) * bstride;
+    const int8_t* kb = k + static_cast<std::size_t>(16 * b) * k_stride;
+    for (int32_t r0 = 0; r0 < 16; r0 += 4) {
+      const int8_t* k0 = kb + static_cast<std::size_t>(r0) * k_stride;
+      for (int32_t ch = 0; ch < chunks; ++ch) {
+        const int8_t* p = k0 + 16 * static_cast<std::size_t>(ch);
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i bb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k_stride));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * k_stride));
+        const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 3 * k_stride));
+        const __m128i ab_lo = _mm_unpacklo_epi32(a, bb), ab_hi = _mm_unpackhi_epi32(a, bb);
+        const __m128i ce_lo = _mm_unpacklo_epi32(c, e), ce_hi = _mm_unpackhi_epi32(c, e);
+        int8_t* d = pb + static_cast<std::size_t>(4 * ch) * 64 + static_cast<std::size_t>(r0) * 4;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm_unpacklo_epi64(ab_lo, ce_lo));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 64), _mm_unpackhi_epi64(ab_lo, ce_lo));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 128), _mm_unpacklo_epi64(ab_hi, ce_hi));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 192), _mm_unpackhi_epi64(ab_hi, ce_hi));
+      }
+    }
+    for (int32_t r = 0; r < 16; ++r) {
+      const int8_t* kj = kb + static_cast<std::size_t>(r) * k_stride;
+      ksum[16 * b + r] = sum_s8_sse2(kj, n);
+      for (int32_t g = 4 * chunks; g < groups; ++g) {
+        int8_t* d = pb + static_cast<std::size_t>(g) * 64 + static_cast<std::size_t>(r) * 4;
+        for (int32_t t = 0; t < 4; ++t) d[t] = 4 * g + t < n ? kj[4 * g + t] : int8_t{0};
+      }
+    }
+  }
+  if (full_blocks * 16 < nkeys) {
+    const auto done = static_cast<std::size_t>(full_blocks);
+    kpack_s8_ref(k + done * 16 * k_stride, k_stride, nkeys - full_blocks * 16, n,
+                 packed + done * bstride, ksum + done * 16);
+  }
+}
+
+// qtile_s8_pack with SSE2: u = q ^ 0x80 and its sum (vpsadbw) 16 bytes at a
+// time; the tail scalar.
+void qtile_pack_sse2(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
+                     uint8_t* u, int32_t* qsum) {
+  const std::size_t row = round_up_s8(static_cast<std::size_t>(n), 4);
+  const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
+  for (int32_t i = 0; i < nq; ++i) {
+    const int8_t* qi = q + static_cast<std::size_t>(i) * q_stride;
+    uint8_t* ui = u + static_cast<std::size_t>(i) * row;
+    __m128i acc = _mm_setzero_si128();
+    int32_t c = 0;
+    for (; c + 16 <= n; c += 16) {
+      const __m128i x =
+          _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qi + c)), flip);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(ui + c), x);
+      acc = _mm_add_epi64(acc, _mm_sad_epu8(x, _mm_setzero_si128()));
+    }
+    int32_t s = _mm_cvtsi128_si32(acc) + _mm_cvtsi128_si32(_mm_srli_si128(acc, 8)) - 128 * c;
+    for (; c < n; ++c) {
+      ui[c] = static_cast<uint8_t>(static_cast<uint8_t>(qi[c]) ^ 0x80u);
+      s += qi[c];
+    }
+    for (std::size_t e = static_cast<std::size_t>(n); e < row; ++e) ui[e] = 0;
+    qsum[i] = s - zp * n;
+  }
 }
 
 // ------------------------------------------------------------- dispatch
@@ -1161,6 +1738,113 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
   }
   if (level() >= 1) return softmax_avx2(exp_table, diff_min, in, out, n);
   softmax_s8_row_ref(exp_table, diff_min, in, out, n);
+}
+
+
+bool tile_s8_fast() { return level() >= 2; }
+
+void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
+                std::size_t out_stride) {
+  switch (level()) {
+    case 3:
+      return tile512::qk_tile(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
+    case 2:
+      return tile256::qk_tile(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
+    default:
+      return qk_tile_s8_ref(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
+  }
+}
+
+bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                   const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                   int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
+                   std::size_t out_stride) {
+  // The 64-bit form: multiplier > 0, shift in [-23, 0] (see requantize64_avx512).
+  if (level() != 3 || multiplier <= 0 || shift > 0 || shift < -23) return false;
+  tile512::qk_tile_rq(u, nq, zp, kpacked, ksum, nkeys, n, offsets, multiplier, -shift, out_zp,
+                      out, out_stride);
+  return true;
+}
+
+void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
+  if (level() >= 1) return vpack_sse2(v, stride, nrows, n, packed);
+  vpack_s8_ref(v, stride, nrows, n, packed);
+}
+
+void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+              int32_t* ksum) {
+  if (level() >= 1) return kpack_sse2(k, k_stride, nkeys, n, packed, ksum);
+  kpack_s8_ref(k, k_stride, nkeys, n, packed, ksum);
+}
+
+void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
+                   uint8_t* u, int32_t* qsum) {
+  if (level() >= 1) return qtile_pack_sse2(q, q_stride, nq, zp, n, u, qsum);
+  qtile_s8_pack_ref(q, q_stride, nq, zp, n, u, qsum);
+}
+
+void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
+  switch (level()) {
+    case 3:
+      return tile512::pv_tile(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
+    case 2:
+      return tile256::pv_tile(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
+    default:
+      return pv_tile_s8_ref(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
+  }
+}
+
+
+void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
+                             void* lut) {
+  auto* b = static_cast<uint8_t*>(lut);
+  // [0, 768) planes, 768 flag, [772, 790) dcut.
+  b[768] = 0;
+  if (n_max >= 64 && cpu_level() >= 3 && cpu_vbmi()) {
+    b[768] = softmax_lut_planes_avx512(exp_table, diff_min, b) ? 1 : 0;
+    softmax_lut_dcut(exp_table, reinterpret_cast<uint16_t*>(b + 772));
+  }
+}
+
+int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
+                         const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad) {
+  if (n == 0) {
+    std::memset(w, 0, static_cast<std::size_t>(n_pad));
+    return 0;
+  }
+  const auto* b = static_cast<const uint8_t*>(lut);
+  if (level() == 3 && n >= 64 && b[768] != 0) {
+    const int32_t sum = softmax_lut_row_avx512<true>(
+        b, reinterpret_cast<const uint16_t*>(b + 772), exp_table, diff_min, in,
+        reinterpret_cast<int8_t*>(w), n, n_pad);
+    if (sum >= 0) return sum;
+  }
+  softmax_s8_row(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
+  int32_t sum = 0;
+  for (int32_t c = 0; c < n; ++c) {
+    w[c] = static_cast<uint8_t>(w[c] ^ 0x80u);
+    sum += w[c];
+  }
+  for (int32_t c = n; c < n_pad; ++c) w[c] = 0;
+  return sum;
+}
+
+
+void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
+                       std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
+                       int32_t* sum_w) {
+  const auto* b = static_cast<const uint8_t*>(lut);
+  if (level() == 3 && b[768] != 0) {
+    softmax_tile_avx512(b, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
+    return;
+  }
+  for (int32_t r = 0; r < nq; ++r) {
+    int8_t* row = rows + static_cast<std::size_t>(r) * stride;
+    sum_w[r] = softmax_s8_row_w(lut, exp_table, diff_min, row, reinterpret_cast<uint8_t*>(row),
+                                n[r], n_pad);
+  }
 }
 
 }  // namespace detail

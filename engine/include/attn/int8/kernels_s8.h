@@ -101,6 +101,106 @@ void softmax_s8_row_ref(const int32_t* exp_table, int32_t diff_min, const int8_t
 void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
                     int32_t n);
 
+// ---- Query-tile kernels (the tiled int8 core of attend_s8; see
+// ATTN_SDPA_S8_QUERY_TILE in attn/sdpa_s8.h). Q K^T and P V of a tile of query
+// rows as small int8 GEMMs over a packed K and V (packed once per call):
+//
+// kpack_s8: K rows in blocks of 16 keys; block b holds, for each group
+// g < G = ceil(n / 4) of 4 columns, 16 keys x 4 bytes:
+//   packed[(b * G + g) * 64 + r * 4 + t] = k[(16 b + r) * k_stride + 4 g + t]
+// (0 past nkeys or n), and ksum[j] = sum_c k[j][c] for j < round16(nkeys)
+// (0 past nkeys). packed: kpack_s8_bytes(nkeys, n) bytes.
+constexpr std::size_t round_up_s8(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
+constexpr std::size_t kpack_s8_bytes(int32_t nkeys, int32_t n) {
+  return round_up_s8(static_cast<std::size_t>(nkeys), 16) * round_up_s8(static_cast<std::size_t>(n), 4);
+}
+void kpack_s8_ref(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+                  int32_t* ksum);
+void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+              int32_t* ksum);
+
+// qtile_s8_pack: nq query rows as unsigned bytes u = q ^ 0x80 = q + 128, rows of
+// round4(n) bytes (0 past n): u[i * round4(n) + c]; qsum[i] = sum_c (q[i][c] - zp).
+void qtile_s8_pack_ref(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
+                       uint8_t* u, int32_t* qsum);
+void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
+                   uint8_t* u, int32_t* qsum);
+
+// qk_tile_s8: out[i * out_stride + j] = sum_c (q[i][c] - zp) * k[j][c] for
+// i < nq, j < nkeys, from qtile_s8_pack / kpack_s8 data. Computed as
+//   sum_c u[i][c] k[j][c] - (128 + zp) ksum[j]     (vpdpbusd: u unsigned, k signed)
+// exact (int32 wrap-around cancels; the result fits for n <= 65793). Rows of
+// out hold round16(nkeys) entries: the kernels write whole 16-key blocks
+// (entries past nkeys unspecified).
+void qk_tile_s8_ref(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                    const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
+                    std::size_t out_stride);
+void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
+                std::size_t out_stride);
+
+// qk_tile_s8_rq: qk_tile_s8 with the requantization fused (the scores of the
+// tiled core): out[i * out_stride + j] =
+//   requantize(qk[i][j] - offsets[i], multiplier, shift, out_zp)
+// (requantize_row_s8 of each row; qk[i][j] - offsets[i] must not overflow)
+// for i < nq, j < nkeys; rows hold round16(nkeys) entries (whole 16-key
+// blocks written, entries past nkeys unspecified). Returns false, writing
+// nothing, when this build / level has no fused form for these parameters:
+// the caller then runs qk_tile_s8 and requantize_row_s8.
+void qk_tile_s8_rq_ref(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                       const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                       int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
+                       std::size_t out_stride);
+bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                   const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                   int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
+                   std::size_t out_stride);
+
+// vpack_s8: V rows in groups of 4, columns in blocks of 16; group g, block cb:
+//   packed[(g * CB + cb) * 64 + c * 4 + t] = v[(4 g + t) * stride + 16 cb + c]
+// (CB = ceil(n / 16); 0 past nrows or n). packed: vpack_s8_bytes(nrows, n).
+constexpr std::size_t vpack_s8_bytes(int32_t nrows, int32_t n) {
+  return round_up_s8(static_cast<std::size_t>(nrows), 4) * round_up_s8(static_cast<std::size_t>(n), 16);
+}
+void vpack_s8_ref(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
+void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
+
+// pv_tile_s8: acc[i * acc_stride + c] = sum_{j < nrows} w[i * w_stride + j] * v[j][c]
+// for i < nq, c < n (weights unsigned, 0..255; v from vpack_s8 of at least
+// nrows rows). Each w row holds round4(nrows) bytes, those past nrows 0.
+// Rows of acc hold round16(n) entries (whole 16-column blocks are written).
+void pv_tile_s8_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                    int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride);
+void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride);
+
+// Softmax rows of the tiled core: softmax_s8_tile_prepare builds once per
+// exp table whatever this build's row kernel precomputes for rows of at most
+// n_max columns (lut: kSoftmaxS8LutBytes bytes; x86 builds the AVX512_VBMI
+// byte tables from 64 columns on); softmax_s8_row_w then writes the unsigned
+// weights w[c] = softmax_s8_row(in)[c] + 128 for c < n and 0 for
+// n <= c < n_pad, and returns sum_c w[c] (n = 0: zeros, 0). in and w may be
+// the same buffer.
+inline constexpr std::size_t kSoftmaxS8LutBytes = 832;
+void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
+                             void* lut);
+int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in,
+                             uint8_t* w, int32_t n, int32_t n_pad);
+int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
+                         const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad);
+
+// The same over nq rows in place: row r (rows + r * stride) holds n[r] int8
+// inputs (n[r] in [0, 4095]; 0: an all-zero weight row) and receives its
+// weights, 0 up to n_pad; sum_w[r] gets their sum. Exactly softmax_s8_row_w
+// per row (x86 with AVX512_VBMI batches the reciprocals of 16 rows).
+void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
+                       std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
+                       int32_t* sum_w);
+
+// True when this build's tile kernels beat the per-row kernels (attend_s8
+// then takes the tiled path): x86 at AVX-VNNI or AVX-512 VNNI.
+bool tile_s8_fast();
+
 // Name of the kernel set dot_s8 / mac_s8 use: "ref", "dsp" or "mve".
 const char* kernels_s8_name();
 
