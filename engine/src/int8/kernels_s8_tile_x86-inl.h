@@ -51,8 +51,10 @@ ATTN_TILE_T inline void qk_rows(int32_t nq, const uint8_t* u, std::size_t urow, 
   const uint8_t* ut = u + static_cast<std::size_t>(i) * urow;
   switch (nq - i) {
 #define ATTN_TILE_QK_CASE(R)                                                                   \
-  case R:                                                                                      \
-    if constexpr (R < kQkRows) qk_block<R, NV>(ut, urow, kp, kstep, groups, corr_mul, ksum, emit, i, kv0); \
+  case (R):                                                                                    \
+    if constexpr ((R) < kQkRows) {                                                             \
+      qk_block<(R), NV>(ut, urow, kp, kstep, groups, corr_mul, ksum, emit, i, kv0);            \
+    }                                                                                          \
     break;
     ATTN_TILE_QK_CASE(1)
     ATTN_TILE_QK_CASE(2)
@@ -107,7 +109,7 @@ struct StoreI32 {
   }
 };
 
-ATTN_TILE_T void qk_tile(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+ATTN_TILE_T inline void qk_tile(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                          const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
                          std::size_t out_stride) {
   qk_tile_emit(u, nq, zp, kpacked, ksum, nkeys, n, StoreI32{out, out_stride});
@@ -154,8 +156,9 @@ ATTN_TILE_T inline void pv_rows(int32_t nq, const uint8_t* w, std::size_t w_stri
   }
 }
 
-ATTN_TILE_T void pv_tile(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                         int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
+ATTN_TILE_T inline void pv_tile(const uint8_t* w, std::size_t w_stride, int32_t nq,
+                                const int8_t* vpacked,
+                                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
   const int32_t groups = (nrows + 3) / 4;
   const int32_t cblocks = (n + 15) / 16;
   const std::size_t gstep = static_cast<std::size_t>(cblocks) * 64;

@@ -836,8 +836,8 @@ ATTN_T_AVX512 inline __m512i requant_avx512(const RequantAvx512& c, __m512i x) {
 // requantize). Even lanes multiply in place, odd lanes after a 32-bit shift;
 // a merge-masked vpshufd puts the odd results between the even ones.
 struct Requant64Avx512 {
-  __m128i vshift;
   __m512i mult, k, thr, two31;
+  __m128i vshift;
   __mmask16 round_neg;  // all ones when e > 0
 };
 ATTN_T_AVX512 inline __m512i requant64_half(const Requant64Avx512& c, __m512i x) {
