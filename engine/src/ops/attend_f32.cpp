@@ -126,14 +126,22 @@ void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t, cons
 }
 
 // Second pass: writes softmax probabilities for rows [i0, i0+nq) into weights.
+// The scores are recomputed over exactly the key blocks of the first pass
+// (keys below kv_end, the same block bounds): a kernel call over more keys may
+// group a key differently and round its score differently, and a score above
+// the first pass's max would give a probability above 1. Keys from kv_end on
+// are masked for every row of the tile: probability 0.
 void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
                    int32_t i0, int32_t nq) {
+  const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
   for (int32_t j0 = 0; j0 < a.seq_kv; j0 += lay.bk) {
-    const int32_t nk = a.seq_kv - j0 < lay.bk ? a.seq_kv - j0 : lay.bk;
-    score_block(a, mask, t, lay, i0, nq, j0, nk, nullptr);
+    const int32_t nb = a.seq_kv - j0 < lay.bk ? a.seq_kv - j0 : lay.bk;
+    const int32_t left = kv_end - j0;
+    const int32_t nk = left <= 0 ? 0 : (left < nb ? left : nb);
+    if (nk > 0) score_block(a, mask, t, lay, i0, nq, j0, nk, nullptr);
     // exp(s - m) with the kernels: softmax_t against the final max (which no
     // block exceeds, so nothing is rescaled), or exp_sub_sum per row.
-    if (lay.transposed) {
+    if (lay.transposed && nk > 0) {
       float m_copy[kSdpaQueryTile];
       float l_unused[kSdpaQueryTile];
       for (int32_t r = 0; r < lay.tq; ++r) {
@@ -146,10 +154,10 @@ void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, co
       float* s = t.s + idx(r) * lay.row;
       float* w = a.weights + idx(i0 + r) * idx(a.seq_kv) + idx(j0);
       const bool empty = t.visible[r] == 0;
-      if (!empty && !lay.transposed) kernels::exp_sub_sum_f32(s, nk, t.m[r]);
+      if (!empty && !lay.transposed && nk > 0) kernels::exp_sub_sum_f32(s, nk, t.m[r]);
       const float scale = empty ? 0.0f : a.weights_alpha / t.l[r];
-      for (int32_t j = 0; j < nk; ++j) {
-        const float p = empty ? 0.0f : s[idx(j) * lay.col] * scale;
+      for (int32_t j = 0; j < nb; ++j) {
+        const float p = empty || j >= nk ? 0.0f : s[idx(j) * lay.col] * scale;
         w[j] = a.accumulate_weights ? w[j] + p : p;
       }
     }
