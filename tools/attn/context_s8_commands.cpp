@@ -112,13 +112,7 @@ void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& f, bool general
   shape.seq = to_i32(qk.seq);
   shape.query_dim = to_i32(qk.dq);
   shape.key_dim = to_i32(qk.dk);
-  std::vector<int32_t> lengths;
-  if (!files.key_lengths.empty()) lengths = load_key_lengths(files.key_lengths, shape.batch, shape.seq);
-  const auto ctx_shape = batched_shape(qk.batched, qk.b, {qk.dk});
-  const auto w_shape = batched_shape(qk.batched, qk.b, {qk.seq});
-  std::vector<int8_t> ctx(output_count(ctx_shape, files.out));
-  std::vector<int8_t> weights;
-  if (!files.weights_out.empty()) weights.resize(output_count(w_shape, files.weights_out));
+  ContextBuffers<int8_t> o(qk, files.out, files.weights_out, files.key_lengths);
 
   const char* op = general ? "luong-general" : "luong-dot";
   attn::LuongS8Params params;
@@ -138,13 +132,10 @@ void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& f, bool general
   }
   auto scratch = make_scratch(scratch_bytes);
   attn::LuongS8Args args;
-  args.query = qk.query.data();
-  args.keys = qk.keys.data();
-  args.context = ctx.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
-  args.key_lengths = lengths.empty() ? nullptr : lengths.data();
+  o.bind(qk, &args);
   check_status(attn::luong_s8(params, args, scratch_of(scratch)), op);
-  write_s8_outputs({{files.out, ctx_shape, ctx.data()}, {files.weights_out, w_shape, weights.data()}});
+  write_s8_outputs({{files.out, o.ctx_shape, o.ctx.data()},
+                    {files.weights_out, o.w_shape, o.weights.data()}});
 }
 
 // --------------------------------------------------------- bahdanau --dtype int8
@@ -251,26 +242,17 @@ void run_bahdanau_s8(const BahdanauFiles& files, const BahdanauInt8Flags& f) {
   shape.query_dim = to_i32(qk.dq);
   shape.key_dim = to_i32(qk.dk);
   shape.units = to_i32(units);
-  std::vector<int32_t> lengths;
-  if (!files.key_lengths.empty()) lengths = load_key_lengths(files.key_lengths, shape.batch, shape.seq);
-  const auto ctx_shape = batched_shape(qk.batched, qk.b, {qk.dk});
-  const auto w_shape = batched_shape(qk.batched, qk.b, {qk.seq});
-  std::vector<int8_t> ctx(output_count(ctx_shape, files.out));
-  std::vector<int8_t> weights;
-  if (!files.weights_out.empty()) weights.resize(output_count(w_shape, files.weights_out));
+  ContextBuffers<int8_t> o(qk, files.out, files.weights_out, files.key_lengths);
 
   std::vector<attn::QuantizedMultiplier> storage(attn::bahdanau_s8_channel_count(shape));
   attn::BahdanauS8Params params;
   check_status(attn::bahdanau_s8_prepare(shape, quant, w, storage.data(), &params), "bahdanau");
   auto scratch = make_scratch(attn::bahdanau_s8_scratch_bytes(shape));
   attn::BahdanauS8Args args;
-  args.query = qk.query.data();
-  args.keys = qk.keys.data();
-  args.context = ctx.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
-  args.key_lengths = lengths.empty() ? nullptr : lengths.data();
+  o.bind(qk, &args);
   check_status(attn::bahdanau_s8(params, args, scratch_of(scratch)), "bahdanau");
-  write_s8_outputs({{files.out, ctx_shape, ctx.data()}, {files.weights_out, w_shape, weights.data()}});
+  write_s8_outputs({{files.out, o.ctx_shape, o.ctx.data()},
+                    {files.weights_out, o.w_shape, o.weights.data()}});
 }
 
 }  // namespace attn_cli

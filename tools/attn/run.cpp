@@ -233,10 +233,8 @@ struct ContextFlags {
   }
 };
 
-void write_context(const ContextFlags& f, const F32QueryKeys& qk, const std::vector<float>& ctx,
-                   const std::vector<float>& weights) {
-  write_outputs({{f.out, batched_shape(qk.batched, qk.b, {qk.dk}), ctx.data()},
-                 {f.weights_out, batched_shape(qk.batched, qk.b, {qk.seq}), weights.data()}});
+void write_context(const ContextFlags& f, const ContextBuffers<float>& o) {
+  write_outputs({{f.out, o.ctx_shape, o.ctx.data()}, {f.weights_out, o.w_shape, o.weights.data()}});
 }
 
 struct BahdanauFlags {
@@ -281,20 +279,12 @@ void run_bahdanau(const BahdanauFlags& f) {
   shape.query_dim = to_i32(qk.dq);
   shape.key_dim = to_i32(qk.dk);
   shape.units = to_i32(units);
-  std::vector<int32_t> lengths;
-  if (!f.io.key_lengths.empty()) lengths = load_key_lengths(f.io.key_lengths, shape.batch, shape.seq);
-  std::vector<float> ctx(output_count({qk.b, qk.dk}, f.io.out));
-  std::vector<float> weights;
-  if (!f.io.weights_out.empty()) weights.resize(output_count({qk.b, qk.seq}, f.io.weights_out));
+  ContextBuffers<float> o(qk, f.io.out, f.io.weights_out, f.io.key_lengths);
   auto scratch = make_scratch(attn::bahdanau_f32_scratch_bytes(shape));
   attn::BahdanauF32Args args;
-  args.query = qk.query.data();
-  args.keys = qk.keys.data();
-  args.context = ctx.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
-  args.key_lengths = lengths.empty() ? nullptr : lengths.data();
+  o.bind(qk, &args);
   check_status(attn::bahdanau_f32(shape, w, args, scratch_of(scratch)), "bahdanau");
-  write_context(f.io, qk, ctx, weights);
+  write_context(f.io, o);
 }
 
 void run_luong_dot(const ContextFlags& f) {
@@ -304,20 +294,12 @@ void run_luong_dot(const ContextFlags& f) {
   shape.batch = to_i32(qk.b);
   shape.seq = to_i32(qk.seq);
   shape.dim = to_i32(qk.dq);
-  std::vector<int32_t> lengths;
-  if (!f.key_lengths.empty()) lengths = load_key_lengths(f.key_lengths, shape.batch, shape.seq);
-  std::vector<float> ctx(output_count({qk.b, qk.dk}, f.out));
-  std::vector<float> weights;
-  if (!f.weights_out.empty()) weights.resize(output_count({qk.b, qk.seq}, f.weights_out));
+  ContextBuffers<float> o(qk, f.out, f.weights_out, f.key_lengths);
   auto scratch = make_scratch(attn::luong_dot_f32_scratch_bytes(shape));
   attn::LuongF32Args args;
-  args.query = qk.query.data();
-  args.keys = qk.keys.data();
-  args.context = ctx.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
-  args.key_lengths = lengths.empty() ? nullptr : lengths.data();
+  o.bind(qk, &args);
   check_status(attn::luong_dot_f32(shape, args, scratch_of(scratch)), "luong-dot");
-  write_context(f, qk, ctx, weights);
+  write_context(f, o);
 }
 
 struct LuongGeneralFlags {
@@ -344,21 +326,13 @@ void run_luong_general(const LuongGeneralFlags& f) {
   shape.seq = to_i32(qk.seq);
   shape.query_dim = to_i32(qk.dq);
   shape.key_dim = to_i32(qk.dk);
-  std::vector<int32_t> lengths;
-  if (!f.io.key_lengths.empty()) lengths = load_key_lengths(f.io.key_lengths, shape.batch, shape.seq);
-  std::vector<float> ctx(output_count({qk.b, qk.dk}, f.io.out));
-  std::vector<float> weights;
-  if (!f.io.weights_out.empty()) weights.resize(output_count({qk.b, qk.seq}, f.io.weights_out));
+  ContextBuffers<float> o(qk, f.io.out, f.io.weights_out, f.io.key_lengths);
   auto scratch = make_scratch(attn::luong_general_f32_scratch_bytes(shape));
   attn::LuongF32Args args;
-  args.query = qk.query.data();
-  args.keys = qk.keys.data();
-  args.context = ctx.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
-  args.key_lengths = lengths.empty() ? nullptr : lengths.data();
+  o.bind(qk, &args);
   check_status(attn::luong_general_f32(shape, weights_in, args, scratch_of(scratch)),
                "luong-general");
-  write_context(f.io, qk, ctx, weights);
+  write_context(f.io, o);
 }
 
 // ---------------------------------------------------------------- general
