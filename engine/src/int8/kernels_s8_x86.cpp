@@ -412,30 +412,8 @@ ATTN_T_AVX2 void softmax_avx2(const int32_t* table, int32_t diff_min, const int8
 }
 
 // ------------------------------------------------------------- AVX-VNNI (2)
-ATTN_T_AVXVNNI inline __m256i reduce8x8_vnni(const __m256i* r) {
-  const __m256i x01 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[0], r[1]),
-                                       _mm256_unpackhi_epi32(r[0], r[1]));
-  const __m256i x23 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[2], r[3]),
-                                       _mm256_unpackhi_epi32(r[2], r[3]));
-  const __m256i x45 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[4], r[5]),
-                                       _mm256_unpackhi_epi32(r[4], r[5]));
-  const __m256i x67 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[6], r[7]),
-                                       _mm256_unpackhi_epi32(r[6], r[7]));
-  const __m256i y0 =
-      _mm256_add_epi32(_mm256_unpacklo_epi64(x01, x23), _mm256_unpackhi_epi64(x01, x23));
-  const __m256i y1 =
-      _mm256_add_epi32(_mm256_unpacklo_epi64(x45, x67), _mm256_unpackhi_epi64(x45, x67));
-  return _mm256_add_epi32(_mm256_permute2x128_si256(y0, y1, 0x20),
-                          _mm256_permute2x128_si256(y0, y1, 0x31));
-}
-
-ATTN_T_AVXVNNI inline int32_t hsum8_vnni(__m256i v) {
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
-  return _mm_cvtsi128_si32(s);
-}
-
+// The AVX2 helpers (reduce8x8, hsum8) inline here: their target is a subset
+// of this level's.
 ATTN_T_AVXVNNI inline __m256i load32(const void* p) {
   return _mm256_loadu_si256(static_cast<const __m256i*>(p));
 }
@@ -449,7 +427,7 @@ ATTN_T_AVXVNNI int32_t qrow_dot_avxvnni(const uint8_t* u, int32_t zp, const int8
     a = _mm256_dpbusd_avx_epi32(a, load32(u + i), kv);
     s = _mm256_dpbusd_avx_epi32(s, cv, kv);
   }
-  return wrap_sub32(hsum8_vnni(a), hsum8_vnni(s)) + qrow_dot_tail(u, zp, k, i, n);
+  return wrap_sub32(hsum8(a), hsum8(s)) + qrow_dot_tail(u, zp, k, i, n);
 }
 
 ATTN_T_AVXVNNI void qk_avxvnni(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t stride,
@@ -470,7 +448,7 @@ ATTN_T_AVXVNNI void qk_avxvnni(const uint8_t* u, int32_t zp, const int8_t* k, st
       }
     }
     for (int t = 0; t < 8; ++t) a[t] = _mm256_sub_epi32(a[t], s[t]);
-    __m256i r = reduce8x8_vnni(a);
+    __m256i r = reduce8x8(a);
     if (nv < n) {
       alignas(32) int32_t tail[8];
       for (int t = 0; t < 8; ++t) {
@@ -496,8 +474,8 @@ ATTN_T_AVXVNNI int32_t dot_avxvnni(const int8_t* a, const int8_t* b, int32_t n, 
     acc = _mm256_dpbusd_avx_epi32(acc, _mm256_xor_si256(load32(a + i), flip), bv);
     sb = _mm256_dpbusd_avx_epi32(sb, ones, bv);
   }
-  int32_t s = hsum8_vnni(sb);
-  int32_t r = wrap_sub32(hsum8_vnni(acc), wrap_mul32(128, s));
+  int32_t s = hsum8(sb);
+  int32_t r = wrap_sub32(hsum8(acc), wrap_mul32(128, s));
   for (; i < n; ++i) {
     r += static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
     s += b[i];
