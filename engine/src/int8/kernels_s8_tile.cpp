@@ -150,13 +150,7 @@ void pv_tile_s8_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const in
   }
 }
 
-int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in,
-                             uint8_t* w, int32_t n, int32_t n_pad) {
-  if (n == 0) {
-    for (int32_t c = 0; c < n_pad; ++c) w[c] = 0;
-    return 0;
-  }
-  softmax_s8_row_ref(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
+int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad) {
   int32_t sum = 0;
   for (int32_t c = 0; c < n; ++c) {
     w[c] = static_cast<uint8_t>(w[c] ^ 0x80u);
@@ -164,6 +158,16 @@ int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const i
   }
   for (int32_t c = n; c < n_pad; ++c) w[c] = 0;
   return sum;
+}
+
+int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in,
+                             uint8_t* w, int32_t n, int32_t n_pad) {
+  if (n == 0) {
+    for (int32_t c = 0; c < n_pad; ++c) w[c] = 0;
+    return 0;
+  }
+  softmax_s8_row_ref(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
+  return weights_from_codes_s8(w, n, n_pad);
 }
 
 #if !defined(ATTN_S8_KERNELS_X86)
@@ -231,13 +235,7 @@ int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff
     return 0;
   }
   softmax_s8_row(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
-  int32_t sum = 0;
-  for (int32_t c = 0; c < n; ++c) {
-    w[c] = static_cast<uint8_t>(w[c] ^ 0x80u);
-    sum += w[c];
-  }
-  for (int32_t c = n; c < n_pad; ++c) w[c] = 0;
-  return sum;
+  return weights_from_codes_s8(w, n, n_pad);
 }
 #endif
 

@@ -188,6 +188,10 @@ int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const i
                              uint8_t* w, int32_t n, int32_t n_pad);
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
                          const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad);
+// The last step of every softmax_s8_row_w: w[c] holds softmax codes p (int8)
+// for c < n; makes them weights p + 128, zeroes n <= c < n_pad, returns the
+// weights' sum.
+int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad);
 
 // The same over nq rows in place: row r (rows + r * stride) holds n[r] int8
 // inputs (n[r] in [0, 4095]; 0: an all-zero weight row) and receives its
