@@ -832,6 +832,32 @@ ATTN_T_AVX512 inline __m512i requant64_avx512(const Requant64Avx512& c, __m512i 
                                    static_cast<_MM_PERM_ENUM>(0xa0));
 }
 
+// out[i] = int8 of requant(c, acc[i]) for i < n, requant one of the 16-lane
+// requantizations below. 64 at a time: two rounds of saturating packs clamp to
+// [-128, 127] (the 128-bit lanes interleave the four vectors; one dword
+// permute restores the order); vpmovdb to memory is slow on AMD. Tail masked.
+template <class C, __m512i (*requant)(const C&, __m512i)>
+ATTN_T_AVX512 inline void store_requantized_avx512(const C& c, const int32_t* acc, int32_t n,
+                                                   int8_t* out) {
+  int32_t i = 0;
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  for (; i + 64 <= n; i += 64) {
+    const __m512i a = requant(c, _mm512_loadu_si512(acc + i));
+    const __m512i b = requant(c, _mm512_loadu_si512(acc + i + 16));
+    const __m512i d = requant(c, _mm512_loadu_si512(acc + i + 32));
+    const __m512i e = requant(c, _mm512_loadu_si512(acc + i + 48));
+    const __m512i r = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(d, e));
+    _mm512_storeu_si512(out + i, _mm512_permutexvar_epi32(order, r));
+  }
+  for (; i < n; i += 16) {
+    const int32_t len = n - i < 16 ? n - i : 16;
+    const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
+    __m512i s = requant(c, _mm512_maskz_loadu_epi32(m, acc + i));
+    s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
+    _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(s));
+  }
+}
+
 ATTN_T_AVX512 void requantize64_avx512(const int32_t* acc, int32_t n, int32_t offset,
                                        int32_t multiplier, int e, int32_t zero_point,
                                        int8_t* out) {
@@ -845,23 +871,7 @@ ATTN_T_AVX512 void requantize64_avx512(const int32_t* acc, int32_t n, int32_t of
   c.thr = _mm512_set1_epi64(om - (int64_t{1} << 30));
   c.two31 = _mm512_set1_epi64(int64_t{1} << 31);
   c.round_neg = static_cast<__mmask16>(e > 0 ? 0xffff : 0);
-  int32_t i = 0;
-  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  for (; i + 64 <= n; i += 64) {
-    const __m512i a = requant64_avx512(c, _mm512_loadu_si512(acc + i));
-    const __m512i b = requant64_avx512(c, _mm512_loadu_si512(acc + i + 16));
-    const __m512i d = requant64_avx512(c, _mm512_loadu_si512(acc + i + 32));
-    const __m512i f = requant64_avx512(c, _mm512_loadu_si512(acc + i + 48));
-    const __m512i r = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(d, f));
-    _mm512_storeu_si512(out + i, _mm512_permutexvar_epi32(order, r));
-  }
-  for (; i < n; i += 16) {
-    const int32_t len = n - i < 16 ? n - i : 16;
-    const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
-    __m512i s = requant64_avx512(c, _mm512_maskz_loadu_epi32(m, acc + i));
-    s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
-    _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(s));
-  }
+  store_requantized_avx512<Requant64Avx512, requant64_avx512>(c, acc, n, out);
 }
 
 ATTN_T_AVX512 void requantize_avx512(const int32_t* acc, int32_t n, int32_t offset,
@@ -883,26 +893,7 @@ ATTN_T_AVX512 void requantize_avx512(const int32_t* acc, int32_t n, int32_t offs
   c.zp = _mm512_set1_epi32(zero_point);
   c.off = _mm512_set1_epi32(offset);
   c.one = _mm512_set1_epi32(1);
-  int32_t i = 0;
-  // 64 at a time: two rounds of saturating packs clamp to [-128, 127] (the
-  // 128-bit lanes interleave the four vectors; one dword permute restores
-  // the order). vpmovdb to memory is slow on AMD.
-  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  for (; i + 64 <= n; i += 64) {
-    const __m512i a = requant_avx512(c, _mm512_loadu_si512(acc + i));
-    const __m512i b = requant_avx512(c, _mm512_loadu_si512(acc + i + 16));
-    const __m512i d = requant_avx512(c, _mm512_loadu_si512(acc + i + 32));
-    const __m512i e = requant_avx512(c, _mm512_loadu_si512(acc + i + 48));
-    const __m512i r = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(d, e));
-    _mm512_storeu_si512(out + i, _mm512_permutexvar_epi32(order, r));
-  }
-  for (; i < n; i += 16) {
-    const int32_t len = n - i < 16 ? n - i : 16;
-    const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
-    __m512i s = requant_avx512(c, _mm512_maskz_loadu_epi32(m, acc + i));
-    s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
-    _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(s));
-  }
+  store_requantized_avx512<RequantAvx512, requant_avx512>(c, acc, n, out);
 }
 
 // softmax_s8_row (see softmax_s8_row_ref): the row maximum, then 16 columns
@@ -1800,13 +1791,7 @@ int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff
     if (sum >= 0) return sum;
   }
   softmax_s8_row(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
-  int32_t sum = 0;
-  for (int32_t c = 0; c < n; ++c) {
-    w[c] = static_cast<uint8_t>(w[c] ^ 0x80u);
-    sum += w[c];
-  }
-  for (int32_t c = n; c < n_pad; ++c) w[c] = 0;
-  return sum;
+  return weights_from_codes_s8(w, n, n_pad);
 }
 
 
