@@ -12,17 +12,20 @@
 // Packed layouts: a 16-key (K) or 16-column (V) block is 64 bytes, 4 bytes per
 // lane; a 256-bit vector takes it in two halves (kLanes * 4 bytes each).
 
-// Q K^T of NQ query rows x NV key vectors: acc[q][v] over the 4-byte groups,
-// then the (128 + zp) * ksum correction; each result vector goes to
-// emit(row0 + q, kv0 + v, value) (E: StoreI32 below, or a level's fused
-// requantization).
+// Q K^T of NQ query rows x NV key vectors: acc[q][v] from emit.init(row)
+// (zero, or minus a row constant the emitter wants subtracted) over the
+// 4-byte groups, then the (128 + zp) * ksum correction; each result vector
+// goes to emit(row0 + q, kv0 + v, value) (E: StoreI32 below, or a level's
+// fused requantization). int32 wrap-around: the order of the sums does not
+// change the final value.
 template <int NQ, int NV, class E>
 ATTN_TILE_T inline void qk_block(const uint8_t* u, std::size_t urow, const int8_t* kp,
                                  std::size_t kstep, int32_t groups, V corr_mul,
                                  const int32_t* ksum, const E& emit, int32_t row0, int32_t kv0) {
   V acc[NQ][NV];
   for (int q = 0; q < NQ; ++q) {
-    for (int v = 0; v < NV; ++v) acc[q][v] = zero();
+    const V a0 = emit.init(row0 + q);
+    for (int v = 0; v < NV; ++v) acc[q][v] = a0;
   }
   // kp: the first vector's group 0; vector v of group g at kp + g * 64 + v * kstep.
   for (int32_t g = 0; g < groups; ++g) {
@@ -104,6 +107,7 @@ ATTN_TILE_T void qk_tile_emit(const uint8_t* u, int32_t nq, int32_t zp, const in
 struct StoreI32 {
   int32_t* out;
   std::size_t stride;
+  ATTN_TILE_T V init(int32_t /*r*/) const { return zero(); }
   ATTN_TILE_T void operator()(int32_t r, int32_t kv, V v) const {
     store(out + static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(kv * kLanes), v);
   }

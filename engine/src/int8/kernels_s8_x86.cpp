@@ -1349,57 +1349,8 @@ ATTN_T_AVX512 inline V mul(V a, V b) { return _mm512_mullo_epi32(a, b); }
 ATTN_T_AVX512 inline void store(void* p, V v) { _mm512_storeu_si512(p, v); }
 #define ATTN_TILE_T ATTN_T_AVX512
 #include "int8/kernels_s8_tile_x86-inl.h"
+#include "int8/kernels_s8_tile_rq_avx512-inl.h"
 #undef ATTN_TILE_T
-
-// qk_tile_s8_rq's epilogue: each 16-key result vector requantized in 64-bit
-// lanes (requant64_avx512 with the row's constants) and stored as 16 bytes,
-// vpmovsdb's saturation being requantize's clamp.
-struct StoreRq {
-  Requant64Avx512 c;
-  const int64_t* k;    // per row: the folded constant K
-  const int64_t* thr;  // per row: offset m - 2^30
-  int8_t* out;
-  std::size_t stride;
-  ATTN_T_AVX512 void operator()(int32_t r, int32_t kv, V v) const {
-    Requant64Avx512 cr = c;
-    cr.k = _mm512_set1_epi64(k[r]);
-    cr.thr = _mm512_set1_epi64(thr[r]);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + static_cast<std::size_t>(r) * stride +
-                                                static_cast<std::size_t>(kv) * 16),
-                     _mm512_cvtsepi32_epi8(requant64_avx512(cr, v)));
-  }
-};
-
-// Rows in chunks of 16 (the per-row constants on the stack).
-ATTN_T_AVX512 void qk_tile_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                              const int32_t* ksum, int32_t nkeys, int32_t n,
-                              const int32_t* offsets, int32_t multiplier, int e, int32_t out_zp,
-                              int8_t* out, std::size_t out_stride) {
-  StoreRq st;
-  st.c.vshift = _mm_cvtsi32_si128(31 + e);
-  st.c.mult = _mm512_set1_epi64(multiplier);
-  st.c.two31 = _mm512_set1_epi64(int64_t{1} << 31);
-  st.c.round_neg = static_cast<__mmask16>(e > 0 ? 0xffff : 0);
-  st.c.k = st.c.thr = _mm512_setzero_si512();
-  const int64_t half = e > 0 ? int64_t{1} << (e - 1) : 0;
-  const int64_t base = (int64_t{1} << 30) + half * (int64_t{1} << 31) +
-                       static_cast<int64_t>(out_zp) * (int64_t{1} << (31 + e));
-  const std::size_t urow = round_up_s8(static_cast<std::size_t>(n), 4);
-  for (int32_t r0 = 0; r0 < nq; r0 += 16) {
-    const int32_t cnt = nq - r0 < 16 ? nq - r0 : 16;
-    int64_t k[16], thr[16];
-    for (int32_t t = 0; t < cnt; ++t) {
-      const int64_t om = static_cast<int64_t>(offsets[r0 + t]) * multiplier;
-      k[t] = base - om;
-      thr[t] = om - (int64_t{1} << 30);
-    }
-    st.k = k;
-    st.thr = thr;
-    st.out = out + static_cast<std::size_t>(r0) * out_stride;
-    st.stride = out_stride;
-    qk_tile_emit(u + static_cast<std::size_t>(r0) * urow, cnt, zp, kpacked, ksum, nkeys, n, st);
-  }
-}
 }  // namespace tile512
 
 namespace tile256 {

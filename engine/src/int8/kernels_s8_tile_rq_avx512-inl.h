@@ -1,0 +1,74 @@
+// qk_tile_s8_rq at the AVX-512 VNNI level: the Q K^T tile GEMM
+// (kernels_s8_tile_x86-inl.h, qk_tile_emit) with the score requantization in
+// its epilogue. Included by kernels_s8_x86.cpp inside namespace tile512 after
+// that body (V = __m512i, kLanes = 16, ATTN_TILE_T the AVX-512 target).
+// No include guard: included once.
+//
+// Math, per score: total = dot - offset (int32; the caller guarantees it does
+// not overflow, as for requantize_row_s8), then TFLite's
+//   clamp(RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(total, m), e) + zp)
+// for m > 0 and shift = -e, e in [0, 23]. With P = total m (exact, |P| <= 2^62):
+//   srdhm = floor((P + 2^30) / 2^31)   (TFLite's nudge 1 - 2^30 for P < 0 and
+//           truncating division give the same floor; m > 0 excludes the one
+//           saturating case INT32_MIN x INT32_MIN)
+//   RoundingDivideByPOT(y, e) = floor((y + c - s) / 2^e), c = 2^(e-1) and
+//           s = [y < 0] for e > 0 (ties away from zero), c = s = 0 for e = 0
+// Nested floors by powers of two compose, and y < 0 <=> P < -2^30, so
+//   result = floor((P + K - s 2^31) / 2^(31 + e)),  K = 2^30 + c 2^31 + zp 2^(31+e)
+//   s = [P < -2^30] (e > 0)
+// |P + K - s 2^31| < 2^62 + 2^61 + 2^53 + 2^31 < 2^63: exact in int64. The low
+// 32 bits of the shifted lane are the int32 result (the zero point added with
+// int32 wrap-around, as requantize), vpmovsdb's saturation the clamp.
+//
+// The row constant is subtracted by starting the GEMM's accumulators at
+// -offset (int32 wrap-around cancels): K and the threshold are then the same
+// for every row, so the epilogue holds a handful of constant registers and no
+// per-row 64-bit constants. Even lanes multiply in place (vpmuldq reads the
+// low dword of each qword), odd lanes after a 32-bit shift; a merge-masked
+// vpshufd puts the odd results between the even ones.
+struct StoreRq {
+  __m512i mult, k, thr, two31;
+  __m128i vshift;
+  __mmask8 round_neg;  // all ones when e > 0
+  const int32_t* offsets;
+  int8_t* out;
+  std::size_t stride;
+  ATTN_TILE_T V init(int32_t r) const {
+    return _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_set1_epi32(offsets[r]));
+  }
+  ATTN_TILE_T inline __m512i half(__m512i x) const {
+    const __m512i p = _mm512_mul_epi32(x, mult);
+    const __m512i t = _mm512_add_epi64(p, k);
+    const __mmask8 s = _mm512_mask_cmplt_epi64_mask(round_neg, p, thr);
+    return _mm512_sra_epi64(_mm512_mask_sub_epi64(t, s, t, two31), vshift);
+  }
+  ATTN_TILE_T void operator()(int32_t r, int32_t kv, V v) const {
+    const __m512i even = half(v);
+    const __m512i odd = half(_mm512_srli_epi64(v, 32));
+    const __m512i res = _mm512_mask_shuffle_epi32(even, static_cast<__mmask16>(0xaaaa), odd,
+                                                  static_cast<_MM_PERM_ENUM>(0xa0));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + static_cast<std::size_t>(r) * stride +
+                                                static_cast<std::size_t>(kv) * 16),
+                     _mm512_cvtsepi32_epi8(res));
+  }
+};
+
+// e = -shift in [0, 23], multiplier > 0 (qk_tile_s8_rq checks).
+ATTN_TILE_T void qk_tile_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                            const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                            int32_t multiplier, int e, int32_t out_zp, int8_t* out,
+                            std::size_t out_stride) {
+  StoreRq st;
+  st.vshift = _mm_cvtsi32_si128(31 + e);
+  st.mult = _mm512_set1_epi64(multiplier);
+  st.two31 = _mm512_set1_epi64(int64_t{1} << 31);
+  st.round_neg = static_cast<__mmask8>(e > 0 ? 0xff : 0);
+  const int64_t c = e > 0 ? int64_t{1} << (e - 1) : 0;
+  st.k = _mm512_set1_epi64((int64_t{1} << 30) + c * (int64_t{1} << 31) +
+                           static_cast<int64_t>(out_zp) * (int64_t{1} << (31 + e)));
+  st.thr = _mm512_set1_epi64(-(int64_t{1} << 30));
+  st.offsets = offsets;
+  st.out = out;
+  st.stride = out_stride;
+  qk_tile_emit(u, nq, zp, kpacked, ksum, nkeys, n, st);
+}
