@@ -444,7 +444,14 @@ TEST(KernelsS8X86, QueryTileKernels) {
         // over shifts with and without rounding and per-row offsets.
         {
           std::vector<int32_t> offsets(uq);
-          for (std::size_t i = 0; i < uq; ++i) offsets[i] = static_cast<int32_t>(i * 37) - 300;
+          // Small offsets, and offsets that put qk - offset near either end of
+          // int32 (|qk| < 2^23 here): the fused forms' 64-bit products at
+          // their extremes, the zero point's int32 wrap-around, saturation.
+          for (std::size_t i = 0; i < uq; ++i) {
+            offsets[i] = i % 4 == 1   ? INT32_MAX - (1 << 23)
+                         : i % 4 == 2 ? INT32_MIN + (1 << 23)
+                                      : static_cast<int32_t>(i * 37) - 300;
+          }
           const std::size_t ss = round_up_s8(uk, 16) + 7;
           const int32_t shifts[] = {0, -1, -7, -13, -23, -24, 1};
           const int32_t mults[] = {1 << 30, 1518500250, INT32_MAX};

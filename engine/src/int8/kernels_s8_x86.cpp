@@ -1661,6 +1661,10 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
 }
 
 
+namespace {
+#include "int8/kernels_s8_pack_avx512-inl.h"
+}  // namespace
+
 bool tile_s8_fast() { return level() >= 2; }
 
 void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
@@ -1688,18 +1692,21 @@ bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
 }
 
 void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
+  if (level() == 3) return vpack_avx512(v, stride, nrows, n, packed);
   if (level() >= 1) return vpack_sse2(v, stride, nrows, n, packed);
   vpack_s8_ref(v, stride, nrows, n, packed);
 }
 
 void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
               int32_t* ksum) {
+  if (level() == 3) return kpack_avx512(k, k_stride, nkeys, n, packed, ksum);
   if (level() >= 1) return kpack_sse2(k, k_stride, nkeys, n, packed, ksum);
   kpack_s8_ref(k, k_stride, nkeys, n, packed, ksum);
 }
 
 void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
                    uint8_t* u, int32_t* qsum) {
+  if (level() == 3) return qtile_pack_avx512(q, q_stride, nq, zp, n, u, qsum);
   if (level() >= 1) return qtile_pack_sse2(q, q_stride, nq, zp, n, u, qsum);
   qtile_s8_pack_ref(q, q_stride, nq, zp, n, u, qsum);
 }
