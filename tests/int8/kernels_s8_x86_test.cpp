@@ -535,6 +535,52 @@ TEST(KernelsS8X86, QueryTileKernels) {
             }
           }
         }
+        // P V with the requantization fused, at every level against
+        // pv_tile_s8_rq_ref (a level without the fused form writes nothing),
+        // over shifts with and without rounding, per-row offsets (small and
+        // near both ends of int32: |pv| < 2^23 here), exactly d bytes per row.
+        {
+          std::vector<int32_t> offsets(uq);
+          for (std::size_t i = 0; i < uq; ++i) {
+            offsets[i] = i % 4 == 2   ? INT32_MAX - (1 << 23)
+                         : i % 4 == 3 ? INT32_MIN + (1 << 23)
+                                      : static_cast<int32_t>(i * 53) - 900;
+          }
+          const std::size_t ost = ud + 5;
+          const int32_t shifts[] = {-7, 0, -1, -13, -23, -24, 1};
+          const int32_t mults[] = {1518500250, 1 << 30, INT32_MAX};
+          const int32_t ozps[] = {-4, -128, 127};
+          const int32_t shift = shifts[combo % 7];
+          const int32_t mult = mults[(combo / 7) % 3];
+          const int32_t ozp = ozps[combo % 3];
+          std::vector<int8_t> vpacked(off + vpack_s8_bytes(nk, d) + 64, 1);
+          vpack_s8_ref(vp, vs, nk, d, vpacked.data() + off);
+          std::vector<int8_t> oref(off + uq * ost, 9);
+          pv_tile_s8_rq_ref(w.data() + off, wst, nq, vpacked.data() + off, nk, d, offsets.data(),
+                            mult, shift, ozp, oref.data() + off, ost);
+          for (std::size_t i = 0; i < uq; ++i) {
+            for (std::size_t c = 0; c < ud; ++c) {
+              ASSERT_EQ(oref[off + i * ost + c],
+                        attn::q::requantize(want_pv[i * ud + c] - offsets[i], mult, shift, ozp))
+                  << "pv rq ref nq=" << nq << " nk=" << nk << " d=" << d;
+            }
+            ASSERT_EQ(oref[off + i * ost + ud], 9);
+          }
+          for (int l = 0; l < kLevels; ++l) {
+            if (!kernels_s8_x86_select(l)) continue;
+            std::vector<int8_t> ol(off + uq * ost, 9);
+            const bool fused = pv_tile_s8_rq(w.data() + off, wst, nq, vpacked.data() + off, nk, d,
+                                             offsets.data(), mult, shift, ozp, ol.data() + off, ost);
+            for (std::size_t i = 0; i < uq; ++i) {
+              for (std::size_t c = 0; c < ost; ++c) {
+                const int8_t want_b = fused && c < ud ? oref[off + i * ost + c] : int8_t{9};
+                ASSERT_EQ(ol[off + i * ost + c], want_b)
+                    << "pv rq " << kernels_s8_x86_level_name(l) << " nq=" << nq << " nk=" << nk
+                    << " d=" << d << " shift=" << shift << " i=" << i << " c=" << c;
+              }
+            }
+          }
+        }
       }
     }
   }

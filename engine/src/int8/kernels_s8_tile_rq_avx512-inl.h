@@ -1,10 +1,10 @@
-// qk_tile_s8_rq at the AVX-512 VNNI level: the Q K^T tile GEMM
-// (kernels_s8_tile_x86-inl.h, qk_tile_emit) with the score requantization in
-// its epilogue. Included by kernels_s8_x86.cpp inside namespace tile512 after
+// qk_tile_s8_rq / pv_tile_s8_rq at the AVX-512 VNNI level: the Q K^T and
+// P V tile GEMMs (kernels_s8_tile_x86-inl.h, qk_tile_emit / pv_tile_emit)
+// with the requantization of the scores / outputs in their epilogue. Included by kernels_s8_x86.cpp inside namespace tile512 after
 // that body (V = __m512i, kLanes = 16, ATTN_TILE_T the AVX-512 target).
 // No include guard: included once.
 //
-// Math, per score: total = dot - offset (int32; the caller guarantees it does
+// Math, per value: total = dot - offset (int32; the caller guarantees it does
 // not overflow, as for requantize_row_s8), then TFLite's
 //   clamp(RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(total, m), e) + zp)
 // for m > 0 and shift = -e, e in [0, 23]. With P = total m (exact, |P| <= 2^62):
@@ -33,6 +33,7 @@ struct StoreRq {
   const int32_t* offsets;
   int8_t* out;
   std::size_t stride;
+  int32_t ncols;  // bytes written per row: up to the 16-lane vector holding column ncols - 1
   ATTN_TILE_T V init(int32_t r) const {
     return _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_set1_epi32(offsets[r]));
   }
@@ -47,17 +48,21 @@ struct StoreRq {
     const __m512i odd = half(_mm512_srli_epi64(v, 32));
     const __m512i res = _mm512_mask_shuffle_epi32(even, static_cast<__mmask16>(0xaaaa), odd,
                                                   static_cast<_MM_PERM_ENUM>(0xa0));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + static_cast<std::size_t>(r) * stride +
-                                                static_cast<std::size_t>(kv) * 16),
-                     _mm512_cvtsepi32_epi8(res));
+    int8_t* o = out + static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(kv) * 16;
+    const int32_t left = ncols - 16 * kv;
+    if (left >= 16) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm512_cvtsepi32_epi8(res));
+    } else {
+      _mm_mask_storeu_epi8(o, static_cast<__mmask16>((1u << left) - 1u), _mm512_cvtsepi32_epi8(res));
+    }
   }
 };
 
-// e = -shift in [0, 23], multiplier > 0 (qk_tile_s8_rq checks).
-ATTN_TILE_T void qk_tile_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                            const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
-                            int32_t multiplier, int e, int32_t out_zp, int8_t* out,
-                            std::size_t out_stride) {
+// The constants for e = -shift in [0, 23], multiplier > 0 (the dispatchers
+// check).
+ATTN_TILE_T inline StoreRq make_store_rq(const int32_t* offsets, int32_t multiplier, int e,
+                                         int32_t out_zp, int8_t* out, std::size_t out_stride,
+                                         int32_t ncols) {
   StoreRq st;
   st.vshift = _mm_cvtsi32_si128(31 + e);
   st.mult = _mm512_set1_epi64(multiplier);
@@ -70,5 +75,24 @@ ATTN_TILE_T void qk_tile_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8
   st.offsets = offsets;
   st.out = out;
   st.stride = out_stride;
-  qk_tile_emit(u, nq, zp, kpacked, ksum, nkeys, n, st);
+  st.ncols = ncols;
+  return st;
+}
+
+// Whole 16-key blocks written (the contract of qk_tile_s8_rq).
+ATTN_TILE_T void qk_tile_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                            const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                            int32_t multiplier, int e, int32_t out_zp, int8_t* out,
+                            std::size_t out_stride) {
+  qk_tile_emit(u, nq, zp, kpacked, ksum, nkeys, n,
+               make_store_rq(offsets, multiplier, e, out_zp, out, out_stride, INT32_MAX));
+}
+
+// Exactly n bytes per row (the last vector's store masked).
+ATTN_TILE_T void pv_tile_rq(const uint8_t* w, std::size_t w_stride, int32_t nq,
+                            const int8_t* vpacked, int32_t nrows, int32_t n,
+                            const int32_t* offsets, int32_t multiplier, int e, int32_t out_zp,
+                            int8_t* out, std::size_t out_stride) {
+  pv_tile_emit(w, w_stride, nq, vpacked, nrows, n,
+               make_store_rq(offsets, multiplier, e, out_zp, out, out_stride, n));
 }

@@ -1691,6 +1691,16 @@ bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
   return true;
 }
 
+bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                   int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
+                   int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
+  // The 64-bit form, as qk_tile_s8_rq.
+  if (level() != 3 || multiplier <= 0 || shift > 0 || shift < -23) return false;
+  tile512::pv_tile_rq(w, w_stride, nq, vpacked, nrows, n, offsets, multiplier, -shift, out_zp,
+                      out, out_stride);
+  return true;
+}
+
 void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
   if (level() == 3) return vpack_avx512(v, stride, nrows, n, packed);
   if (level() >= 1) return vpack_sse2(v, stride, nrows, n, packed);
