@@ -1269,52 +1269,6 @@ ATTN_T_AVX512 __m512i one_over_one_plus_x_avx512(__m512i a) {
   return saturating_shl_avx512<1>(x);
 }
 
-// The tiled core's softmax rows (softmax_s8_tile_w) at level 3 with the
-// byte tables: every row's statistics, the reciprocals of 16 rows at once,
-// then every row's outputs. Rows below 64 columns, or whose reciprocal hits
-// srdhm's saturating case, take softmax_s8_row_w.
-ATTN_T_AVX512VBMI void softmax_tile_avx512(const uint8_t* lut, const int32_t* table,
-                                           int32_t diff_min, int8_t* rows, std::size_t stride,
-                                           int32_t nq, const int32_t* n, int32_t n_pad,
-                                           int32_t* sum_w) {
-  const auto* dcut = reinterpret_cast<const uint16_t*>(lut + 772);
-  for (int32_t r0 = 0; r0 < nq; r0 += 16) {
-    const int32_t cnt = nq - r0 < 16 ? nq - r0 : 16;
-    LutRowStats st[16];
-    alignas(64) int32_t a[16];
-    int hp1[16];
-    bool lut_row[16];
-    for (int32_t t = 0; t < 16; ++t) {
-      a[t] = 0;
-      hp1[t] = 0;
-      lut_row[t] = false;
-      if (t >= cnt) continue;
-      const int32_t r = r0 + t;
-      int8_t* row = rows + static_cast<std::size_t>(r) * stride;
-      if (n[r] < 64) continue;
-      st[t] = softmax_lut_stats_avx512(lut, row, n[r]);
-      if (st[t].sum <= 0) continue;
-      lut_row[t] = true;
-      hp1[t] = q::clz32(static_cast<uint32_t>(st[t].sum));
-      a[t] = static_cast<int32_t>(
-          (static_cast<uint32_t>(st[t].sum) << hp1[t]) - 0x80000000u);  // in [0, 2^31)
-    }
-    alignas(64) int32_t scale[16];
-    _mm512_store_si512(scale, one_over_one_plus_x_avx512(_mm512_load_si512(a)));
-    for (int32_t t = 0; t < cnt; ++t) {
-      const int32_t r = r0 + t;
-      auto* row = rows + static_cast<std::size_t>(r) * stride;
-      if (lut_row[t] && scale[t] != INT32_MIN) {
-        sum_w[r] = softmax_lut_out_avx512<true>(dcut, table, diff_min, row, row, n[r], n_pad, st[t],
-                                                scale[t], (12 - hp1[t]) + 31 - 8);
-      } else {
-        sum_w[r] = softmax_s8_row_w(lut, table, diff_min, row, reinterpret_cast<uint8_t*>(row),
-                                    n[r], n_pad);
-      }
-    }
-  }
-}
-
 ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min, const int8_t* in,
                                           int8_t* out, int32_t n) {
   alignas(64) uint8_t planes[768];
@@ -1663,6 +1617,7 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
 
 namespace {
 #include "int8/kernels_s8_pack_avx512-inl.h"
+#include "int8/kernels_s8_softmax_tile_avx512-inl.h"
 }  // namespace
 
 bool tile_s8_fast() { return level() >= 2; }
@@ -1768,7 +1723,7 @@ void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_m
                        int32_t* sum_w) {
   const auto* b = static_cast<const uint8_t*>(lut);
   if (level() == 3 && b[768] != 0) {
-    softmax_tile_avx512(b, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
+    softmax_tile16_avx512(b, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
     return;
   }
   for (int32_t r = 0; r < nq; ++r) {
