@@ -308,10 +308,12 @@ TEST(KernelsS8X86, SoftmaxRowWeights) {
               << at(l, n, off) << " in place";
         }
       }
-      // softmax_s8_tile_w: 1..33 rows of mixed lengths (0 included) in place.
-      for (int32_t nq : {1, 5, 16, 17, 33}) {
+      // softmax_s8_tile_w: 1..33 rows of mixed lengths (0 included) in place;
+      // short tiles (every row at most 16 columns) padded to 16 or 300.
+      for (int32_t nq : {1, 5, 16, 17, 33})
+      for (int shortrows = 0; shortrows < 3; ++shortrows) {
         const std::size_t stride = 301;
-        const int32_t n_pad = 300;
+        const int32_t n_pad = shortrows == 1 ? 16 : 300;
         std::vector<int32_t> ns(static_cast<std::size_t>(nq));
         std::vector<int8_t> rows(stride * static_cast<std::size_t>(nq));
         std::vector<uint8_t> want(rows.size(), 0);
@@ -319,7 +321,8 @@ TEST(KernelsS8X86, SoftmaxRowWeights) {
         for (int32_t r = 0; r < nq; ++r) {
           const auto ur = static_cast<std::size_t>(r);
           const int32_t lens[] = {0, 1, 63, 64, 65, 200, 256, 299};
-          ns[ur] = lens[(static_cast<std::size_t>(r) * 3 + t) % 8];
+          const int32_t short_lens[] = {0, 1, 2, 3, 5, 8, 15, 16};
+          ns[ur] = (shortrows != 0 ? short_lens : lens)[(static_cast<std::size_t>(r) * 3 + t) % 8];
           const int32_t spread = r % 2 ? 256 : 40;
           for (std::size_t c = 0; c < stride; ++c) {
             rows[ur * stride + c] = static_cast<int8_t>(base[(ur * 7 + c) % base.size()] % spread);
@@ -334,9 +337,10 @@ TEST(KernelsS8X86, SoftmaxRowWeights) {
         softmax_s8_tile_w(lut, p.exp_table, p.diff_min, rows.data(), stride, nq, ns.data(), n_pad,
                           sum.data());
         ASSERT_EQ(sum, want_sum) << kernels_s8_x86_level_name(l) << " tile nq=" << nq
-                                 << " table=" << t;
+                                 << " table=" << t << " short=" << shortrows;
         ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<uint8_t*>(rows.data())))
-            << kernels_s8_x86_level_name(l) << " tile nq=" << nq << " table=" << t;
+            << kernels_s8_x86_level_name(l) << " tile nq=" << nq << " table=" << t
+            << " short=" << shortrows;
       }
     }
   }

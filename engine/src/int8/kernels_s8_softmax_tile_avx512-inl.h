@@ -206,3 +206,119 @@ ATTN_T_AVX512VBMI void softmax_tile16_avx512(const uint8_t* lut, const int32_t* 
     }
   }
 }
+
+// Tiles whose rows all have at most 16 columns (short sequences), at level 3
+// with or without the byte tables: one 16-lane vector per row, the
+// arithmetic of softmax_avx512 (table exp by gather, Q12.19 sum, srdhm by
+// the reciprocal, RoundingDivideByPOT by the exponent) with each row's exps
+// gathered once, and the horizontal max / sum reductions and the
+// reciprocals of 16 rows batched. Lane t of rows_i32 / the reductions is row
+// t. Rows whose reciprocal hits srdhm's saturating case (or sum <= 0) take
+// softmax_s8_row_w.
+struct AddI32 {
+  ATTN_T_AVX512 static __m512i apply(__m512i a, __m512i b) { return _mm512_add_epi32(a, b); }
+};
+
+// Lane t = the sum of the 16 int32 lanes of v[t].
+ATTN_T_AVX512 inline __m512i reduce16_sum32(const __m512i* v) {
+  __m512i x[4];
+  reduce16_to_lanes<AddI32>(v, x);
+  const __m512i y0 = _mm512_add_epi32(_mm512_unpacklo_epi64(x[0], x[1]), _mm512_unpackhi_epi64(x[0], x[1]));
+  const __m512i y1 = _mm512_add_epi32(_mm512_unpacklo_epi64(x[2], x[3]), _mm512_unpackhi_epi64(x[2], x[3]));
+  const __m512i z0 = _mm512_add_epi32(y0, _mm512_shuffle_epi32(y0, static_cast<_MM_PERM_ENUM>(0xb1)));
+  const __m512i z1 = _mm512_add_epi32(y1, _mm512_shuffle_epi32(y1, static_cast<_MM_PERM_ENUM>(0xb1)));
+  return rows_in_order(_mm512_castps_si512(
+      _mm512_shuffle_ps(_mm512_castsi512_ps(z0), _mm512_castsi512_ps(z1), 0x88)));
+}
+
+ATTN_T_AVX512 void softmax_tile_short_avx512(const void* lut, const int32_t* table,
+                                             int32_t diff_min, int8_t* rows, std::size_t stride,
+                                             int32_t nq, const int32_t* n, int32_t n_pad,
+                                             int32_t* sum_w) {
+  const __m512i vdmin = _mm512_set1_epi32(diff_min);
+  const __m128i e12 = _mm_cvtsi32_si128(12);
+  const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
+  const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
+  const __m512i c128 = _mm512_set1_epi32(128), c255 = _mm512_set1_epi32(255);
+  for (int32_t r0 = 0; r0 < nq; r0 += 16) {
+    const int32_t cnt = nq - r0 < 16 ? nq - r0 : 16;
+    // Row max: each row's bytes (-128 past n) repeated over the 64 bytes.
+    __m512i v8[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      const int32_t nr = t < cnt ? n[r0 + t] : 0;
+      const auto m = static_cast<__mmask16>((1u << nr) - 1u);
+      const __m128i x = _mm_mask_loadu_epi8(_mm_set1_epi8(-128), m,
+                                            rows + static_cast<std::size_t>(r0 + t) * stride);
+      v8[t] = _mm512_broadcast_i32x4(x);
+    }
+    alignas(64) int32_t maxv[16];
+    _mm512_store_si512(maxv, reduce16_i8<MaxI8>(v8));
+    // Exps (kept lanes) and their Q12.19 terms.
+    __m512i ex[16], terms[16];
+    __mmask16 keep[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      const int32_t nr = t < cnt ? n[r0 + t] : 0;
+      const auto m = static_cast<__mmask16>((1u << nr) - 1u);
+      const __m512i diff = _mm512_sub_epi32(
+          _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, rows + static_cast<std::size_t>(r0 + t) * stride)),
+          _mm512_set1_epi32(maxv[t]));
+      keep[t] = _mm512_mask_cmpge_epi32_mask(m, diff, vdmin);
+      ex[t] = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), keep[t],
+                                          _mm512_sub_epi32(_mm512_setzero_si512(), diff), table, 4);
+      terms[t] = _mm512_maskz_mov_epi32(keep[t], rdbp_avx512(ex[t], e12, mask12, half12));
+    }
+    alignas(64) int32_t sums[16];
+    _mm512_store_si512(sums, reduce16_sum32(terms));
+    // Reciprocals of the 16 sums at once (as get_reciprocal).
+    alignas(64) int32_t a[16];
+    int hp1[16];
+    bool ok[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      a[t] = 0;
+      hp1[t] = 0;
+      ok[t] = t < cnt && n[r0 + t] > 0 && sums[t] > 0;
+      if (!ok[t]) continue;
+      hp1[t] = q::clz32(static_cast<uint32_t>(sums[t]));
+      a[t] = static_cast<int32_t>((static_cast<uint32_t>(sums[t]) << hp1[t]) -
+                                  0x80000000u);  // in [0, 2^31)
+    }
+    alignas(64) int32_t scale[16];
+    _mm512_store_si512(scale, one_over_one_plus_x_avx512(_mm512_load_si512(a)));
+    // Weights w = code + 128 (0 past n, and every code -128 when the
+    // exponent exceeds 31), then their sums at once.
+    __m512i w[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      w[t] = _mm512_setzero_si512();
+      const int exponent = (12 - hp1[t]) + 31 - 8;
+      if (!ok[t] || scale[t] == INT32_MIN || exponent > 31) continue;
+      const int32_t mk = static_cast<int32_t>((uint64_t{1} << exponent) - 1u);
+      __m512i v = rdbp_avx512(srdhm_avx512(ex[t], _mm512_set1_epi64(scale[t])),
+                              _mm_cvtsi32_si128(exponent), _mm512_set1_epi32(mk),
+                              _mm512_set1_epi32(mk >> 1));
+      // The code is v - 128 clamped above only (softmax_s8_row_ref: below
+      // -128 it wraps as the int8 store does); its weight byte is
+      // (code + 128) mod 256.
+      v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
+      w[t] = _mm512_maskz_and_epi32(keep[t], _mm512_add_epi32(v, c128), c255);
+    }
+    alignas(64) int32_t wsum[16];
+    _mm512_store_si512(wsum, reduce16_sum32(w));
+    for (int32_t t = 0; t < cnt; ++t) {
+      const int32_t r = r0 + t;
+      int8_t* row = rows + static_cast<std::size_t>(r) * stride;
+      if (ok[t] && scale[t] != INT32_MIN) {
+        // Whole 16-lane vector (zeros past n), then zeros to n_pad.
+        const int32_t head = n_pad < 16 ? n_pad : 16;
+        _mm_mask_storeu_epi8(row, static_cast<__mmask16>((1u << head) - 1u),
+                             _mm512_cvtepi32_epi8(w[t]));
+        for (int32_t c = 16; c < n_pad; c += 64) {
+          _mm512_mask_storeu_epi8(row + c, tail_mask64(n_pad - c), _mm512_setzero_si512());
+        }
+        sum_w[r] = wsum[t];
+      } else {
+        sum_w[r] = softmax_s8_row_w(lut, table, diff_min, row, reinterpret_cast<uint8_t*>(row),
+                                    n[r], n_pad);
+      }
+    }
+  }
+}

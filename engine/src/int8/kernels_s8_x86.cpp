@@ -1722,6 +1722,14 @@ void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_m
                        std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
                        int32_t* sum_w) {
   const auto* b = static_cast<const uint8_t*>(lut);
+  if (level() == 3) {
+    int32_t n_max = 0;
+    for (int32_t r = 0; r < nq; ++r) n_max = n[r] > n_max ? n[r] : n_max;
+    if (n_max <= 16) {
+      softmax_tile_short_avx512(lut, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
+      return;
+    }
+  }
   if (level() == 3 && b[768] != 0) {
     softmax_tile16_avx512(b, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
     return;
