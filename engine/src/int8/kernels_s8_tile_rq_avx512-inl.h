@@ -43,11 +43,37 @@ struct StoreRq {
     const __mmask8 s = _mm512_mask_cmplt_epi64_mask(round_neg, p, thr);
     return _mm512_sra_epi64(_mm512_mask_sub_epi64(t, s, t, two31), vshift);
   }
-  ATTN_TILE_T void operator()(int32_t r, int32_t kv, V v) const {
+  ATTN_TILE_T inline __m512i requant(V v) const {
     const __m512i even = half(v);
     const __m512i odd = half(_mm512_srli_epi64(v, 32));
-    const __m512i res = _mm512_mask_shuffle_epi32(even, static_cast<__mmask16>(0xaaaa), odd,
-                                                  static_cast<_MM_PERM_ENUM>(0xa0));
+    return _mm512_mask_shuffle_epi32(even, static_cast<__mmask16>(0xaaaa), odd,
+                                     static_cast<_MM_PERM_ENUM>(0xa0));
+  }
+  // Q K^T blocks (no column limit): with two key vectors, rows in pairs as
+  // 64 bytes: the four vectors' saturating packs (int32 -> int16 -> int8:
+  // the same clamp as vpmovsdb) interleave 128-bit lanes, one dword permute
+  // gives row q's 32 bytes then row q + 1's; the rest one vector at a time.
+  template <int NQ, int NV>
+  ATTN_TILE_T void block(int32_t row0, int32_t kv0, const V (&res)[NQ][NV]) const {
+    int q = 0;
+    if constexpr (NV == 2) {
+      const __m512i order =
+          _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+      for (; q + 2 <= NQ; q += 2) {
+        const __m512i a = _mm512_packs_epi32(requant(res[q][0]), requant(res[q][1]));
+        const __m512i b = _mm512_packs_epi32(requant(res[q + 1][0]), requant(res[q + 1][1]));
+        const __m512i r = _mm512_permutexvar_epi32(order, _mm512_packs_epi16(a, b));
+        int8_t* o = out + static_cast<std::size_t>(row0 + q) * stride + static_cast<std::size_t>(kv0) * 16;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), _mm512_castsi512_si256(r));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + stride), _mm512_extracti64x4_epi64(r, 1));
+      }
+    }
+    for (; q < NQ; ++q) {
+      for (int v = 0; v < NV; ++v) (*this)(row0 + q, kv0 + v, res[q][v]);
+    }
+  }
+  ATTN_TILE_T void operator()(int32_t r, int32_t kv, V v) const {
+    const __m512i res = requant(v);
     int8_t* o = out + static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(kv) * 16;
     const int32_t left = ncols - 16 * kv;
     if (left >= 16) {

@@ -14,9 +14,9 @@
 
 // Q K^T of NQ query rows x NV key vectors: acc[q][v] from emit.init(row)
 // (zero, or minus a row constant the emitter wants subtracted) over the
-// 4-byte groups, then the (128 + zp) * ksum correction; each result vector
-// goes to emit(row0 + q, kv0 + v, value) (E: StoreI32 below, or a level's
-// fused requantization). int32 wrap-around: the order of the sums does not
+// 4-byte groups, then the (128 + zp) * ksum correction; the NQ x NV result
+// vectors go to emit.block<NQ, NV>(row0, kv0, results) (E: StoreI32 below,
+// or a level's fused requantization). int32 wrap-around: the order of the sums does not
 // change the final value.
 template <int NQ, int NV, class E>
 ATTN_TILE_T inline void qk_block(const uint8_t* u, std::size_t urow, const int8_t* kp,
@@ -38,8 +38,9 @@ ATTN_TILE_T inline void qk_block(const uint8_t* u, std::size_t urow, const int8_
   }
   for (int v = 0; v < NV; ++v) {
     const V corr = mul(corr_mul, load(ksum + v * kLanes));
-    for (int q = 0; q < NQ; ++q) emit(row0 + q, kv0 + v, sub(acc[q][v], corr));
+    for (int q = 0; q < NQ; ++q) acc[q][v] = sub(acc[q][v], corr);
   }
+  emit.template block<NQ, NV>(row0, kv0, acc);
 }
 
 template <int NV, class E>
@@ -103,13 +104,20 @@ ATTN_TILE_T void qk_tile_emit(const uint8_t* u, int32_t nq, int32_t zp, const in
   }
 }
 
-// The int32 results (qk_tile_s8).
+// The int32 results (qk_tile_s8, pv_tile_s8). block: the NQ x NV results
+// of qk_block, rows row0.., vectors kv0...
 struct StoreI32 {
   int32_t* out;
   std::size_t stride;
   ATTN_TILE_T V init(int32_t /*r*/) const { return zero(); }
   ATTN_TILE_T void operator()(int32_t r, int32_t kv, V v) const {
     store(out + static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(kv * kLanes), v);
+  }
+  template <int NQ, int NV>
+  ATTN_TILE_T void block(int32_t row0, int32_t kv0, const V (&res)[NQ][NV]) const {
+    for (int q = 0; q < NQ; ++q) {
+      for (int v = 0; v < NV; ++v) (*this)(row0 + q, kv0 + v, res[q][v]);
+    }
   }
 };
 
