@@ -14,7 +14,7 @@
 ATTN_T_AVX512 inline __m128i kpack_row16(const int8_t* p, __mmask16 cm, bool present) {
   return present ? _mm_maskz_loadu_epi8(cm, p) : _mm_setzero_si128();
 }
-ATTN_T_AVX512 void kpack_avx512(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n,
+ATTN_T_AVX512 inline void kpack_avx512(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n,
                                 int8_t* packed, int32_t* ksum) {
   const int32_t groups = (n + 3) / 4;
   const int32_t blocks = (nkeys + 15) / 16;
@@ -60,7 +60,7 @@ ATTN_T_AVX512 void kpack_avx512(const int8_t* k, std::size_t k_stride, int32_t n
 // vpack_s8: per group of 4 rows and 64-column chunk, byte then word unpacks
 // of the 4 rows give X_p with, in 128-bit lane L, columns 4 p .. 4 p + 3 of
 // block L (4 rows each); a 4 x 4 transpose of 128-bit lanes gives the blocks.
-ATTN_T_AVX512 void vpack_avx512(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n,
+ATTN_T_AVX512 inline void vpack_avx512(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n,
                                 int8_t* packed) {
   const int32_t groups = (nrows + 3) / 4;
   const int32_t cblocks = (n + 15) / 16;
@@ -94,7 +94,7 @@ ATTN_T_AVX512 void vpack_avx512(const int8_t* v, std::size_t stride, int32_t nro
 
 // qtile_s8_pack: u = q ^ 0x80 (0 past n, to round4(n)) and sum u (vpsadbw),
 // 64 bytes at a time; qsum = sum u - 128 n - zp n.
-ATTN_T_AVX512 void qtile_pack_avx512(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp,
+ATTN_T_AVX512 inline void qtile_pack_avx512(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp,
                                      int32_t n, uint8_t* u, int32_t* qsum) {
   const int32_t row = static_cast<int32_t>(round_up_s8(static_cast<std::size_t>(n), 4));
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));

@@ -131,7 +131,7 @@ ATTN_T_AVX512VBMI inline __m512i plane_sums_row(const __m512i (*p)[4], const boo
   return _mm512_add_epi64(s0, _mm512_add_epi64(_mm512_slli_epi64(s1, 8), _mm512_slli_epi64(s2, 16)));
 }
 
-ATTN_T_AVX512VBMI void softmax_tile16_avx512(const uint8_t* lut, const int32_t* table,
+ATTN_T_AVX512VBMI inline void softmax_tile16_avx512(const uint8_t* lut, const int32_t* table,
                                              int32_t diff_min, int8_t* rows, std::size_t stride,
                                              int32_t nq, const int32_t* n, int32_t n_pad,
                                              int32_t* sum_w) {
@@ -231,7 +231,7 @@ ATTN_T_AVX512 inline __m512i reduce16_sum32(const __m512i* v) {
       _mm512_shuffle_ps(_mm512_castsi512_ps(z0), _mm512_castsi512_ps(z1), 0x88)));
 }
 
-ATTN_T_AVX512 void softmax_tile_short_avx512(const void* lut, const int32_t* table,
+ATTN_T_AVX512 inline void softmax_tile_short_avx512(const void* lut, const int32_t* table,
                                              int32_t diff_min, int8_t* rows, std::size_t stride,
                                              int32_t nq, const int32_t* n, int32_t n_pad,
                                              int32_t* sum_w) {

@@ -106,7 +106,7 @@ ATTN_TILE_T inline StoreRq make_store_rq(const int32_t* offsets, int32_t multipl
 }
 
 // Whole 16-key blocks written (the contract of qk_tile_s8_rq).
-ATTN_TILE_T void qk_tile_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+ATTN_TILE_T inline void qk_tile_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                             const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
                             int32_t multiplier, int e, int32_t out_zp, int8_t* out,
                             std::size_t out_stride) {
@@ -115,7 +115,7 @@ ATTN_TILE_T void qk_tile_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8
 }
 
 // Exactly n bytes per row (the last vector's store masked).
-ATTN_TILE_T void pv_tile_rq(const uint8_t* w, std::size_t w_stride, int32_t nq,
+ATTN_TILE_T inline void pv_tile_rq(const uint8_t* w, std::size_t w_stride, int32_t nq,
                             const int8_t* vpacked, int32_t nrows, int32_t n,
                             const int32_t* offsets, int32_t multiplier, int e, int32_t out_zp,
                             int8_t* out, std::size_t out_stride) {
