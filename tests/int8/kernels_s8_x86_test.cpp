@@ -308,10 +308,12 @@ TEST(KernelsS8X86, SoftmaxRowWeights) {
               << at(l, n, off) << " in place";
         }
       }
-      // softmax_s8_tile_w: 1..33 rows of mixed lengths (0 included) in place.
-      for (int32_t nq : {1, 5, 16, 17, 33}) {
+      // softmax_s8_tile_w: 1..33 rows of mixed lengths (0 included) in place;
+      // short tiles (every row at most 16 columns) padded to 16 or 300.
+      for (int32_t nq : {1, 5, 16, 17, 33})
+      for (int shortrows = 0; shortrows < 3; ++shortrows) {
         const std::size_t stride = 301;
-        const int32_t n_pad = 300;
+        const int32_t n_pad = shortrows == 1 ? 16 : 300;
         std::vector<int32_t> ns(static_cast<std::size_t>(nq));
         std::vector<int8_t> rows(stride * static_cast<std::size_t>(nq));
         std::vector<uint8_t> want(rows.size(), 0);
@@ -319,7 +321,8 @@ TEST(KernelsS8X86, SoftmaxRowWeights) {
         for (int32_t r = 0; r < nq; ++r) {
           const auto ur = static_cast<std::size_t>(r);
           const int32_t lens[] = {0, 1, 63, 64, 65, 200, 256, 299};
-          ns[ur] = lens[(static_cast<std::size_t>(r) * 3 + t) % 8];
+          const int32_t short_lens[] = {0, 1, 2, 3, 5, 8, 15, 16};
+          ns[ur] = (shortrows != 0 ? short_lens : lens)[(static_cast<std::size_t>(r) * 3 + t) % 8];
           const int32_t spread = r % 2 ? 256 : 40;
           for (std::size_t c = 0; c < stride; ++c) {
             rows[ur * stride + c] = static_cast<int8_t>(base[(ur * 7 + c) % base.size()] % spread);
@@ -334,9 +337,10 @@ TEST(KernelsS8X86, SoftmaxRowWeights) {
         softmax_s8_tile_w(lut, p.exp_table, p.diff_min, rows.data(), stride, nq, ns.data(), n_pad,
                           sum.data());
         ASSERT_EQ(sum, want_sum) << kernels_s8_x86_level_name(l) << " tile nq=" << nq
-                                 << " table=" << t;
+                                 << " table=" << t << " short=" << shortrows;
         ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<uint8_t*>(rows.data())))
-            << kernels_s8_x86_level_name(l) << " tile nq=" << nq << " table=" << t;
+            << kernels_s8_x86_level_name(l) << " tile nq=" << nq << " table=" << t
+            << " short=" << shortrows;
       }
     }
   }
@@ -444,7 +448,14 @@ TEST(KernelsS8X86, QueryTileKernels) {
         // over shifts with and without rounding and per-row offsets.
         {
           std::vector<int32_t> offsets(uq);
-          for (std::size_t i = 0; i < uq; ++i) offsets[i] = static_cast<int32_t>(i * 37) - 300;
+          // Small offsets, and offsets that put qk - offset near either end of
+          // int32 (|qk| < 2^23 here): the fused forms' 64-bit products at
+          // their extremes, the zero point's int32 wrap-around, saturation.
+          for (std::size_t i = 0; i < uq; ++i) {
+            offsets[i] = i % 4 == 1   ? INT32_MAX - (1 << 23)
+                         : i % 4 == 2 ? INT32_MIN + (1 << 23)
+                                      : static_cast<int32_t>(i * 37) - 300;
+          }
           const std::size_t ss = round_up_s8(uk, 16) + 7;
           const int32_t shifts[] = {0, -1, -7, -13, -23, -24, 1};
           const int32_t mults[] = {1 << 30, 1518500250, INT32_MAX};
@@ -525,6 +536,52 @@ TEST(KernelsS8X86, QueryTileKernels) {
               ASSERT_EQ(acc[1 + i * as + c], want_pv[i * ud + c])
                   << "pv " << (l < 0 ? "ref" : kernels_s8_x86_level_name(l)) << " nq=" << nq
                   << " nk=" << nk << " d=" << d << " i=" << i << " c=" << c;
+            }
+          }
+        }
+        // P V with the requantization fused, at every level against
+        // pv_tile_s8_rq_ref (a level without the fused form writes nothing),
+        // over shifts with and without rounding, per-row offsets (small and
+        // near both ends of int32: |pv| < 2^23 here), exactly d bytes per row.
+        {
+          std::vector<int32_t> offsets(uq);
+          for (std::size_t i = 0; i < uq; ++i) {
+            offsets[i] = i % 4 == 2   ? INT32_MAX - (1 << 23)
+                         : i % 4 == 3 ? INT32_MIN + (1 << 23)
+                                      : static_cast<int32_t>(i * 53) - 900;
+          }
+          const std::size_t ost = ud + 5;
+          const int32_t shifts[] = {-7, 0, -1, -13, -23, -24, 1};
+          const int32_t mults[] = {1518500250, 1 << 30, INT32_MAX};
+          const int32_t ozps[] = {-4, -128, 127};
+          const int32_t shift = shifts[combo % 7];
+          const int32_t mult = mults[(combo / 7) % 3];
+          const int32_t ozp = ozps[combo % 3];
+          std::vector<int8_t> vpacked(off + vpack_s8_bytes(nk, d) + 64, 1);
+          vpack_s8_ref(vp, vs, nk, d, vpacked.data() + off);
+          std::vector<int8_t> oref(off + uq * ost, 9);
+          pv_tile_s8_rq_ref(w.data() + off, wst, nq, vpacked.data() + off, nk, d, offsets.data(),
+                            mult, shift, ozp, oref.data() + off, ost);
+          for (std::size_t i = 0; i < uq; ++i) {
+            for (std::size_t c = 0; c < ud; ++c) {
+              ASSERT_EQ(oref[off + i * ost + c],
+                        attn::q::requantize(want_pv[i * ud + c] - offsets[i], mult, shift, ozp))
+                  << "pv rq ref nq=" << nq << " nk=" << nk << " d=" << d;
+            }
+            ASSERT_EQ(oref[off + i * ost + ud], 9);
+          }
+          for (int l = 0; l < kLevels; ++l) {
+            if (!kernels_s8_x86_select(l)) continue;
+            std::vector<int8_t> ol(off + uq * ost, 9);
+            const bool fused = pv_tile_s8_rq(w.data() + off, wst, nq, vpacked.data() + off, nk, d,
+                                             offsets.data(), mult, shift, ozp, ol.data() + off, ost);
+            for (std::size_t i = 0; i < uq; ++i) {
+              for (std::size_t c = 0; c < ost; ++c) {
+                const int8_t want_b = fused && c < ud ? oref[off + i * ost + c] : int8_t{9};
+                ASSERT_EQ(ol[off + i * ost + c], want_b)
+                    << "pv rq " << kernels_s8_x86_level_name(l) << " nq=" << nq << " nk=" << nk
+                    << " d=" << d << " shift=" << shift << " i=" << i << " c=" << c;
+              }
             }
           }
         }

@@ -124,7 +124,8 @@ namespace {
 //             in the GEMM's epilogue where the level has that form)
 //   P rows  = the int8 softmax of each row over its visible keys
 //   O tile  = pv_tile_s8 over the weights w = p + 128 (0 past a row's
-//             limit), requantized per row with v_zp * sum w
+//             limit), requantized per row with v_zp * sum w (pv_tile_s8_rq:
+//             in the GEMM's epilogue where the level has that form)
 // Every value is the one the row path computes (same integer sums, same
 // requantization and softmax kernels).
 void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m,
@@ -213,9 +214,20 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
         if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
       }
     }
+    // O rows requantized to int8 (in the GEMM's epilogue where the level has
+    // it, else from the int32 results).
+    bool fused = false;
     if (tile_limit > 0) {
-      pv_tile_s8(reinterpret_cast<const uint8_t*>(probs), kv16, nq, vpacked, tile_limit, a.dim_v,
-                 acc, dv16);
+      int32_t vz_sums[kT];
+      for (int32_t t = 0; t < nq; ++t) vz_sums[t] = params.v_zero_point * sum_w[t];
+      fused = pv_tile_s8_rq(reinterpret_cast<const uint8_t*>(probs), kv16, nq, vpacked,
+                            tile_limit, a.dim_v, vz_sums, params.out_multiplier.multiplier,
+                            params.out_multiplier.shift, ozp, a.out + ui0 * a.out_stride,
+                            a.out_stride);
+      if (!fused) {
+        pv_tile_s8(reinterpret_cast<const uint8_t*>(probs), kv16, nq, vpacked, tile_limit,
+                   a.dim_v, acc, dv16);
+      }
     }
     for (int32_t t = 0; t < nq; ++t) {
       const auto ut = static_cast<std::size_t>(t);
@@ -224,6 +236,7 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
         for (std::size_t c = 0; c < dv; ++c) orow[c] = static_cast<int8_t>(ozp);
         continue;
       }
+      if (fused) continue;
       requantize_row_s8(acc + ut * dv16, a.dim_v, params.v_zero_point * sum_w[t],
                         params.out_multiplier.multiplier, params.out_multiplier.shift, ozp, orow);
     }

@@ -150,6 +150,28 @@ void pv_tile_s8_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const in
   }
 }
 
+void pv_tile_s8_rq_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                       int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
+                       int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
+  // Each output: its int32 sum (as pv_tile_s8_ref), then requantize_row_s8_ref
+  // of that one value.
+  const auto cblocks = static_cast<std::size_t>((n + 15) / 16);
+  for (int32_t i = 0; i < nq; ++i) {
+    const uint8_t* wi = w + static_cast<std::size_t>(i) * w_stride;
+    int8_t* oi = out + static_cast<std::size_t>(i) * out_stride;
+    for (int32_t c = 0; c < n; ++c) {
+      int32_t s = 0;
+      for (int32_t j = 0; j < nrows; ++j) {
+        const std::size_t at = (static_cast<std::size_t>(j / 4) * cblocks +
+                                static_cast<std::size_t>(c / 16)) * 64 +
+                               static_cast<std::size_t>(c % 16) * 4 + static_cast<std::size_t>(j % 4);
+        s += static_cast<int32_t>(wi[j]) * static_cast<int32_t>(vpacked[at]);
+      }
+      requantize_row_s8_ref(&s, 1, offsets[i], multiplier, shift, out_zp, oi + c);
+    }
+  }
+}
+
 int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad) {
   int32_t sum = 0;
   for (int32_t c = 0; c < n; ++c) {
@@ -201,6 +223,23 @@ void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t
   pv_tile_s8_ref(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
 }
 bool tile_s8_fast() { return false; }
+bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                   int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
+                   int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
+  (void)w;
+  (void)w_stride;
+  (void)nq;
+  (void)vpacked;
+  (void)nrows;
+  (void)n;
+  (void)offsets;
+  (void)multiplier;
+  (void)shift;
+  (void)out_zp;
+  (void)out;
+  (void)out_stride;
+  return false;
+}
 bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                    const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
                    int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,

@@ -12,17 +12,20 @@
 // Packed layouts: a 16-key (K) or 16-column (V) block is 64 bytes, 4 bytes per
 // lane; a 256-bit vector takes it in two halves (kLanes * 4 bytes each).
 
-// Q K^T of NQ query rows x NV key vectors: acc[q][v] over the 4-byte groups,
-// then the (128 + zp) * ksum correction; each result vector goes to
-// emit(row0 + q, kv0 + v, value) (E: StoreI32 below, or a level's fused
-// requantization).
+// Q K^T of NQ query rows x NV key vectors: acc[q][v] from emit.init(row)
+// (zero, or minus a row constant the emitter wants subtracted) over the
+// 4-byte groups, then the (128 + zp) * ksum correction; the NQ x NV result
+// vectors go to emit.block<NQ, NV>(row0, kv0, results) (E: StoreI32 below,
+// or a level's fused requantization). int32 wrap-around: the order of the sums does not
+// change the final value.
 template <int NQ, int NV, class E>
 ATTN_TILE_T inline void qk_block(const uint8_t* u, std::size_t urow, const int8_t* kp,
                                  std::size_t kstep, int32_t groups, V corr_mul,
                                  const int32_t* ksum, const E& emit, int32_t row0, int32_t kv0) {
   V acc[NQ][NV];
   for (int q = 0; q < NQ; ++q) {
-    for (int v = 0; v < NV; ++v) acc[q][v] = zero();
+    const V a0 = emit.init(row0 + q);
+    for (int v = 0; v < NV; ++v) acc[q][v] = a0;
   }
   // kp: the first vector's group 0; vector v of group g at kp + g * 64 + v * kstep.
   for (int32_t g = 0; g < groups; ++g) {
@@ -35,8 +38,9 @@ ATTN_TILE_T inline void qk_block(const uint8_t* u, std::size_t urow, const int8_
   }
   for (int v = 0; v < NV; ++v) {
     const V corr = mul(corr_mul, load(ksum + v * kLanes));
-    for (int q = 0; q < NQ; ++q) emit(row0 + q, kv0 + v, sub(acc[q][v], corr));
+    for (int q = 0; q < NQ; ++q) acc[q][v] = sub(acc[q][v], corr);
   }
+  emit.template block<NQ, NV>(row0, kv0, acc);
 }
 
 template <int NV, class E>
@@ -100,12 +104,20 @@ ATTN_TILE_T void qk_tile_emit(const uint8_t* u, int32_t nq, int32_t zp, const in
   }
 }
 
-// The int32 results (qk_tile_s8).
+// The int32 results (qk_tile_s8, pv_tile_s8). block: the NQ x NV results
+// of qk_block, rows row0.., vectors kv0...
 struct StoreI32 {
   int32_t* out;
   std::size_t stride;
+  ATTN_TILE_T V init(int32_t /*r*/) const { return zero(); }
   ATTN_TILE_T void operator()(int32_t r, int32_t kv, V v) const {
     store(out + static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(kv * kLanes), v);
+  }
+  template <int NQ, int NV>
+  ATTN_TILE_T void block(int32_t row0, int32_t kv0, const V (&res)[NQ][NV]) const {
+    for (int q = 0; q < NQ; ++q) {
+      for (int v = 0; v < NV; ++v) (*this)(row0 + q, kv0 + v, res[q][v]);
+    }
   }
 };
 
@@ -115,14 +127,17 @@ ATTN_TILE_T inline void qk_tile(const uint8_t* u, int32_t nq, int32_t zp, const 
   qk_tile_emit(u, nq, zp, kpacked, ksum, nkeys, n, StoreI32{out, out_stride});
 }
 
-// P V of NQ weight rows x NC column vectors over the 4-row groups.
-template <int NQ, int NC>
+// P V of NQ weight rows x NC column vectors over the 4-row groups: a[q][c]
+// from emit.init(row) (as qk_block), each result vector to
+// emit(row0 + q, cv0 + c, value).
+template <int NQ, int NC, class E>
 ATTN_TILE_T inline void pv_block(const uint8_t* w, std::size_t w_stride, const int8_t* vp,
-                                 std::size_t gstep, int32_t groups, int32_t* acc,
-                                 std::size_t acc_stride) {
+                                 std::size_t gstep, int32_t groups, const E& emit, int32_t row0,
+                                 int32_t cv0) {
   V a[NQ][NC];
   for (int q = 0; q < NQ; ++q) {
-    for (int c = 0; c < NC; ++c) a[q][c] = zero();
+    const V a0 = emit.init(row0 + q);
+    for (int c = 0; c < NC; ++c) a[q][c] = a0;
   }
   for (int32_t g = 0; g < groups; ++g) {
     V vv[NC];
@@ -134,31 +149,29 @@ ATTN_TILE_T inline void pv_block(const uint8_t* w, std::size_t w_stride, const i
     }
   }
   for (int q = 0; q < NQ; ++q) {
-    for (int c = 0; c < NC; ++c) {
-      store(acc + static_cast<std::size_t>(q) * acc_stride + static_cast<std::size_t>(c * kLanes),
-            a[q][c]);
-    }
+    for (int c = 0; c < NC; ++c) emit(row0 + q, cv0 + c, a[q][c]);
   }
 }
 
-template <int NC>
+template <int NC, class E>
 ATTN_TILE_T inline void pv_rows(int32_t nq, const uint8_t* w, std::size_t w_stride,
-                                const int8_t* vp, std::size_t gstep, int32_t groups, int32_t* acc,
-                                std::size_t acc_stride) {
+                                const int8_t* vp, std::size_t gstep, int32_t groups, const E& emit,
+                                int32_t cv0) {
   int32_t i = 0;
   for (; i + kPvRows <= nq; i += kPvRows) {
     pv_block<kPvRows, NC>(w + static_cast<std::size_t>(i) * w_stride, w_stride, vp, gstep, groups,
-                          acc + static_cast<std::size_t>(i) * acc_stride, acc_stride);
+                          emit, i, cv0);
   }
   for (; i < nq; ++i) {
-    pv_block<1, NC>(w + static_cast<std::size_t>(i) * w_stride, w_stride, vp, gstep, groups,
-                    acc + static_cast<std::size_t>(i) * acc_stride, acc_stride);
+    pv_block<1, NC>(w + static_cast<std::size_t>(i) * w_stride, w_stride, vp, gstep, groups, emit,
+                    i, cv0);
   }
 }
 
-ATTN_TILE_T inline void pv_tile(const uint8_t* w, std::size_t w_stride, int32_t nq,
-                                const int8_t* vpacked,
-                                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
+template <class E>
+ATTN_TILE_T inline void pv_tile_emit(const uint8_t* w, std::size_t w_stride, int32_t nq,
+                                     const int8_t* vpacked, int32_t nrows, int32_t n,
+                                     const E& emit) {
   const int32_t groups = (nrows + 3) / 4;
   const int32_t cblocks = (n + 15) / 16;
   const std::size_t gstep = static_cast<std::size_t>(cblocks) * 64;
@@ -166,23 +179,25 @@ ATTN_TILE_T inline void pv_tile(const uint8_t* w, std::size_t w_stride, int32_t 
   const int32_t nvec = cblocks * 16 / kLanes;
   int32_t cv = 0;
   for (; cv + 4 <= nvec; cv += 4) {
-    pv_rows<4>(nq, w, w_stride, vpacked + cv * kLanes * 4, gstep, groups, acc + cv * kLanes,
-               acc_stride);
+    pv_rows<4>(nq, w, w_stride, vpacked + cv * kLanes * 4, gstep, groups, emit, cv);
   }
   switch (nvec - cv) {
     case 3:
-      pv_rows<3>(nq, w, w_stride, vpacked + cv * kLanes * 4, gstep, groups, acc + cv * kLanes,
-                 acc_stride);
+      pv_rows<3>(nq, w, w_stride, vpacked + cv * kLanes * 4, gstep, groups, emit, cv);
       break;
     case 2:
-      pv_rows<2>(nq, w, w_stride, vpacked + cv * kLanes * 4, gstep, groups, acc + cv * kLanes,
-                 acc_stride);
+      pv_rows<2>(nq, w, w_stride, vpacked + cv * kLanes * 4, gstep, groups, emit, cv);
       break;
     case 1:
-      pv_rows<1>(nq, w, w_stride, vpacked + cv * kLanes * 4, gstep, groups, acc + cv * kLanes,
-                 acc_stride);
+      pv_rows<1>(nq, w, w_stride, vpacked + cv * kLanes * 4, gstep, groups, emit, cv);
       break;
     default:
       break;
   }
+}
+
+ATTN_TILE_T inline void pv_tile(const uint8_t* w, std::size_t w_stride, int32_t nq,
+                                const int8_t* vpacked, int32_t nrows, int32_t n, int32_t* acc,
+                                std::size_t acc_stride) {
+  pv_tile_emit(w, w_stride, nq, vpacked, nrows, n, StoreI32{acc, acc_stride});
 }

@@ -1269,52 +1269,6 @@ ATTN_T_AVX512 __m512i one_over_one_plus_x_avx512(__m512i a) {
   return saturating_shl_avx512<1>(x);
 }
 
-// The tiled core's softmax rows (softmax_s8_tile_w) at level 3 with the
-// byte tables: every row's statistics, the reciprocals of 16 rows at once,
-// then every row's outputs. Rows below 64 columns, or whose reciprocal hits
-// srdhm's saturating case, take softmax_s8_row_w.
-ATTN_T_AVX512VBMI void softmax_tile_avx512(const uint8_t* lut, const int32_t* table,
-                                           int32_t diff_min, int8_t* rows, std::size_t stride,
-                                           int32_t nq, const int32_t* n, int32_t n_pad,
-                                           int32_t* sum_w) {
-  const auto* dcut = reinterpret_cast<const uint16_t*>(lut + 772);
-  for (int32_t r0 = 0; r0 < nq; r0 += 16) {
-    const int32_t cnt = nq - r0 < 16 ? nq - r0 : 16;
-    LutRowStats st[16];
-    alignas(64) int32_t a[16];
-    int hp1[16];
-    bool lut_row[16];
-    for (int32_t t = 0; t < 16; ++t) {
-      a[t] = 0;
-      hp1[t] = 0;
-      lut_row[t] = false;
-      if (t >= cnt) continue;
-      const int32_t r = r0 + t;
-      int8_t* row = rows + static_cast<std::size_t>(r) * stride;
-      if (n[r] < 64) continue;
-      st[t] = softmax_lut_stats_avx512(lut, row, n[r]);
-      if (st[t].sum <= 0) continue;
-      lut_row[t] = true;
-      hp1[t] = q::clz32(static_cast<uint32_t>(st[t].sum));
-      a[t] = static_cast<int32_t>(
-          (static_cast<uint32_t>(st[t].sum) << hp1[t]) - 0x80000000u);  // in [0, 2^31)
-    }
-    alignas(64) int32_t scale[16];
-    _mm512_store_si512(scale, one_over_one_plus_x_avx512(_mm512_load_si512(a)));
-    for (int32_t t = 0; t < cnt; ++t) {
-      const int32_t r = r0 + t;
-      auto* row = rows + static_cast<std::size_t>(r) * stride;
-      if (lut_row[t] && scale[t] != INT32_MIN) {
-        sum_w[r] = softmax_lut_out_avx512<true>(dcut, table, diff_min, row, row, n[r], n_pad, st[t],
-                                                scale[t], (12 - hp1[t]) + 31 - 8);
-      } else {
-        sum_w[r] = softmax_s8_row_w(lut, table, diff_min, row, reinterpret_cast<uint8_t*>(row),
-                                    n[r], n_pad);
-      }
-    }
-  }
-}
-
 ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min, const int8_t* in,
                                           int8_t* out, int32_t n) {
   alignas(64) uint8_t planes[768];
@@ -1349,57 +1303,8 @@ ATTN_T_AVX512 inline V mul(V a, V b) { return _mm512_mullo_epi32(a, b); }
 ATTN_T_AVX512 inline void store(void* p, V v) { _mm512_storeu_si512(p, v); }
 #define ATTN_TILE_T ATTN_T_AVX512
 #include "int8/kernels_s8_tile_x86-inl.h"
+#include "int8/kernels_s8_tile_rq_avx512-inl.h"
 #undef ATTN_TILE_T
-
-// qk_tile_s8_rq's epilogue: each 16-key result vector requantized in 64-bit
-// lanes (requant64_avx512 with the row's constants) and stored as 16 bytes,
-// vpmovsdb's saturation being requantize's clamp.
-struct StoreRq {
-  Requant64Avx512 c;
-  const int64_t* k;    // per row: the folded constant K
-  const int64_t* thr;  // per row: offset m - 2^30
-  int8_t* out;
-  std::size_t stride;
-  ATTN_T_AVX512 void operator()(int32_t r, int32_t kv, V v) const {
-    Requant64Avx512 cr = c;
-    cr.k = _mm512_set1_epi64(k[r]);
-    cr.thr = _mm512_set1_epi64(thr[r]);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + static_cast<std::size_t>(r) * stride +
-                                                static_cast<std::size_t>(kv) * 16),
-                     _mm512_cvtsepi32_epi8(requant64_avx512(cr, v)));
-  }
-};
-
-// Rows in chunks of 16 (the per-row constants on the stack).
-ATTN_T_AVX512 void qk_tile_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                              const int32_t* ksum, int32_t nkeys, int32_t n,
-                              const int32_t* offsets, int32_t multiplier, int e, int32_t out_zp,
-                              int8_t* out, std::size_t out_stride) {
-  StoreRq st;
-  st.c.vshift = _mm_cvtsi32_si128(31 + e);
-  st.c.mult = _mm512_set1_epi64(multiplier);
-  st.c.two31 = _mm512_set1_epi64(int64_t{1} << 31);
-  st.c.round_neg = static_cast<__mmask16>(e > 0 ? 0xffff : 0);
-  st.c.k = st.c.thr = _mm512_setzero_si512();
-  const int64_t half = e > 0 ? int64_t{1} << (e - 1) : 0;
-  const int64_t base = (int64_t{1} << 30) + half * (int64_t{1} << 31) +
-                       static_cast<int64_t>(out_zp) * (int64_t{1} << (31 + e));
-  const std::size_t urow = round_up_s8(static_cast<std::size_t>(n), 4);
-  for (int32_t r0 = 0; r0 < nq; r0 += 16) {
-    const int32_t cnt = nq - r0 < 16 ? nq - r0 : 16;
-    int64_t k[16], thr[16];
-    for (int32_t t = 0; t < cnt; ++t) {
-      const int64_t om = static_cast<int64_t>(offsets[r0 + t]) * multiplier;
-      k[t] = base - om;
-      thr[t] = om - (int64_t{1} << 30);
-    }
-    st.k = k;
-    st.thr = thr;
-    st.out = out + static_cast<std::size_t>(r0) * out_stride;
-    st.stride = out_stride;
-    qk_tile_emit(u + static_cast<std::size_t>(r0) * urow, cnt, zp, kpacked, ksum, nkeys, n, st);
-  }
-}
 }  // namespace tile512
 
 namespace tile256 {
@@ -1710,6 +1615,11 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
 }
 
 
+namespace {
+#include "int8/kernels_s8_pack_avx512-inl.h"
+#include "int8/kernels_s8_softmax_tile_avx512-inl.h"
+}  // namespace
+
 bool tile_s8_fast() { return level() >= 2; }
 
 void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
@@ -1736,19 +1646,32 @@ bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
   return true;
 }
 
+bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                   int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
+                   int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
+  // The 64-bit form, as qk_tile_s8_rq.
+  if (level() != 3 || multiplier <= 0 || shift > 0 || shift < -23) return false;
+  tile512::pv_tile_rq(w, w_stride, nq, vpacked, nrows, n, offsets, multiplier, -shift, out_zp,
+                      out, out_stride);
+  return true;
+}
+
 void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
+  if (level() == 3) return vpack_avx512(v, stride, nrows, n, packed);
   if (level() >= 1) return vpack_sse2(v, stride, nrows, n, packed);
   vpack_s8_ref(v, stride, nrows, n, packed);
 }
 
 void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
               int32_t* ksum) {
+  if (level() == 3) return kpack_avx512(k, k_stride, nkeys, n, packed, ksum);
   if (level() >= 1) return kpack_sse2(k, k_stride, nkeys, n, packed, ksum);
   kpack_s8_ref(k, k_stride, nkeys, n, packed, ksum);
 }
 
 void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
                    uint8_t* u, int32_t* qsum) {
+  if (level() == 3) return qtile_pack_avx512(q, q_stride, nq, zp, n, u, qsum);
   if (level() >= 1) return qtile_pack_sse2(q, q_stride, nq, zp, n, u, qsum);
   qtile_s8_pack_ref(q, q_stride, nq, zp, n, u, qsum);
 }
@@ -1799,8 +1722,16 @@ void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_m
                        std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
                        int32_t* sum_w) {
   const auto* b = static_cast<const uint8_t*>(lut);
+  if (level() == 3) {
+    int32_t n_max = 0;
+    for (int32_t r = 0; r < nq; ++r) n_max = n[r] > n_max ? n[r] : n_max;
+    if (n_max <= 16) {
+      softmax_tile_short_avx512(lut, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
+      return;
+    }
+  }
   if (level() == 3 && b[768] != 0) {
-    softmax_tile_avx512(b, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
+    softmax_tile16_avx512(b, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
     return;
   }
   for (int32_t r = 0; r < nq; ++r) {

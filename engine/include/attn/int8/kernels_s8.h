@@ -174,6 +174,20 @@ void pv_tile_s8_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const in
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                 int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride);
 
+// pv_tile_s8_rq: pv_tile_s8 with the output requantization fused (the O rows
+// of the tiled core): out[i * out_stride + c] =
+//   requantize(pv[i][c] - offsets[i], multiplier, shift, out_zp)
+// (requantize_row_s8 of each row; pv[i][c] - offsets[i] must not overflow)
+// for i < nq, c < n: exactly n bytes per row. Returns false, writing nothing,
+// when this build / level has no fused form for these parameters: the
+// caller then runs pv_tile_s8 and requantize_row_s8.
+void pv_tile_s8_rq_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                       int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
+                       int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride);
+bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                   int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
+                   int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride);
+
 // Softmax rows of the tiled core: softmax_s8_tile_prepare builds once per
 // exp table whatever this build's row kernel precomputes for rows of at most
 // n_max columns (lut: kSoftmaxS8LutBytes bytes; x86 builds the AVX512_VBMI

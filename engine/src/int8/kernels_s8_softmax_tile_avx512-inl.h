@@ -1,0 +1,324 @@
+// softmax_s8_tile_w at level 3 with the AVX512_VBMI byte tables (see
+// softmax_lut_stats_avx512 / softmax_lut_out_avx512 in kernels_s8_x86.cpp):
+// the statistics of 16 rows at a time, their horizontal reductions batched.
+// Included by kernels_s8_x86.cpp inside its anonymous namespace after those
+// kernels. No include guard: included once.
+//
+// Per block of 16 rows:
+//   1. each row's byte max and min over 64-column vectors (one vector per
+//      row), then the 16 horizontal max / min reductions at once
+//      (reduce16_*: pairs of rows share each shuffle step, 64 -> 32 -> 16
+//      -> 8 -> 4 -> 1 bytes per row);
+//   2. each row's Q12.19 sum of exps from the r(d) byte planes, d = max - x
+//      (three vpsadbw sums per row as softmax_lut_stats_avx512, combined
+//      lane-wise), then the 16 sums reduced at once (int32 wrap-around, as
+//      the reference's int32 sum);
+//   3. the reciprocals of the 16 sums in one vector pass
+//      (one_over_one_plus_x_avx512), then each row's outputs
+//      (softmax_lut_out_avx512).
+// Row max, range and sum are those of softmax_lut_stats_avx512, so the bits
+// are the row path's. Rows below 64 columns, with sum <= 0, or whose
+// reciprocal hits srdhm's saturating case take softmax_s8_row_w.
+
+// Pairwise steps shared by the reductions: v[16] (row t in v[t]) -> x[4],
+// 128-bit lane L of x[i] holding row 4 i + L's partial (16 bytes).
+template <class Op>
+ATTN_T_AVX512 inline void reduce16_to_lanes(const __m512i* v, __m512i* x) {
+  __m512i w[8];
+  for (int i = 0; i < 8; ++i) {
+    // low 256 bits: row 2i's halves combined, high: row 2i + 1's.
+    w[i] = Op::apply(_mm512_shuffle_i64x2(v[2 * i], v[2 * i + 1], 0x44),
+                     _mm512_shuffle_i64x2(v[2 * i], v[2 * i + 1], 0xee));
+  }
+  for (int i = 0; i < 4; ++i) {
+    x[i] = Op::apply(_mm512_shuffle_i32x4(w[2 * i], w[2 * i + 1], 0x88),
+                     _mm512_shuffle_i32x4(w[2 * i], w[2 * i + 1], 0xdd));
+  }
+}
+
+// Lane L, dword j of z holds row 4 j + L: back to row order.
+ATTN_T_AVX512 inline __m512i rows_in_order(__m512i z) {
+  return _mm512_permutexvar_epi32(
+      _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), z);
+}
+
+struct MaxI8 {
+  ATTN_T_AVX512 static __m512i apply(__m512i a, __m512i b) { return _mm512_max_epi8(a, b); }
+};
+struct MinI8 {
+  ATTN_T_AVX512 static __m512i apply(__m512i a, __m512i b) { return _mm512_min_epi8(a, b); }
+};
+struct AddI64 {
+  ATTN_T_AVX512 static __m512i apply(__m512i a, __m512i b) { return _mm512_add_epi64(a, b); }
+};
+
+// Lane t = the max (Op = MaxI8) or min (MinI8) of the 64 signed bytes of v[t].
+template <class Op>
+ATTN_T_AVX512 inline __m512i reduce16_i8(const __m512i* v) {
+  __m512i x[4];
+  reduce16_to_lanes<Op>(v, x);
+  // 16 -> 8 bytes: lane L of y[i] holds rows 8 i + L and 8 i + 4 + L.
+  const __m512i y0 = Op::apply(_mm512_unpacklo_epi64(x[0], x[1]), _mm512_unpackhi_epi64(x[0], x[1]));
+  const __m512i y1 = Op::apply(_mm512_unpacklo_epi64(x[2], x[3]), _mm512_unpackhi_epi64(x[2], x[3]));
+  // 8 -> 4 bytes (dwords 0 and 2 of each lane), then the four rows of a lane
+  // side by side: lane L = rows L, 4 + L, 8 + L, 12 + L.
+  const __m512i z0 = Op::apply(y0, _mm512_shuffle_epi32(y0, static_cast<_MM_PERM_ENUM>(0xb1)));
+  const __m512i z1 = Op::apply(y1, _mm512_shuffle_epi32(y1, static_cast<_MM_PERM_ENUM>(0xb1)));
+  __m512i z = _mm512_castps_si512(
+      _mm512_shuffle_ps(_mm512_castsi512_ps(z0), _mm512_castsi512_ps(z1), 0x88));
+  // 4 -> 1 byte (byte 0 of each dword), sign-extended.
+  z = Op::apply(z, _mm512_srli_epi32(z, 16));
+  z = Op::apply(z, _mm512_srli_epi32(z, 8));
+  return rows_in_order(_mm512_srai_epi32(_mm512_slli_epi32(z, 24), 24));
+}
+
+// Lane t = the low 32 bits of the sum of the 8 int64 lanes of v[t].
+ATTN_T_AVX512 inline __m512i reduce16_sum64_lo32(const __m512i* v) {
+  __m512i x[4];
+  reduce16_to_lanes<AddI64>(v, x);
+  const __m512i y0 = _mm512_add_epi64(_mm512_unpacklo_epi64(x[0], x[1]), _mm512_unpackhi_epi64(x[0], x[1]));
+  const __m512i y1 = _mm512_add_epi64(_mm512_unpacklo_epi64(x[2], x[3]), _mm512_unpackhi_epi64(x[2], x[3]));
+  // Low dwords of the qwords: lane L = rows L, 4 + L, 8 + L, 12 + L.
+  return rows_in_order(_mm512_castps_si512(
+      _mm512_shuffle_ps(_mm512_castsi512_ps(y0), _mm512_castsi512_ps(y1), 0x88)));
+}
+
+// The r(d) plane sums of one row (d = max - x over its n columns), combined
+// lane-wise: s0 + s1 2^8 + s2 2^16 per int64 lane (< 2^40 each). A plane
+// whose entries from d = 128 on are all 0, or any plane when the row's d
+// stay below 128, takes one vpermi2b zero-masked on d's top bit.
+ATTN_T_AVX512VBMI inline __m512i plane_sums_row(const __m512i (*p)[4], const bool* upper_zero,
+                                                const int8_t* in, int32_t n, int32_t max_in_row,
+                                                int32_t range) {
+  const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(max_in_row));
+  const __m512i zero = _mm512_setzero_si512();
+  __m512i s0 = zero, s1 = zero, s2 = zero;
+  const bool low_only = range < 128;
+  const bool short1 = low_only || upper_zero[1];
+  const bool short2 = low_only || upper_zero[2];
+  if ((low_only || upper_zero[0]) && short1 && short2) {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
+      s0 = _mm512_add_epi64(
+          s0, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[0][0], d, p[0][1]), zero));
+      s1 = _mm512_add_epi64(
+          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
+      s2 = _mm512_add_epi64(
+          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
+    }
+  } else if (short1 && short2) {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
+      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
+      s1 = _mm512_add_epi64(
+          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
+      s2 = _mm512_add_epi64(
+          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
+    }
+  } else {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
+      s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[1], d)), zero));
+      s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
+    }
+  }
+  return _mm512_add_epi64(s0, _mm512_add_epi64(_mm512_slli_epi64(s1, 8), _mm512_slli_epi64(s2, 16)));
+}
+
+ATTN_T_AVX512VBMI inline void softmax_tile16_avx512(const uint8_t* lut, const int32_t* table,
+                                             int32_t diff_min, int8_t* rows, std::size_t stride,
+                                             int32_t nq, const int32_t* n, int32_t n_pad,
+                                             int32_t* sum_w) {
+  const auto* dcut = reinterpret_cast<const uint16_t*>(lut + 772);
+  __m512i p[3][4];
+  bool upper_zero[3];
+  for (int b = 0; b < 3; ++b) {
+    for (int t = 0; t < 4; ++t) p[b][t] = _mm512_loadu_si512(lut + 256 * b + 64 * t);
+    const __m512i up = _mm512_or_si512(p[b][2], p[b][3]);
+    upper_zero[b] = _mm512_test_epi64_mask(up, up) == 0;
+  }
+  for (int32_t r0 = 0; r0 < nq; r0 += 16) {
+    const int32_t cnt = nq - r0 < 16 ? nq - r0 : 16;
+    // 1. Row max and min (rows not on the table path: neutral vectors).
+    __m512i mx[16], mn[16];
+    bool lut_row[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      mx[t] = _mm512_set1_epi8(-128);
+      mn[t] = _mm512_set1_epi8(127);
+      lut_row[t] = t < cnt && n[r0 + t] >= 64;
+      if (!lut_row[t]) continue;
+      const int8_t* row = rows + static_cast<std::size_t>(r0 + t) * stride;
+      const int32_t nr = n[r0 + t];
+      for (int32_t i = 0; i < nr; i += 64) {
+        const __mmask64 m = tail_mask64(nr - i);
+        mx[t] = _mm512_max_epi8(mx[t], _mm512_mask_loadu_epi8(mx[t], m, row + i));
+        mn[t] = _mm512_min_epi8(mn[t], _mm512_mask_loadu_epi8(mn[t], m, row + i));
+      }
+    }
+    alignas(64) int32_t maxv[16], minv[16], sums[16];
+    _mm512_store_si512(maxv, reduce16_i8<MaxI8>(mx));
+    _mm512_store_si512(minv, reduce16_i8<MinI8>(mn));
+    // 2. Sums of exps.
+    __m512i sv[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      sv[t] = _mm512_setzero_si512();
+      if (!lut_row[t]) continue;
+      sv[t] = plane_sums_row(p, upper_zero, rows + static_cast<std::size_t>(r0 + t) * stride,
+                             n[r0 + t], maxv[t], maxv[t] - minv[t]);
+    }
+    _mm512_store_si512(sums, reduce16_sum64_lo32(sv));
+    // 3. Reciprocals (16 at once), then the outputs.
+    alignas(64) int32_t a[16];
+    int hp1[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      a[t] = 0;
+      hp1[t] = 0;
+      if (!lut_row[t] || sums[t] <= 0) {
+        lut_row[t] = false;
+        continue;
+      }
+      hp1[t] = q::clz32(static_cast<uint32_t>(sums[t]));
+      a[t] = static_cast<int32_t>((static_cast<uint32_t>(sums[t]) << hp1[t]) -
+                                  0x80000000u);  // in [0, 2^31)
+    }
+    alignas(64) int32_t scale[16];
+    _mm512_store_si512(scale, one_over_one_plus_x_avx512(_mm512_load_si512(a)));
+    for (int32_t t = 0; t < cnt; ++t) {
+      const int32_t r = r0 + t;
+      auto* row = rows + static_cast<std::size_t>(r) * stride;
+      if (lut_row[t] && scale[t] != INT32_MIN) {
+        LutRowStats st;
+        st.max = maxv[t];
+        st.range = maxv[t] - minv[t];
+        st.sum = sums[t];
+        sum_w[r] = softmax_lut_out_avx512<true>(dcut, table, diff_min, row, row, n[r], n_pad, st,
+                                                scale[t], (12 - hp1[t]) + 31 - 8);
+      } else {
+        sum_w[r] = softmax_s8_row_w(lut, table, diff_min, row, reinterpret_cast<uint8_t*>(row),
+                                    n[r], n_pad);
+      }
+    }
+  }
+}
+
+// Tiles whose rows all have at most 16 columns (short sequences), at level 3
+// with or without the byte tables: one 16-lane vector per row, the
+// arithmetic of softmax_avx512 (table exp by gather, Q12.19 sum, srdhm by
+// the reciprocal, RoundingDivideByPOT by the exponent) with each row's exps
+// gathered once, and the horizontal max / sum reductions and the
+// reciprocals of 16 rows batched. Lane t of rows_i32 / the reductions is row
+// t. Rows whose reciprocal hits srdhm's saturating case (or sum <= 0) take
+// softmax_s8_row_w.
+struct AddI32 {
+  ATTN_T_AVX512 static __m512i apply(__m512i a, __m512i b) { return _mm512_add_epi32(a, b); }
+};
+
+// Lane t = the sum of the 16 int32 lanes of v[t].
+ATTN_T_AVX512 inline __m512i reduce16_sum32(const __m512i* v) {
+  __m512i x[4];
+  reduce16_to_lanes<AddI32>(v, x);
+  const __m512i y0 = _mm512_add_epi32(_mm512_unpacklo_epi64(x[0], x[1]), _mm512_unpackhi_epi64(x[0], x[1]));
+  const __m512i y1 = _mm512_add_epi32(_mm512_unpacklo_epi64(x[2], x[3]), _mm512_unpackhi_epi64(x[2], x[3]));
+  const __m512i z0 = _mm512_add_epi32(y0, _mm512_shuffle_epi32(y0, static_cast<_MM_PERM_ENUM>(0xb1)));
+  const __m512i z1 = _mm512_add_epi32(y1, _mm512_shuffle_epi32(y1, static_cast<_MM_PERM_ENUM>(0xb1)));
+  return rows_in_order(_mm512_castps_si512(
+      _mm512_shuffle_ps(_mm512_castsi512_ps(z0), _mm512_castsi512_ps(z1), 0x88)));
+}
+
+ATTN_T_AVX512 inline void softmax_tile_short_avx512(const void* lut, const int32_t* table,
+                                             int32_t diff_min, int8_t* rows, std::size_t stride,
+                                             int32_t nq, const int32_t* n, int32_t n_pad,
+                                             int32_t* sum_w) {
+  const __m512i vdmin = _mm512_set1_epi32(diff_min);
+  const __m128i e12 = _mm_cvtsi32_si128(12);
+  const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
+  const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
+  const __m512i c128 = _mm512_set1_epi32(128), c255 = _mm512_set1_epi32(255);
+  for (int32_t r0 = 0; r0 < nq; r0 += 16) {
+    const int32_t cnt = nq - r0 < 16 ? nq - r0 : 16;
+    // Row max: each row's bytes (-128 past n) repeated over the 64 bytes.
+    __m512i v8[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      const int32_t nr = t < cnt ? n[r0 + t] : 0;
+      const auto m = static_cast<__mmask16>((1u << nr) - 1u);
+      const __m128i x = _mm_mask_loadu_epi8(_mm_set1_epi8(-128), m,
+                                            rows + static_cast<std::size_t>(r0 + t) * stride);
+      v8[t] = _mm512_broadcast_i32x4(x);
+    }
+    alignas(64) int32_t maxv[16];
+    _mm512_store_si512(maxv, reduce16_i8<MaxI8>(v8));
+    // Exps (kept lanes) and their Q12.19 terms.
+    __m512i ex[16], terms[16];
+    __mmask16 keep[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      const int32_t nr = t < cnt ? n[r0 + t] : 0;
+      const auto m = static_cast<__mmask16>((1u << nr) - 1u);
+      const __m512i diff = _mm512_sub_epi32(
+          _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, rows + static_cast<std::size_t>(r0 + t) * stride)),
+          _mm512_set1_epi32(maxv[t]));
+      keep[t] = _mm512_mask_cmpge_epi32_mask(m, diff, vdmin);
+      ex[t] = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), keep[t],
+                                          _mm512_sub_epi32(_mm512_setzero_si512(), diff), table, 4);
+      terms[t] = _mm512_maskz_mov_epi32(keep[t], rdbp_avx512(ex[t], e12, mask12, half12));
+    }
+    alignas(64) int32_t sums[16];
+    _mm512_store_si512(sums, reduce16_sum32(terms));
+    // Reciprocals of the 16 sums at once (as get_reciprocal).
+    alignas(64) int32_t a[16];
+    int hp1[16];
+    bool ok[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      a[t] = 0;
+      hp1[t] = 0;
+      ok[t] = t < cnt && n[r0 + t] > 0 && sums[t] > 0;
+      if (!ok[t]) continue;
+      hp1[t] = q::clz32(static_cast<uint32_t>(sums[t]));
+      a[t] = static_cast<int32_t>((static_cast<uint32_t>(sums[t]) << hp1[t]) -
+                                  0x80000000u);  // in [0, 2^31)
+    }
+    alignas(64) int32_t scale[16];
+    _mm512_store_si512(scale, one_over_one_plus_x_avx512(_mm512_load_si512(a)));
+    // Weights w = code + 128 (0 past n, and every code -128 when the
+    // exponent exceeds 31), then their sums at once.
+    __m512i w[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      w[t] = _mm512_setzero_si512();
+      const int exponent = (12 - hp1[t]) + 31 - 8;
+      if (!ok[t] || scale[t] == INT32_MIN || exponent > 31) continue;
+      const int32_t mk = static_cast<int32_t>((uint64_t{1} << exponent) - 1u);
+      __m512i v = rdbp_avx512(srdhm_avx512(ex[t], _mm512_set1_epi64(scale[t])),
+                              _mm_cvtsi32_si128(exponent), _mm512_set1_epi32(mk),
+                              _mm512_set1_epi32(mk >> 1));
+      // The code is v - 128 clamped above only (softmax_s8_row_ref: below
+      // -128 it wraps as the int8 store does); its weight byte is
+      // (code + 128) mod 256.
+      v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
+      w[t] = _mm512_maskz_and_epi32(keep[t], _mm512_add_epi32(v, c128), c255);
+    }
+    alignas(64) int32_t wsum[16];
+    _mm512_store_si512(wsum, reduce16_sum32(w));
+    for (int32_t t = 0; t < cnt; ++t) {
+      const int32_t r = r0 + t;
+      int8_t* row = rows + static_cast<std::size_t>(r) * stride;
+      if (ok[t] && scale[t] != INT32_MIN) {
+        // Whole 16-lane vector (zeros past n), then zeros to n_pad.
+        const int32_t head = n_pad < 16 ? n_pad : 16;
+        _mm_mask_storeu_epi8(row, static_cast<__mmask16>((1u << head) - 1u),
+                             _mm512_cvtepi32_epi8(w[t]));
+        for (int32_t c = 16; c < n_pad; c += 64) {
+          _mm512_mask_storeu_epi8(row + c, tail_mask64(n_pad - c), _mm512_setzero_si512());
+        }
+        sum_w[r] = wsum[t];
+      } else {
+        sum_w[r] = softmax_s8_row_w(lut, table, diff_min, row, reinterpret_cast<uint8_t*>(row),
+                                    n[r], n_pad);
+      }
+    }
+  }
+}
