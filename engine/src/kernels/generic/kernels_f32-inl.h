@@ -6,11 +6,15 @@
 //   Zero() Set(f)                 splat
 //   LoadU(p) StoreU(v, p)         unaligned full-vector access
 //   LoadN(p, n) StoreN(v, p, n)   first n < Lanes() lanes (rest read as 0 / untouched)
+//   LoadReg(p)                    LoadU kept in a register (not folded into each use)
 //   Add Sub Mul Div MulAdd(a, b, c) = a * b + c   Abs   CopySign(mag, sign)
 //   MaxSkipNaN(x, m)              x > m ? x : m   (a NaN x leaves m)
 //   ClampBelow(x, lo)             x < lo ? lo : x (a NaN x passes through)
 //   IfLess(a, b, yes, no)         a < b ? yes : no, per lane
 //   Pow2FromMagic(t)              2^n from t = x * log2e + 1.5 * 2^23 (exp_poly.h)
+//   kExpScalef                    true: the policy has the AVX-512 exp ops
+//     Scalef(v, u)                v * 2^floor(u) (vscalefps)
+//     Exp2Table32(t)              kExp2Table32[bits(t) & 31] per lane (vpermt2ps)
 //   ReduceSum(v) ReduceMax(v)     horizontal, to a float
 //   ReduceSum4(v0..v3, out)       out[i] = ReduceSum(vi), i < 4 (may be fused)
 //   Transpose4Store(r0..r3, p, s) p[x * s + k] = rk[x] for every lane x, k < 4
@@ -33,11 +37,29 @@ inline std::size_t Sz(int32_t i) { return static_cast<std::size_t>(i); }
 // Register blocks are named variables (register_block.h: SVE vectors cannot
 // be array elements).
 
+// exp(x) for x <= 0 on AVX-512: 2^floor(u) T[k mod 32] (1 + r (q1 + q2 r)),
+// k = round(32 x log2e), u = k / 32, r = x - u ln2, T[j] = 2^(j/32); see
+// exp_poly.h for the steps and the error bound.
+template <class O>
+typename O::V ExpPolyScalef(typename O::V x) {
+  using V = typename O::V;
+  namespace ep = ::attn::exp_poly;
+  x = O::ClampBelow(x, ep::kLoScalef);
+  const V t = O::MulAdd(x, O::Set(ep::kLog2e), O::Set(ep::kMagic32));
+  const V u = O::Sub(t, O::Set(ep::kMagic32));
+  V r = O::MulAdd(u, O::Set(-ep::kLn2Hi), x);
+  r = O::MulAdd(u, O::Set(-ep::kLn2Lo), r);
+  const V tab = O::Exp2Table32(t);
+  const V q = O::MulAdd(O::Set(ep::kQ2), r, O::Set(ep::kQ1));
+  return O::Scalef(O::MulAdd(O::Mul(tab, r), q, tab), u);
+}
+
 // exp(x) for x in [-88, 0], see exp_poly.h for the error bound.
 template <class O>
 typename O::V ExpPoly(typename O::V x) {
   using V = typename O::V;
   namespace ep = ::attn::exp_poly;
+  if constexpr (O::kExpScalef) return ExpPolyScalef<O>(x);
   x = O::ClampBelow(x, ep::kLo);
   const V t = O::MulAdd(x, O::Set(ep::kLog2e), O::Set(ep::kMagic));
   const V n = O::Sub(t, O::Set(ep::kMagic));
@@ -262,8 +284,10 @@ void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const f
 #define ATTN_PV_FOLD(_, c) if constexpr ((c) < RC) a0##c = O::Add(a0##c, b##c);
     ATTN_EACH4(ATTN_PV_FOLD, _)
   }
+  // vv<c> feed RQ FMAs each: LoadReg keeps them in registers (xsimd on
+  // AVX-512 otherwise re-read V in every FMA, 40% of the FMA peak).
 #define ATTN_PV_V(_, c) \
-  [[maybe_unused]] const V vv##c = (c) < RC ? O::LoadU(vr + Sz(c) * N) : O::Zero();
+  [[maybe_unused]] const V vv##c = (c) < RC ? O::LoadReg(vr + Sz(c) * N) : O::Zero();
 #define ATTN_PV_FMA(r, c) if constexpr ((c) < RC) a##r##c = O::MulAdd(pr, vv##c, a##r##c);
 #define ATTN_PV_ROW(_, r)                                                                        \
   if constexpr ((r) < RQ) {                                                                        \

@@ -56,12 +56,33 @@ struct Ops {
   static V Abs(V a) { return ::xsimd::abs(a); }
   static V CopySign(V mag, V sign) { return ::xsimd::copysign(mag, sign); }
   static V IfLess(V a, V b, V yes, V no) { return ::xsimd::select(a < b, yes, no); }
+#if defined(__SSE2__)
+  // x86 maxps(a, b) = a > b ? a : b (b when either is NaN): one instruction
+  // instead of a compare and a blend.
+  static V MaxSkipNaN(V x, V m) { return ::xsimd::max(x, m); }
+  static V ClampBelow(V x, float lo) { return ::xsimd::max(Set(lo), x); }
+#else
   static V MaxSkipNaN(V x, V m) { return ::xsimd::select(x > m, x, m); }
   static V ClampBelow(V x, float lo) { return ::xsimd::select(x < Set(lo), Set(lo), x); }
+#endif
   static V Pow2FromMagic(V t) {
     const VI bits = ::xsimd::bitwise_cast<VI>(t);
     return ::xsimd::bitwise_cast<V>((bits + VI(127)) << 23);
   }
+#if defined(__AVX512F__)
+  // The AVX-512 exp (exp_poly.h): xsimd 8.1 has no scalef nor a two-register
+  // permute, so the intrinsics on the batch's native register.
+  static_assert(kN == 16, "xsimd's AVX-512 batch<float> holds 16 lanes");
+  static constexpr bool kExpScalef = true;
+  static V Scalef(V v, V u) { return V(_mm512_scalef_ps(v, u)); }
+  static V Exp2Table32(V t) {
+    const float* tab = ::attn::exp_poly::kExp2Table32;
+    return V(_mm512_permutex2var_ps(_mm512_load_ps(tab), _mm512_castps_si512(t),
+                                    _mm512_load_ps(tab + 16)));
+  }
+#else
+  static constexpr bool kExpScalef = false;
+#endif
   static float ReduceSum(V v) { return ::xsimd::hadd(v); }
   static float ReduceMax(V v) {
     alignas(64) float buf[kN];
