@@ -190,14 +190,17 @@ float Max(const float* x, int32_t n) {
   const std::size_t N = O::Lanes();
   const std::size_t len = Sz(n);
   const float kNegInf = -__builtin_inff();
-  V m0 = O::Set(kNegInf), m1 = m0;
+  // Four chains: the max's latency, not the loads, bounded two.
+  V m0 = O::Set(kNegInf), m1 = m0, m2 = m0, m3 = m0;
   std::size_t i = 0;
-  for (; i + 2 * N <= len; i += 2 * N) {
+  for (; i + 4 * N <= len; i += 4 * N) {
     m0 = O::MaxSkipNaN(O::LoadU(x + i), m0);
     m1 = O::MaxSkipNaN(O::LoadU(x + i + N), m1);
+    m2 = O::MaxSkipNaN(O::LoadU(x + i + 2 * N), m2);
+    m3 = O::MaxSkipNaN(O::LoadU(x + i + 3 * N), m3);
   }
   for (; i + N <= len; i += N) m0 = O::MaxSkipNaN(O::LoadU(x + i), m0);
-  float m = O::ReduceMax(O::MaxSkipNaN(m1, m0));
+  float m = O::ReduceMax(O::MaxSkipNaN(O::MaxSkipNaN(m3, m2), O::MaxSkipNaN(m1, m0)));
   for (; i < len; ++i) m = x[i] > m ? x[i] : m;
   if (m == kNegInf) {  // all -inf (masked) or all NaN: the reference's answer
     m = x[0];
@@ -245,6 +248,11 @@ void Scale(float* x, int32_t n, float a) {
   const std::size_t len = Sz(n);
   const V av = O::Set(a);
   std::size_t i = 0;
+  for (; i + 2 * N <= len; i += 2 * N) {
+    const V v0 = O::LoadU(x + i), v1 = O::LoadU(x + i + N);
+    O::StoreU(O::Mul(av, v0), x + i);
+    O::StoreU(O::Mul(av, v1), x + i + N);
+  }
   for (; i + N <= len; i += N) O::StoreU(O::Mul(av, O::LoadU(x + i)), x + i);
   if (i < len) O::StoreN(O::Mul(av, O::LoadN(x + i, len - i)), x + i, len - i);
 }
@@ -498,14 +506,18 @@ void SoftmaxTGroup(float* st, std::size_t t, std::size_t g, int32_t nk, float* m
   };
   {  // (SoftmaxT's former loop body, kept as it was)
     const V m_old = load(m + g);
-    V b0 = O::Set(kNegInf), b1 = b0;
+    // Four chains: the max's latency, not the loads, bounded two.
+    V b0 = O::Set(kNegInf), b1 = b0, b2 = b0, b3 = b0;
     int32_t j = 0;
-    for (; j + 2 <= nk; j += 2) {
+    for (; j + 4 <= nk; j += 4) {
       b0 = O::MaxSkipNaN(load(st + Sz(j) * t + g), b0);
       b1 = O::MaxSkipNaN(load(st + Sz(j + 1) * t + g), b1);
+      b2 = O::MaxSkipNaN(load(st + Sz(j + 2) * t + g), b2);
+      b3 = O::MaxSkipNaN(load(st + Sz(j + 3) * t + g), b3);
     }
-    if (j < nk) b0 = O::MaxSkipNaN(load(st + Sz(j) * t + g), b0);
-    const V m_new = O::MaxSkipNaN(O::MaxSkipNaN(b1, b0), m_old);
+    for (; j < nk; ++j) b0 = O::MaxSkipNaN(load(st + Sz(j) * t + g), b0);
+    const V m_new =
+        O::MaxSkipNaN(O::MaxSkipNaN(O::MaxSkipNaN(b3, b2), O::MaxSkipNaN(b1, b0)), m_old);
     // A column with nothing visible yet subtracts 0: exp(-inf - 0) = 0.
     const V m_use = O::IfLess(m_new, O::Set(-3.0e38f), O::Zero(), m_new);
     V s0 = O::Zero(), s1 = O::Zero();
