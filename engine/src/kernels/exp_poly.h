@@ -11,7 +11,7 @@
 // Domain and error (measured against double-precision exp):
 //   x in [-87.3, 0]: error <= 3 ulp of the result (kMaxUlp); the worst seen
 //     over every float of [-87.3, 0] is 2.26 ulp (tests/simd checks a dense
-//     sweep through each backend). A degree-5 P (the previous form) gave 2
+//     sweep through each backend, and every float with ATTN_EXP_EVERY_FLOAT=1). A degree-5 P (the previous form) gave 2
 //     ulp for two more FMAs per vector: float softmax does not need them;
 //   x in [-88, -87.3): the result is subnormal or 0, absolute error < 2^-126;
 //   x < -88, including -inf: the argument is clamped to -88, giving 0;
@@ -39,6 +39,36 @@ inline constexpr float kP3 = 4.189011455e-2f;
 inline constexpr float kP4 = 1.666711420e-1f;
 inline constexpr float kP5 = 4.999923110e-1f;
 inline constexpr int kMaxUlp = 3;                   // stated bound on [-87.3, 0]
+
+// The AVX-512 form (kernels_f32-inl.h ExpPolyScalef: the policies whose
+// kExpScalef is true, i.e. Highway's AVX3 / AVX3_DL targets and xsimd built
+// for AVX-512), same error bound kMaxUlp (worst seen over every float of
+// [-87.3, 0]: 1.79 ulp; 7 FMA-pipe operations per vector instead of 9):
+//   t = x * log2e + 1.5 * 2^18         (ulp 2^-5: t = 1.5 * 2^18 + k / 32, k =
+//                                       round(32 x log2e), whose low bits are t's)
+//   u = t - 1.5 * 2^18 = k / 32        (exact)
+//   r = x - u * ln(2)                  (Cody-Waite, the constants above: |r| <= ln(2)/64)
+//   exp(x) = 2^floor(u) * T[k mod 32] * (1 + r (kQ1 + kQ2 r))
+// with T[j] = 2^(j / 32) (one vpermt2ps from two registers) and 2^floor(u) by
+// vscalefps, which also rounds results below 2^-126 to the nearest subnormal
+// (absolute error < 2^-149 on [-103.9, -87.3)). The argument is clamped to
+// kLoScalef, where the result rounds to exactly 0 (so are -inf and every x
+// below -103.98, where exp(x) < 2^-150).
+// kQ1, kQ2: fitted for this file to the relative error of exp on
+// |r| <= 1.02 ln(2)/64 (5.7e-8 before rounding).
+inline constexpr float kLoScalef = -110.0f;
+inline constexpr float kMagic32 = 393216.0f;        // 1.5 * 2^18: rounds to 1/32
+inline constexpr float kQ1 = 1.0000152587890625f;
+inline constexpr float kQ2 = 0.500000536441803f;
+alignas(64) inline constexpr float kExp2Table32[32] = {  // 2^(j / 32), rounded
+    1.0f,                1.0218971967697144f, 1.0442737340927124f, 1.0671404600143433f,
+    1.0905077457427979f, 1.114386796951294f,  1.1387885808944702f, 1.1637248992919922f,
+    1.1892070770263672f, 1.215247392654419f,  1.2418577671051025f, 1.2690509557724f,
+    1.2968395948410034f, 1.3252366781234741f, 1.3542555570602417f, 1.3839099407196045f,
+    1.4142135381698608f, 1.4451807737350464f, 1.4768261909484863f, 1.5091644525527954f,
+    1.5422108173370361f, 1.5759809017181396f, 1.610490322113037f,  1.6457555294036865f,
+    1.6817928552627563f, 1.7186193466186523f, 1.7562521696090698f, 1.7947090864181519f,
+    1.8340080976486206f, 1.8741676807403564f, 1.9152065515518188f, 1.9571441411972046f};
 
 // 2^n from t = x * log2e + kMagic: the low mantissa bits of t hold n.
 inline float pow2_from_magic(float t) {

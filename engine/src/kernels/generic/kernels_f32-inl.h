@@ -6,11 +6,15 @@
 //   Zero() Set(f)                 splat
 //   LoadU(p) StoreU(v, p)         unaligned full-vector access
 //   LoadN(p, n) StoreN(v, p, n)   first n < Lanes() lanes (rest read as 0 / untouched)
+//   LoadReg(p)                    LoadU kept in a register (not folded into each use)
 //   Add Sub Mul Div MulAdd(a, b, c) = a * b + c   Abs   CopySign(mag, sign)
 //   MaxSkipNaN(x, m)              x > m ? x : m   (a NaN x leaves m)
 //   ClampBelow(x, lo)             x < lo ? lo : x (a NaN x passes through)
 //   IfLess(a, b, yes, no)         a < b ? yes : no, per lane
 //   Pow2FromMagic(t)              2^n from t = x * log2e + 1.5 * 2^23 (exp_poly.h)
+//   kExpScalef                    true: the policy has the AVX-512 exp ops
+//     Scalef(v, u)                v * 2^floor(u) (vscalefps)
+//     Exp2Table32(t)              kExp2Table32[bits(t) & 31] per lane (vpermt2ps)
 //   ReduceSum(v) ReduceMax(v)     horizontal, to a float
 //   ReduceSum4(v0..v3, out)       out[i] = ReduceSum(vi), i < 4 (may be fused)
 //   Transpose4Store(r0..r3, p, s) p[x * s + k] = rk[x] for every lane x, k < 4
@@ -33,11 +37,29 @@ inline std::size_t Sz(int32_t i) { return static_cast<std::size_t>(i); }
 // Register blocks are named variables (register_block.h: SVE vectors cannot
 // be array elements).
 
+// exp(x) for x <= 0 on AVX-512: 2^floor(u) T[k mod 32] (1 + r (q1 + q2 r)),
+// k = round(32 x log2e), u = k / 32, r = x - u ln2, T[j] = 2^(j/32); see
+// exp_poly.h for the steps and the error bound.
+template <class O>
+typename O::V ExpPolyScalef(typename O::V x) {
+  using V = typename O::V;
+  namespace ep = ::attn::exp_poly;
+  x = O::ClampBelow(x, ep::kLoScalef);
+  const V t = O::MulAdd(x, O::Set(ep::kLog2e), O::Set(ep::kMagic32));
+  const V u = O::Sub(t, O::Set(ep::kMagic32));
+  V r = O::MulAdd(u, O::Set(-ep::kLn2Hi), x);
+  r = O::MulAdd(u, O::Set(-ep::kLn2Lo), r);
+  const V tab = O::Exp2Table32(t);
+  const V q = O::MulAdd(O::Set(ep::kQ2), r, O::Set(ep::kQ1));
+  return O::Scalef(O::MulAdd(O::Mul(tab, r), q, tab), u);
+}
+
 // exp(x) for x in [-88, 0], see exp_poly.h for the error bound.
 template <class O>
 typename O::V ExpPoly(typename O::V x) {
   using V = typename O::V;
   namespace ep = ::attn::exp_poly;
+  if constexpr (O::kExpScalef) return ExpPolyScalef<O>(x);
   x = O::ClampBelow(x, ep::kLo);
   const V t = O::MulAdd(x, O::Set(ep::kLog2e), O::Set(ep::kMagic));
   const V n = O::Sub(t, O::Set(ep::kMagic));
@@ -168,14 +190,17 @@ float Max(const float* x, int32_t n) {
   const std::size_t N = O::Lanes();
   const std::size_t len = Sz(n);
   const float kNegInf = -__builtin_inff();
-  V m0 = O::Set(kNegInf), m1 = m0;
+  // Four chains: the max's latency, not the loads, bounded two.
+  V m0 = O::Set(kNegInf), m1 = m0, m2 = m0, m3 = m0;
   std::size_t i = 0;
-  for (; i + 2 * N <= len; i += 2 * N) {
+  for (; i + 4 * N <= len; i += 4 * N) {
     m0 = O::MaxSkipNaN(O::LoadU(x + i), m0);
     m1 = O::MaxSkipNaN(O::LoadU(x + i + N), m1);
+    m2 = O::MaxSkipNaN(O::LoadU(x + i + 2 * N), m2);
+    m3 = O::MaxSkipNaN(O::LoadU(x + i + 3 * N), m3);
   }
   for (; i + N <= len; i += N) m0 = O::MaxSkipNaN(O::LoadU(x + i), m0);
-  float m = O::ReduceMax(O::MaxSkipNaN(m1, m0));
+  float m = O::ReduceMax(O::MaxSkipNaN(O::MaxSkipNaN(m3, m2), O::MaxSkipNaN(m1, m0)));
   for (; i < len; ++i) m = x[i] > m ? x[i] : m;
   if (m == kNegInf) {  // all -inf (masked) or all NaN: the reference's answer
     m = x[0];
@@ -223,6 +248,11 @@ void Scale(float* x, int32_t n, float a) {
   const std::size_t len = Sz(n);
   const V av = O::Set(a);
   std::size_t i = 0;
+  for (; i + 2 * N <= len; i += 2 * N) {
+    const V v0 = O::LoadU(x + i), v1 = O::LoadU(x + i + N);
+    O::StoreU(O::Mul(av, v0), x + i);
+    O::StoreU(O::Mul(av, v1), x + i + N);
+  }
   for (; i + N <= len; i += N) O::StoreU(O::Mul(av, O::LoadU(x + i)), x + i);
   if (i < len) O::StoreN(O::Mul(av, O::LoadN(x + i, len - i)), x + i, len - i);
 }
@@ -262,8 +292,10 @@ void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const f
 #define ATTN_PV_FOLD(_, c) if constexpr ((c) < RC) a0##c = O::Add(a0##c, b##c);
     ATTN_EACH4(ATTN_PV_FOLD, _)
   }
+  // vv<c> feed RQ FMAs each: LoadReg keeps them in registers (xsimd on
+  // AVX-512 otherwise re-read V in every FMA, 40% of the FMA peak).
 #define ATTN_PV_V(_, c) \
-  [[maybe_unused]] const V vv##c = (c) < RC ? O::LoadU(vr + Sz(c) * N) : O::Zero();
+  [[maybe_unused]] const V vv##c = (c) < RC ? O::LoadReg(vr + Sz(c) * N) : O::Zero();
 #define ATTN_PV_FMA(r, c) if constexpr ((c) < RC) a##r##c = O::MulAdd(pr, vv##c, a##r##c);
 #define ATTN_PV_ROW(_, r)                                                                        \
   if constexpr ((r) < RQ) {                                                                        \
@@ -474,14 +506,18 @@ void SoftmaxTGroup(float* st, std::size_t t, std::size_t g, int32_t nk, float* m
   };
   {  // (SoftmaxT's former loop body, kept as it was)
     const V m_old = load(m + g);
-    V b0 = O::Set(kNegInf), b1 = b0;
+    // Four chains: the max's latency, not the loads, bounded two.
+    V b0 = O::Set(kNegInf), b1 = b0, b2 = b0, b3 = b0;
     int32_t j = 0;
-    for (; j + 2 <= nk; j += 2) {
+    for (; j + 4 <= nk; j += 4) {
       b0 = O::MaxSkipNaN(load(st + Sz(j) * t + g), b0);
       b1 = O::MaxSkipNaN(load(st + Sz(j + 1) * t + g), b1);
+      b2 = O::MaxSkipNaN(load(st + Sz(j + 2) * t + g), b2);
+      b3 = O::MaxSkipNaN(load(st + Sz(j + 3) * t + g), b3);
     }
-    if (j < nk) b0 = O::MaxSkipNaN(load(st + Sz(j) * t + g), b0);
-    const V m_new = O::MaxSkipNaN(O::MaxSkipNaN(b1, b0), m_old);
+    for (; j < nk; ++j) b0 = O::MaxSkipNaN(load(st + Sz(j) * t + g), b0);
+    const V m_new =
+        O::MaxSkipNaN(O::MaxSkipNaN(O::MaxSkipNaN(b3, b2), O::MaxSkipNaN(b1, b0)), m_old);
     // A column with nothing visible yet subtracts 0: exp(-inf - 0) = 0.
     const V m_use = O::IfLess(m_new, O::Set(-3.0e38f), O::Zero(), m_new);
     V s0 = O::Zero(), s1 = O::Zero();

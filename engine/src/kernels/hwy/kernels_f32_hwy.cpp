@@ -88,6 +88,18 @@ struct Ops {
     const hn::RebindToSigned<D> di;
     return hn::BitCast(D(), hn::ShiftLeft<23>(hn::Add(hn::BitCast(di, t), hn::Set(di, 127))));
   }
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // Highway 1.0.3 has no scalef: the raw AVX-512 intrinsics.
+  static constexpr bool kExpScalef = true;
+  static HWY_INLINE V Scalef(V v, V u) { return V{_mm512_scalef_ps(v.raw, u.raw)}; }
+  static HWY_INLINE V Exp2Table32(V t) {
+    const float* tab = ::attn::exp_poly::kExp2Table32;
+    return V{_mm512_permutex2var_ps(_mm512_load_ps(tab), _mm512_castps_si512(t.raw),
+                                    _mm512_load_ps(tab + 16))};
+  }
+#else
+  static constexpr bool kExpScalef = false;
+#endif
   static HWY_INLINE float ReduceSum(V v) { return hn::GetLane(hn::SumOfLanes(D(), v)); }
   static HWY_INLINE float ReduceMax(V v) {
 #if HWY_TARGET == HWY_EMU128
