@@ -200,7 +200,7 @@ TEST_P(KernelTest, QkTileAndLinear) {
   std::mt19937 rng(2);
   for (int32_t d : Lengths()) {
     for (int32_t nq : {1, 3, 4, 8}) {
-      for (int32_t nk : {1, 3, 4, 7, 64, 65}) {
+      for (int32_t nk : {1, 3, 4, 7, 16, 31, 64, 65}) {
         const int off = (d + nq + nk) % 4;
         const std::size_t qs = static_cast<std::size_t>(d) + 3, ks = static_cast<std::size_t>(d) + 1;
         const std::size_t ss = static_cast<std::size_t>(nk) + 5;
