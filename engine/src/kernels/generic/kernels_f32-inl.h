@@ -177,11 +177,18 @@ void QkRow(const float* q, const float* k, std::size_t k_stride, int32_t nk, std
       const V b = O::MulAdd(q3, O::LoadU(kr + 3 * N), O::Mul(q2, O::LoadU(kr + 2 * N)));
       return O::Add(a, b);
     }
-    V a = O::Zero();
+    V a = O::Zero(), b = O::Zero();
     std::size_t x = 0;
-    for (; x + N <= d; x += N) a = O::MulAdd(O::LoadU(q + x), O::LoadU(kr + x), a);
-    if (x < d) a = O::MulAdd(O::LoadN(q + x, d - x), O::LoadN(kr + x, d - x), a);
-    return a;
+    for (; x + 2 * N <= d; x += 2 * N) {
+      a = O::MulAdd(O::LoadU(q + x), O::LoadU(kr + x), a);
+      b = O::MulAdd(O::LoadU(q + x + N), O::LoadU(kr + x + N), b);
+    }
+    if (x + N <= d) {
+      a = O::MulAdd(O::LoadU(q + x), O::LoadU(kr + x), a);
+      x += N;
+    }
+    if (x < d) b = O::MulAdd(O::LoadN(q + x, d - x), O::LoadN(kr + x, d - x), b);
+    return O::Add(a, b);
   };
   const int32_t n16 = nk / 16 * 16;
   const float* kr = k;
@@ -207,7 +214,18 @@ void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k,
     QkBlock<O, 4, 4>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride,
                   s_stride);
   }
-  for (; i < nq; ++i) QkRow<O>(q + Sz(i) * q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride);
+  // Single rows: key by key when K streams from L2 (from 32 KB of keys on)
+  // and a key fits 4 vectors, else the register block (faster while K sits in
+  // L1, and for longer keys: Luong's d = 128 measured 10% slower key by key).
+  const bool stream = Sz(d) <= 4 * O::Lanes() && Sz(nk) * Sz(d) >= 8192;
+  for (; i < nq; ++i) {
+    if (stream) {
+      QkRow<O>(q + Sz(i) * q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride);
+    } else {
+      QkBlock<O, 1, 8>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d),
+                       s + Sz(i) * s_stride, s_stride);
+    }
+  }
 }
 
 template <class O>
