@@ -202,7 +202,7 @@ TEST_P(KernelTest, QkTileAndLinear) {
   std::mt19937 rng(2);
   for (int32_t d : Lengths()) {
     for (int32_t nq : {1, 3, 4, 8}) {
-      for (int32_t nk : {1, 3, 4, 7, 64, 65}) {
+      for (int32_t nk : {1, 3, 4, 7, 16, 31, 64, 65}) {
         const int off = (d + nq + nk) % 4;
         const std::size_t qs = static_cast<std::size_t>(d) + 3, ks = static_cast<std::size_t>(d) + 1;
         const std::size_t ss = static_cast<std::size_t>(nk) + 5;
@@ -240,6 +240,41 @@ TEST_P(KernelTest, QkTileAndLinear) {
             ASSERT_NEAR(y.p[i], yr.p[i], 2.0f * static_cast<float>(d + 3) * kEps * static_cast<float>(d + 1))
                 << "linear d=" << d << " rows=" << nq << " out=" << nk;
           }
+        }
+      }
+    }
+  }
+}
+
+// Single query rows over many keys (from 8192 = nk * d on, d <= 4 lanes: the
+// key-by-key path with its ring of 16 partial sums; d = 4 lanes for 4, 8 and
+// 16 lanes and the static target's): same bound as QkTileAndLinear.
+TEST_P(KernelTest, QkTileLongRow) {
+  std::mt19937 rng(22);
+  for (int32_t d : {16, 31, 32, 48, 64, 4 * StaticLanes()}) {
+    for (int32_t nq : {1, 2}) {
+      for (int32_t nk : {512, 515, 1027}) {
+        const int off = (d + nk) % 4;
+        const std::size_t qs = static_cast<std::size_t>(d) + 3, ks = static_cast<std::size_t>(d) + 1;
+        const std::size_t ss = static_cast<std::size_t>(nk) + 5;
+        Buf q(qs * static_cast<std::size_t>(nq), off), k(ks * static_cast<std::size_t>(nk), 1);
+        Buf s(ss * static_cast<std::size_t>(nq), off), r(ss * static_cast<std::size_t>(nq), 0);
+        Fill(q.p, qs * static_cast<std::size_t>(nq), rng);
+        Fill(k.p, ks * static_cast<std::size_t>(nk), rng);
+        K().qk_tile(q.p, qs, nq, k.p, ks, nk, d, s.p, ss);
+        kRef.qk_tile(q.p, qs, nq, k.p, ks, nk, d, r.p, ss);
+        for (int32_t i = 0; i < nq; ++i) {
+          for (int32_t j = 0; j < nk; ++j) {
+            float mag = 0.0f;
+            for (int32_t x = 0; x < d; ++x) {
+              mag += std::fabs(q.p[static_cast<std::size_t>(i) * qs + static_cast<std::size_t>(x)] *
+                               k.p[static_cast<std::size_t>(j) * ks + static_cast<std::size_t>(x)]);
+            }
+            const std::size_t at = static_cast<std::size_t>(i) * ss + static_cast<std::size_t>(j);
+            ASSERT_NEAR(s.p[at], r.p[at], 2.0f * static_cast<float>(d + 2) * kEps * mag)
+                << "d=" << d << " nq=" << nq << " nk=" << nk << " i=" << i << " j=" << j;
+          }
+          EXPECT_EQ(s.p[static_cast<std::size_t>(i) * ss + static_cast<std::size_t>(nk)], 0.0f);
         }
       }
     }

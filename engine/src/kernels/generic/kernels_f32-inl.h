@@ -17,6 +17,8 @@
 //     Exp2Table32(t)              kExp2Table32[bits(t) & 31] per lane (vpermt2ps)
 //   ReduceSum(v) ReduceMax(v)     horizontal, to a float
 //   ReduceSum4(v0..v3, out)       out[i] = ReduceSum(vi), i < 4 (may be fused)
+//   ReduceSum16(v0..v15, out)     out[i] = ReduceSum(vi), i < 16 (may be fused)
+//   kMaxLanes                     compile-time upper bound of Lanes()
 //   Transpose4Store(r0..r3, p, s) p[x * s + k] = rk[x] for every lane x, k < 4
 //
 // Not a normal header: an includer opens its backend's per-target namespace
@@ -170,6 +172,62 @@ void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k
   }
 }
 
+// One query row against nk keys (decode's score row): s[j] = q . k_j.
+// A loop over single keys: each key's row is read whole (d = 4 Lanes(), e.g.
+// 64 on AVX-512: q in four registers, two partial sums), so every load
+// instruction walks K one row per iteration, a stride the hardware prefetcher
+// follows (the register blocks of QkBlock, one instruction per key of a block,
+// stream K from L2 about 1.5x slower). Each key's vector of partial sums goes
+// to a ring of 16 in scratch on the stack; every 16 keys O::ReduceSum16 turns
+// the ring into 16 scores at once (a transposing reduction, shuffles and adds)
+// instead of a horizontal sum per key; the last nk % 16 keys are summed one by
+// one.
+template <class O>
+void QkRow(const float* q, const float* k, std::size_t k_stride, int32_t nk, std::size_t d,
+           float* s) {
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+  alignas(64) float ring[16 * O::kMaxLanes];
+  const bool four = d == 4 * N;
+  const V q0 = four ? O::LoadU(q) : O::Zero();
+  const V q1 = four ? O::LoadU(q + N) : O::Zero();
+  const V q2 = four ? O::LoadU(q + 2 * N) : O::Zero();
+  const V q3 = four ? O::LoadU(q + 3 * N) : O::Zero();
+  const auto dot = [&](const float* kr) {
+    if (four) {
+      const V a = O::MulAdd(q1, O::LoadU(kr + N), O::Mul(q0, O::LoadU(kr)));
+      const V b = O::MulAdd(q3, O::LoadU(kr + 3 * N), O::Mul(q2, O::LoadU(kr + 2 * N)));
+      return O::Add(a, b);
+    }
+    V a = O::Zero(), b = O::Zero();
+    std::size_t x = 0;
+    for (; x + 2 * N <= d; x += 2 * N) {
+      a = O::MulAdd(O::LoadU(q + x), O::LoadU(kr + x), a);
+      b = O::MulAdd(O::LoadU(q + x + N), O::LoadU(kr + x + N), b);
+    }
+    if (x + N <= d) {
+      a = O::MulAdd(O::LoadU(q + x), O::LoadU(kr + x), a);
+      x += N;
+    }
+    if (x < d) b = O::MulAdd(O::LoadN(q + x, d - x), O::LoadN(kr + x, d - x), b);
+    return O::Add(a, b);
+  };
+  const int32_t n16 = nk / 16 * 16;
+  const float* kr = k;
+  int32_t j = 0;
+  for (; j < n16; ++j, kr += k_stride) {
+    O::StoreU(dot(kr), ring + Sz(j & 15) * N);
+    if ((j & 15) == 15) {
+#define ATTN_QR_RING(_, c) const V r##c = O::LoadU(ring + Sz(c) * N);
+      ATTN_EACH16(ATTN_QR_RING, _)
+#undef ATTN_QR_RING
+      O::ReduceSum16(r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15,
+                     s + Sz(j - 15));
+    }
+  }
+  for (; j < nk; ++j, kr += k_stride) s[j] = O::ReduceSum(dot(kr));
+}
+
 template <class O>
 void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k,
             std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
@@ -178,9 +236,17 @@ void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k,
     QkBlock<O, 4, 4>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride,
                   s_stride);
   }
+  // Single rows: key by key when K streams from L2 (from 32 KB of keys on)
+  // and a key fits 4 vectors, else the register block (faster while K sits in
+  // L1, and for longer keys: Luong's d = 128 measured 10% slower key by key).
+  const bool stream = Sz(d) <= 4 * O::Lanes() && Sz(nk) * Sz(d) >= 8192;
   for (; i < nq; ++i) {
-    QkBlock<O, 1, 8>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride,
-                  s_stride);
+    if (stream) {
+      QkRow<O>(q + Sz(i) * q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride);
+    } else {
+      QkBlock<O, 1, 8>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d),
+                       s + Sz(i) * s_stride, s_stride);
+    }
   }
 }
 

@@ -38,6 +38,7 @@ namespace hn = ::hwy::HWY_NAMESPACE;
 struct Ops {
   using D = hn::ScalableTag<float>;
   using V = hn::Vec<D>;
+  static constexpr std::size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
   static HWY_INLINE std::size_t Lanes() { return hn::Lanes(D()); }
   static HWY_INLINE V Zero() { return hn::Zero(D()); }
   static HWY_INLINE V Set(float f) { return hn::Set(D(), f); }
@@ -132,6 +133,13 @@ struct Ops {
     out[2] = ReduceSum(c);
     out[3] = ReduceSum(e);
   }
+  static HWY_INLINE void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9,
+                                     V a10, V a11, V a12, V a13, V a14, V a15, float* out) {
+    ReduceSum4(a0, a1, a2, a3, out);
+    ReduceSum4(a4, a5, a6, a7, out + 4);
+    ReduceSum4(a8, a9, a10, a11, out + 8);
+    ReduceSum4(a12, a13, a14, a15, out + 12);
+  }
 #else
   // Sums the 128-bit blocks of v down to one and stores its 4 lanes.
   template <class DD>
@@ -167,17 +175,57 @@ struct Ops {
     StoreBlocks(d, hn::BitCast(d, hn::InterleaveLower(d64, t2, t3)), p + 2 * s, 4 * s);
     StoreBlocks(d, hn::BitCast(d, hn::InterleaveUpper(d64, t2, t3)), p + 3 * s, 4 * s);
   }
-  // Transpose-and-add within each 128-bit block, then across blocks.
-  static HWY_INLINE void ReduceSum4(V a, V b, V c, V e, float* out) {
+  // Transpose-and-add within each 128-bit block: lane 4b + k of the result is
+  // the sum of block b of the k-th argument.
+  static HWY_INLINE V BlockSums4(V a, V b, V c, V e) {
     const D d;
     const hn::Repartition<uint64_t, D> d64;
     const V ab = hn::Add(hn::InterleaveLower(d, a, b), hn::InterleaveUpper(d, a, b));
     const V ce = hn::Add(hn::InterleaveLower(d, c, e), hn::InterleaveUpper(d, c, e));
     const auto ab64 = hn::BitCast(d64, ab);
     const auto ce64 = hn::BitCast(d64, ce);
-    const V sum = hn::Add(hn::BitCast(d, hn::InterleaveLower(d64, ab64, ce64)),
-                          hn::BitCast(d, hn::InterleaveUpper(d64, ab64, ce64)));
-    StoreBlockSum(d, sum, out);
+    return hn::Add(hn::BitCast(d, hn::InterleaveLower(d64, ab64, ce64)),
+                   hn::BitCast(d, hn::InterleaveUpper(d64, ab64, ce64)));
+  }
+  // Transpose-and-add within each 128-bit block, then across blocks.
+  static HWY_INLINE void ReduceSum4(V a, V b, V c, V e, float* out) {
+    StoreBlockSum(D(), BlockSums4(a, b, c, e), out);
+  }
+  // Block sums s_g of the arguments 4g..4g+3, then a transposing add across
+  // blocks: on 16 lanes, halves of (s0, s2) and (s1, s3), then adjacent
+  // blocks, leave lane 4g + k = the total of argument 4g + k (one vector, one
+  // store); on 8 lanes the halves of (s0, s1) and (s2, s3); on 4 lanes the
+  // block sums are the totals.
+  template <class DD>
+  static HWY_INLINE void ReduceSum16Impl(DD d, V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7,
+                                         V a8, V a9, V a10, V a11, V a12, V a13, V a14, V a15,
+                                         float* out) {
+    const V s0 = BlockSums4(a0, a1, a2, a3);
+    const V s1 = BlockSums4(a4, a5, a6, a7);
+    const V s2 = BlockSums4(a8, a9, a10, a11);
+    const V s3 = BlockSums4(a12, a13, a14, a15);
+    if constexpr (hn::MaxLanes(DD()) == 16) {
+      // h0 = [s0 B0+B2, s0 B1+B3, s2 B0+B2, s2 B1+B3] (blocks), h1 the same of s1, s3.
+      const V h0 = hn::Add(hn::ConcatLowerLower(d, s2, s0), hn::ConcatUpperUpper(d, s2, s0));
+      const V h1 = hn::Add(hn::ConcatLowerLower(d, s3, s1), hn::ConcatUpperUpper(d, s3, s1));
+      const V x = hn::OddEvenBlocks(h1, h0);                         // h0 B0, h1 B1, h0 B2, h1 B3
+      const V y = hn::SwapAdjacentBlocks(hn::OddEvenBlocks(h0, h1));  // h0 B1, h1 B0, h0 B3, h1 B2
+      hn::StoreU(hn::Add(x, y), d, out);
+    } else if constexpr (hn::MaxLanes(DD()) == 8) {
+      hn::StoreU(hn::Add(hn::ConcatLowerLower(d, s1, s0), hn::ConcatUpperUpper(d, s1, s0)), d, out);
+      hn::StoreU(hn::Add(hn::ConcatLowerLower(d, s3, s2), hn::ConcatUpperUpper(d, s3, s2)), d,
+                 out + 8);
+    } else {
+      StoreBlockSum(d, s0, out);
+      StoreBlockSum(d, s1, out + 4);
+      StoreBlockSum(d, s2, out + 8);
+      StoreBlockSum(d, s3, out + 12);
+    }
+  }
+  static HWY_INLINE void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9,
+                                     V a10, V a11, V a12, V a13, V a14, V a15, float* out) {
+    ReduceSum16Impl(D(), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15,
+                    out);
   }
 #endif
 };

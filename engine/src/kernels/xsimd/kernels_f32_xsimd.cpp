@@ -16,6 +16,9 @@
 #include "kernels/kernels_f32.h"
 #include "kernels/xsimd/kernels_f32_xsimd.h"
 #include "xsimd/xsimd.hpp"
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 namespace attn_xsimd {
 
@@ -23,6 +26,7 @@ struct Ops {
   using V = ::xsimd::batch<float>;
   using VI = ::xsimd::batch<int32_t>;
   static constexpr std::size_t kN = V::size;
+  static constexpr std::size_t kMaxLanes = kN;
   static std::size_t Lanes() { return kN; }
   static V Zero() { return V(0.0f); }
   static V Set(float f) { return V(f); }
@@ -134,6 +138,41 @@ struct Ops {
     out[2] = ::xsimd::hadd(c);
     out[3] = ::xsimd::hadd(e);
   }
+#if defined(__AVX512F__)
+  // Lane 4b + k = the sum of 128-bit block b of the k-th argument.
+  static __m512 BlockSums4(__m512 a, __m512 b, __m512 c, __m512 e) {
+    const __m512 ab = _mm512_add_ps(_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
+    const __m512 ce = _mm512_add_ps(_mm512_unpacklo_ps(c, e), _mm512_unpackhi_ps(c, e));
+    const __m512d ab64 = _mm512_castps_pd(ab);
+    const __m512d ce64 = _mm512_castps_pd(ce);
+    return _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(ab64, ce64)),
+                         _mm512_castpd_ps(_mm512_unpackhi_pd(ab64, ce64)));
+  }
+  // Block sums s_g of the arguments 4g..4g+3, then the blocks transposed and
+  // added: h0 = [s0 B0+B2, s0 B1+B3, s1 B0+B2, s1 B1+B3] (blocks), h1 the same
+  // of s2, s3; their even plus odd blocks are the 16 totals in order.
+  static void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9, V a10,
+                          V a11, V a12, V a13, V a14, V a15, float* out) {
+    const __m512 s0 = BlockSums4(a0, a1, a2, a3);
+    const __m512 s1 = BlockSums4(a4, a5, a6, a7);
+    const __m512 s2 = BlockSums4(a8, a9, a10, a11);
+    const __m512 s3 = BlockSums4(a12, a13, a14, a15);
+    const __m512 h0 =
+        _mm512_add_ps(_mm512_shuffle_f32x4(s0, s1, 0x44), _mm512_shuffle_f32x4(s0, s1, 0xEE));
+    const __m512 h1 =
+        _mm512_add_ps(_mm512_shuffle_f32x4(s2, s3, 0x44), _mm512_shuffle_f32x4(s2, s3, 0xEE));
+    _mm512_storeu_ps(out, _mm512_add_ps(_mm512_shuffle_f32x4(h0, h1, 0x88),
+                                        _mm512_shuffle_f32x4(h0, h1, 0xDD)));
+  }
+#else
+  static void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9, V a10,
+                          V a11, V a12, V a13, V a14, V a15, float* out) {
+    ReduceSum4(a0, a1, a2, a3, out);
+    ReduceSum4(a4, a5, a6, a7, out + 4);
+    ReduceSum4(a8, a9, a10, a11, out + 8);
+    ReduceSum4(a12, a13, a14, a15, out + 12);
+  }
+#endif
 };
 
 #include "kernels/generic/kernels_f32-inl.h"
