@@ -13,6 +13,7 @@
 //   kdot(a, s, q, c, k) / kdot_tail(..., len): a + s accumulate sum (q - zp)
 //   k over the step as a - s (levels 2-3: a = vpdpbusd(u, k), s =
 //   vpdpbusd(128 + zp, k); level 1: a alone, int16 pairs by vpmaddwd),
+//   a starting at acc0(zp, n),
 //   qk_short(...) (a level's own fast path for short rows: the keys done);
 //   dstep(acc, sb, a, b) / dstep_tail(..., len) and kDotBias: dot_s8's steps,
 //   acc - kDotBias sum b = sum a b, sb -> sum b;
@@ -30,7 +31,7 @@
 // sum_i (q_i - zp) k_i over n bytes of one key: out of the packed row u.
 ATTN_ROWS_T int32_t qrow_dot(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n) {
   const V c = qconst(zp);
-  V a = zero(), s = zero();
+  V a = acc0(zp, n), s = zero();
   int32_t i = 0;
   for (; i + kStep <= n; i += kStep) kdot(a, s, qop(u + i, c), c, k + i);
   if (i < n) kdot_tail(a, s, qop_tail(u + i, n - i, c), c, k + i, n - i);
@@ -55,7 +56,10 @@ ATTN_ROWS_T void qk(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t s
       kt[t] = k + static_cast<std::size_t>(jt) * stride;
     }
     V a[8], s[8];
-    for (int t = 0; t < 8; ++t) a[t] = s[t] = zero();
+    for (int t = 0; t < 8; ++t) {
+      a[t] = acc0(zp, n);
+      s[t] = zero();
+    }
     int32_t i = 0;
     for (; i < nfull; i += kStep) {
       const V qv = qop(u + i, c);

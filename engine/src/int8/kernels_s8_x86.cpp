@@ -192,6 +192,7 @@ ATTN_T_AVX2 inline V qop(const uint8_t* u, V c) {
 ATTN_T_AVX2 inline V qop_tail(const uint8_t* u, int32_t len, V c) {
   return q16(load16_tail(u, len), c);
 }
+ATTN_T_AVX2 inline V acc0(int32_t /*zp*/, int32_t /*n*/) { return zero(); }
 ATTN_T_AVX2 inline void kdot(V& a, V& /*s*/, V q, V /*c*/, const int8_t* k) {
   a = _mm256_add_epi32(a, _mm256_madd_epi16(q, k16_avx2(k)));
 }
@@ -416,19 +417,29 @@ ATTN_T_AVXVNNI inline V load_tail(const void* p, int32_t len) {
   std::memcpy(b, p, static_cast<std::size_t>(len));
   return _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
 }
-ATTN_T_AVXVNNI inline V dp(V acc, V u, V s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
+// vpdpbusd in asm (as the tile kernels): GCC 12 copies arrays of
+// accumulators around the intrinsic every step (and spills one); the tied
+// operand keeps them in place. s may come from memory.
+ATTN_T_AVXVNNI inline V dp(V acc, V u, V s) {
+  __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u), "xm"(s));
+  return acc;
+}
 ATTN_T_AVXVNNI inline V qconst(int32_t zp) { return _mm256_set1_epi8(static_cast<char>(128 + zp)); }
 ATTN_T_AVXVNNI inline V qop(const uint8_t* u, V /*c*/) { return load(u); }
 ATTN_T_AVXVNNI inline V qop_tail(const uint8_t* u, int32_t len, V /*c*/) { return load_tail(u, len); }
-ATTN_T_AVXVNNI inline void kdot(V& a, V& s, V q, V c, const int8_t* k) {
-  const V kv = load(k);
-  a = dp(a, q, kv);
-  s = dp(s, c, kv);
+// With 16 registers, a second accumulator per key would spill: the
+// zero-point term goes into a as c ~k = -c k - c (~k is an int8), which
+// leaves a off by -4c per lane and step; acc0 starts a at +4c per step.
+ATTN_T_AVXVNNI inline V acc0(int32_t zp, int32_t n) {
+  return _mm256_set1_epi32(wrap_mul32(4 * (128 + zp), (n + kStep - 1) / kStep));
 }
-ATTN_T_AVXVNNI inline void kdot_tail(V& a, V& s, V q, V c, const int8_t* k, int32_t len) {
+ATTN_T_AVXVNNI inline void kdot(V& a, V& /*s*/, V q, V c, const int8_t* k) {
+  const V kv = load(k);
+  a = dp(dp(a, q, kv), c, _mm256_xor_si256(kv, _mm256_set1_epi32(-1)));
+}
+ATTN_T_AVXVNNI inline void kdot_tail(V& a, V& /*s*/, V q, V c, const int8_t* k, int32_t len) {
   const V kv = load_tail(k, len);
-  a = dp(a, q, kv);
-  s = dp(s, c, kv);
+  a = dp(dp(a, q, kv), c, _mm256_xor_si256(kv, _mm256_set1_epi32(-1)));
 }
 ATTN_T_AVXVNNI inline void dot32(V& acc, V& sb, V a, V b) {
   acc = dp(acc, _mm256_xor_si256(a, _mm256_set1_epi8(static_cast<char>(0x80))), b);
@@ -583,10 +594,15 @@ ATTN_T_AVX512 inline V load(const void* p) { return _mm512_loadu_si512(p); }
 ATTN_T_AVX512 inline V load_tail(const void* p, int32_t len) {
   return _mm512_maskz_loadu_epi8(tail_mask64(len), p);
 }
-ATTN_T_AVX512 inline V dp(V acc, V u, V s) { return _mm512_dpbusd_epi32(acc, u, s); }
+// vpdpbusd in asm: see rows256::dp.
+ATTN_T_AVX512 inline V dp(V acc, V u, V s) {
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "vm"(s));
+  return acc;
+}
 ATTN_T_AVX512 inline V qconst(int32_t zp) { return _mm512_set1_epi8(static_cast<char>(128 + zp)); }
 ATTN_T_AVX512 inline V qop(const uint8_t* u, V /*c*/) { return load(u); }
 ATTN_T_AVX512 inline V qop_tail(const uint8_t* u, int32_t len, V /*c*/) { return load_tail(u, len); }
+ATTN_T_AVX512 inline V acc0(int32_t /*zp*/, int32_t /*n*/) { return zero(); }
 ATTN_T_AVX512 inline void kdot(V& a, V& s, V q, V c, const int8_t* k) {
   const V kv = load(k);
   a = dp(a, q, kv);
