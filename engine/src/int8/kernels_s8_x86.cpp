@@ -931,19 +931,31 @@ ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_
   const __m128i e12 = _mm_cvtsi32_si128(12);
   const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
   __m512i big = _mm512_setzero_si512();
-  for (int32_t d = 0; d < 256; d += 16) {
-    const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
-    // Kept when -d >= diff_min.
-    const __mmask16 keep =
-        _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
-    const __m512i r = _mm512_maskz_mov_epi32(
-        keep, rdbp_avx512(_mm512_loadu_si512(table + d), e12, mask12, half12));
-    big = _mm512_or_si512(big, r);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + d), _mm512_cvtepi32_epi8(r));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + 256 + d),
-                     _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 8)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + 512 + d),
-                     _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 16)));
+  // 64 d at a time, each plane's 64 bytes joined in registers and stored
+  // once: vpmovdb to memory is slow on AMD, and the 16-byte stores reloaded
+  // as 64 bytes (softmax_lut_stats_avx512) would stall store forwarding.
+  for (int32_t d0 = 0; d0 < 256; d0 += 64) {
+    __m128i part[3][4];
+    for (int k = 0; k < 4; ++k) {
+      const int32_t d = d0 + 16 * k;
+      const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
+      // Kept when -d >= diff_min.
+      const __mmask16 keep =
+          _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
+      const __m512i r = _mm512_maskz_mov_epi32(
+          keep, rdbp_avx512(_mm512_loadu_si512(table + d), e12, mask12, half12));
+      big = _mm512_or_si512(big, r);
+      part[0][k] = _mm512_cvtepi32_epi8(r);
+      part[1][k] = _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 8));
+      part[2][k] = _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 16));
+    }
+    for (int b = 0; b < 3; ++b) {
+      const __m512i v = _mm512_inserti32x4(
+          _mm512_inserti32x4(
+              _mm512_inserti32x4(_mm512_castsi128_si512(part[b][0]), part[b][1], 1), part[b][2], 2),
+          part[b][3], 3);
+      _mm512_storeu_si512(planes + 256 * b + d0, v);
+    }
   }
   return _mm512_test_epi32_mask(big, _mm512_set1_epi32(static_cast<int32_t>(0xff000000u))) == 0;
 }
