@@ -1,5 +1,6 @@
-// The one-row int8 kernels qrow_s8_dot, qk_s8, dot_s8, mac_s8, pv_s8 and
-// pv_s8_strided (see attn/int8/kernels_s8.h) for one x86 vector level,
+// The one-row int8 kernels qrow_s8_dot, qk_s8, dot_s8, mac_s8, pv_s8,
+// pv_s8_strided and requantize_row_s8's store loop (see
+// attn/int8/kernels_s8.h) for one x86 vector level,
 // written once over a small set of vector ops. Included by kernels_s8_x86.cpp
 // inside each level's namespace (rows512, rows256, rows_avx2), which first
 // defines (each with the level's target attribute ATTN_ROWS_T):
@@ -24,6 +25,8 @@
 //   part(r) for the last, partial group), pv_step(acc, w, x) (acc[4] += the
 //   rows x weighted) and pv_store(acc, out) / pv_store_tail(acc, out, len)
 //   (the columns in order).
+//   store_requantized: kLanes, kRqVecs, load(p), load_i32_tail(p, len),
+//   store_packed(out, r) (kRqVecs vectors), store_packed_tail(out, v, len).
 // Tails: level 3 loads and stores them masked, levels 1-2 through a
 // zero-padded copy on the stack.
 // No include guard: included once per level.
@@ -142,5 +145,24 @@ ATTN_ROWS_T void pv(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n, in
   if (c < n) {
     pv_block<true>(row_at, w, nrows, c, n - c, a);
     pv_store_tail(a, acc + c, n - c);
+  }
+}
+
+// out[i] = the int8 of requant(c, acc[i]) for i < n, requant one of the
+// level's requantizations of kLanes int32 before the clamp: kRqVecs vectors
+// per step packed and stored together (store_packed: saturating packs are
+// the clamp), the rest one vector at a time (load_i32_tail /
+// store_packed_tail).
+template <class C, V (*requant)(const C&, V)>
+ATTN_ROWS_T inline void store_requantized(const C& c, const int32_t* acc, int32_t n, int8_t* out) {
+  int32_t i = 0;
+  for (; i + kRqVecs * kLanes <= n; i += kRqVecs * kLanes) {
+    V r[kRqVecs];
+    for (int t = 0; t < kRqVecs; ++t) r[t] = requant(c, load(acc + i + t * kLanes));
+    store_packed(out + i, r);
+  }
+  for (; i < n; i += kLanes) {
+    const int32_t len = n - i < kLanes ? n - i : kLanes;
+    store_packed_tail(out + i, requant(c, load_i32_tail(acc + i, len)), len);
   }
 }

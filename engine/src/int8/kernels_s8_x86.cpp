@@ -253,55 +253,71 @@ ATTN_T_AVX2 inline void pv_store_tail(const V* a, int32_t* out, int32_t len) {
   pv_store(a, t);
   std::memcpy(out, t, static_cast<std::size_t>(len) * sizeof(int32_t));
 }
+// Requantized rows: 8 int32 lanes per vector; saturating packs are the
+// clamp to [-128, 127].
+constexpr int32_t kLanes = 8;
+ATTN_T_AVX2 inline V load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+ATTN_T_AVX2 inline V load_i32_tail(const int32_t* p, int32_t len) {
+  alignas(32) int32_t b[8] = {};
+  std::memcpy(b, p, static_cast<std::size_t>(len) * sizeof(int32_t));
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
+}
+// One vector per step (more would spill the constants of 16 registers).
+constexpr int kRqVecs = 1;
+ATTN_T_AVX2 inline void store_packed(int8_t* out, const V* r) {
+  const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r[0]), _mm256_extracti128_si256(r[0], 1));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packs_epi16(w16, w16));
+}
+ATTN_T_AVX2 inline void store_packed_tail(int8_t* out, V r, int32_t len) {
+  const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+  alignas(16) int8_t b[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(b), _mm_packs_epi16(w16, w16));
+  std::memcpy(out, b, static_cast<std::size_t>(len));
+}
 #define ATTN_ROWS_T ATTN_T_AVX2
 #include "int8/kernels_s8_rows_x86-inl.h"
 #undef ATTN_ROWS_T
 }  // namespace rows_avx2
 
-// TFLite requantization of 8 lanes (see q::requantize), with left = max(shift, 0)
-// and right = max(-shift, 0); multiplier > 0.
-ATTN_T_AVX2 inline __m256i requant8_avx2(__m256i x, __m128i left, __m256i mult, __m256i nudge,
-                                         __m128i right, __m256i mask, __m256i half_mask,
-                                         __m256i zp) {
-  x = _mm256_sll_epi32(x, left);
+// TFLite requantization of 8 lanes (see q::requantize) before the clamp:
+// MultiplyByQuantizedMultiplier of x - offset, plus the zero point, with
+// left = max(shift, 0) and right = max(-shift, 0); multiplier > 0.
+struct RequantAvx2 {
+  __m128i vleft, vright;
+  __m256i mult, nudge, mask, half, zp, off;
+};
+ATTN_T_AVX2 inline __m256i requant_avx2(const RequantAvx2& c, __m256i x) {
+  x = _mm256_sll_epi32(_mm256_sub_epi32(x, c.off), c.vleft);
   // srdhm: floor((x m + 2^30) / 2^31), even and odd lanes as int64.
-  const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, mult), nudge);
-  const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), mult), nudge);
+  const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, c.mult), c.nudge);
+  const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), c.mult), c.nudge);
   // Bits 31..62 of each product: >> 31 (logical is fine: we keep 32 bits).
   const __m256i he = _mm256_srli_epi64(pe, 31);
   const __m256i ho = _mm256_slli_epi64(_mm256_srli_epi64(po, 31), 32);
   __m256i s = _mm256_blend_epi32(he, ho, 0xaa);
   // RoundingDivideByPOT.
-  const __m256i rem = _mm256_and_si256(s, mask);
-  const __m256i thr = _mm256_sub_epi32(half_mask, _mm256_srai_epi32(s, 31));  // + (s < 0)
-  s = _mm256_sra_epi32(s, right);
+  const __m256i rem = _mm256_and_si256(s, c.mask);
+  const __m256i thr = _mm256_sub_epi32(c.half, _mm256_srai_epi32(s, 31));  // + (s < 0)
+  s = _mm256_sra_epi32(s, c.vright);
   s = _mm256_sub_epi32(s, _mm256_cmpgt_epi32(rem, thr));
-  s = _mm256_add_epi32(s, zp);
-  return _mm256_max_epi32(_mm256_min_epi32(s, _mm256_set1_epi32(127)), _mm256_set1_epi32(-128));
+  return _mm256_add_epi32(s, c.zp);
 }
 
 ATTN_T_AVX2 void requantize_avx2(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
                                  int32_t shift, int32_t zero_point, int8_t* out) {
   const int left = shift > 0 ? shift : 0;
   const int right = shift > 0 ? 0 : -shift;
-  const __m128i vleft = _mm_cvtsi32_si128(left);
-  const __m128i vright = _mm_cvtsi32_si128(right);
-  const __m256i mult = _mm256_set1_epi64x(multiplier);
-  const __m256i nudge = _mm256_set1_epi64x(int64_t{1} << 30);
+  RequantAvx2 c;
+  c.vleft = _mm_cvtsi32_si128(left);
+  c.vright = _mm_cvtsi32_si128(right);
+  c.mult = _mm256_set1_epi64x(multiplier);
+  c.nudge = _mm256_set1_epi64x(int64_t{1} << 30);
   const int32_t m = static_cast<int32_t>((uint64_t{1} << right) - 1u);
-  const __m256i mask = _mm256_set1_epi32(m);
-  const __m256i half = _mm256_set1_epi32(m >> 1);
-  const __m256i zp = _mm256_set1_epi32(zero_point);
-  const __m256i off = _mm256_set1_epi32(offset);
-  int32_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256i x =
-        _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i)), off);
-    const __m256i r = requant8_avx2(x, vleft, mult, nudge, vright, mask, half, zp);
-    const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), _mm_packs_epi16(w16, w16));
-  }
-  if (i < n) requantize_row_s8_ref(acc + i, n - i, offset, multiplier, shift, zero_point, out + i);
+  c.mask = _mm256_set1_epi32(m);
+  c.half = _mm256_set1_epi32(m >> 1);
+  c.zp = _mm256_set1_epi32(zero_point);
+  c.off = _mm256_set1_epi32(offset);
+  rows_avx2::store_requantized<RequantAvx2, requant_avx2>(c, acc, n, out);
 }
 
 // softmax_s8_row (see softmax_s8_row_ref), 8 columns at a time with gathered
@@ -398,11 +414,16 @@ ATTN_T_AVX2 void softmax_avx2(const int32_t* table, int32_t diff_min, const int8
 // mac) inline here: their target is a subset of this level's.
 namespace rows256 {
 using rows_avx2::hsum;
+using rows_avx2::kLanes;
+using rows_avx2::load_i32_tail;
 using rows_avx2::mac_step;
 using rows_avx2::mac_tail;
 using rows_avx2::qk_short;
 using rows_avx2::reduce8;
 using rows_avx2::set1;
+using rows_avx2::kRqVecs;
+using rows_avx2::store_packed;
+using rows_avx2::store_packed_tail;
 using rows_avx2::sub;
 using rows_avx2::V;
 using rows_avx2::zero;
@@ -706,6 +727,24 @@ ATTN_T_AVX512 inline void pv_store_tail(const V* a, int32_t* out, int32_t len) {
     _mm512_mask_storeu_epi32(out + 16 * b, sm, o[b]);
   }
 }
+// Requantized rows: 16 int32 lanes per vector.
+constexpr int32_t kLanes = 16;
+ATTN_T_AVX512 inline V load_i32_tail(const int32_t* p, int32_t len) {
+  return _mm512_maskz_loadu_epi32(static_cast<__mmask16>((1u << len) - 1u), p);
+}
+// Four vectors per step: two rounds of saturating packs clamp to [-128, 127]
+// (the 128-bit lanes interleave the four vectors; one dword permute restores
+// the order); vpmovdb to memory is slow on AMD.
+constexpr int kRqVecs = 4;
+ATTN_T_AVX512 inline void store_packed(int8_t* out, const V* r) {
+  const V order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const V p = _mm512_packs_epi16(_mm512_packs_epi32(r[0], r[1]), _mm512_packs_epi32(r[2], r[3]));
+  _mm512_storeu_si512(out, _mm512_permutexvar_epi32(order, p));
+}
+ATTN_T_AVX512 inline void store_packed_tail(int8_t* out, V s, int32_t len) {
+  s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
+  _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << len) - 1u), _mm512_cvtepi32_epi8(s));
+}
 #define ATTN_ROWS_T ATTN_T_AVX512
 #include "int8/kernels_s8_rows_x86-inl.h"
 #undef ATTN_ROWS_T
@@ -761,32 +800,6 @@ ATTN_T_AVX512 inline __m512i requant64_avx512(const Requant64Avx512& c, __m512i 
                                    static_cast<_MM_PERM_ENUM>(0xa0));
 }
 
-// out[i] = int8 of requant(c, acc[i]) for i < n, requant one of the 16-lane
-// requantizations below. 64 at a time: two rounds of saturating packs clamp to
-// [-128, 127] (the 128-bit lanes interleave the four vectors; one dword
-// permute restores the order); vpmovdb to memory is slow on AMD. Tail masked.
-template <class C, __m512i (*requant)(const C&, __m512i)>
-ATTN_T_AVX512 inline void store_requantized_avx512(const C& c, const int32_t* acc, int32_t n,
-                                                   int8_t* out) {
-  int32_t i = 0;
-  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  for (; i + 64 <= n; i += 64) {
-    const __m512i a = requant(c, _mm512_loadu_si512(acc + i));
-    const __m512i b = requant(c, _mm512_loadu_si512(acc + i + 16));
-    const __m512i d = requant(c, _mm512_loadu_si512(acc + i + 32));
-    const __m512i e = requant(c, _mm512_loadu_si512(acc + i + 48));
-    const __m512i r = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(d, e));
-    _mm512_storeu_si512(out + i, _mm512_permutexvar_epi32(order, r));
-  }
-  for (; i < n; i += 16) {
-    const int32_t len = n - i < 16 ? n - i : 16;
-    const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
-    __m512i s = requant(c, _mm512_maskz_loadu_epi32(m, acc + i));
-    s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
-    _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(s));
-  }
-}
-
 ATTN_T_AVX512 void requantize64_avx512(const int32_t* acc, int32_t n, int32_t offset,
                                        int32_t multiplier, int e, int32_t zero_point,
                                        int8_t* out) {
@@ -800,7 +813,7 @@ ATTN_T_AVX512 void requantize64_avx512(const int32_t* acc, int32_t n, int32_t of
   c.thr = _mm512_set1_epi64(om - (int64_t{1} << 30));
   c.two31 = _mm512_set1_epi64(int64_t{1} << 31);
   c.round_neg = static_cast<__mmask16>(e > 0 ? 0xffff : 0);
-  store_requantized_avx512<Requant64Avx512, requant64_avx512>(c, acc, n, out);
+  rows512::store_requantized<Requant64Avx512, requant64_avx512>(c, acc, n, out);
 }
 
 ATTN_T_AVX512 void requantize_avx512(const int32_t* acc, int32_t n, int32_t offset,
@@ -822,7 +835,7 @@ ATTN_T_AVX512 void requantize_avx512(const int32_t* acc, int32_t n, int32_t offs
   c.zp = _mm512_set1_epi32(zero_point);
   c.off = _mm512_set1_epi32(offset);
   c.one = _mm512_set1_epi32(1);
-  store_requantized_avx512<RequantAvx512, requant_avx512>(c, acc, n, out);
+  rows512::store_requantized<RequantAvx512, requant_avx512>(c, acc, n, out);
 }
 
 // softmax_s8_row (see softmax_s8_row_ref): the row maximum, then 16 columns
