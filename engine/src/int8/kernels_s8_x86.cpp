@@ -232,9 +232,11 @@ ATTN_T_AVX2 inline V pv_load_tail(const int8_t* p, int32_t len) {
 struct PvWeights {
   const int16_t* w;
   ATTN_T_AVX2 PvWeights(const int16_t* weights, int32_t /*nrows*/) : w(weights) {}
+  // (w_r, w_r+1) as one little-endian dword: a broadcast load.
   ATTN_T_AVX2 V full(int32_t r) const {
-    const uint32_t wp = static_cast<uint16_t>(w[r]) | (static_cast<uint32_t>(w[r + 1]) << 16);
-    return _mm256_set1_epi32(static_cast<int32_t>(wp));
+    int32_t wp = 0;
+    std::memcpy(&wp, w + r, 4);
+    return _mm256_set1_epi32(wp);
   }
   ATTN_T_AVX2 V part(int32_t r) const { return _mm256_set1_epi32(static_cast<uint16_t>(w[r])); }
 };
