@@ -4,9 +4,12 @@
 // default), the same shapes as SDPA_d64/attn_<backend>/<L>.
 //
 // Counters: GOPS (4 Sq Skv d integer ops, as the float GFLOPS), pct_vnni_peak
-// (of the vpdpbusd peak: 2 x 64 ops per 512-bit vpdpbusd, or 2 x 32 per
-// 256-bit one on AVX-VNNI-only CPUs, measured at start-up on this core).
+// (of the vpdpbusd peak of the level's own vector width, measured at start-up
+// on this core: 2 x 64 ops per 512-bit vpdpbusd for avx512-vnni, 2 x 32 per
+// 256-bit VEX vpdpbusd for avx-vnni; the avx2 and scalar levels, which have
+// no vpdpbusd, against the widest one).
 #include <benchmark/benchmark.h>
+#include <cpuid.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -65,20 +68,9 @@ __attribute__((noinline, target("avx2,avxvnni"))) void VnniLoop256(int64_t reps)
         "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
 }
 
-// Integer ops per second of the widest vpdpbusd this CPU has (0: none).
-double VnniPeakOps() {
-  int64_t reps = 1 << 18;
-  double ops_per_rep = 0;
-  void (*loop)(int64_t) = nullptr;
-  if (attn::detail::kernels_s8_x86_supported(3)) {
-    loop = VnniLoop512;
-    ops_per_rep = 16.0 * 64 * 2;
-  } else if (attn::detail::kernels_s8_x86_supported(2)) {
-    loop = VnniLoop256;
-    ops_per_rep = 14.0 * 32 * 2;
-  } else {
-    return 0.0;
-  }
+// Integer ops per second of one vpdpbusd loop (best of 7 timed runs).
+double PeakOps(void (*loop)(int64_t), double ops_per_rep) {
+  const int64_t reps = 1 << 18;
   double best = 0.0;
   for (int t = 0; t < 7; ++t) {
     timespec t0{}, t1{};
@@ -92,10 +84,29 @@ double VnniPeakOps() {
   return best;
 }
 
-double g_vnni_peak = 0.0;
+constexpr double kOps512 = 16.0 * 64 * 2;  // per VnniLoop512 rep
+constexpr double kOps256 = 14.0 * 32 * 2;  // per VnniLoop256 rep
 
-void BM_VnniPeak(benchmark::State& st) {
-  const bool wide = attn::detail::kernels_s8_x86_supported(3);
+// The 512-bit and 256-bit vpdpbusd peaks (0: not on this CPU). Level 3 has
+// both (AVX512_VNNI implies the EVEX ymm form; the asm uses the VEX form,
+// which AVX-VNNI adds, so the 256-bit loop needs level 2 or an AVX-VNNI CPU).
+double g_vnni_peak512 = 0.0;
+double g_vnni_peak256 = 0.0;
+
+bool CpuAvxVnni() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid_count(7, 1, &a, &b, &c, &d) == 0) return false;
+  return (a & (1u << 4)) != 0;
+}
+
+// The peak a level's pct_vnni_peak is computed against.
+double PeakFor(int level) {
+  if (level < 0) level = attn::detail::kernels_s8_x86_level();
+  if (level == 2 && g_vnni_peak256 > 0) return g_vnni_peak256;
+  return g_vnni_peak512 > 0 ? g_vnni_peak512 : g_vnni_peak256;
+}
+
+void BM_VnniPeak(benchmark::State& st, bool wide) {
   for (auto _ : st) {
     if (wide) {
       VnniLoop512(1024);
@@ -103,7 +114,7 @@ void BM_VnniPeak(benchmark::State& st) {
       VnniLoop256(1024);
     }
   }
-  const double ops = wide ? 16.0 * 64 * 2 * 1024 : 14.0 * 32 * 2 * 1024;
+  const double ops = (wide ? kOps512 : kOps256) * 1024;
   st.counters["GOPS"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
@@ -149,17 +160,23 @@ void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv) {
   attn::detail::kernels_s8_x86_select(-1);
   const double ops = 4.0 * sq * skv * d;
   st.counters["GOPS"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  if (g_vnni_peak > 0) {
-    st.counters["pct_vnni_peak"] = benchmark::Counter(
-        ops * 100.0 / g_vnni_peak, benchmark::Counter::kIsIterationInvariantRate);
+  const double peak = PeakFor(level);
+  if (peak > 0) {
+    st.counters["pct_vnni_peak"] =
+        benchmark::Counter(ops * 100.0 / peak, benchmark::Counter::kIsIterationInvariantRate);
   }
 }
 
 int RegisterS8() {
-  g_vnni_peak = VnniPeakOps();
-  if (g_vnni_peak > 0) {
-    benchmark::AddCustomContext("vnni_peak_gops", std::to_string(g_vnni_peak * 1e-9));
-    benchmark::RegisterBenchmark("VnniPeak", BM_VnniPeak);
+  if (attn::detail::kernels_s8_x86_supported(3)) {
+    g_vnni_peak512 = PeakOps(VnniLoop512, kOps512);
+    benchmark::AddCustomContext("vnni_peak_gops", std::to_string(g_vnni_peak512 * 1e-9));
+    benchmark::RegisterBenchmark("VnniPeak", BM_VnniPeak, true);
+  }
+  if (attn::detail::kernels_s8_x86_supported(2) && CpuAvxVnni()) {
+    g_vnni_peak256 = PeakOps(VnniLoop256, kOps256);
+    benchmark::AddCustomContext("vnni256_peak_gops", std::to_string(g_vnni_peak256 * 1e-9));
+    benchmark::RegisterBenchmark("VnniPeak256", BM_VnniPeak, false);
   }
   for (int32_t s : {16, 64, 256, 1024}) {
     for (int level = 3; level >= 0; --level) {
@@ -171,11 +188,13 @@ int RegisterS8() {
     }
   }
   for (int32_t s : {1024, 4095}) {  // 4095: the int8 softmax's column limit
-    const std::string name = std::string("Decode_d64/attn_s8_") +
-                             attn::detail::kernels_s8_x86_level_name(
-                                 attn::detail::kernels_s8_x86_level()) +
-                             "/" + std::to_string(s);
-    benchmark::RegisterBenchmark(name.c_str(), BM_Sdpa_s8, -1, 1, s);
+    for (int level = 3; level >= 0; --level) {
+      if (!attn::detail::kernels_s8_x86_supported(level)) continue;
+      const std::string name = std::string("Decode_d64/attn_s8_") +
+                               attn::detail::kernels_s8_x86_level_name(level) + "/" +
+                               std::to_string(s);
+      benchmark::RegisterBenchmark(name.c_str(), BM_Sdpa_s8, level, 1, s);
+    }
   }
   return 0;
 }

@@ -62,7 +62,7 @@ def cmd_noheap(args):
 
 OPS = ["sdpa_f32", "mha_f32", "bahdanau_f32", "luong_dot_f32", "luong_general_f32",
        "general_attention_f32", "sdpa_s8", "softmax_s8", "mha_s8", "luong_dot_s8",
-       "luong_general_s8", "model_load"]
+       "luong_general_s8", "bahdanau_s8", "model_load"]
 # Demangled-name prefix of each op's entry function (the stack root).
 ENTRY = {op: f"attn::{op}(" for op in OPS}
 ENTRY["luong_dot_s8"] = ENTRY["luong_general_s8"] = "attn::luong_s8("
@@ -78,6 +78,7 @@ SHAPES = {
     "mha_s8": "B=1 S=16 E=64 H=4",
     "luong_dot_s8": "B=1 T=16 D=64",
     "luong_general_s8": "B=1 T=16 D=64",
+    "bahdanau_s8": "B=1 T=16 D=64 units=32",
     "model_load": "64-byte blob",
 }
 TOOL = "arm-none-eabi-"

@@ -128,12 +128,6 @@ int32_t qrow_dot_scalar(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n
   return acc;
 }
 
-// Scalar tail of the vector kernels: sum over i in [from, n).
-inline int32_t qrow_dot_tail(const uint8_t* u, int32_t zp, const int8_t* k, int32_t from,
-                             int32_t n) {
-  return qrow_dot_scalar(u + from, zp, k + from, n - from);
-}
-
 // ------------------------------------------------------------- AVX2 (1)
 // Horizontal reductions: r[t] (8 int32 lanes each) -> lane t = sum of r[t].
 ATTN_T_AVX2 inline __m256i reduce8x8(const __m256i* r) {
@@ -160,166 +154,172 @@ ATTN_T_AVX2 inline int32_t hsum8(__m256i v) {
   return _mm_cvtsi128_si32(s);
 }
 
-// 16 elements of the packed row as int16 q - zp.
-ATTN_T_AVX2 inline __m256i q16_avx2(const uint8_t* u, __m256i zp16) {
-  const __m128i b = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(u)),
-                                  _mm_set1_epi8(static_cast<char>(0x80)));
-  return _mm256_sub_epi16(_mm256_cvtepi8_epi16(b), zp16);
-}
-
+// The one-row kernels (qrow_s8_dot, qk_s8, dot_s8, mac_s8, pv_s8) of every
+// level are one body, kernels_s8_rows_x86-inl.h, over the level's vector ops
+// below. Level 1: int8 sign-extended to int16, vpmaddwd.
 ATTN_T_AVX2 inline __m256i k16_avx2(const int8_t* k) {
   return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k)));
 }
 
-ATTN_T_AVX2 int32_t qrow_dot_avx2(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n) {
-  const __m256i zp16 = _mm256_set1_epi16(static_cast<int16_t>(zp));
-  __m256i acc = _mm256_setzero_si256();
-  int32_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(q16_avx2(u + i, zp16), k16_avx2(k + i)));
-  }
-  return hsum8(acc) + qrow_dot_tail(u, zp, k, i, n);
+namespace rows_avx2 {
+using V = __m256i;
+constexpr int32_t kStep = 16;     // bytes per dot step (16 int16 lanes)
+constexpr int32_t kDotBias = 0;   // dot: a sign-extended as is
+constexpr int32_t kMacLanes = 8;
+constexpr int kPvRows = 2;        // int16 weight pairs
+constexpr int32_t kPvCols = 16;
+ATTN_T_AVX2 inline V zero() { return _mm256_setzero_si256(); }
+ATTN_T_AVX2 inline V sub(V a, V b) { return _mm256_sub_epi32(a, b); }
+ATTN_T_AVX2 inline V set1(int32_t x) { return _mm256_set1_epi32(x); }
+ATTN_T_AVX2 inline int32_t hsum(V v) { return hsum8(v); }
+ATTN_T_AVX2 inline __m256i reduce8(const V* r) { return reduce8x8(r); }
+// len < 16 bytes at p, zero-padded to 16.
+ATTN_T_AVX2 inline __m128i load16_tail(const void* p, int32_t len) {
+  alignas(16) uint8_t b[16] = {};
+  std::memcpy(b, p, static_cast<std::size_t>(len));
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(b));
 }
-
-ATTN_T_AVX2 void qk_avx2(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t stride,
-                         int32_t nkeys, int32_t n, int32_t* out) {
-  const __m256i zp16 = _mm256_set1_epi16(static_cast<int16_t>(zp));
-  const int32_t nv = n / 16 * 16;
-  int32_t j = 0;
-  for (; j + 8 <= nkeys; j += 8) {
-    const int8_t* kj = k + static_cast<std::size_t>(j) * stride;
-    __m256i acc[8];
-    for (int t = 0; t < 8; ++t) acc[t] = _mm256_setzero_si256();
-    for (int32_t i = 0; i < nv; i += 16) {
-      const __m256i qv = q16_avx2(u + i, zp16);
-      for (int t = 0; t < 8; ++t) {
-        acc[t] = _mm256_add_epi32(
-            acc[t], _mm256_madd_epi16(qv, k16_avx2(kj + static_cast<std::size_t>(t) * stride + i)));
-      }
-    }
-    __m256i r = reduce8x8(acc);
-    if (nv < n) {
-      alignas(32) int32_t tail[8];
-      for (int t = 0; t < 8; ++t) {
-        tail[t] = qrow_dot_tail(u, zp, kj + static_cast<std::size_t>(t) * stride, nv, n);
-      }
-      r = _mm256_add_epi32(r, _mm256_load_si256(reinterpret_cast<const __m256i*>(tail)));
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), r);
-  }
-  for (; j < nkeys; ++j) out[j] = qrow_dot_avx2(u, zp, k + static_cast<std::size_t>(j) * stride, n);
+// The query operand: 16 bytes of the packed row as int16 q - zp (c: zp in
+// every int16 lane). Padding bytes meet zero key bytes.
+ATTN_T_AVX2 inline V qconst(int32_t zp) { return _mm256_set1_epi16(static_cast<int16_t>(zp)); }
+ATTN_T_AVX2 inline V q16(__m128i u, V zp16) {
+  const __m128i q = _mm_xor_si128(u, _mm_set1_epi8(static_cast<char>(0x80)));
+  return _mm256_sub_epi16(_mm256_cvtepi8_epi16(q), zp16);
 }
-
-ATTN_T_AVX2 int32_t dot_avx2(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
-  __m256i acc = _mm256_setzero_si256();
-  __m256i sb = _mm256_setzero_si256();
-  const __m256i ones = _mm256_set1_epi16(1);
-  int32_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256i b16 = k16_avx2(b + i);
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(k16_avx2(a + i), b16));
-    sb = _mm256_add_epi32(sb, _mm256_madd_epi16(ones, b16));
-  }
-  int32_t r = hsum8(acc);
-  int32_t s = hsum8(sb);
-  for (; i < n; ++i) {
-    r += static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
-    s += b[i];
-  }
-  *sum_b = s;
-  return r;
+ATTN_T_AVX2 inline V qop(const uint8_t* u, V c) {
+  return q16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(u)), c);
 }
-
-ATTN_T_AVX2 void mac_avx2(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
-  const __m256i wv = _mm256_set1_epi32(w);
-  int32_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256i bv = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + i)));
-    __m256i* p = reinterpret_cast<__m256i*>(acc + i);
-    _mm256_storeu_si256(p, _mm256_add_epi32(_mm256_loadu_si256(p), _mm256_mullo_epi32(wv, bv)));
-  }
-  for (; i < n; ++i) acc[i] += w * static_cast<int32_t>(b[i]);
+ATTN_T_AVX2 inline V qop_tail(const uint8_t* u, int32_t len, V c) {
+  return q16(load16_tail(u, len), c);
 }
-
-// acc[c] = sum_r w[r] row_r[c]: rows in pairs, (w_r, w_r+1) int16 pairs times
-// the interleaved sign-extended row bytes (vpmaddwd, exact), 16 columns per
-// pass.
-template <typename RowAt>
-ATTN_T_AVX2 void pv_avx2(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
-  int32_t c = 0;
-  for (; c + 16 <= n; c += 16) {
-    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
-    int32_t r = 0;
-    for (; r + 2 <= nrows; r += 2) {
-      const __m256i x0 = k16_avx2(row_at(r) + c);
-      const __m256i x1 = k16_avx2(row_at(r + 1) + c);
-      const uint32_t wp = static_cast<uint16_t>(w[r]) | (static_cast<uint32_t>(w[r + 1]) << 16);
-      const __m256i wv = _mm256_set1_epi32(static_cast<int32_t>(wp));
-      lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), wv));
-      hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), wv));
-    }
-    if (r < nrows) {
-      const __m256i x0 = k16_avx2(row_at(r) + c);
-      const __m256i wv = _mm256_set1_epi32(static_cast<uint16_t>(w[r]));
-      lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x0), wv));
-      hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x0), wv));
-    }
-    // lo: columns 0-3 | 8-11, hi: 4-7 | 12-15.
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c), _mm256_permute2x128_si256(lo, hi, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c + 8),
-                        _mm256_permute2x128_si256(lo, hi, 0x31));
-  }
-  for (; c < n; ++c) {
-    int32_t s = 0;
-    for (int32_t r = 0; r < nrows; ++r) s += static_cast<int32_t>(w[r]) * row_at(r)[c];
-    acc[c] = s;
-  }
+ATTN_T_AVX2 inline V acc0(int32_t /*zp*/, int32_t /*n*/) { return zero(); }
+ATTN_T_AVX2 inline void kdot(V& a, V& /*s*/, V q, V /*c*/, const int8_t* k) {
+  a = _mm256_add_epi32(a, _mm256_madd_epi16(q, k16_avx2(k)));
 }
+ATTN_T_AVX2 inline void kdot_tail(V& a, V& /*s*/, V q, V /*c*/, const int8_t* k, int32_t len) {
+  a = _mm256_add_epi32(a, _mm256_madd_epi16(q, _mm256_cvtepi8_epi16(load16_tail(k, len))));
+}
+ATTN_T_AVX2 inline int32_t qk_short(const uint8_t*, int32_t, const int8_t*, std::size_t, int32_t,
+                                    int32_t, int32_t*) {
+  return 0;
+}
+ATTN_T_AVX2 inline void dot16(V& acc, V& sb, __m128i a, __m128i b) {
+  const V b16 = _mm256_cvtepi8_epi16(b);
+  acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_cvtepi8_epi16(a), b16));
+  sb = _mm256_add_epi32(sb, _mm256_madd_epi16(_mm256_set1_epi16(1), b16));
+}
+ATTN_T_AVX2 inline void dstep(V& acc, V& sb, const int8_t* a, const int8_t* b) {
+  dot16(acc, sb, _mm_loadu_si128(reinterpret_cast<const __m128i*>(a)),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
+}
+ATTN_T_AVX2 inline void dstep_tail(V& acc, V& sb, const int8_t* a, const int8_t* b, int32_t len) {
+  dot16(acc, sb, load16_tail(a, len), load16_tail(b, len));
+}
+ATTN_T_AVX2 inline void mac_step(int32_t* acc, const int8_t* b, V wv) {
+  const V bv = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b)));
+  auto* p = reinterpret_cast<__m256i*>(acc);
+  _mm256_storeu_si256(p, _mm256_add_epi32(_mm256_loadu_si256(p), _mm256_mullo_epi32(wv, bv)));
+}
+ATTN_T_AVX2 inline void mac_tail(int32_t* acc, const int8_t* b, int32_t w, V /*wv*/, int32_t len) {
+  for (int32_t i = 0; i < len; ++i) acc[i] += w * static_cast<int32_t>(b[i]);
+}
+// pv: rows in pairs, (w_r, w_r+1) int16 pairs times the interleaved
+// sign-extended row bytes (vpmaddwd, exact), 16 columns per pass.
+ATTN_T_AVX2 inline V pv_load(const int8_t* p) { return k16_avx2(p); }
+ATTN_T_AVX2 inline V pv_load_tail(const int8_t* p, int32_t len) {
+  return _mm256_cvtepi8_epi16(load16_tail(p, len));
+}
+struct PvWeights {
+  const int16_t* w;
+  ATTN_T_AVX2 PvWeights(const int16_t* weights, int32_t /*nrows*/) : w(weights) {}
+  // (w_r, w_r+1) as one little-endian dword: a broadcast load.
+  ATTN_T_AVX2 V full(int32_t r) const {
+    int32_t wp = 0;
+    std::memcpy(&wp, w + r, 4);
+    return _mm256_set1_epi32(wp);
+  }
+  ATTN_T_AVX2 V part(int32_t r) const { return _mm256_set1_epi32(static_cast<uint16_t>(w[r])); }
+};
+ATTN_T_AVX2 inline void pv_step(V* a, V wv, const V* x) {
+  a[0] = _mm256_add_epi32(a[0], _mm256_madd_epi16(_mm256_unpacklo_epi16(x[0], x[1]), wv));
+  a[1] = _mm256_add_epi32(a[1], _mm256_madd_epi16(_mm256_unpackhi_epi16(x[0], x[1]), wv));
+}
+// a[0]: columns 0-3 | 8-11, a[1]: 4-7 | 12-15.
+ATTN_T_AVX2 inline void pv_store(const V* a, int32_t* out) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permute2x128_si256(a[0], a[1], 0x20));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8),
+                      _mm256_permute2x128_si256(a[0], a[1], 0x31));
+}
+ATTN_T_AVX2 inline void pv_store_tail(const V* a, int32_t* out, int32_t len) {
+  alignas(32) int32_t t[16];
+  pv_store(a, t);
+  std::memcpy(out, t, static_cast<std::size_t>(len) * sizeof(int32_t));
+}
+// Requantized rows: 8 int32 lanes per vector; saturating packs are the
+// clamp to [-128, 127].
+constexpr int32_t kLanes = 8;
+ATTN_T_AVX2 inline V load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+ATTN_T_AVX2 inline V load_i32_tail(const int32_t* p, int32_t len) {
+  alignas(32) int32_t b[8] = {};
+  std::memcpy(b, p, static_cast<std::size_t>(len) * sizeof(int32_t));
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
+}
+// One vector per step (more would spill the constants of 16 registers).
+constexpr int kRqVecs = 1;
+ATTN_T_AVX2 inline void store_packed(int8_t* out, const V* r) {
+  const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r[0]), _mm256_extracti128_si256(r[0], 1));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packs_epi16(w16, w16));
+}
+ATTN_T_AVX2 inline void store_packed_tail(int8_t* out, V r, int32_t len) {
+  const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+  alignas(16) int8_t b[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(b), _mm_packs_epi16(w16, w16));
+  std::memcpy(out, b, static_cast<std::size_t>(len));
+}
+#define ATTN_ROWS_T ATTN_T_AVX2
+#include "int8/kernels_s8_rows_x86-inl.h"
+#undef ATTN_ROWS_T
+}  // namespace rows_avx2
 
-// TFLite requantization of 8 lanes (see q::requantize), with left = max(shift, 0)
-// and right = max(-shift, 0); multiplier > 0.
-ATTN_T_AVX2 inline __m256i requant8_avx2(__m256i x, __m128i left, __m256i mult, __m256i nudge,
-                                         __m128i right, __m256i mask, __m256i half_mask,
-                                         __m256i zp) {
-  x = _mm256_sll_epi32(x, left);
+// TFLite requantization of 8 lanes (see q::requantize) before the clamp:
+// MultiplyByQuantizedMultiplier of x - offset, plus the zero point, with
+// left = max(shift, 0) and right = max(-shift, 0); multiplier > 0.
+struct RequantAvx2 {
+  __m128i vleft, vright;
+  __m256i mult, nudge, mask, half, zp, off;
+};
+ATTN_T_AVX2 inline __m256i requant_avx2(const RequantAvx2& c, __m256i x) {
+  x = _mm256_sll_epi32(_mm256_sub_epi32(x, c.off), c.vleft);
   // srdhm: floor((x m + 2^30) / 2^31), even and odd lanes as int64.
-  const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, mult), nudge);
-  const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), mult), nudge);
+  const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, c.mult), c.nudge);
+  const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), c.mult), c.nudge);
   // Bits 31..62 of each product: >> 31 (logical is fine: we keep 32 bits).
   const __m256i he = _mm256_srli_epi64(pe, 31);
   const __m256i ho = _mm256_slli_epi64(_mm256_srli_epi64(po, 31), 32);
   __m256i s = _mm256_blend_epi32(he, ho, 0xaa);
   // RoundingDivideByPOT.
-  const __m256i rem = _mm256_and_si256(s, mask);
-  const __m256i thr = _mm256_sub_epi32(half_mask, _mm256_srai_epi32(s, 31));  // + (s < 0)
-  s = _mm256_sra_epi32(s, right);
+  const __m256i rem = _mm256_and_si256(s, c.mask);
+  const __m256i thr = _mm256_sub_epi32(c.half, _mm256_srai_epi32(s, 31));  // + (s < 0)
+  s = _mm256_sra_epi32(s, c.vright);
   s = _mm256_sub_epi32(s, _mm256_cmpgt_epi32(rem, thr));
-  s = _mm256_add_epi32(s, zp);
-  return _mm256_max_epi32(_mm256_min_epi32(s, _mm256_set1_epi32(127)), _mm256_set1_epi32(-128));
+  return _mm256_add_epi32(s, c.zp);
 }
 
 ATTN_T_AVX2 void requantize_avx2(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
                                  int32_t shift, int32_t zero_point, int8_t* out) {
   const int left = shift > 0 ? shift : 0;
   const int right = shift > 0 ? 0 : -shift;
-  const __m128i vleft = _mm_cvtsi32_si128(left);
-  const __m128i vright = _mm_cvtsi32_si128(right);
-  const __m256i mult = _mm256_set1_epi64x(multiplier);
-  const __m256i nudge = _mm256_set1_epi64x(int64_t{1} << 30);
+  RequantAvx2 c;
+  c.vleft = _mm_cvtsi32_si128(left);
+  c.vright = _mm_cvtsi32_si128(right);
+  c.mult = _mm256_set1_epi64x(multiplier);
+  c.nudge = _mm256_set1_epi64x(int64_t{1} << 30);
   const int32_t m = static_cast<int32_t>((uint64_t{1} << right) - 1u);
-  const __m256i mask = _mm256_set1_epi32(m);
-  const __m256i half = _mm256_set1_epi32(m >> 1);
-  const __m256i zp = _mm256_set1_epi32(zero_point);
-  const __m256i off = _mm256_set1_epi32(offset);
-  int32_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256i x =
-        _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i)), off);
-    const __m256i r = requant8_avx2(x, vleft, mult, nudge, vright, mask, half, zp);
-    const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), _mm_packs_epi16(w16, w16));
-  }
-  if (i < n) requantize_row_s8_ref(acc + i, n - i, offset, multiplier, shift, zero_point, out + i);
+  c.mask = _mm256_set1_epi32(m);
+  c.half = _mm256_set1_epi32(m >> 1);
+  c.zp = _mm256_set1_epi32(zero_point);
+  c.off = _mm256_set1_epi32(offset);
+  rows_avx2::store_requantized<RequantAvx2, requant_avx2>(c, acc, n, out);
 }
 
 // softmax_s8_row (see softmax_s8_row_ref), 8 columns at a time with gathered
@@ -412,122 +412,117 @@ ATTN_T_AVX2 void softmax_avx2(const int32_t* table, int32_t diff_min, const int8
 }
 
 // ------------------------------------------------------------- AVX-VNNI (2)
-// The AVX2 helpers (reduce8x8, hsum8) inline here: their target is a subset
-// of this level's.
-ATTN_T_AVXVNNI inline __m256i load32(const void* p) {
-  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+// vpdpbusd on 256-bit vectors; the AVX2 ops of level 1 (reduce8x8, hsum8,
+// mac) inline here: their target is a subset of this level's.
+namespace rows256 {
+using rows_avx2::hsum;
+using rows_avx2::kLanes;
+using rows_avx2::load_i32_tail;
+using rows_avx2::mac_step;
+using rows_avx2::mac_tail;
+using rows_avx2::qk_short;
+using rows_avx2::reduce8;
+using rows_avx2::set1;
+using rows_avx2::kRqVecs;
+using rows_avx2::store_packed;
+using rows_avx2::store_packed_tail;
+using rows_avx2::sub;
+using rows_avx2::V;
+using rows_avx2::zero;
+constexpr int32_t kStep = 32;
+constexpr int32_t kDotBias = 128;  // dot: (a + 128) b, less 128 sum b
+constexpr int32_t kMacLanes = 8;
+constexpr int kPvRows = 4;  // byte-interleaved rows, weights as unsigned bytes
+constexpr int32_t kPvCols = 32;
+ATTN_T_AVXVNNI inline V load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+ATTN_T_AVXVNNI inline V load_tail(const void* p, int32_t len) {
+  alignas(32) uint8_t b[32] = {};
+  std::memcpy(b, p, static_cast<std::size_t>(len));
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
 }
-
-ATTN_T_AVXVNNI int32_t qrow_dot_avxvnni(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n) {
-  const __m256i cv = _mm256_set1_epi8(static_cast<char>(128 + zp));
-  __m256i a = _mm256_setzero_si256(), s = _mm256_setzero_si256();
-  int32_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m256i kv = load32(k + i);
-    a = _mm256_dpbusd_avx_epi32(a, load32(u + i), kv);
-    s = _mm256_dpbusd_avx_epi32(s, cv, kv);
-  }
-  return wrap_sub32(hsum8(a), hsum8(s)) + qrow_dot_tail(u, zp, k, i, n);
+// vpdpbusd in asm (as the tile kernels): GCC 12 copies arrays of
+// accumulators around the intrinsic every step (and spills one); the tied
+// operand keeps them in place. s may come from memory.
+ATTN_T_AVXVNNI inline V dp(V acc, V u, V s) {
+  __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u), "xm"(s));
+  return acc;
 }
-
-ATTN_T_AVXVNNI void qk_avxvnni(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t stride,
-                               int32_t nkeys, int32_t n, int32_t* out) {
-  const __m256i cv = _mm256_set1_epi8(static_cast<char>(128 + zp));
-  const int32_t nv = n / 32 * 32;
-  int32_t j = 0;
-  for (; j + 8 <= nkeys; j += 8) {
-    const int8_t* kj = k + static_cast<std::size_t>(j) * stride;
-    __m256i a[8], s[8];
-    for (int t = 0; t < 8; ++t) a[t] = s[t] = _mm256_setzero_si256();
-    for (int32_t i = 0; i < nv; i += 32) {
-      const __m256i qv = load32(u + i);
-      for (int t = 0; t < 8; ++t) {
-        const __m256i kv = load32(kj + static_cast<std::size_t>(t) * stride + i);
-        a[t] = _mm256_dpbusd_avx_epi32(a[t], qv, kv);
-        s[t] = _mm256_dpbusd_avx_epi32(s[t], cv, kv);
-      }
-    }
-    for (int t = 0; t < 8; ++t) a[t] = _mm256_sub_epi32(a[t], s[t]);
-    __m256i r = reduce8x8(a);
-    if (nv < n) {
-      alignas(32) int32_t tail[8];
-      for (int t = 0; t < 8; ++t) {
-        tail[t] = qrow_dot_tail(u, zp, kj + static_cast<std::size_t>(t) * stride, nv, n);
-      }
-      r = _mm256_add_epi32(r, _mm256_load_si256(reinterpret_cast<const __m256i*>(tail)));
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), r);
-  }
-  for (; j < nkeys; ++j) {
-    out[j] = qrow_dot_avxvnni(u, zp, k + static_cast<std::size_t>(j) * stride, n);
-  }
+ATTN_T_AVXVNNI inline V qconst(int32_t zp) { return _mm256_set1_epi8(static_cast<char>(128 + zp)); }
+ATTN_T_AVXVNNI inline V qop(const uint8_t* u, V /*c*/) { return load(u); }
+ATTN_T_AVXVNNI inline V qop_tail(const uint8_t* u, int32_t len, V /*c*/) { return load_tail(u, len); }
+// With 16 registers, a second accumulator per key would spill: the
+// zero-point term goes into a as c ~k = -c k - c (~k is an int8), which
+// leaves a off by -4c per lane and step; acc0 starts a at +4c per step.
+ATTN_T_AVXVNNI inline V acc0(int32_t zp, int32_t n) {
+  return _mm256_set1_epi32(wrap_mul32(4 * (128 + zp), (n + kStep - 1) / kStep));
 }
-
-ATTN_T_AVXVNNI int32_t dot_avxvnni(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
-  // (a + 128) b summed, minus 128 sum b; wrapping int32 lanes, exact result.
-  const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
-  const __m256i ones = _mm256_set1_epi8(1);
-  __m256i acc = _mm256_setzero_si256(), sb = _mm256_setzero_si256();
-  int32_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m256i bv = load32(b + i);
-    acc = _mm256_dpbusd_avx_epi32(acc, _mm256_xor_si256(load32(a + i), flip), bv);
-    sb = _mm256_dpbusd_avx_epi32(sb, ones, bv);
-  }
-  int32_t s = hsum8(sb);
-  int32_t r = wrap_sub32(hsum8(acc), wrap_mul32(128, s));
-  for (; i < n; ++i) {
-    r += static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
-    s += b[i];
-  }
-  *sum_b = s;
-  return r;
+ATTN_T_AVXVNNI inline void kdot(V& a, V& /*s*/, V q, V c, const int8_t* k) {
+  const V kv = load(k);
+  a = dp(dp(a, q, kv), c, _mm256_xor_si256(kv, _mm256_set1_epi32(-1)));
 }
-
-// acc[c] = sum_r w[r] row_r[c]: four rows byte-interleaved per column against
-// the four weights as unsigned bytes (vpdpbusd), 32 columns per pass.
-template <typename RowAt>
-ATTN_T_AVXVNNI void pv_avxvnni(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n,
-                               int32_t* acc) {
-  int32_t c = 0;
-  for (; c + 32 <= n; c += 32) {
-    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
-    for (int32_t r = 0; r < nrows; r += 4) {
-      uint32_t wp = 0;
-      __m256i x[4];
-      for (int t = 0; t < 4; ++t) {
-        if (r + t < nrows) {
-          wp |= static_cast<uint32_t>(static_cast<uint8_t>(w[r + t])) << (8 * t);
-          x[t] = load32(row_at(r + t) + c);
-        } else {
-          x[t] = _mm256_setzero_si256();
-        }
-      }
-      const __m256i wv = _mm256_set1_epi32(static_cast<int32_t>(wp));
-      const __m256i lo01 = _mm256_unpacklo_epi8(x[0], x[1]);
-      const __m256i hi01 = _mm256_unpackhi_epi8(x[0], x[1]);
-      const __m256i lo23 = _mm256_unpacklo_epi8(x[2], x[3]);
-      const __m256i hi23 = _mm256_unpackhi_epi8(x[2], x[3]);
-      a0 = _mm256_dpbusd_avx_epi32(a0, wv, _mm256_unpacklo_epi16(lo01, lo23));
-      a1 = _mm256_dpbusd_avx_epi32(a1, wv, _mm256_unpackhi_epi16(lo01, lo23));
-      a2 = _mm256_dpbusd_avx_epi32(a2, wv, _mm256_unpacklo_epi16(hi01, hi23));
-      a3 = _mm256_dpbusd_avx_epi32(a3, wv, _mm256_unpackhi_epi16(hi01, hi23));
-    }
-    // a_t holds columns 4t..4t+3 of each 16-column lane.
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c), _mm256_permute2x128_si256(a0, a1, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c + 8),
-                        _mm256_permute2x128_si256(a2, a3, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c + 16),
-                        _mm256_permute2x128_si256(a0, a1, 0x31));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c + 24),
-                        _mm256_permute2x128_si256(a2, a3, 0x31));
-  }
-  for (; c < n; ++c) {
-    int32_t s = 0;
-    for (int32_t r = 0; r < nrows; ++r) s += static_cast<int32_t>(w[r]) * row_at(r)[c];
-    acc[c] = s;
-  }
+ATTN_T_AVXVNNI inline void kdot_tail(V& a, V& /*s*/, V q, V c, const int8_t* k, int32_t len) {
+  const V kv = load_tail(k, len);
+  a = dp(dp(a, q, kv), c, _mm256_xor_si256(kv, _mm256_set1_epi32(-1)));
 }
+ATTN_T_AVXVNNI inline void dot32(V& acc, V& sb, V a, V b) {
+  acc = dp(acc, _mm256_xor_si256(a, _mm256_set1_epi8(static_cast<char>(0x80))), b);
+  sb = dp(sb, _mm256_set1_epi8(1), b);
+}
+ATTN_T_AVXVNNI inline void dstep(V& acc, V& sb, const int8_t* a, const int8_t* b) {
+  dot32(acc, sb, load(a), load(b));
+}
+ATTN_T_AVXVNNI inline void dstep_tail(V& acc, V& sb, const int8_t* a, const int8_t* b,
+                                      int32_t len) {
+  dot32(acc, sb, load_tail(a, len), load_tail(b, len));
+}
+ATTN_T_AVXVNNI inline V pv_load(const int8_t* p) { return load(p); }
+ATTN_T_AVXVNNI inline V pv_load_tail(const int8_t* p, int32_t len) { return load_tail(p, len); }
+// The weights of rows r.. as bytes of one int32, broadcast (n of them).
+ATTN_T_AVX2 inline uint32_t weight_bytes(const int16_t* w, int32_t n) {
+  uint32_t wp = 0;
+  for (int32_t t = 0; t < n && t < 4; ++t) {
+    wp |= static_cast<uint32_t>(static_cast<uint8_t>(w[t])) << (8 * t);
+  }
+  return wp;
+}
+struct PvWeights {
+  const int16_t* w;
+  int32_t nrows;
+  ATTN_T_AVXVNNI PvWeights(const int16_t* weights, int32_t n) : w(weights), nrows(n) {}
+  ATTN_T_AVXVNNI V full(int32_t r) const {
+    return _mm256_set1_epi32(static_cast<int32_t>(weight_bytes(w + r, 4)));
+  }
+  ATTN_T_AVXVNNI V part(int32_t r) const {
+    return _mm256_set1_epi32(static_cast<int32_t>(weight_bytes(w + r, nrows - r)));
+  }
+};
+// a[t] += the four rows' bytes of columns 4t..4t+3 of each 16-column lane.
+ATTN_T_AVXVNNI inline void pv_step(V* a, V wv, const V* x) {
+  const V lo01 = _mm256_unpacklo_epi8(x[0], x[1]);
+  const V hi01 = _mm256_unpackhi_epi8(x[0], x[1]);
+  const V lo23 = _mm256_unpacklo_epi8(x[2], x[3]);
+  const V hi23 = _mm256_unpackhi_epi8(x[2], x[3]);
+  a[0] = dp(a[0], wv, _mm256_unpacklo_epi16(lo01, lo23));
+  a[1] = dp(a[1], wv, _mm256_unpackhi_epi16(lo01, lo23));
+  a[2] = dp(a[2], wv, _mm256_unpacklo_epi16(hi01, hi23));
+  a[3] = dp(a[3], wv, _mm256_unpackhi_epi16(hi01, hi23));
+}
+ATTN_T_AVXVNNI inline void pv_store(const V* a, int32_t* out) {
+  auto* o = reinterpret_cast<__m256i*>(out);
+  _mm256_storeu_si256(o, _mm256_permute2x128_si256(a[0], a[1], 0x20));
+  _mm256_storeu_si256(o + 1, _mm256_permute2x128_si256(a[2], a[3], 0x20));
+  _mm256_storeu_si256(o + 2, _mm256_permute2x128_si256(a[0], a[1], 0x31));
+  _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(a[2], a[3], 0x31));
+}
+ATTN_T_AVXVNNI inline void pv_store_tail(const V* a, int32_t* out, int32_t len) {
+  alignas(32) int32_t t[32];
+  pv_store(a, t);
+  std::memcpy(out, t, static_cast<std::size_t>(len) * sizeof(int32_t));
+}
+#define ATTN_ROWS_T ATTN_T_AVXVNNI
+#include "int8/kernels_s8_rows_x86-inl.h"
+#undef ATTN_ROWS_T
+}  // namespace rows256
 
 // ------------------------------------------------------------- AVX-512 VNNI (3)
 ATTN_T_AVX512 inline __mmask64 tail_mask64(int32_t len) {
@@ -555,25 +550,6 @@ ATTN_T_AVX512 inline __m256i reduce8x16(const __m512i* r) {
   // [y0.L0+L1, y1.L0+L1 | y0.L2+L3, y1.L2+L3]
   const __m512i p = _mm512_shuffle_i32x4(z, z, 0xd8);
   return _mm256_add_epi32(_mm512_castsi512_si256(p), _mm512_extracti64x4_epi64(p, 1));
-}
-
-ATTN_T_AVX512 int32_t qrow_dot_avx512(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n) {
-  const __m512i cv = _mm512_set1_epi8(static_cast<char>(128 + zp));
-  __m512i a = _mm512_setzero_si512(), s = _mm512_setzero_si512();
-  int32_t i = 0;
-  for (; i + 64 <= n; i += 64) {
-    const __m512i kv = _mm512_loadu_si512(k + i);
-    a = _mm512_dpbusd_epi32(a, _mm512_loadu_si512(u + i), kv);
-    s = _mm512_dpbusd_epi32(s, cv, kv);
-  }
-  if (i < n) {
-    // Masked-off bytes load as 0 on both sides: they add nothing.
-    const __mmask64 m = tail_mask64(n - i);
-    const __m512i kv = _mm512_maskz_loadu_epi8(m, k + i);
-    a = _mm512_dpbusd_epi32(a, _mm512_maskz_loadu_epi8(m, u + i), kv);
-    s = _mm512_dpbusd_epi32(s, cv, kv);
-  }
-  return _mm512_reduce_add_epi32(_mm512_sub_epi32(a, s));
 }
 
 // r[t] (16 int32 lanes each, t < 16) -> lane t = sum of r[t].
@@ -622,165 +598,159 @@ ATTN_T_AVX512 int32_t qk_short_avx512(const uint8_t* u, int32_t zp, const int8_t
   return j;
 }
 
-ATTN_T_AVX512 void qk_avx512(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t stride,
-                             int32_t nkeys, int32_t n, int32_t* out) {
-  if (n <= 64) {
-    const int32_t done = qk_short_avx512(u, zp, k, stride, nkeys, n, out);
-    k += static_cast<std::size_t>(done) * stride;
-    out += done;
-    nkeys -= done;
-    if (nkeys == 0) return;
-  }
-  const __m512i cv = _mm512_set1_epi8(static_cast<char>(128 + zp));
-  const int32_t nfull = n / 64 * 64;
-  const __mmask64 tm = tail_mask64(n - nfull);
-  int32_t j = 0;
-  for (; j < nkeys; j += 8) {
-    const int32_t nk = nkeys - j < 8 ? nkeys - j : 8;
-    const int8_t* kt[8];
-    for (int t = 0; t < 8; ++t) {
-      // Past the last key: repeat it (its lanes are not stored).
-      const int32_t jt = t < nk ? j + t : j + nk - 1;
-      kt[t] = k + static_cast<std::size_t>(jt) * stride;
-    }
-    __m512i a[8], s[8];
-    for (int t = 0; t < 8; ++t) a[t] = s[t] = _mm512_setzero_si512();
-    int32_t i = 0;
-    for (; i < nfull; i += 64) {
-      const __m512i qv = _mm512_loadu_si512(u + i);
-      for (int t = 0; t < 8; ++t) {
-        const __m512i kv = _mm512_loadu_si512(kt[t] + i);
-        a[t] = _mm512_dpbusd_epi32(a[t], qv, kv);
-        s[t] = _mm512_dpbusd_epi32(s[t], cv, kv);
-      }
-    }
-    if (i < n) {
-      const __m512i qv = _mm512_maskz_loadu_epi8(tm, u + i);
-      for (int t = 0; t < 8; ++t) {
-        const __m512i kv = _mm512_maskz_loadu_epi8(tm, kt[t] + i);
-        a[t] = _mm512_dpbusd_epi32(a[t], qv, kv);
-        s[t] = _mm512_dpbusd_epi32(s[t], cv, kv);
-      }
-    }
-    for (int t = 0; t < 8; ++t) a[t] = _mm512_sub_epi32(a[t], s[t]);
-    const __m256i r = reduce8x16(a);
-    if (nk == 8) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), r);
-    } else {
-      _mm256_mask_storeu_epi32(out + j, static_cast<__mmask8>((1u << nk) - 1u), r);
-    }
-  }
+// Level 3's vector ops for kernels_s8_rows_x86-inl.h: vpdpbusd on 512-bit
+// vectors, tails masked.
+namespace rows512 {
+using V = __m512i;
+constexpr int32_t kStep = 64;
+constexpr int32_t kDotBias = 128;  // dot: (a + 128) b, less 128 sum b
+constexpr int32_t kMacLanes = 16;
+constexpr int kPvRows = 4;  // byte-interleaved rows, weights as unsigned bytes
+constexpr int32_t kPvCols = 64;
+ATTN_T_AVX512 inline V zero() { return _mm512_setzero_si512(); }
+ATTN_T_AVX512 inline V sub(V a, V b) { return _mm512_sub_epi32(a, b); }
+ATTN_T_AVX512 inline V set1(int32_t x) { return _mm512_set1_epi32(x); }
+ATTN_T_AVX512 inline int32_t hsum(V v) { return _mm512_reduce_add_epi32(v); }
+ATTN_T_AVX512 inline __m256i reduce8(const V* r) { return reduce8x16(r); }
+ATTN_T_AVX512 inline V load(const void* p) { return _mm512_loadu_si512(p); }
+// Masked-off bytes load as 0 (on both sides of a product: they add nothing).
+ATTN_T_AVX512 inline V load_tail(const void* p, int32_t len) {
+  return _mm512_maskz_loadu_epi8(tail_mask64(len), p);
 }
-
-ATTN_T_AVX512 int32_t dot_avx512(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  const __m512i ones = _mm512_set1_epi8(1);
-  __m512i acc = _mm512_setzero_si512(), sb = _mm512_setzero_si512();
-  int32_t i = 0;
-  for (; i < n; i += 64) {
-    const __mmask64 m = tail_mask64(n - i);
-    const __m512i bv = _mm512_maskz_loadu_epi8(m, b + i);
-    // a + 128 (masked-off lanes multiply b = 0).
-    const __m512i av = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, a + i), flip);
-    acc = _mm512_dpbusd_epi32(acc, av, bv);
-    sb = _mm512_dpbusd_epi32(sb, ones, bv);
-  }
-  const int32_t s = _mm512_reduce_add_epi32(sb);
-  *sum_b = s;
-  return wrap_sub32(_mm512_reduce_add_epi32(acc), wrap_mul32(128, s));
+// vpdpbusd in asm: see rows256::dp.
+ATTN_T_AVX512 inline V dp(V acc, V u, V s) {
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "vm"(s));
+  return acc;
 }
-
-ATTN_T_AVX512 void mac_avx512(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
-  const __m512i wv = _mm512_set1_epi32(w);
-  for (int32_t i = 0; i < n; i += 16) {
-    const int32_t len = n - i < 16 ? n - i : 16;
-    const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
-    const __m512i bv = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, b + i));
-    const __m512i av = _mm512_maskz_loadu_epi32(m, acc + i);
-    _mm512_mask_storeu_epi32(acc + i, m, _mm512_add_epi32(av, _mm512_mullo_epi32(wv, bv)));
-  }
+ATTN_T_AVX512 inline V qconst(int32_t zp) { return _mm512_set1_epi8(static_cast<char>(128 + zp)); }
+ATTN_T_AVX512 inline V qop(const uint8_t* u, V /*c*/) { return load(u); }
+ATTN_T_AVX512 inline V qop_tail(const uint8_t* u, int32_t len, V /*c*/) { return load_tail(u, len); }
+ATTN_T_AVX512 inline V acc0(int32_t /*zp*/, int32_t /*n*/) { return zero(); }
+ATTN_T_AVX512 inline void kdot(V& a, V& s, V q, V c, const int8_t* k) {
+  const V kv = load(k);
+  a = dp(a, q, kv);
+  s = dp(s, c, kv);
 }
-
-// acc[c] = sum_r w[r] row_r[c]: four rows byte-interleaved per column against
-// their weights as unsigned bytes (vpdpbusd), 64 columns per pass (the last
-// one masked).
-template <typename RowAt>
-ATTN_T_AVX512 void pv_avx512(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n,
-                             int32_t* acc) {
-  // The weights as bytes, 64 at a time, each group of four broadcast from
-  // this buffer.
+ATTN_T_AVX512 inline void kdot_tail(V& a, V& s, V q, V c, const int8_t* k, int32_t len) {
+  const V kv = load_tail(k, len);
+  a = dp(a, q, kv);
+  s = dp(s, c, kv);
+}
+ATTN_T_AVX512 inline int32_t qk_short(const uint8_t* u, int32_t zp, const int8_t* k,
+                                      std::size_t stride, int32_t nkeys, int32_t n, int32_t* out) {
+  return n <= 64 ? qk_short_avx512(u, zp, k, stride, nkeys, n, out) : 0;
+}
+ATTN_T_AVX512 inline void dot64(V& acc, V& sb, V a, V b) {
+  acc = dp(acc, _mm512_xor_si512(a, _mm512_set1_epi8(static_cast<char>(0x80))), b);
+  sb = dp(sb, _mm512_set1_epi8(1), b);
+}
+ATTN_T_AVX512 inline void dstep(V& acc, V& sb, const int8_t* a, const int8_t* b) {
+  dot64(acc, sb, load(a), load(b));
+}
+ATTN_T_AVX512 inline void dstep_tail(V& acc, V& sb, const int8_t* a, const int8_t* b,
+                                     int32_t len) {
+  dot64(acc, sb, load_tail(a, len), load_tail(b, len));
+}
+ATTN_T_AVX512 inline void mac_step(int32_t* acc, const int8_t* b, V wv) {
+  const V bv = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
+  _mm512_storeu_si512(acc, _mm512_add_epi32(_mm512_loadu_si512(acc), _mm512_mullo_epi32(wv, bv)));
+}
+ATTN_T_AVX512 inline void mac_tail(int32_t* acc, const int8_t* b, int32_t /*w*/, V wv,
+                                   int32_t len) {
+  const auto m = static_cast<__mmask16>((1u << len) - 1u);
+  const V bv = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, b));
+  const V av = _mm512_maskz_loadu_epi32(m, acc);
+  _mm512_mask_storeu_epi32(acc, m, _mm512_add_epi32(av, _mm512_mullo_epi32(wv, bv)));
+}
+ATTN_T_AVX512 inline V pv_load(const int8_t* p) { return load(p); }
+ATTN_T_AVX512 inline V pv_load_tail(const int8_t* p, int32_t len) { return load_tail(p, len); }
+// The weights as bytes, 64 rows at a time (at r = 0, 64, ...), each group
+// of four broadcast from this buffer.
+struct PvWeights {
+  const int16_t* w;
+  int32_t nrows;
   alignas(64) uint8_t wb[64];
-  for (int32_t c = 0; c < n; c += 64) {
-    const int32_t len = n - c < 64 ? n - c : 64;
-    const __mmask64 m = tail_mask64(len);
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-    int32_t r = 0;
-    for (; r + 4 <= nrows; r += 4) {
-      if ((r & 63) == 0) {
-        const int32_t wl = nrows - r < 64 ? nrows - r : 64;
-        const __mmask32 m0 = wl >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << wl) - 1u);
-        const __mmask32 m1 = wl <= 32   ? __mmask32{0}
-                             : wl >= 64 ? ~__mmask32{0}
-                                        : static_cast<__mmask32>((1u << (wl - 32)) - 1u);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(wb),
-                           _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi16(m0, w + r)));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(wb + 32),
-                           _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi16(m1, w + r + 32)));
-      }
-      int32_t wp4 = 0;
-      std::memcpy(&wp4, wb + (r & 63), 4);
-      const __m512i wv = _mm512_set1_epi32(wp4);
-      const __m512i x0 = _mm512_maskz_loadu_epi8(m, row_at(r) + c);
-      const __m512i x1 = _mm512_maskz_loadu_epi8(m, row_at(r + 1) + c);
-      const __m512i x2 = _mm512_maskz_loadu_epi8(m, row_at(r + 2) + c);
-      const __m512i x3 = _mm512_maskz_loadu_epi8(m, row_at(r + 3) + c);
-      const __m512i lo01 = _mm512_unpacklo_epi8(x0, x1);
-      const __m512i hi01 = _mm512_unpackhi_epi8(x0, x1);
-      const __m512i lo23 = _mm512_unpacklo_epi8(x2, x3);
-      const __m512i hi23 = _mm512_unpackhi_epi8(x2, x3);
-      a0 = _mm512_dpbusd_epi32(a0, wv, _mm512_unpacklo_epi16(lo01, lo23));
-      a1 = _mm512_dpbusd_epi32(a1, wv, _mm512_unpackhi_epi16(lo01, lo23));
-      a2 = _mm512_dpbusd_epi32(a2, wv, _mm512_unpacklo_epi16(hi01, hi23));
-      a3 = _mm512_dpbusd_epi32(a3, wv, _mm512_unpackhi_epi16(hi01, hi23));
+  ATTN_T_AVX512 PvWeights(const int16_t* weights, int32_t n) : w(weights), nrows(n) {}
+  ATTN_T_AVX512 V full(int32_t r) {
+    if ((r & 63) == 0) {
+      const int32_t wl = nrows - r < 64 ? nrows - r : 64;
+      const __mmask32 m0 = wl >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << wl) - 1u);
+      const __mmask32 m1 = wl <= 32   ? __mmask32{0}
+                           : wl >= 64 ? ~__mmask32{0}
+                                      : static_cast<__mmask32>((1u << (wl - 32)) - 1u);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(wb),
+                         _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi16(m0, w + r)));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(wb + 32),
+                         _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi16(m1, w + r + 32)));
     }
-    if (r < nrows) {
-      uint32_t wp = 0;
-      __m512i x[4];
-      for (int t = 0; t < 4; ++t) {
-        if (r + t < nrows) {
-          wp |= static_cast<uint32_t>(static_cast<uint8_t>(w[r + t])) << (8 * t);
-          x[t] = _mm512_maskz_loadu_epi8(m, row_at(r + t) + c);
-        } else {
-          x[t] = _mm512_setzero_si512();
-        }
-      }
-      const __m512i wv = _mm512_set1_epi32(static_cast<int32_t>(wp));
-      const __m512i lo01 = _mm512_unpacklo_epi8(x[0], x[1]);
-      const __m512i hi01 = _mm512_unpackhi_epi8(x[0], x[1]);
-      const __m512i lo23 = _mm512_unpacklo_epi8(x[2], x[3]);
-      const __m512i hi23 = _mm512_unpackhi_epi8(x[2], x[3]);
-      a0 = _mm512_dpbusd_epi32(a0, wv, _mm512_unpacklo_epi16(lo01, lo23));
-      a1 = _mm512_dpbusd_epi32(a1, wv, _mm512_unpackhi_epi16(lo01, lo23));
-      a2 = _mm512_dpbusd_epi32(a2, wv, _mm512_unpacklo_epi16(hi01, hi23));
-      a3 = _mm512_dpbusd_epi32(a3, wv, _mm512_unpackhi_epi16(hi01, hi23));
-    }
-    // a_t holds columns 16L + 4t .. 16L + 4t + 3 in 128-bit lane L: a 4x4
-    // transpose of 128-bit blocks gives columns in order.
-    const __m512i t0 = _mm512_shuffle_i32x4(a0, a1, 0x44);
-    const __m512i t1 = _mm512_shuffle_i32x4(a2, a3, 0x44);
-    const __m512i t2 = _mm512_shuffle_i32x4(a0, a1, 0xee);
-    const __m512i t3 = _mm512_shuffle_i32x4(a2, a3, 0xee);
-    const __m512i o[4] = {_mm512_shuffle_i32x4(t0, t1, 0x88), _mm512_shuffle_i32x4(t0, t1, 0xdd),
-                          _mm512_shuffle_i32x4(t2, t3, 0x88), _mm512_shuffle_i32x4(t2, t3, 0xdd)};
-    for (int b = 0; b < 4; ++b) {
-      const int32_t cl = len - 16 * b;
-      if (cl <= 0) break;
-      const __mmask16 sm = cl >= 16 ? static_cast<__mmask16>(0xffff)
-                                    : static_cast<__mmask16>((1u << cl) - 1u);
-      _mm512_mask_storeu_epi32(acc + c + 16 * b, sm, o[b]);
-    }
+    int32_t wp4 = 0;
+    std::memcpy(&wp4, wb + (r & 63), 4);
+    return _mm512_set1_epi32(wp4);
+  }
+  ATTN_T_AVX512 V part(int32_t r) const {
+    return _mm512_set1_epi32(static_cast<int32_t>(rows256::weight_bytes(w + r, nrows - r)));
+  }
+};
+// a[t] += the four rows' bytes of columns 16L + 4t .. 16L + 4t + 3 in 128-bit
+// lane L.
+ATTN_T_AVX512 inline void pv_step(V* a, V wv, const V* x) {
+  const V lo01 = _mm512_unpacklo_epi8(x[0], x[1]);
+  const V hi01 = _mm512_unpackhi_epi8(x[0], x[1]);
+  const V lo23 = _mm512_unpacklo_epi8(x[2], x[3]);
+  const V hi23 = _mm512_unpackhi_epi8(x[2], x[3]);
+  a[0] = dp(a[0], wv, _mm512_unpacklo_epi16(lo01, lo23));
+  a[1] = dp(a[1], wv, _mm512_unpackhi_epi16(lo01, lo23));
+  a[2] = dp(a[2], wv, _mm512_unpacklo_epi16(hi01, hi23));
+  a[3] = dp(a[3], wv, _mm512_unpackhi_epi16(hi01, hi23));
+}
+// A 4x4 transpose of 128-bit blocks gives the columns in order.
+ATTN_T_AVX512 inline void pv_columns(const V* a, V* o) {
+  const V t0 = _mm512_shuffle_i32x4(a[0], a[1], 0x44);
+  const V t1 = _mm512_shuffle_i32x4(a[2], a[3], 0x44);
+  const V t2 = _mm512_shuffle_i32x4(a[0], a[1], 0xee);
+  const V t3 = _mm512_shuffle_i32x4(a[2], a[3], 0xee);
+  o[0] = _mm512_shuffle_i32x4(t0, t1, 0x88);
+  o[1] = _mm512_shuffle_i32x4(t0, t1, 0xdd);
+  o[2] = _mm512_shuffle_i32x4(t2, t3, 0x88);
+  o[3] = _mm512_shuffle_i32x4(t2, t3, 0xdd);
+}
+ATTN_T_AVX512 inline void pv_store(const V* a, int32_t* out) {
+  V o[4];
+  pv_columns(a, o);
+  for (int b = 0; b < 4; ++b) _mm512_storeu_si512(out + 16 * b, o[b]);
+}
+ATTN_T_AVX512 inline void pv_store_tail(const V* a, int32_t* out, int32_t len) {
+  V o[4];
+  pv_columns(a, o);
+  for (int b = 0; b < 4 && len > 16 * b; ++b) {
+    const int32_t cl = len - 16 * b;
+    const __mmask16 sm = cl >= 16 ? static_cast<__mmask16>(0xffff)
+                                  : static_cast<__mmask16>((1u << cl) - 1u);
+    _mm512_mask_storeu_epi32(out + 16 * b, sm, o[b]);
   }
 }
+// Requantized rows: 16 int32 lanes per vector.
+constexpr int32_t kLanes = 16;
+ATTN_T_AVX512 inline V load_i32_tail(const int32_t* p, int32_t len) {
+  return _mm512_maskz_loadu_epi32(static_cast<__mmask16>((1u << len) - 1u), p);
+}
+// Four vectors per step: two rounds of saturating packs clamp to [-128, 127]
+// (the 128-bit lanes interleave the four vectors; one dword permute restores
+// the order); vpmovdb to memory is slow on AMD.
+constexpr int kRqVecs = 4;
+ATTN_T_AVX512 inline void store_packed(int8_t* out, const V* r) {
+  const V order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const V p = _mm512_packs_epi16(_mm512_packs_epi32(r[0], r[1]), _mm512_packs_epi32(r[2], r[3]));
+  _mm512_storeu_si512(out, _mm512_permutexvar_epi32(order, p));
+}
+ATTN_T_AVX512 inline void store_packed_tail(int8_t* out, V s, int32_t len) {
+  s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
+  _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << len) - 1u), _mm512_cvtepi32_epi8(s));
+}
+#define ATTN_ROWS_T ATTN_T_AVX512
+#include "int8/kernels_s8_rows_x86-inl.h"
+#undef ATTN_ROWS_T
+}  // namespace rows512
 
 // One vector of requantize_avx512 before the clamp: MultiplyByQuantizedMultiplier
 // of x - offset, plus the zero point.
@@ -832,32 +802,6 @@ ATTN_T_AVX512 inline __m512i requant64_avx512(const Requant64Avx512& c, __m512i 
                                    static_cast<_MM_PERM_ENUM>(0xa0));
 }
 
-// out[i] = int8 of requant(c, acc[i]) for i < n, requant one of the 16-lane
-// requantizations below. 64 at a time: two rounds of saturating packs clamp to
-// [-128, 127] (the 128-bit lanes interleave the four vectors; one dword
-// permute restores the order); vpmovdb to memory is slow on AMD. Tail masked.
-template <class C, __m512i (*requant)(const C&, __m512i)>
-ATTN_T_AVX512 inline void store_requantized_avx512(const C& c, const int32_t* acc, int32_t n,
-                                                   int8_t* out) {
-  int32_t i = 0;
-  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  for (; i + 64 <= n; i += 64) {
-    const __m512i a = requant(c, _mm512_loadu_si512(acc + i));
-    const __m512i b = requant(c, _mm512_loadu_si512(acc + i + 16));
-    const __m512i d = requant(c, _mm512_loadu_si512(acc + i + 32));
-    const __m512i e = requant(c, _mm512_loadu_si512(acc + i + 48));
-    const __m512i r = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(d, e));
-    _mm512_storeu_si512(out + i, _mm512_permutexvar_epi32(order, r));
-  }
-  for (; i < n; i += 16) {
-    const int32_t len = n - i < 16 ? n - i : 16;
-    const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
-    __m512i s = requant(c, _mm512_maskz_loadu_epi32(m, acc + i));
-    s = _mm512_max_epi32(_mm512_min_epi32(s, _mm512_set1_epi32(127)), _mm512_set1_epi32(-128));
-    _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(s));
-  }
-}
-
 ATTN_T_AVX512 void requantize64_avx512(const int32_t* acc, int32_t n, int32_t offset,
                                        int32_t multiplier, int e, int32_t zero_point,
                                        int8_t* out) {
@@ -871,7 +815,7 @@ ATTN_T_AVX512 void requantize64_avx512(const int32_t* acc, int32_t n, int32_t of
   c.thr = _mm512_set1_epi64(om - (int64_t{1} << 30));
   c.two31 = _mm512_set1_epi64(int64_t{1} << 31);
   c.round_neg = static_cast<__mmask16>(e > 0 ? 0xffff : 0);
-  store_requantized_avx512<Requant64Avx512, requant64_avx512>(c, acc, n, out);
+  rows512::store_requantized<Requant64Avx512, requant64_avx512>(c, acc, n, out);
 }
 
 ATTN_T_AVX512 void requantize_avx512(const int32_t* acc, int32_t n, int32_t offset,
@@ -893,7 +837,7 @@ ATTN_T_AVX512 void requantize_avx512(const int32_t* acc, int32_t n, int32_t offs
   c.zp = _mm512_set1_epi32(zero_point);
   c.off = _mm512_set1_epi32(offset);
   c.one = _mm512_set1_epi32(1);
-  store_requantized_avx512<RequantAvx512, requant_avx512>(c, acc, n, out);
+  rows512::store_requantized<RequantAvx512, requant_avx512>(c, acc, n, out);
 }
 
 // softmax_s8_row (see softmax_s8_row_ref): the row maximum, then 16 columns
@@ -1002,19 +946,31 @@ ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_
   const __m128i e12 = _mm_cvtsi32_si128(12);
   const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
   __m512i big = _mm512_setzero_si512();
-  for (int32_t d = 0; d < 256; d += 16) {
-    const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
-    // Kept when -d >= diff_min.
-    const __mmask16 keep =
-        _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
-    const __m512i r = _mm512_maskz_mov_epi32(
-        keep, rdbp_avx512(_mm512_loadu_si512(table + d), e12, mask12, half12));
-    big = _mm512_or_si512(big, r);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + d), _mm512_cvtepi32_epi8(r));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + 256 + d),
-                     _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 8)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + 512 + d),
-                     _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 16)));
+  // 64 d at a time, each plane's 64 bytes joined in registers and stored
+  // once: vpmovdb to memory is slow on AMD, and the 16-byte stores reloaded
+  // as 64 bytes (softmax_lut_stats_avx512) would stall store forwarding.
+  for (int32_t d0 = 0; d0 < 256; d0 += 64) {
+    __m128i part[3][4];
+    for (int k = 0; k < 4; ++k) {
+      const int32_t d = d0 + 16 * k;
+      const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
+      // Kept when -d >= diff_min.
+      const __mmask16 keep =
+          _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
+      const __m512i r = _mm512_maskz_mov_epi32(
+          keep, rdbp_avx512(_mm512_loadu_si512(table + d), e12, mask12, half12));
+      big = _mm512_or_si512(big, r);
+      part[0][k] = _mm512_cvtepi32_epi8(r);
+      part[1][k] = _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 8));
+      part[2][k] = _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 16));
+    }
+    for (int b = 0; b < 3; ++b) {
+      const __m512i v = _mm512_inserti32x4(
+          _mm512_inserti32x4(
+              _mm512_inserti32x4(_mm512_castsi128_si512(part[b][0]), part[b][1], 1), part[b][2], 2),
+          part[b][3], 3);
+      _mm512_storeu_si512(planes + 256 * b + d0, v);
+    }
   }
   return _mm512_test_epi32_mask(big, _mm512_set1_epi32(static_cast<int32_t>(0xff000000u))) == 0;
 }
@@ -1498,11 +1454,11 @@ const char* kernels_s8_name() { return kernels_s8_x86_level_name(level()); }
 int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
   switch (level()) {
     case 3:
-      return dot_avx512(a, b, n, sum_b);
+      return rows512::dot(a, b, n, sum_b);
     case 2:
-      return dot_avxvnni(a, b, n, sum_b);
+      return rows256::dot(a, b, n, sum_b);
     case 1:
-      return dot_avx2(a, b, n, sum_b);
+      return rows_avx2::dot(a, b, n, sum_b);
     default:
       return dot_s8_ref(a, b, n, sum_b);
   }
@@ -1511,10 +1467,11 @@ int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
 void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
   switch (level()) {
     case 3:
-      return mac_avx512(acc, b, w, n);
+      return rows512::mac(acc, b, w, n);
     case 2:
+      return rows256::mac(acc, b, w, n);
     case 1:
-      return mac_avx2(acc, b, w, n);
+      return rows_avx2::mac(acc, b, w, n);
     default:
       return mac_s8_ref(acc, b, w, n);
   }
@@ -1533,11 +1490,11 @@ int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
 int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
   switch (level()) {
     case 3:
-      return qrow_dot_avx512(as_u(packed), zp, k, n);
+      return rows512::qrow_dot(as_u(packed), zp, k, n);
     case 2:
-      return qrow_dot_avxvnni(as_u(packed), zp, k, n);
+      return rows256::qrow_dot(as_u(packed), zp, k, n);
     case 1:
-      return qrow_dot_avx2(as_u(packed), zp, k, n);
+      return rows_avx2::qrow_dot(as_u(packed), zp, k, n);
     default:
       return qrow_dot_scalar(as_u(packed), zp, k, n);
   }
@@ -1547,11 +1504,11 @@ void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride
            int32_t n, int32_t* out) {
   switch (level()) {
     case 3:
-      return qk_avx512(as_u(packed), zp, k, k_stride, nkeys, n, out);
+      return rows512::qk(as_u(packed), zp, k, k_stride, nkeys, n, out);
     case 2:
-      return qk_avxvnni(as_u(packed), zp, k, k_stride, nkeys, n, out);
+      return rows256::qk(as_u(packed), zp, k, k_stride, nkeys, n, out);
     case 1:
-      return qk_avx2(as_u(packed), zp, k, k_stride, nkeys, n, out);
+      return rows_avx2::qk(as_u(packed), zp, k, k_stride, nkeys, n, out);
     default:
       for (int32_t j = 0; j < nkeys; ++j) {
         out[j] = qrow_dot_scalar(as_u(packed), zp, k + static_cast<std::size_t>(j) * k_stride, n);
@@ -1564,11 +1521,11 @@ void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n
   const auto at = [rows](int32_t r) { return rows[r]; };
   switch (level()) {
     case 3:
-      return pv_avx512(at, w, nrows, n, acc);
+      return rows512::pv(at, w, nrows, n, acc);
     case 2:
-      return pv_avxvnni(at, w, nrows, n, acc);
+      return rows256::pv(at, w, nrows, n, acc);
     case 1:
-      return pv_avx2(at, w, nrows, n, acc);
+      return rows_avx2::pv(at, w, nrows, n, acc);
     default:
       return pv_s8_ref(rows, w, nrows, n, acc);
   }
@@ -1579,11 +1536,11 @@ void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_
   const auto at = [v, stride](int32_t r) { return v + static_cast<std::size_t>(r) * stride; };
   switch (level()) {
     case 3:
-      return pv_avx512(at, w, nrows, n, acc);
+      return rows512::pv(at, w, nrows, n, acc);
     case 2:
-      return pv_avxvnni(at, w, nrows, n, acc);
+      return rows256::pv(at, w, nrows, n, acc);
     case 1:
-      return pv_avx2(at, w, nrows, n, acc);
+      return rows_avx2::pv(at, w, nrows, n, acc);
     default:
       return pv_s8_strided_ref(v, stride, w, nrows, n, acc);
   }

@@ -23,6 +23,10 @@
 #include "attn/mha_s8.h"
 #define ATTN_HAVE_S8_LAYERS 1
 #endif
+#if defined(ATTN_HAVE_S8_LAYERS) && __has_include("attn/bahdanau_s8.h")
+#include "attn/bahdanau_s8.h"
+#define ATTN_HAVE_BAHDANAU_S8 1
+#endif
 #if __has_include("attn/model.h") && __has_include("attn/model_s8.h")
 #include "attn/model.h"
 #include "attn/model_s8.h"
@@ -215,7 +219,7 @@ int main() {
     failures += check(st, "softmax_s8");
   }
 #endif
-#if defined(ATTN_HAVE_S8_LAYERS) && (ATTN_RUN(9) || ATTN_RUN(10) || ATTN_RUN(11))
+#if defined(ATTN_HAVE_S8_LAYERS) && (ATTN_RUN(9) || ATTN_RUN(10) || ATTN_RUN(11) || ATTN_RUN(13))
   static int8_t w8[4 * kE * kE], x8[kS * kE], y8[kS * kE], z8[kS * kE];
   static float scales[4 * kE];
   static int32_t bias32[4 * kE];
@@ -297,6 +301,35 @@ int main() {
       failures += check(st, "luong_general_s8");
     }
 #endif
+  }
+#endif
+#if defined(ATTN_HAVE_BAHDANAU_S8) && ATTN_RUN(13)
+  {
+    constexpr attn::BahdanauShape shape{1, kS, kD, kD, kU};
+    static attn::Workspace<attn::bahdanau_s8_scratch_bytes(shape)> ws;
+    ATTN_EXPORT_SCRATCH(bahdanau_s8, attn::bahdanau_s8_scratch_bytes(shape));
+    attn::BahdanauS8Quant quant;
+    quant.query = quant.keys = {0.01f, 0};
+    quant.query_proj = quant.keys_proj = {0.05f, 0};
+    quant.sum = {0.1f, 0};
+    quant.scores = {0.1f, 0};
+    quant.context = {0.01f, 0};
+    attn::BahdanauS8Weights w;
+    w.w1 = {w8, scales, bias32};
+    w.w2 = {w8 + kU * kD, scales + kU, bias32 + kU};
+    w.v = {w8 + 2 * kU * kD, scales + 2 * kU, bias32 + 2 * kU};
+    static attn::QuantizedMultiplier channels[attn::bahdanau_s8_channel_count(shape)];
+    static attn::BahdanauS8Params params;  // holds the TANH table and the softmax exp table
+    attn::Status st = attn::bahdanau_s8_prepare(shape, quant, w, channels, &params);
+    if (st == attn::Status::kOk) {
+      attn::BahdanauS8Args args;
+      args.query = x8;
+      args.keys = y8;
+      args.context = z8;
+      st = attn::bahdanau_s8(params, args, ws.scratch());
+    }
+    g_sink = z8[0];
+    failures += check(st, "bahdanau_s8");
   }
 #endif
 #if defined(ATTN_HAVE_MODEL) && ATTN_RUN(12)
