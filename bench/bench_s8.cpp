@@ -9,7 +9,6 @@
 // 256-bit VEX vpdpbusd for avx-vnni; the avx2 and scalar levels, which have
 // no vpdpbusd, against the widest one).
 #include <benchmark/benchmark.h>
-#include <cpuid.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -89,15 +88,9 @@ constexpr double kOps256 = 14.0 * 32 * 2;  // per VnniLoop256 rep
 
 // The 512-bit and 256-bit vpdpbusd peaks (0: not on this CPU). Level 3 has
 // both (AVX512_VNNI implies the EVEX ymm form; the asm uses the VEX form,
-// which AVX-VNNI adds, so the 256-bit loop needs level 2 or an AVX-VNNI CPU).
+// which AVX-VNNI adds, so the 256-bit loop needs level 2, i.e. AVX-VNNI).
 double g_vnni_peak512 = 0.0;
 double g_vnni_peak256 = 0.0;
-
-bool CpuAvxVnni() {
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid_count(7, 1, &a, &b, &c, &d) == 0) return false;
-  return (a & (1u << 4)) != 0;
-}
 
 // The peak a level's pct_vnni_peak is computed against.
 double PeakFor(int level) {
@@ -173,7 +166,7 @@ int RegisterS8() {
     benchmark::AddCustomContext("vnni_peak_gops", std::to_string(g_vnni_peak512 * 1e-9));
     benchmark::RegisterBenchmark("VnniPeak", BM_VnniPeak, true);
   }
-  if (attn::detail::kernels_s8_x86_supported(2) && CpuAvxVnni()) {
+  if (attn::detail::kernels_s8_x86_supported(2)) {
     g_vnni_peak256 = PeakOps(VnniLoop256, kOps256);
     benchmark::AddCustomContext("vnni256_peak_gops", std::to_string(g_vnni_peak256 * 1e-9));
     benchmark::RegisterBenchmark("VnniPeak256", BM_VnniPeak, false);

@@ -3,6 +3,7 @@
 // portable references, bit for bit: lengths 1..300, misaligned pointers,
 // runs of the extreme values -128 / 127, every requantization shift; then
 // whole int8 SDPA runs at each level against the scalar level.
+#include <cpuid.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -63,6 +64,20 @@ TEST(KernelsS8X86, DetectsAndSelectsLevels) {
   EXPECT_TRUE(kernels_s8_x86_select(-1));
   EXPECT_EQ(kernels_s8_x86_level(), best);
   std::printf("x86 int8 kernels: best level %s\n", kernels_s8_x86_level_name(best));
+}
+
+// Level 2 is the VEX-encoded AVX-VNNI, which some AVX512-VNNI CPUs (Ice
+// Lake, Cascade Lake) lack: its support follows its own CPUID bit
+// (leaf 7, sub-leaf 1, EAX bit 4), not "best level >= 2".
+TEST(KernelsS8X86, LevelTwoFollowsTheAvxVnniBit) {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  const bool leaf7 = __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0;
+  const bool avxvnni_bit = leaf7 && (a & (1u << 4)) != 0;
+  if (!avxvnni_bit) {
+    EXPECT_FALSE(kernels_s8_x86_supported(2));
+  } else if (kernels_s8_x86_supported(1)) {
+    EXPECT_TRUE(kernels_s8_x86_supported(2));  // AVX2 with OS ymm state, plus the bit
+  }
 }
 
 TEST(KernelsS8X86, DotAndMac) {

@@ -55,17 +55,26 @@ uint64_t xgetbv0() {
   return (static_cast<uint64_t>(hi) << 32) | lo;
 }
 
-int detect_level() {
+// The best level this CPU runs, and (separately) whether it has AVX-VNNI:
+// a CPU with AVX512-VNNI but no VEX-encoded AVX-VNNI (Ice Lake, Cascade
+// Lake) runs levels 0, 1 and 3 but not 2.
+struct CpuLevels {
+  int best = 0;
+  bool avxvnni = false;
+};
+
+CpuLevels detect_levels() {
+  CpuLevels r;
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid(0, &a, &b, &c, &d) == 0 || a < 7) return 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0 || a < 7) return r;
   __get_cpuid(1, &a, &b, &c, &d);
   const bool osxsave = (c & (1u << 27)) != 0;
   const bool avx = (c & (1u << 28)) != 0;
-  if (!osxsave || !avx) return 0;
+  if (!osxsave || !avx) return r;
   const uint64_t xcr0 = xgetbv0();
   const bool os_ymm = (xcr0 & 0x6u) == 0x6u;
   const bool os_zmm = (xcr0 & 0xe6u) == 0xe6u;
-  if (!os_ymm) return 0;
+  if (!os_ymm) return r;
   __cpuid_count(7, 0, a, b, c, d);
   const bool avx2 = (b & (1u << 5)) != 0;
   const bool avx512f = (b & (1u << 16)) != 0;
@@ -74,19 +83,22 @@ int detect_level() {
   const bool avx512vnni = (c & (1u << 11)) != 0;
   unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
   __cpuid_count(7, 1, a1, b1, c1, d1);
-  const bool avxvnni = (a1 & (1u << 4)) != 0;
-  if (!avx2) return 0;
+  if (!avx2) return r;
+  r.avxvnni = (a1 & (1u << 4)) != 0;
   if (os_zmm && avx512f && avx512bw && avx512vl && avx512vnni) {
-    return 3;
+    r.best = 3;
+  } else {
+    r.best = r.avxvnni ? 2 : 1;
   }
-  if (avxvnni) return 2;
-  return 1;
+  return r;
 }
 
-int cpu_level() {
-  static const int level = detect_level();
-  return level;
+const CpuLevels& cpu_levels() {
+  static const CpuLevels levels = detect_levels();
+  return levels;
 }
+
+int cpu_level() { return cpu_levels().best; }
 
 // AVX512_VBMI (vpermi2b), for the byte-table softmax at level 3.
 bool detect_vbmi() {
@@ -1423,7 +1435,10 @@ const uint8_t* as_u(const void* packed) { return static_cast<const uint8_t*>(pac
 
 }  // namespace
 
-bool kernels_s8_x86_supported(int lvl) { return lvl >= 0 && lvl <= cpu_level(); }
+bool kernels_s8_x86_supported(int lvl) {
+  if (lvl == 2) return cpu_levels().avxvnni;
+  return lvl >= 0 && lvl <= cpu_level();
+}
 
 int kernels_s8_x86_level() { return level(); }
 
