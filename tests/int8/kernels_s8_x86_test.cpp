@@ -3,7 +3,6 @@
 // portable references, bit for bit: lengths 1..300, misaligned pointers,
 // runs of the extreme values -128 / 127, every requantization shift; then
 // whole int8 SDPA runs at each level against the scalar level.
-#include <cpuid.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include "attn/softmax_s8.h"
 
 #if defined(ATTN_S8_KERNELS_X86)
+#include <cpuid.h>
 
 namespace {
 
