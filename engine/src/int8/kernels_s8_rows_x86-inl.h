@@ -32,7 +32,7 @@
 // No include guard: included once per level.
 
 // sum_i (q_i - zp) k_i over n bytes of one key: out of the packed row u.
-ATTN_ROWS_T int32_t qrow_dot(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n) {
+ATTN_ROWS_T inline int32_t qrow_dot(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n) {
   const V c = qconst(zp);
   V a = acc0(zp, n), s = zero();
   int32_t i = 0;
@@ -43,7 +43,7 @@ ATTN_ROWS_T int32_t qrow_dot(const uint8_t* u, int32_t zp, const int8_t* k, int3
 
 // out[j] = qrow_dot of key j (stride bytes apart), eight keys per block (a
 // partial last block repeats its last key; those lanes are not stored).
-ATTN_ROWS_T void qk(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t stride,
+ATTN_ROWS_T inline void qk(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t stride,
                     int32_t nkeys, int32_t n, int32_t* out) {
   const int32_t done = qk_short(u, zp, k, stride, nkeys, n, out);
   k += static_cast<std::size_t>(done) * stride;
@@ -85,7 +85,7 @@ ATTN_ROWS_T void qk(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t s
 }
 
 // sum a b and *sum_b = sum b (int32 lanes wrap; the results are exact).
-ATTN_ROWS_T int32_t dot(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
+ATTN_ROWS_T inline int32_t dot(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
   V acc = zero(), sb = zero();
   int32_t i = 0;
   for (; i + kStep <= n; i += kStep) dstep(acc, sb, a + i, b + i);
@@ -96,7 +96,7 @@ ATTN_ROWS_T int32_t dot(const int8_t* a, const int8_t* b, int32_t n, int32_t* su
 }
 
 // acc[i] += w b[i].
-ATTN_ROWS_T void mac(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
+ATTN_ROWS_T inline void mac(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
   const V wv = set1(w);
   int32_t i = 0;
   for (; i + kMacLanes <= n; i += kMacLanes) mac_step(acc + i, b + i, wv);
@@ -135,7 +135,7 @@ ATTN_ROWS_T inline void pv_block(RowAt row_at, const int16_t* w, int32_t nrows, 
 // 1): kPvRows rows interleaved per column against their weights, kPvCols
 // columns per pass, the last ones in one zero-padded pass.
 template <typename RowAt>
-ATTN_ROWS_T void pv(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
+ATTN_ROWS_T inline void pv(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
   int32_t c = 0;
   V a[4];
   for (; c + kPvCols <= n; c += kPvCols) {

@@ -681,7 +681,7 @@ ATTN_T_AVX512 inline V pv_load_tail(const int8_t* p, int32_t len) { return load_
 struct PvWeights {
   const int16_t* w;
   int32_t nrows;
-  alignas(64) uint8_t wb[64];
+  alignas(64) uint8_t wb[64] = {};  // filled at r = 0 before its first read
   ATTN_T_AVX512 PvWeights(const int16_t* weights, int32_t n) : w(weights), nrows(n) {}
   ATTN_T_AVX512 V full(int32_t r) {
     if ((r & 63) == 0) {
