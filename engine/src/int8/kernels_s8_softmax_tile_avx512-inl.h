@@ -83,54 +83,6 @@ ATTN_T_AVX512 inline __m512i reduce16_sum64_lo32(const __m512i* v) {
       _mm512_shuffle_ps(_mm512_castsi512_ps(y0), _mm512_castsi512_ps(y1), 0x88)));
 }
 
-// The r(d) plane sums of one row (d = max - x over its n columns), combined
-// lane-wise: s0 + s1 2^8 + s2 2^16 per int64 lane (< 2^40 each). A plane
-// whose entries from d = 128 on are all 0, or any plane when the row's d
-// stay below 128, takes one vpermi2b zero-masked on d's top bit.
-ATTN_T_AVX512VBMI inline __m512i plane_sums_row(const __m512i (*p)[4], const bool* upper_zero,
-                                                const int8_t* in, int32_t n, int32_t max_in_row,
-                                                int32_t range) {
-  const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(max_in_row));
-  const __m512i zero = _mm512_setzero_si512();
-  __m512i s0 = zero, s1 = zero, s2 = zero;
-  const bool low_only = range < 128;
-  const bool short1 = low_only || upper_zero[1];
-  const bool short2 = low_only || upper_zero[2];
-  if ((low_only || upper_zero[0]) && short1 && short2) {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
-      s0 = _mm512_add_epi64(
-          s0, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[0][0], d, p[0][1]), zero));
-      s1 = _mm512_add_epi64(
-          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
-      s2 = _mm512_add_epi64(
-          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
-    }
-  } else if (short1 && short2) {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
-      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
-      s1 = _mm512_add_epi64(
-          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
-      s2 = _mm512_add_epi64(
-          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
-    }
-  } else {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
-      s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[1], d)), zero));
-      s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
-    }
-  }
-  return _mm512_add_epi64(s0, _mm512_add_epi64(_mm512_slli_epi64(s1, 8), _mm512_slli_epi64(s2, 16)));
-}
-
 ATTN_T_AVX512VBMI inline void softmax_tile16_avx512(const uint8_t* lut, const int32_t* table,
                                              int32_t diff_min, int8_t* rows, std::size_t stride,
                                              int32_t nq, const int32_t* n, int32_t n_pad,

@@ -1010,6 +1010,54 @@ ATTN_T_AVX512 void softmax_lut_dcut(const int32_t* table, uint16_t* dcut) {
   }
 }
 
+// The r(d) plane sums of one row (d = max - x over its n columns), combined
+// lane-wise: s0 + s1 2^8 + s2 2^16 per int64 lane (< 2^40 each). A plane
+// whose entries from d = 128 on are all 0, or any plane when the row's d
+// stay below 128, takes one vpermi2b zero-masked on d's top bit.
+ATTN_T_AVX512VBMI inline __m512i plane_sums_row(const __m512i (*p)[4], const bool* upper_zero,
+                                                const int8_t* in, int32_t n, int32_t max_in_row,
+                                                int32_t range) {
+  const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(max_in_row));
+  const __m512i zero = _mm512_setzero_si512();
+  __m512i s0 = zero, s1 = zero, s2 = zero;
+  const bool low_only = range < 128;
+  const bool short1 = low_only || upper_zero[1];
+  const bool short2 = low_only || upper_zero[2];
+  if ((low_only || upper_zero[0]) && short1 && short2) {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
+      s0 = _mm512_add_epi64(
+          s0, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[0][0], d, p[0][1]), zero));
+      s1 = _mm512_add_epi64(
+          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
+      s2 = _mm512_add_epi64(
+          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
+    }
+  } else if (short1 && short2) {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
+      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
+      s1 = _mm512_add_epi64(
+          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
+      s2 = _mm512_add_epi64(
+          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
+    }
+  } else {
+    for (int32_t i = 0; i < n; i += 64) {
+      const __mmask64 m = tail_mask64(n - i);
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
+      s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[1], d)), zero));
+      s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
+    }
+  }
+  return _mm512_add_epi64(s0, _mm512_add_epi64(_mm512_slli_epi64(s1, 8), _mm512_slli_epi64(s2, 16)));
+}
+
 // Row statistics of the LUT softmax: the row max, max - min, and the Q12.19
 // sum of exps (wrapping as the reference's int32 sum).
 struct LutRowStats {
@@ -1030,58 +1078,20 @@ ATTN_T_AVX512VBMI LutRowStats softmax_lut_stats_avx512(const uint8_t* planes, co
   const __m256i n256 = _mm256_min_epi8(_mm512_castsi512_si256(mn), _mm512_extracti64x4_epi64(mn, 1));
   const __m128i n128 = _mm_min_epi8(_mm256_castsi256_si128(n256), _mm256_extracti128_si256(n256, 1));
   const int32_t range = max_in_row - _mm512_reduce_min_epi32(_mm512_cvtepi8_epi32(n128));
-  const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(max_in_row));
   __m512i p[3][4];
   for (int b = 0; b < 3; ++b) {
     for (int t = 0; t < 4; ++t) p[b][t] = _mm512_loadu_si512(planes + 256 * b + 64 * t);
   }
-  __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0;
-  const __m512i zero = _mm512_setzero_si512();
   // A plane whose entries from d = 128 on are all 0 (the upper planes of
-  // fast-decaying tables), or any plane when the row's d stay below 128,
-  // takes one vpermi2b zero-masked on d's top bit instead of two and a blend.
-  const bool low_only = range < 128;
-  bool short_plane[3];
+  // fast-decaying tables) takes one vpermi2b instead of two and a blend.
+  bool upper_zero[3];
   for (int b = 0; b < 3; ++b) {
-    short_plane[b] = low_only || _mm512_test_epi64_mask(_mm512_or_si512(p[b][2], p[b][3]),
-                                                        _mm512_or_si512(p[b][2], p[b][3])) == 0;
-  }
-  if (short_plane[0] && short_plane[1] && short_plane[2]) {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
-      s0 = _mm512_add_epi64(
-          s0, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[0][0], d, p[0][1]), zero));
-      s1 = _mm512_add_epi64(
-          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
-      s2 = _mm512_add_epi64(
-          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
-    }
-  } else if (short_plane[1] && short_plane[2]) {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
-      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
-      s1 = _mm512_add_epi64(
-          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
-      s2 = _mm512_add_epi64(
-          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
-    }
-  } else {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      // d = max - x (mod 256 = the difference, in [0, 255]).
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
-      s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[1], d)), zero));
-      s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
-    }
+    upper_zero[b] = _mm512_test_epi64_mask(_mm512_or_si512(p[b][2], p[b][3]),
+                                           _mm512_or_si512(p[b][2], p[b][3])) == 0;
   }
   // The three plane sums combined lane-wise (< 2^40 per lane), one reduction.
-  const int64_t sum64 = _mm512_reduce_add_epi64(_mm512_add_epi64(
-      s0, _mm512_add_epi64(_mm512_slli_epi64(s1, 8), _mm512_slli_epi64(s2, 16))));
+  const int64_t sum64 =
+      _mm512_reduce_add_epi64(plane_sums_row(p, upper_zero, in, n, max_in_row, range));
   // Below 2^31 for n <= 4095 (each term < 2^24 ... and in practice <= 2^19);
   // the reference sums in int32, so wrap as it would.
   const int32_t sum_of_exps = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum64)));
