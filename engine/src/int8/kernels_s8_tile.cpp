@@ -131,6 +131,25 @@ void vpack_s8_ref(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n,
   }
 }
 
+namespace {
+
+// sum_j w[j] v[j][c] over the nrows rows of vpacked (vpack_s8 layout:
+// blocks of 4 rows x 16 columns, 64 bytes, cblocks column blocks per row
+// block).
+int32_t pv_column_s8_ref(const uint8_t* w, const int8_t* vpacked, int32_t nrows,
+                         std::size_t cblocks, int32_t c) {
+  int32_t s = 0;
+  for (int32_t j = 0; j < nrows; ++j) {
+    const std::size_t at = (static_cast<std::size_t>(j / 4) * cblocks +
+                            static_cast<std::size_t>(c / 16)) * 64 +
+                           static_cast<std::size_t>(c % 16) * 4 + static_cast<std::size_t>(j % 4);
+    s += static_cast<int32_t>(w[j]) * static_cast<int32_t>(vpacked[at]);
+  }
+  return s;
+}
+
+}  // namespace
+
 void pv_tile_s8_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                     int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
   const auto cblocks = static_cast<std::size_t>((n + 15) / 16);
@@ -138,14 +157,7 @@ void pv_tile_s8_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const in
     const uint8_t* wi = w + static_cast<std::size_t>(i) * w_stride;
     int32_t* ai = acc + static_cast<std::size_t>(i) * acc_stride;
     for (int32_t c = 0; c < n; ++c) {
-      int32_t s = 0;
-      for (int32_t j = 0; j < nrows; ++j) {
-        const std::size_t at = (static_cast<std::size_t>(j / 4) * cblocks +
-                                static_cast<std::size_t>(c / 16)) * 64 +
-                               static_cast<std::size_t>(c % 16) * 4 + static_cast<std::size_t>(j % 4);
-        s += static_cast<int32_t>(wi[j]) * static_cast<int32_t>(vpacked[at]);
-      }
-      ai[c] = s;
+      ai[c] = pv_column_s8_ref(wi, vpacked, nrows, cblocks, c);
     }
   }
 }
@@ -160,13 +172,7 @@ void pv_tile_s8_rq_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const
     const uint8_t* wi = w + static_cast<std::size_t>(i) * w_stride;
     int8_t* oi = out + static_cast<std::size_t>(i) * out_stride;
     for (int32_t c = 0; c < n; ++c) {
-      int32_t s = 0;
-      for (int32_t j = 0; j < nrows; ++j) {
-        const std::size_t at = (static_cast<std::size_t>(j / 4) * cblocks +
-                                static_cast<std::size_t>(c / 16)) * 64 +
-                               static_cast<std::size_t>(c % 16) * 4 + static_cast<std::size_t>(j % 4);
-        s += static_cast<int32_t>(wi[j]) * static_cast<int32_t>(vpacked[at]);
-      }
+      const int32_t s = pv_column_s8_ref(wi, vpacked, nrows, cblocks, c);
       requantize_row_s8_ref(&s, 1, offsets[i], multiplier, shift, out_zp, oi + c);
     }
   }
