@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "aligned_vector.h"
 #include "attn/attn.h"
 #include "kernels/kernels_f32.h"
 #if ATTN_BENCH_HAVE_HWY
@@ -36,12 +37,14 @@ using MapC = Eigen::Map<const RowMat>;
 using MapM = Eigen::Map<RowMat>;
 using VecF = Eigen::Matrix<float, Eigen::Dynamic, 1>;
 
+using FVec = attn_bench::AlignedVec<float>;
+
 std::size_t Z(int64_t i) { return static_cast<std::size_t>(i); }
 
-std::vector<float> Random(std::size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+FVec Random(std::size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
+  FVec v(n);
   for (float& x : v) x = dist(rng);
   return v;
 }
@@ -172,9 +175,9 @@ struct SdpaData {
       : q(Random(Z(sq) * Z(d), 1)), k(Random(Z(skv) * Z(d), 2)), v(Random(Z(skv) * Z(d), 3)),
         out(Z(sq) * Z(d)), shape{1, sq, skv, d, d},
         scratch(attn::sdpa_f32_scratch_bytes(shape)) {}
-  std::vector<float> q, k, v, out;
+  FVec q, k, v, out;
   attn::SdpaShape shape;
-  std::vector<unsigned char> scratch;
+  attn_bench::AlignedVec<unsigned char> scratch;
 };
 
 void BM_Sdpa_attn(benchmark::State& st, int32_t sq, int32_t skv) {
@@ -220,9 +223,9 @@ struct MhaData {
         b_in(Random(3 * Z(e), 6)), w_out(Random(Z(e) * Z(e), 7, -0.2f, 0.2f)),
         b_out(Random(Z(e), 8)), out(Z(s) * Z(e)), shape{1, s, s, e, h, 0, 0},
         scratch(attn::mha_f32_scratch_bytes(shape)) {}
-  std::vector<float> x, w_in, b_in, w_out, b_out, out;
+  FVec x, w_in, b_in, w_out, b_out, out;
   attn::MhaShape shape;
-  std::vector<unsigned char> scratch;
+  attn_bench::AlignedVec<unsigned char> scratch;
 };
 
 double MhaFlops(int32_t e, int32_t s) { return 8.0 * s * e * e + 4.0 * s * s * e; }
@@ -277,8 +280,8 @@ struct Seq2SeqData {
         w1(Random(Z(kD) * Z(kD), 11, -0.1f, 0.1f)), w2(Random(Z(kD) * Z(kD), 12, -0.1f, 0.1f)),
         b(Random(Z(kD), 13)), vv(Random(Z(kD), 14)), context(Z(kD)), weights(Z(kT)),
         scratch(1 << 16) {}
-  std::vector<float> query, keys, w1, w2, b, vv, context, weights;
-  std::vector<unsigned char> scratch;
+  FVec query, keys, w1, w2, b, vv, context, weights;
+  attn_bench::AlignedVec<unsigned char> scratch;
 };
 
 double BahdanauFlops() { return 2.0 * kT * kD * kD + 2.0 * kD * kD + 4.0 * kT * kD; }
@@ -407,7 +410,7 @@ struct KernelSet {
 void BM_Softmax(benchmark::State& st, KernelSet k, int32_t rows, int32_t n) {
   // In place, over and over: the rows stay normalised probabilities after the
   // first pass, and the cost of exp does not depend on the values.
-  std::vector<float> s = Random(Z(rows) * Z(n), 15, -8.0f, 8.0f);
+  FVec s = Random(Z(rows) * Z(n), 15, -8.0f, 8.0f);
   for (auto _ : st) {
     for (int32_t r = 0; r < rows; ++r) {
       float* row = s.data() + Z(r) * Z(n);
@@ -423,7 +426,7 @@ void BM_Softmax(benchmark::State& st, KernelSet k, int32_t rows, int32_t n) {
 }
 
 void BM_Softmax_eigen(benchmark::State& st, int32_t rows, int32_t n) {
-  std::vector<float> s = Random(Z(rows) * Z(n), 15, -8.0f, 8.0f);
+  FVec s = Random(Z(rows) * Z(n), 15, -8.0f, 8.0f);
   for (auto _ : st) {
     EigenSoftmaxRows(MapM(s.data(), rows, n));
     benchmark::ClobberMemory();
@@ -436,7 +439,7 @@ void BM_Softmax_eigen(benchmark::State& st, int32_t rows, int32_t n) {
 // One core tile: 8 queries x 64 keys x d = 64, scores then P.V.
 void BM_QkTile(benchmark::State& st, KernelSet k) {
   const int32_t nq = 8, nk = 64, d = 64;
-  std::vector<float> q = Random(Z(nq) * Z(d), 16), kk = Random(Z(nk) * Z(d), 17), s(Z(nq) * Z(nk));
+  FVec q = Random(Z(nq) * Z(d), 16), kk = Random(Z(nk) * Z(d), 17), s(Z(nq) * Z(nk));
   for (auto _ : st) {
     k.qk_tile(q.data(), Z(d), nq, kk.data(), Z(d), nk, d, s.data(), Z(nk));
     benchmark::ClobberMemory();
@@ -446,8 +449,8 @@ void BM_QkTile(benchmark::State& st, KernelSet k) {
 
 void BM_PvTile(benchmark::State& st, KernelSet k) {
   const int32_t nq = 8, nk = 64, d = 64;
-  std::vector<float> p = Random(Z(nq) * Z(nk), 18, 0.0f, 1.0f), v = Random(Z(nk) * Z(d), 19);
-  std::vector<float> acc(Z(nq) * Z(d));
+  FVec p = Random(Z(nq) * Z(nk), 18, 0.0f, 1.0f), v = Random(Z(nk) * Z(d), 19);
+  FVec acc(Z(nq) * Z(d));
   for (auto _ : st) {
     k.pv_tile(p.data(), Z(nk), nq, nk, v.data(), Z(d), d, acc.data(), Z(d));
     benchmark::ClobberMemory();
@@ -458,7 +461,7 @@ void BM_PvTile(benchmark::State& st, KernelSet k) {
 // The core's transposed tile: 16 queries x 64 keys x d = 64.
 void BM_QkTileT(benchmark::State& st, KernelSet k, int32_t tq) {
   const int32_t nk = 64, d = 64;
-  std::vector<float> qt = Random(Z(tq) * Z(d), 16), kk = Random(Z(nk) * Z(d), 17), s(Z(tq) * Z(nk));
+  FVec qt = Random(Z(tq) * Z(d), 16), kk = Random(Z(nk) * Z(d), 17), s(Z(tq) * Z(nk));
   for (auto _ : st) {
     k.qk_tile_t(qt.data(), tq, d, kk.data(), Z(d), nk, s.data());
     benchmark::ClobberMemory();
@@ -468,8 +471,8 @@ void BM_QkTileT(benchmark::State& st, KernelSet k, int32_t tq) {
 
 void BM_SoftmaxT(benchmark::State& st, KernelSet k) {
   const int32_t tq = 16, nk = 64, dv = 64;
-  std::vector<float> src = Random(Z(tq) * Z(nk), 20, -4.0f, 4.0f), s(src.size());
-  std::vector<float> m(Z(tq), 3.0f), l(Z(tq), 1.0f), acc = Random(Z(tq) * Z(dv), 21);
+  FVec src = Random(Z(tq) * Z(nk), 20, -4.0f, 4.0f), s(src.size());
+  FVec m(Z(tq), 3.0f), l(Z(tq), 1.0f), acc = Random(Z(tq) * Z(dv), 21);
   s = src;
   for (auto _ : st) {  // in place: the exp's cost does not depend on the values
     k.softmax_t(s.data(), tq, nk, m.data(), l.data(), tq, acc.data(), Z(dv), dv);
@@ -482,8 +485,8 @@ void BM_SoftmaxT(benchmark::State& st, KernelSet k) {
 
 void BM_PvTileT(benchmark::State& st, KernelSet k) {
   const int32_t tq = 16, nk = 64, d = 64;
-  std::vector<float> p = Random(Z(tq) * Z(nk), 18, 0.0f, 1.0f), v = Random(Z(nk) * Z(d), 19);
-  std::vector<float> acc(Z(tq) * Z(d));
+  FVec p = Random(Z(tq) * Z(nk), 18, 0.0f, 1.0f), v = Random(Z(nk) * Z(d), 19);
+  FVec acc(Z(tq) * Z(d));
   for (auto _ : st) {
     k.pv_tile_t(p.data(), tq, tq, nk, v.data(), Z(d), d, acc.data(), Z(d));
     benchmark::ClobberMemory();

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "aligned_vector.h"
 #include "attn/int8/kernels_s8.h"
 #include "attn/sdpa_s8.h"
 
@@ -111,10 +112,10 @@ void BM_VnniPeak(benchmark::State& st, bool wide) {
   st.counters["GOPS"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-std::vector<int8_t> RandomS8(std::size_t n, uint32_t seed) {
+attn_bench::AlignedVec<int8_t> RandomS8(std::size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> d(-128, 127);
-  std::vector<int8_t> v(n);
+  attn_bench::AlignedVec<int8_t> v(n);
   for (auto& x : v) x = static_cast<int8_t>(d(rng));
   return v;
 }
@@ -137,8 +138,8 @@ void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv) {
   const auto q = RandomS8(static_cast<std::size_t>(sq) * d, 1);
   const auto k = RandomS8(static_cast<std::size_t>(skv) * d, 2);
   const auto v = RandomS8(static_cast<std::size_t>(skv) * d, 3);
-  std::vector<int8_t> out(static_cast<std::size_t>(sq) * d);
-  std::vector<unsigned char> scratch(attn::sdpa_s8_scratch_bytes(shape));
+  attn_bench::AlignedVec<int8_t> out(static_cast<std::size_t>(sq) * d);
+  attn_bench::AlignedVec<unsigned char> scratch(attn::sdpa_s8_scratch_bytes(shape));
   attn::SdpaS8Args args;
   args.q = q.data();
   args.k = k.data();
