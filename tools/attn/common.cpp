@@ -102,6 +102,26 @@ QueryKeysDims check_query_keys(const NpyInput& query, const NpyInput& keys) {
   return d;
 }
 
+SdpaDims check_sdpa_inputs(const NpyInput& q, const NpyInput& k, const NpyInput& v) {
+  require_same_rank(k, q);
+  require_same_rank(v, q);
+  SdpaDims d;
+  d.batched = q.rank() == 3;
+  const int64_t b = d.batched ? q.dim(0) : 1;
+  if (d.batched) {
+    require_dim(k, 0, b, "batch", "batch of " + q.path);
+    require_dim(v, 0, b, "batch", "batch of " + q.path);
+  }
+  require_dim(k, -1, q.dim(-1), "Dk", "last dimension of " + q.path);
+  require_dim(v, -2, k.dim(-2), "Skv", "sequence length of " + k.path);
+  d.shape.batch = to_i32(b);
+  d.shape.seq_q = to_i32(q.dim(-2));
+  d.shape.seq_kv = to_i32(k.dim(-2));
+  d.shape.dim_k = to_i32(q.dim(-1));
+  d.shape.dim_v = to_i32(v.dim(-1));
+  return d;
+}
+
 std::vector<int64_t> batched_shape(bool batched, int64_t b, std::vector<int64_t> rest) {
   if (batched) rest.insert(rest.begin(), b);
   return rest;

@@ -11,6 +11,7 @@
 
 #include "attn/mask.h"
 #include "attn/scratch.h"
+#include "attn/sdpa.h"
 #include "attn/status.h"
 #include "npy.h"
 
@@ -86,6 +87,30 @@ QueryKeys<T> load_query_keys(const std::string& qpath, const std::string& kpath,
   r.query = TypedInput<T>{load_checked(qpath, dtype, 1, 2)};
   r.keys = TypedInput<T>{load_checked(kpath, dtype, 2, 3)};
   static_cast<QueryKeysDims&>(r) = check_query_keys(r.query, r.keys);
+  return r;
+}
+
+// SDPA inputs: Q [B, Sq, Dk], K [B, Skv, Dk], V [B, Skv, Dv], or all three
+// without the batch; ranks, batch, Dk and Skv checked.
+struct SdpaDims {
+  bool batched = false;
+  attn::SdpaShape shape;
+};
+// Throws unless the three agree; returns the shape (every dimension < 2^31).
+SdpaDims check_sdpa_inputs(const NpyInput& q, const NpyInput& k, const NpyInput& v);
+template <class T>
+struct SdpaInputs : SdpaDims {
+  TypedInput<T> q, k, v;
+};
+// Loads all three with numpy dtype `dtype` ("<f4" for float, "|i1" for int8).
+template <class T>
+SdpaInputs<T> load_sdpa_inputs(const std::string& q, const std::string& k, const std::string& v,
+                               const char* dtype) {
+  SdpaInputs<T> r;
+  r.q = TypedInput<T>{load_checked(q, dtype, 2, 3)};
+  r.k = TypedInput<T>{load_checked(k, dtype, 2, 3)};
+  r.v = TypedInput<T>{load_checked(v, dtype, 2, 3)};
+  static_cast<SdpaDims&>(r) = check_sdpa_inputs(r.q, r.k, r.v);
   return r;
 }
 

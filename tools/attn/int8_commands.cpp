@@ -114,25 +114,10 @@ void run_sdpa_s8(const SdpaFiles& files, const SdpaInt8Flags& f) {
   quant.out = parse_quant("--out-quant", *f.out_quant);
   quant.beta = f.beta ? parse_positive("--beta", *f.beta) : 0.0f;
 
-  const S8Input q = load_s8(files.q, 2, 3);
-  const S8Input k = load_s8(files.k, 2, 3);
-  const S8Input v = load_s8(files.v, 2, 3);
-  require_same_rank(k, q);
-  require_same_rank(v, q);
-  const bool batched = q.rank() == 3;
-  const int64_t b = batched ? q.dim(0) : 1;
-  if (batched) {
-    require_dim(k, 0, b, "batch", "batch of " + q.path);
-    require_dim(v, 0, b, "batch", "batch of " + q.path);
-  }
-  require_dim(k, -1, q.dim(-1), "Dk", "last dimension of " + q.path);
-  require_dim(v, -2, k.dim(-2), "Skv", "sequence length of " + k.path);
-  attn::SdpaShape shape;
-  shape.batch = to_i32(b);
-  shape.seq_q = to_i32(q.dim(-2));
-  shape.seq_kv = to_i32(k.dim(-2));
-  shape.dim_k = to_i32(q.dim(-1));
-  shape.dim_v = to_i32(v.dim(-1));
+  const SdpaInputs<int8_t> in = load_sdpa_inputs<int8_t>(files.q, files.k, files.v, "|i1");
+  const attn::SdpaShape& shape = in.shape;
+  const bool batched = in.batched;
+  const int64_t b = shape.batch;
   const LoadedMask mask = load_masks(files.masks, shape.batch, shape.seq_q, shape.seq_kv);
   check_additive_s8(files.masks.additive_path, mask.additive);
 
@@ -146,9 +131,9 @@ void run_sdpa_s8(const SdpaFiles& files, const SdpaInt8Flags& f) {
   check_status(attn::sdpa_s8_prepare(shape, quant, &params), "sdpa");
   auto scratch = make_scratch(attn::sdpa_s8_scratch_bytes(shape));
   attn::SdpaS8Args args;
-  args.q = q.data();
-  args.k = k.data();
-  args.v = v.data();
+  args.q = in.q.data();
+  args.k = in.k.data();
+  args.v = in.v.data();
   args.out = out.data();
   args.weights = weights.empty() ? nullptr : weights.data();
   args.mask = mask.mask();

@@ -70,25 +70,10 @@ struct SdpaFlags {
 };
 
 void run_sdpa(const SdpaFlags& f) {
-  const F32Input q = load_f32(f.q, 2, 3);
-  const F32Input k = load_f32(f.k, 2, 3);
-  const F32Input v = load_f32(f.v, 2, 3);
-  require_same_rank(k, q);
-  require_same_rank(v, q);
-  const bool batched = q.rank() == 3;
-  const int64_t b = batched ? q.dim(0) : 1;
-  if (batched) {
-    require_dim(k, 0, b, "batch", "batch of " + q.path);
-    require_dim(v, 0, b, "batch", "batch of " + q.path);
-  }
-  require_dim(k, -1, q.dim(-1), "Dk", "last dimension of " + q.path);
-  require_dim(v, -2, k.dim(-2), "Skv", "sequence length of " + k.path);
-  attn::SdpaShape shape;
-  shape.batch = to_i32(b);
-  shape.seq_q = to_i32(q.dim(-2));
-  shape.seq_kv = to_i32(k.dim(-2));
-  shape.dim_k = to_i32(q.dim(-1));
-  shape.dim_v = to_i32(v.dim(-1));
+  const SdpaInputs<float> in = load_sdpa_inputs<float>(f.q, f.k, f.v, "<f4");
+  const attn::SdpaShape& shape = in.shape;
+  const bool batched = in.batched;
+  const int64_t b = shape.batch;
   const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq_q, shape.seq_kv);
 
   const auto out_shape = batched_shape(batched, b, {shape.seq_q, shape.dim_v});
@@ -99,9 +84,9 @@ void run_sdpa(const SdpaFlags& f) {
   auto scratch = make_scratch(attn::sdpa_f32_scratch_bytes(shape));
 
   attn::SdpaF32Args args;
-  args.q = q.data();
-  args.k = k.data();
-  args.v = v.data();
+  args.q = in.q.data();
+  args.k = in.k.data();
+  args.v = in.v.data();
   args.out = out.data();
   args.weights = weights.empty() ? nullptr : weights.data();
   args.scale = scale_value(f.scale);
