@@ -5,6 +5,7 @@
 
 #include "int8/attend_s8.h"
 #include "ops/attend_f32.h"
+#include "ops/sdpa_batch.h"
 #include "ops/validate.h"
 
 namespace attn {
@@ -22,27 +23,9 @@ Status sdpa_s8(const SdpaS8Params& params, const SdpaS8Args& args, Scratch scrat
   void* ws = detail::aligned_scratch(scratch.data, scratch.bytes, sdpa_s8_scratch_bytes(shape));
   if (ws == nullptr) return Status::kScratchTooSmall;
 
-  const auto sq = static_cast<std::size_t>(shape.seq_q);
-  const auto skv = static_cast<std::size_t>(shape.seq_kv);
-  const auto dk = static_cast<std::size_t>(shape.dim_k);
-  const auto dv = static_cast<std::size_t>(shape.dim_v);
   for (int32_t b = 0; b < shape.batch; ++b) {
-    const auto ub = static_cast<std::size_t>(b);
-    detail::AttendS8 a;
-    a.q = args.q + ub * sq * dk;
-    a.q_stride = dk;
-    a.k = args.k + ub * skv * dk;
-    a.k_stride = dk;
-    a.v = args.v + ub * skv * dv;
-    a.v_stride = dv;
-    a.out = args.out + ub * sq * dv;
-    a.out_stride = dv;
-    a.weights = args.weights != nullptr ? args.weights + ub * sq * skv : nullptr;
-    a.weights_stride = skv;
-    a.seq_q = shape.seq_q;
-    a.seq_kv = shape.seq_kv;
-    a.dim_k = shape.dim_k;
-    a.dim_v = shape.dim_v;
+    detail::AttendS8 a = detail::sdpa_batch_item<detail::AttendS8>(shape, args, b);
+    a.weights_stride = static_cast<std::size_t>(shape.seq_kv);
     detail::attend_s8(params, a, detail::batch_mask_s8(args.mask, b, shape.seq_kv), ws);
   }
   return Status::kOk;
