@@ -362,16 +362,19 @@ void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride
   if (j < nkeys) out[j] = qrow_s8_dot(packed, zp, k + static_cast<std::size_t>(j) * k_stride, n);
 }
 
-void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
+// acc[c] = sum_r w[r] * row_at(r)[c] for c < n, r < nrows: four columns a
+// block, two rows a step, the (v_r[c], v_r+1[c]) pairs times the weight pair
+// (w_r, w_r+1) with SMLAD; the accumulators stay in registers. row_at gives
+// row r's first byte (an array of row pointers, or a base and a stride).
+template <class RowAt>
+inline void pv_s8_dsp(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
   int32_t c = 0;
-  // Four columns a block, two rows a step: (v_r[c], v_r+1[c]) pairs times the
-  // weight pair (w_r, w_r+1) with SMLAD; accumulators stay in registers.
   for (; c + 4 <= n; c += 4) {
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     int32_t r = 0;
     for (; r + 2 <= nrows; r += 2) {
-      const uint32_t v1 = load4(rows[r] + c);
-      const uint32_t v2 = load4(rows[r + 1] + c);
+      const uint32_t v1 = load4(row_at(r) + c);
+      const uint32_t v2 = load4(row_at(r + 1) + c);
       uint32_t w12;
       std::memcpy(&w12, w + r, 4);  // (w_r, w_r+1)
       const auto v1e = static_cast<uint32_t>(__sxtb16(static_cast<int8x4_t>(v1)));
@@ -385,7 +388,7 @@ void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n
       a3 = __smlad(static_cast<int16x2_t>(pack_hi(v1o, v2o)), ww, a3);
     }
     if (r < nrows) {
-      const int8_t* row = rows[r] + c;
+      const int8_t* row = row_at(r) + c;
       const int32_t wr = w[r];
       a0 += wr * row[0];
       a1 += wr * row[1];
@@ -399,50 +402,19 @@ void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n
   }
   for (; c < n; ++c) {
     int32_t a = 0;
-    for (int32_t r = 0; r < nrows; ++r) a += static_cast<int32_t>(w[r]) * rows[r][c];
+    for (int32_t r = 0; r < nrows; ++r) a += static_cast<int32_t>(w[r]) * row_at(r)[c];
     acc[c] = a;
   }
 }
 
+void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
+  pv_s8_dsp([rows](int32_t r) { return rows[r]; }, w, nrows, n, acc);
+}
+
 void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
                    int32_t* acc) {
-  int32_t c = 0;
-  for (; c + 4 <= n; c += 4) {
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    const int8_t* row = v + c;
-    int32_t r = 0;
-    for (; r + 2 <= nrows; r += 2, row += 2 * stride) {
-      const uint32_t v1 = load4(row);
-      const uint32_t v2 = load4(row + stride);
-      uint32_t w12;
-      std::memcpy(&w12, w + r, 4);  // (w_r, w_r+1)
-      const auto v1e = static_cast<uint32_t>(__sxtb16(static_cast<int8x4_t>(v1)));
-      const auto v1o = static_cast<uint32_t>(sxtb16_ror8(v1));
-      const auto v2e = static_cast<uint32_t>(__sxtb16(static_cast<int8x4_t>(v2)));
-      const auto v2o = static_cast<uint32_t>(sxtb16_ror8(v2));
-      const auto ww = static_cast<int16x2_t>(w12);
-      a0 = __smlad(static_cast<int16x2_t>(pack_lo(v1e, v2e)), ww, a0);
-      a1 = __smlad(static_cast<int16x2_t>(pack_lo(v1o, v2o)), ww, a1);
-      a2 = __smlad(static_cast<int16x2_t>(pack_hi(v1e, v2e)), ww, a2);
-      a3 = __smlad(static_cast<int16x2_t>(pack_hi(v1o, v2o)), ww, a3);
-    }
-    if (r < nrows) {
-      const int32_t wr = w[r];
-      a0 += wr * row[0];
-      a1 += wr * row[1];
-      a2 += wr * row[2];
-      a3 += wr * row[3];
-    }
-    acc[c] = a0;
-    acc[c + 1] = a1;
-    acc[c + 2] = a2;
-    acc[c + 3] = a3;
-  }
-  for (; c < n; ++c) {
-    int32_t a = 0;
-    for (int32_t r = 0; r < nrows; ++r) a += static_cast<int32_t>(w[r]) * v[static_cast<std::size_t>(r) * stride + c];
-    acc[c] = a;
-  }
+  pv_s8_dsp([v, stride](int32_t r) { return v + static_cast<std::size_t>(r) * stride; }, w, nrows,
+            n, acc);
 }
 
 const char* kernels_s8_name() { return "dsp"; }
