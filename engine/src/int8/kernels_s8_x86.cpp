@@ -1260,7 +1260,8 @@ ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min
 namespace tile512 {
 using V = __m512i;
 constexpr int kLanes = 16;
-constexpr int kQkRows = 8;  // 8 rows x 2 key vectors: 16 accumulators
+constexpr int kQkRows = 8;   // 8 rows x 2 key vectors: 16 accumulators
+constexpr int kQkRows4 = 4;  // 4 rows x 4 key vectors: 16 accumulators
 constexpr int kPvRows = 4;  // 4 rows x 4 column vectors
 ATTN_T_AVX512 inline V zero() { return _mm512_setzero_si512(); }
 ATTN_T_AVX512 inline V load(const void* p) { return _mm512_loadu_si512(p); }
@@ -1288,7 +1289,8 @@ ATTN_T_AVX512 inline void store(void* p, V v) { _mm512_storeu_si512(p, v); }
 namespace tile256 {
 using V = __m256i;
 constexpr int kLanes = 8;
-constexpr int kQkRows = 4;  // 4 rows x 2 key vectors: 8 accumulators
+constexpr int kQkRows = 4;   // 4 rows x 2 key vectors: 8 accumulators
+constexpr int kQkRows4 = 4;  // unused (4 key vectors: 512-bit only)
 constexpr int kPvRows = 2;  // 2 rows x 4 column vectors
 ATTN_T_AVXVNNI inline V zero() { return _mm256_setzero_si256(); }
 ATTN_T_AVXVNNI inline V load(const void* p) {
