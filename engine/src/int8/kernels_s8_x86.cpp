@@ -949,15 +949,16 @@ ATTN_T_AVX512VBMI inline __m512i lut256(const __m512i* t, __m512i d) {
 }
 
 // The r(d) planes depend only on the table and diff_min: built once per
-// table (per row here, once per call by the tiled core). False when some r(d)
-// is negative or >= 2^24 (not a prepared table): the gather kernel then.
+// table (per row here, once per call by the tiled core). False when some kept
+// table[d] is negative or r(d) >= 2^24 (not a prepared table): the gather
+// kernel then.
 ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_min,
                                              uint8_t* planes) {
   const __m512i vdmin = _mm512_set1_epi32(diff_min);
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m128i e12 = _mm_cvtsi32_si128(12);
   const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
-  __m512i big = _mm512_setzero_si512();
+  __m512i big = _mm512_setzero_si512(), neg = _mm512_setzero_si512();
   // 64 d at a time, each plane's 64 bytes joined in registers and stored
   // once: vpmovdb to memory is slow on AMD, and the 16-byte stores reloaded
   // as 64 bytes (softmax_lut_stats_avx512) would stall store forwarding.
@@ -969,9 +970,10 @@ ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_
       // Kept when -d >= diff_min.
       const __mmask16 keep =
           _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
-      const __m512i r = _mm512_maskz_mov_epi32(
-          keep, rdbp_avx512(_mm512_loadu_si512(table + d), e12, mask12, half12));
+      const __m512i x = _mm512_maskz_loadu_epi32(keep, table + d);
+      const __m512i r = _mm512_maskz_mov_epi32(keep, rdbp_avx512(x, e12, mask12, half12));
       big = _mm512_or_si512(big, r);
+      neg = _mm512_or_si512(neg, x);
       part[0][k] = _mm512_cvtepi32_epi8(r);
       part[1][k] = _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 8));
       part[2][k] = _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 16));
@@ -984,13 +986,14 @@ ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_
       _mm512_storeu_si512(planes + 256 * b + d0, v);
     }
   }
-  return _mm512_test_epi32_mask(big, _mm512_set1_epi32(static_cast<int32_t>(0xff000000u))) == 0;
+  return _mm512_test_epi32_mask(big, _mm512_set1_epi32(static_cast<int32_t>(0xff000000u))) == 0 &&
+         _mm512_cmplt_epi32_mask(neg, _mm512_setzero_si512()) == 0;
 }
 
 // One row from prepared planes. kWeights: out receives the unsigned weights
 // w = o + 128 (0 for n <= c < n_pad) and the result is their sum; else out
-// receives the int8 codes and the result is 0. -1: fall back (srdhm's
-// saturating case).
+// receives the int8 codes and the result is 0. -1: fall back (a reciprocal
+// <= 0: srdhm's saturating case, not in practice).
 // dcut (optional): dcut[e - 23] for output exponents e in [23, 31] bounds
 // the d whose o(d) can exceed -128: |table[d]| < 2^(e-1) for every d >= it,
 // and then |srdhm(scale, table[d])| <= |table[d]| rounds (RoundingDivideByPOT
@@ -1102,97 +1105,112 @@ ATTN_T_AVX512VBMI LutRowStats softmax_lut_stats_avx512(const uint8_t* planes, co
   return st;
 }
 
-// The outputs of a row from its statistics and reciprocal (shifted_scale !=
-// INT32_MIN, exponent = num_bits_over_unit + 23). See softmax_lut_row_avx512.
+// The weight table of a row, w(d) = o(d) + 128 for d in [0, 256) as four
+// 64-byte vectors (64 d each), from its reciprocal: shifted_scale > 0 and
+// exponent E = num_bits_over_unit + 23 in [23, 31]. With x = table[d] >= 0
+// (softmax_lut_planes_avx512 checks) and P = x scale in [0, 2^62), both
+// roundings see non-negative values (srdhm's nudge is 2^30, RoundingDivideByPOT
+// has no sign correction), so as in requantize64_avx512
+//   o(d) + 128 = floor((P + 2^30 + 2^(E-1) 2^31) / 2^(31+E))  in [0, 257]
+// (|sum| < 2^63), and the weight min(o(d) + 128, 255) is the unsigned
+// saturation of vpackusdw / vpackuswb. d >= dend (past the row's range, cut
+// by diff_min, or past the dcut bound) read x = 0 (masked loads), weight 0.
+// Even d multiply in place (vpmuludq reads each qword's low dword), odd d
+// from the table loaded one entry on (their qwords' low dwords); a
+// merge-masked vpshufd interleaves them, two packs and one dword permute
+// order 64 d.
+ATTN_T_AVX512 inline void softmax_lut_weights(const int32_t* table, int32_t dend,
+                                              int32_t shifted_scale, int exponent, __m512i* w) {
+  const __m512i scale = _mm512_set1_epi64(shifted_scale);
+  const __m512i k = _mm512_set1_epi64((int64_t{1} << 30) + (int64_t{1} << (30 + exponent)));
+  const __m128i sh = _mm_cvtsi32_si128(31 + exponent);
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const auto lanes = [](int32_t left) {
+    return static_cast<__mmask16>(left >= 16 ? 0xffffu : left <= 0 ? 0u : (1u << left) - 1u);
+  };
+  for (int t = 0; t < 4; ++t) {
+    if (64 * t >= dend) {
+      w[t] = _mm512_setzero_si512();
+      continue;
+    }
+    __m512i part[4];
+    for (int j = 0; j < 4; ++j) {
+      const int32_t d = 64 * t + 16 * j;
+      const int32_t left = dend - d;  // lanes d + i < dend of the even / odd loads
+      if (left <= 0) {
+        part[j] = _mm512_setzero_si512();
+        continue;
+      }
+      // Odd entries d + 1 + 2 i < dend <= 256: never past the table.
+      const __m512i xe = _mm512_maskz_loadu_epi32(lanes(left), table + d);
+      const __m512i xo = _mm512_maskz_loadu_epi32(lanes(left - 1), table + d + 1);
+      const __m512i re = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(xe, scale), k), sh);
+      const __m512i ro = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(xo, scale), k), sh);
+      part[j] = _mm512_mask_shuffle_epi32(re, static_cast<__mmask16>(0xaaaa), ro,
+                                          static_cast<_MM_PERM_ENUM>(0xa0));
+    }
+    w[t] = _mm512_permutexvar_epi32(
+        order, _mm512_packus_epi16(_mm512_packus_epi32(part[0], part[1]),
+                                   _mm512_packus_epi32(part[2], part[3])));
+  }
+}
+
+// The outputs of a row from its statistics and reciprocal (shifted_scale >
+// 0, exponent = num_bits_over_unit + 23). See softmax_lut_row_avx512.
+// kWeights: returns the weights' sums per int64 lane (the caller reduces).
 template <bool kWeights>
-ATTN_T_AVX512VBMI int32_t softmax_lut_out_avx512(const uint16_t* dcut, const int32_t* table,
+ATTN_T_AVX512VBMI __m512i softmax_lut_out_avx512(const uint16_t* dcut, const int32_t* table,
                                                  int32_t diff_min, const int8_t* in, int8_t* out,
                                                  int32_t n, int32_t n_pad, LutRowStats st,
                                                  int32_t shifted_scale, int exponent) {
-  const __m512i vdmin = _mm512_set1_epi32(diff_min);
-  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const int32_t range = st.range;
   const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(st.max));
   const __m512i zero = _mm512_setzero_si512();
   if (exponent > 31) {
     // Every code -128: every weight 0.
     std::memset(out, kWeights ? 0 : 0x80, static_cast<std::size_t>(kWeights ? n_pad : n));
-    return 0;
+    return zero;
   }
-  // RoundingDivideByPOT(srdhm(table[d], scale), exponent) in the 64-bit
-  // form of requantize64_avx512 (offset and zero point 0; exponent >= 23).
-  Requant64Avx512 rq;
-  rq.vshift = _mm_cvtsi32_si128(31 + exponent);
-  rq.mult = _mm512_set1_epi64(shifted_scale);
-  rq.k = _mm512_set1_epi64((int64_t{1} << 30) + (int64_t{1} << (exponent - 1)) * (int64_t{1} << 31));
-  rq.thr = _mm512_set1_epi64(-(int64_t{1} << 30));
-  rq.two31 = _mm512_set1_epi64(int64_t{1} << 31);
-  rq.round_neg = static_cast<__mmask16>(0xffff);
-  const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
-  // o(d) for the d this row has (d <= range; the rest are never looked up)
-  // below the cut (the rest are -128).
-  int32_t dend = range + 1;
+  // w(d) for the d this row has (d <= range; the rest are never looked up),
+  // kept (-d >= diff_min) and below the cut; the rest weigh 0.
+  int32_t dend = st.range + 1;
+  if (diff_min > 1 - dend) dend = 1 - diff_min;
   if (dcut != nullptr && dcut[exponent - 23] < dend) dend = dcut[exponent - 23];
-  // Built in registers (16-byte stores reloaded as 64 bytes would stall store
-  // forwarding).
-  __m512i o[4];
-  for (int t = 0; t < 4; ++t) {
-    __m128i part[4];
-    for (int k = 0; k < 4; ++k) {
-      const int32_t d = 64 * t + 16 * k;
-      if (d >= dend) {
-        part[k] = _mm_set1_epi8(-128);
-        continue;
-      }
-      const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
-      const __mmask16 keep =
-          _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
-      __m512i v = requant64_avx512(rq, _mm512_loadu_si512(table + d));
-      v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
-      v = _mm512_mask_blend_epi32(keep, lo, v);
-      part[k] = _mm512_cvtepi32_epi8(v);
-    }
-    o[t] = _mm512_inserti32x4(
-        _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(part[0]), part[1], 1),
-                           part[2], 2),
-        part[3], 3);
-  }
+  __m512i w[4];
+  softmax_lut_weights(table, dend, shifted_scale, exponent, w);
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   if (!kWeights) {
     for (int32_t i = 0; i < n; i += 64) {
       const __mmask64 m = tail_mask64(n - i);
       const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      _mm512_mask_storeu_epi8(out + i, m, lut256(o, d));
+      _mm512_mask_storeu_epi8(out + i, m, _mm512_xor_si512(lut256(w, d), flip));
     }
-    return 0;
+    return zero;
   }
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  __m512i sw = _mm512_setzero_si512();
+  __m512i sw = zero;
   if (dend <= 128) {
-    // o(d) = -128 (weight 0) from d = 128 on: the weight table's lower half,
-    // one vpermi2b zero-masked on d's top bit (and past n).
-    const __m512i w0 = _mm512_xor_si512(o[0], flip), w1 = _mm512_xor_si512(o[1], flip);
+    // w(d) = 0 from d = 128 on: the lower half, one vpermi2b zero-masked on
+    // d's top bit (and past n).
     for (int32_t i = 0; i < n_pad; i += 64) {
       const __mmask64 m = tail_mask64(n - i);  // all-zero past n
       const __mmask64 mp = tail_mask64(n_pad - i);
       const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      const __m512i w =
-          _mm512_maskz_permutex2var_epi8(m & ~_mm512_movepi8_mask(d), w0, d, w1);
-      sw = _mm512_add_epi64(sw, _mm512_sad_epu8(w, zero));
-      _mm512_mask_storeu_epi8(out + i, mp, w);
+      const __m512i v =
+          _mm512_maskz_permutex2var_epi8(m & ~_mm512_movepi8_mask(d), w[0], d, w[1]);
+      sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
+      _mm512_mask_storeu_epi8(out + i, mp, v);
     }
-    return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
+    return sw;
   }
   for (int32_t i = 0; i < n_pad; i += 64) {
     const __mmask64 m = tail_mask64(n - i);  // all-zero past n
     const __mmask64 mp = tail_mask64(n_pad - i);
     const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-    const __m512i w = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(lut256(o, d), flip));
-    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(w, zero));
-    _mm512_mask_storeu_epi8(out + i, mp, w);
+    const __m512i v = _mm512_maskz_mov_epi8(m, lut256(w, d));
+    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
+    _mm512_mask_storeu_epi8(out + i, mp, v);
   }
-  return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
+  return sw;
 }
-
 
 template <bool kWeights>
 ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const uint16_t* dcut,
@@ -1202,9 +1220,11 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const ui
   const LutRowStats st = softmax_lut_stats_avx512(planes, in, n);
   int num_bits_over_unit = 0;
   const int32_t shifted_scale = q::get_reciprocal(st.sum, 12, &num_bits_over_unit);
-  if (shifted_scale == INT32_MIN) return -1;
-  return softmax_lut_out_avx512<kWeights>(dcut, table, diff_min, in, out, n, n_pad, st,
-                                          shifted_scale, num_bits_over_unit + 31 - 8);
+  if (shifted_scale <= 0) return -1;  // srdhm's saturating case (not in practice)
+  const __m512i sw = softmax_lut_out_avx512<kWeights>(dcut, table, diff_min, in, out, n, n_pad,
+                                                      st, shifted_scale,
+                                                      num_bits_over_unit + 31 - 8);
+  return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
 }
 
 // gemmlowp's one_over_one_plus_x_for_x_in_0_1 (see q::) on 16 lanes, for
