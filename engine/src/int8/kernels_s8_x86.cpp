@@ -999,16 +999,22 @@ ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_
 // and then |srdhm(scale, table[d])| <= |table[d]| rounds (RoundingDivideByPOT
 // by e) to 0, the code -128.
 ATTN_T_AVX512 void softmax_lut_dcut(const int32_t* table, uint16_t* dcut) {
-  // |table[d]| >= 2^(e-1) <=> e <= bits(|table[d]|) (its bit length); from
-  // the top d down, the first d reaching e gives dcut = d + 1.
+  // |table[d]| >= 2^(e-1) <=> e <= bits(|table[d]|) (its bit length): dcut
+  // = 1 + the largest d reaching e (0 if none). 16 d at a time from the top:
+  // the e a vector's largest magnitude reaches and no higher d did take the
+  // vector's highest d at or above 2^(e-1) (|INT32_MIN| = 2^31 unsigned).
   int found = 22;  // every e <= found has its cut
   for (int e = 23; e <= 31; ++e) dcut[e - 23] = 0;
-  for (int32_t d = 255; d >= 0 && found < 31; --d) {
-    const int64_t t = table[d];
-    const auto mag = static_cast<uint64_t>(t < 0 ? -t : t);
-    const int bits = mag == 0 ? 0 : 64 - __builtin_clzll(mag);
+  for (int32_t d0 = 240; d0 >= 0 && found < 31; d0 -= 16) {
+    const __m512i mag = _mm512_abs_epi32(_mm512_loadu_si512(table + d0));
+    const uint32_t mx = _mm512_reduce_max_epu32(mag);
+    const int bits = mx == 0 ? 0 : 32 - __builtin_clz(mx);
     const int top = bits > 31 ? 31 : bits;
-    for (int e = found + 1; e <= top; ++e) dcut[e - 23] = static_cast<uint16_t>(d + 1);
+    for (int e = found + 1; e <= top; ++e) {
+      const __mmask16 m =
+          _mm512_cmpge_epu32_mask(mag, _mm512_set1_epi32(static_cast<int32_t>(1u << (e - 1))));
+      dcut[e - 23] = static_cast<uint16_t>(d0 + 32 - __builtin_clz(static_cast<uint32_t>(m)));
+    }
     if (top > found) found = top;
   }
 }
