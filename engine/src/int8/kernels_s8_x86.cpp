@@ -17,9 +17,19 @@
 // (in [0, 255]). The same packed layout serves every level, so switching
 // levels (tests) never mixes layouts.
 //
-// The query-tile kernels (qk_tile_s8 / pv_tile_s8) are one body,
-// kernels_s8_tile_x86-inl.h, over the vector ops of levels 2 and 3; levels 0
-// and 1 use the references (attend_s8 keeps the one-row core there).
+// The query-tiled core's kernels (attend_s8 runs it at levels 2 and 3; levels
+// 0 and 1 keep the one-row core):
+//   qk_tile_s8 / pv_tile_s8    one body, kernels_s8_tile_x86-inl.h, over the
+//                              vector ops of levels 2 and 3 (the references at 0, 1)
+//   qk_tile_s8_rq /            the same GEMMs with the score / output
+//   pv_tile_s8_rq              requantization in the epilogue: level 3 only
+//                              (kernels_s8_tile_rq_avx512-inl.h)
+//   kpack_s8 / vpack_s8 /      AVX-512 at level 3 (kernels_s8_pack_avx512-inl.h),
+//   qtile_s8_pack              SSE2 at levels 1 and 2, the references at 0
+//   softmax_s8_tile_w          level 3: the AVX512_VBMI byte tables from 64
+//                              columns (kernels_s8_softmax_tile_avx512-inl.h),
+//                              one vector per row up to 16 columns; else
+//                              softmax_s8_row_w row by row.
 #include "attn/int8/kernels_s8.h"
 
 #if defined(ATTN_S8_KERNELS_X86)
@@ -1340,8 +1350,10 @@ ATTN_T_AVXVNNI inline void store(void* p, V v) { _mm256_storeu_si256(static_cast
 #undef ATTN_TILE_T
 }  // namespace tile256
 
-// vpack_s8 with SSE2 (baseline x86-64): 4 rows x 16 columns interleaved by
-// two rounds of unpacks into one 64-byte block; edges scalar.
+// The packings at levels 1 and 2 (level 3 has the AVX-512 ones,
+// kernels_s8_pack_avx512-inl.h), in SSE2 (baseline x86-64). vpack_s8: 4 rows
+// x 16 columns interleaved by two rounds of unpacks into one 64-byte block;
+// edges scalar.
 void vpack_sse2(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
   const int32_t groups = (nrows + 3) / 4;
   const int32_t cblocks = (n + 15) / 16;
