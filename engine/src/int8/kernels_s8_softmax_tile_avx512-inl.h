@@ -108,11 +108,21 @@ ATTN_T_AVX512VBMI inline void softmax_tile16_avx512(const uint8_t* lut, const in
       if (!lut_row[t]) continue;
       const int8_t* row = rows + static_cast<std::size_t>(r0 + t) * stride;
       const int32_t nr = n[r0 + t];
-      for (int32_t i = 0; i < nr; i += 64) {
-        const __mmask64 m = tail_mask64(nr - i);
-        mx[t] = _mm512_max_epi8(mx[t], _mm512_mask_loadu_epi8(mx[t], m, row + i));
-        mn[t] = _mm512_min_epi8(mn[t], _mm512_mask_loadu_epi8(mn[t], m, row + i));
+      __m512i xmax = mx[t], xmin = mn[t];
+      int32_t i = 0;
+      for (; i + 64 <= nr; i += 64) {
+        const __m512i x = _mm512_loadu_si512(row + i);
+        xmax = _mm512_max_epi8(xmax, x);
+        xmin = _mm512_min_epi8(xmin, x);
       }
+      if (i < nr) {
+        const __mmask64 m = tail_mask64(nr - i);
+        const __m512i x = _mm512_maskz_loadu_epi8(m, row + i);
+        xmax = _mm512_mask_max_epi8(xmax, m, xmax, x);
+        xmin = _mm512_mask_min_epi8(xmin, m, xmin, x);
+      }
+      mx[t] = xmax;
+      mn[t] = xmin;
     }
     alignas(64) int32_t maxv[16], minv[16], sums[16];
     _mm512_store_si512(maxv, reduce16_i8<MaxI8>(mx));

@@ -1032,49 +1032,61 @@ ATTN_T_AVX512 void softmax_lut_dcut(const int32_t* table, uint16_t* dcut) {
 // The r(d) plane sums of one row (d = max - x over its n columns), combined
 // lane-wise: s0 + s1 2^8 + s2 2^16 per int64 lane (< 2^40 each). A plane
 // whose entries from d = 128 on are all 0, or any plane when the row's d
-// stay below 128, takes one vpermi2b zero-masked on d's top bit.
+// stay below 128, takes one vpermi2b zero-masked on d's top bit. Whole
+// 64-column vectors first (no column mask), then the tail (zero-masked past
+// n). kShort: plane b's lookup is the lower half only (low_only or upper
+// zero), per plane.
+template <bool kShort>
+ATTN_T_AVX512VBMI inline __m512i plane_lookup(const __m512i* t, __m512i d, __mmask64 m,
+                                              __mmask64 klo) {
+  if constexpr (kShort) {
+    return _mm512_maskz_permutex2var_epi8(klo, t[0], d, t[1]);
+  } else {
+    return _mm512_maskz_mov_epi8(m, lut256(t, d));
+  }
+}
+
+template <bool kShort0, bool kShort1, bool kShort2>
+ATTN_T_AVX512VBMI inline void plane_sums_step(const __m512i (*p)[4], __m512i d, __mmask64 m,
+                                              __m512i* s) {
+  const __m512i zero = _mm512_setzero_si512();
+  const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
+  s[0] = _mm512_add_epi64(s[0], _mm512_sad_epu8(plane_lookup<kShort0>(p[0], d, m, klo), zero));
+  s[1] = _mm512_add_epi64(s[1], _mm512_sad_epu8(plane_lookup<kShort1>(p[1], d, m, klo), zero));
+  s[2] = _mm512_add_epi64(s[2], _mm512_sad_epu8(plane_lookup<kShort2>(p[2], d, m, klo), zero));
+}
+
+template <bool kShort0, bool kShort1, bool kShort2>
+ATTN_T_AVX512VBMI inline __m512i plane_sums_loop(const __m512i (*p)[4], const int8_t* in,
+                                                 int32_t n, __m512i vmax8) {
+  __m512i s[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  int32_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    plane_sums_step<kShort0, kShort1, kShort2>(
+        p, _mm512_sub_epi8(vmax8, _mm512_loadu_si512(in + i)), ~__mmask64{0}, s);
+  }
+  if (i < n) {
+    const __mmask64 m = tail_mask64(n - i);
+    plane_sums_step<kShort0, kShort1, kShort2>(
+        p, _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i)), m, s);
+  }
+  return _mm512_add_epi64(s[0],
+                          _mm512_add_epi64(_mm512_slli_epi64(s[1], 8), _mm512_slli_epi64(s[2], 16)));
+}
+
 ATTN_T_AVX512VBMI inline __m512i plane_sums_row(const __m512i (*p)[4], const bool* upper_zero,
                                                 const int8_t* in, int32_t n, int32_t max_in_row,
                                                 int32_t range) {
   const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(max_in_row));
-  const __m512i zero = _mm512_setzero_si512();
-  __m512i s0 = zero, s1 = zero, s2 = zero;
   const bool low_only = range < 128;
   const bool short1 = low_only || upper_zero[1];
   const bool short2 = low_only || upper_zero[2];
   if ((low_only || upper_zero[0]) && short1 && short2) {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
-      s0 = _mm512_add_epi64(
-          s0, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[0][0], d, p[0][1]), zero));
-      s1 = _mm512_add_epi64(
-          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
-      s2 = _mm512_add_epi64(
-          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
-    }
-  } else if (short1 && short2) {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
-      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
-      s1 = _mm512_add_epi64(
-          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
-      s2 = _mm512_add_epi64(
-          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
-    }
-  } else {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
-      s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[1], d)), zero));
-      s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
-    }
+    return plane_sums_loop<true, true, true>(p, in, n, vmax8);
   }
-  return _mm512_add_epi64(s0, _mm512_add_epi64(_mm512_slli_epi64(s1, 8), _mm512_slli_epi64(s2, 16)));
+  if (short1 && short2) return plane_sums_loop<false, true, true>(p, in, n, vmax8);
+  if (short2) return plane_sums_loop<false, false, true>(p, in, n, vmax8);
+  return plane_sums_loop<false, false, false>(p, in, n, vmax8);
 }
 
 // Row statistics of the LUT softmax: the row max, max - min, and the Q12.19
@@ -1205,8 +1217,15 @@ ATTN_T_AVX512VBMI __m512i softmax_lut_out_avx512(const uint16_t* dcut, const int
   __m512i sw = zero;
   if (dend <= 128) {
     // w(d) = 0 from d = 128 on: the lower half, one vpermi2b zero-masked on
-    // d's top bit (and past n).
-    for (int32_t i = 0; i < n_pad; i += 64) {
+    // d's top bit (and past n). Whole vectors of columns first.
+    int32_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_loadu_si512(in + i));
+      const __m512i v = _mm512_maskz_permutex2var_epi8(~_mm512_movepi8_mask(d), w[0], d, w[1]);
+      sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
+      _mm512_storeu_si512(out + i, v);
+    }
+    for (; i < n_pad; i += 64) {
       const __mmask64 m = tail_mask64(n - i);  // all-zero past n
       const __mmask64 mp = tail_mask64(n_pad - i);
       const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
@@ -1217,7 +1236,13 @@ ATTN_T_AVX512VBMI __m512i softmax_lut_out_avx512(const uint16_t* dcut, const int
     }
     return sw;
   }
-  for (int32_t i = 0; i < n_pad; i += 64) {
+  int32_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i v = lut256(w, _mm512_sub_epi8(vmax8, _mm512_loadu_si512(in + i)));
+    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
+    _mm512_storeu_si512(out + i, v);
+  }
+  for (; i < n_pad; i += 64) {
     const __mmask64 m = tail_mask64(n - i);  // all-zero past n
     const __mmask64 mp = tail_mask64(n_pad - i);
     const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
