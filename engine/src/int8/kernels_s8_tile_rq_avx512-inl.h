@@ -66,7 +66,9 @@ struct StoreRq {
         const __m512i a = _mm512_packs_epi32(requant(res[q][0]), requant(res[q][1]));
         const __m512i b = _mm512_packs_epi32(requant(res[q][2]), requant(res[q][3]));
         const __m512i r = _mm512_permutexvar_epi32(order, _mm512_packs_epi16(a, b));
-        _mm512_storeu_si512(out + static_cast<std::size_t>(row0 + q) * stride + static_cast<std::size_t>(kv0) * 16, r);
+        _mm512_storeu_si512(
+            out + static_cast<std::size_t>(row0 + q) * stride + static_cast<std::size_t>(kv0) * 16,
+            r);
       }
     }
     if constexpr (NV == 2) {

@@ -3,7 +3,8 @@
 // Included by kernels_s8_x86.cpp inside namespace ATTN_TILE_NS, which first
 // defines (each with the level's target attribute ATTN_TILE_T):
 //   V, kLanes (16 int32 lanes for 512-bit vectors, 8 for 256-bit),
-//   kQkRows / kPvRows (query rows per register block),
+//   kQkRows / kQkRows4 / kPvRows (query rows per register block: Q K^T
+//   with 2 key vectors, Q K^T with 4 key vectors (512-bit only), P V),
 //   zero(), load(p), bcast4(p) (4 bytes at p in every lane), set1(x),
 //   dp(acc, u, s) (vpdpbusd: acc + sum of 4 unsigned u bytes x signed s
 //   bytes per lane), sub(a, b), mul(a, b) (low 32 bits), store(p, v).
