@@ -238,7 +238,8 @@ TEST(KernelsS8X86, SoftmaxRow) {
   LevelGuard g;
   std::mt19937 rng(13);
   // Prepared tables (small and large input scales: diff_min cuts, sums that
-  // saturate the output) and one arbitrary table (negative entries too).
+  // saturate the output) and two arbitrary tables (negative entries too, and
+  // non-negative ones).
   std::vector<attn::SoftmaxS8Params> tables;
   for (float scale : {0.002f, 0.05f, 0.2f, 1.0f, 30.0f}) {
     attn::SoftmaxS8Params p;
@@ -249,6 +250,13 @@ TEST(KernelsS8X86, SoftmaxRow) {
   for (auto& e : arb.exp_table) e = static_cast<int32_t>(rng() >> 1) - (1 << 28);
   arb.diff_min = -200;
   tables.push_back(arb);
+  // Arbitrary non-negative entries (up to INT32_MAX, not decreasing): the
+  // byte-table kernels take these too.
+  attn::SoftmaxS8Params arb_pos = tables[2];
+  for (auto& e : arb_pos.exp_table) e = static_cast<int32_t>(rng() >> 1);
+  arb_pos.exp_table[0] = INT32_MAX;
+  arb_pos.diff_min = -230;
+  tables.push_back(arb_pos);
   const auto base = random_s8(4200, 14);
   std::vector<int8_t> in(4200), out(4200), out_ref(4200);
   for (int l = 0; l < kLevels; ++l) {
@@ -293,6 +301,13 @@ TEST(KernelsS8X86, SoftmaxRowWeights) {
   for (auto& e : arb.exp_table) e = static_cast<int32_t>(rng() >> 1) - (1 << 28);
   arb.diff_min = -200;
   tables.push_back(arb);
+  // Arbitrary non-negative entries (up to INT32_MAX, not decreasing): the
+  // byte-table kernels take these too.
+  attn::SoftmaxS8Params arb_pos = tables[2];
+  for (auto& e : arb_pos.exp_table) e = static_cast<int32_t>(rng() >> 1);
+  arb_pos.exp_table[0] = INT32_MAX;
+  arb_pos.diff_min = -230;
+  tables.push_back(arb_pos);
   const auto base = random_s8(4200, 16);
   std::vector<int8_t> in(4200);
   for (std::size_t t = 0; t < tables.size(); ++t) {

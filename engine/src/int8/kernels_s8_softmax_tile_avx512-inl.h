@@ -17,8 +17,9 @@
 //      (one_over_one_plus_x_avx512), then each row's outputs
 //      (softmax_lut_out_avx512).
 // Row max, range and sum are those of softmax_lut_stats_avx512, so the bits
-// are the row path's. Rows below 64 columns, with sum <= 0, or whose
-// reciprocal hits srdhm's saturating case take softmax_s8_row_w.
+// are the row path's; 4. the 16 rows' weight sums reduced at once. Rows
+// below 64 columns, with sum <= 0, or whose reciprocal is <= 0 (srdhm's
+// saturating case) take softmax_s8_row_w.
 
 // Pairwise steps shared by the reductions: v[16] (row t in v[t]) -> x[4],
 // 128-bit lane L of x[i] holding row 4 i + L's partial (16 bytes).
@@ -107,11 +108,21 @@ ATTN_T_AVX512VBMI inline void softmax_tile16_avx512(const uint8_t* lut, const in
       if (!lut_row[t]) continue;
       const int8_t* row = rows + static_cast<std::size_t>(r0 + t) * stride;
       const int32_t nr = n[r0 + t];
-      for (int32_t i = 0; i < nr; i += 64) {
-        const __mmask64 m = tail_mask64(nr - i);
-        mx[t] = _mm512_max_epi8(mx[t], _mm512_mask_loadu_epi8(mx[t], m, row + i));
-        mn[t] = _mm512_min_epi8(mn[t], _mm512_mask_loadu_epi8(mn[t], m, row + i));
+      __m512i xmax = mx[t], xmin = mn[t];
+      int32_t i = 0;
+      for (; i + 64 <= nr; i += 64) {
+        const __m512i x = _mm512_loadu_si512(row + i);
+        xmax = _mm512_max_epi8(xmax, x);
+        xmin = _mm512_min_epi8(xmin, x);
       }
+      if (i < nr) {
+        const __mmask64 m = tail_mask64(nr - i);
+        const __m512i x = _mm512_maskz_loadu_epi8(m, row + i);
+        xmax = _mm512_mask_max_epi8(xmax, m, xmax, x);
+        xmin = _mm512_mask_min_epi8(xmin, m, xmin, x);
+      }
+      mx[t] = xmax;
+      mn[t] = xmin;
     }
     alignas(64) int32_t maxv[16], minv[16], sums[16];
     _mm512_store_si512(maxv, reduce16_i8<MaxI8>(mx));
@@ -141,21 +152,31 @@ ATTN_T_AVX512VBMI inline void softmax_tile16_avx512(const uint8_t* lut, const in
     }
     alignas(64) int32_t scale[16];
     _mm512_store_si512(scale, one_over_one_plus_x_avx512(_mm512_load_si512(a)));
-    for (int32_t t = 0; t < cnt; ++t) {
+    // 4. The weights' sums: 16 reduced at once (int32: <= 255 n_pad).
+    __m512i swv[16];
+    int32_t other[16];
+    for (int32_t t = 0; t < 16; ++t) {
+      swv[t] = _mm512_setzero_si512();
+      other[t] = 0;
+      if (t >= cnt) continue;
       const int32_t r = r0 + t;
       auto* row = rows + static_cast<std::size_t>(r) * stride;
-      if (lut_row[t] && scale[t] != INT32_MIN) {
+      if (lut_row[t] && scale[t] > 0) {
         LutRowStats st;
         st.max = maxv[t];
         st.range = maxv[t] - minv[t];
         st.sum = sums[t];
-        sum_w[r] = softmax_lut_out_avx512<true>(dcut, table, diff_min, row, row, n[r], n_pad, st,
-                                                scale[t], (12 - hp1[t]) + 31 - 8);
+        swv[t] = softmax_lut_out_avx512<true>(dcut, table, diff_min, row, row, n[r], n_pad, st,
+                                              scale[t], (12 - hp1[t]) + 31 - 8);
       } else {
-        sum_w[r] = softmax_s8_row_w(lut, table, diff_min, row, reinterpret_cast<uint8_t*>(row),
+        lut_row[t] = false;
+        other[t] = softmax_s8_row_w(lut, table, diff_min, row, reinterpret_cast<uint8_t*>(row),
                                     n[r], n_pad);
       }
     }
+    alignas(64) int32_t wsum[16];
+    _mm512_store_si512(wsum, reduce16_sum64_lo32(swv));
+    for (int32_t t = 0; t < cnt; ++t) sum_w[r0 + t] = lut_row[t] ? wsum[t] : other[t];
   }
 }
 

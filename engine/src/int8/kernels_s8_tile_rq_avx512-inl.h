@@ -53,12 +53,25 @@ struct StoreRq {
   // 64 bytes: the four vectors' saturating packs (int32 -> int16 -> int8:
   // the same clamp as vpmovsdb) interleave 128-bit lanes, one dword permute
   // gives row q's 32 bytes then row q + 1's; the rest one vector at a time.
+  //
+  // With four key vectors, each row's 64 bytes: the same packs give 128-bit
+  // lane L = keys 4 L.. of vectors 0, 1, 2, 3 (a dword each), the same
+  // dword permute puts vector v's 16 bytes at 16 v: one 64-byte store.
   template <int NQ, int NV>
   ATTN_TILE_T void block(int32_t row0, int32_t kv0, const V (&res)[NQ][NV]) const {
     int q = 0;
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    if constexpr (NV == 4) {
+      for (; q < NQ; ++q) {
+        const __m512i a = _mm512_packs_epi32(requant(res[q][0]), requant(res[q][1]));
+        const __m512i b = _mm512_packs_epi32(requant(res[q][2]), requant(res[q][3]));
+        const __m512i r = _mm512_permutexvar_epi32(order, _mm512_packs_epi16(a, b));
+        _mm512_storeu_si512(
+            out + static_cast<std::size_t>(row0 + q) * stride + static_cast<std::size_t>(kv0) * 16,
+            r);
+      }
+    }
     if constexpr (NV == 2) {
-      const __m512i order =
-          _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
       for (; q + 2 <= NQ; q += 2) {
         const __m512i a = _mm512_packs_epi32(requant(res[q][0]), requant(res[q][1]));
         const __m512i b = _mm512_packs_epi32(requant(res[q + 1][0]), requant(res[q + 1][1]));

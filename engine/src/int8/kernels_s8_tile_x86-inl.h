@@ -3,7 +3,8 @@
 // Included by kernels_s8_x86.cpp inside namespace ATTN_TILE_NS, which first
 // defines (each with the level's target attribute ATTN_TILE_T):
 //   V, kLanes (16 int32 lanes for 512-bit vectors, 8 for 256-bit),
-//   kQkRows / kPvRows (query rows per register block),
+//   kQkRows / kQkRows4 / kPvRows (query rows per register block: Q K^T
+//   with 2 key vectors, Q K^T with 4 key vectors (512-bit only), P V),
 //   zero(), load(p), bcast4(p) (4 bytes at p in every lane), set1(x),
 //   dp(acc, u, s) (vpdpbusd: acc + sum of 4 unsigned u bytes x signed s
 //   bytes per lane), sub(a, b), mul(a, b) (low 32 bits), store(p, v).
@@ -43,20 +44,20 @@ ATTN_TILE_T inline void qk_block(const uint8_t* u, std::size_t urow, const int8_
   emit.template block<NQ, NV>(row0, kv0, acc);
 }
 
-template <int NV, class E>
+template <int NV, int RB, class E>
 ATTN_TILE_T inline void qk_rows(int32_t nq, const uint8_t* u, std::size_t urow, const int8_t* kp,
                                 std::size_t kstep, int32_t groups, V corr_mul,
                                 const int32_t* ksum, const E& emit, int32_t kv0) {
   int32_t i = 0;
-  for (; i + kQkRows <= nq; i += kQkRows) {
-    qk_block<kQkRows, NV>(u + static_cast<std::size_t>(i) * urow, urow, kp, kstep, groups,
-                          corr_mul, ksum, emit, i, kv0);
+  for (; i + RB <= nq; i += RB) {
+    qk_block<RB, NV>(u + static_cast<std::size_t>(i) * urow, urow, kp, kstep, groups, corr_mul,
+                     ksum, emit, i, kv0);
   }
   const uint8_t* ut = u + static_cast<std::size_t>(i) * urow;
   switch (nq - i) {
 #define ATTN_TILE_QK_CASE(R)                                                                   \
   case (R):                                                                                    \
-    if constexpr ((R) < kQkRows) {                                                             \
+    if constexpr ((R) < RB) {                                                                  \
       qk_block<(R), NV>(ut, urow, kp, kstep, groups, corr_mul, ksum, emit, i, kv0);            \
     }                                                                                          \
     break;
@@ -88,19 +89,28 @@ ATTN_TILE_T void qk_tile_emit(const uint8_t* u, int32_t nq, int32_t zp, const in
     return kpacked + static_cast<std::size_t>(b) * urow * 16 + static_cast<std::size_t>(off);
   };
   int32_t kv = 0;
-  if (kLanes == 8) {
+  if constexpr (kLanes == 8) {
     // Two halves of one block: the second vector is 32 bytes on.
     for (; kv + 2 <= nvec; kv += 2) {
-      qk_rows<2>(nq, u, urow, vec_at(kv), 32, groups, corr_mul, ksum + kv * kLanes, emit, kv);
+      qk_rows<2, kQkRows>(nq, u, urow, vec_at(kv), 32, groups, corr_mul, ksum + kv * kLanes,
+                          emit, kv);
     }
   } else {
+    // kQkRows4 rows x 4 key vectors while 4 remain (4 key loads and
+    // kQkRows4 query broadcasts per 16 vpdpbusd; few row pointers), then
+    // kQkRows rows x 2.
+    for (; kv + 4 <= nvec; kv += 4) {
+      qk_rows<4, kQkRows4>(nq, u, urow, vec_at(kv), urow * 16, groups, corr_mul,
+                           ksum + kv * kLanes, emit, kv);
+    }
     for (; kv + 2 <= nvec; kv += 2) {
-      qk_rows<2>(nq, u, urow, vec_at(kv), urow * 16, groups, corr_mul, ksum + kv * kLanes, emit,
-                 kv);
+      qk_rows<2, kQkRows>(nq, u, urow, vec_at(kv), urow * 16, groups, corr_mul,
+                          ksum + kv * kLanes, emit, kv);
     }
   }
   if (kv < nvec) {
-    qk_rows<1>(nq, u, urow, vec_at(kv), 0, groups, corr_mul, ksum + kv * kLanes, emit, kv);
+    qk_rows<1, kQkRows>(nq, u, urow, vec_at(kv), 0, groups, corr_mul, ksum + kv * kLanes, emit,
+                        kv);
   }
 }
 

@@ -17,9 +17,19 @@
 // (in [0, 255]). The same packed layout serves every level, so switching
 // levels (tests) never mixes layouts.
 //
-// The query-tile kernels (qk_tile_s8 / pv_tile_s8) are one body,
-// kernels_s8_tile_x86-inl.h, over the vector ops of levels 2 and 3; levels 0
-// and 1 use the references (attend_s8 keeps the one-row core there).
+// The query-tiled core's kernels (attend_s8 runs it at levels 2 and 3; levels
+// 0 and 1 keep the one-row core):
+//   qk_tile_s8 / pv_tile_s8    one body, kernels_s8_tile_x86-inl.h, over the
+//                              vector ops of levels 2 and 3 (the references at 0, 1)
+//   qk_tile_s8_rq /            the same GEMMs with the score / output
+//   pv_tile_s8_rq              requantization in the epilogue: level 3 only
+//                              (kernels_s8_tile_rq_avx512-inl.h)
+//   kpack_s8 / vpack_s8 /      AVX-512 at level 3 (kernels_s8_pack_avx512-inl.h),
+//   qtile_s8_pack              SSE2 at levels 1 and 2, the references at 0
+//   softmax_s8_tile_w          level 3: the AVX512_VBMI byte tables from 64
+//                              columns (kernels_s8_softmax_tile_avx512-inl.h),
+//                              one vector per row up to 16 columns; else
+//                              softmax_s8_row_w row by row.
 #include "attn/int8/kernels_s8.h"
 
 #if defined(ATTN_S8_KERNELS_X86)
@@ -949,15 +959,16 @@ ATTN_T_AVX512VBMI inline __m512i lut256(const __m512i* t, __m512i d) {
 }
 
 // The r(d) planes depend only on the table and diff_min: built once per
-// table (per row here, once per call by the tiled core). False when some r(d)
-// is negative or >= 2^24 (not a prepared table): the gather kernel then.
+// table (per row here, once per call by the tiled core). False when some kept
+// table[d] is negative or r(d) >= 2^24 (not a prepared table): the gather
+// kernel then.
 ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_min,
                                              uint8_t* planes) {
   const __m512i vdmin = _mm512_set1_epi32(diff_min);
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m128i e12 = _mm_cvtsi32_si128(12);
   const __m512i mask12 = _mm512_set1_epi32(4095), half12 = _mm512_set1_epi32(2047);
-  __m512i big = _mm512_setzero_si512();
+  __m512i big = _mm512_setzero_si512(), neg = _mm512_setzero_si512();
   // 64 d at a time, each plane's 64 bytes joined in registers and stored
   // once: vpmovdb to memory is slow on AMD, and the 16-byte stores reloaded
   // as 64 bytes (softmax_lut_stats_avx512) would stall store forwarding.
@@ -969,9 +980,10 @@ ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_
       // Kept when -d >= diff_min.
       const __mmask16 keep =
           _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
-      const __m512i r = _mm512_maskz_mov_epi32(
-          keep, rdbp_avx512(_mm512_loadu_si512(table + d), e12, mask12, half12));
+      const __m512i x = _mm512_maskz_loadu_epi32(keep, table + d);
+      const __m512i r = _mm512_maskz_mov_epi32(keep, rdbp_avx512(x, e12, mask12, half12));
       big = _mm512_or_si512(big, r);
+      neg = _mm512_or_si512(neg, x);
       part[0][k] = _mm512_cvtepi32_epi8(r);
       part[1][k] = _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 8));
       part[2][k] = _mm512_cvtepi32_epi8(_mm512_srli_epi32(r, 16));
@@ -984,28 +996,35 @@ ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_
       _mm512_storeu_si512(planes + 256 * b + d0, v);
     }
   }
-  return _mm512_test_epi32_mask(big, _mm512_set1_epi32(static_cast<int32_t>(0xff000000u))) == 0;
+  return _mm512_test_epi32_mask(big, _mm512_set1_epi32(static_cast<int32_t>(0xff000000u))) == 0 &&
+         _mm512_cmplt_epi32_mask(neg, _mm512_setzero_si512()) == 0;
 }
 
 // One row from prepared planes. kWeights: out receives the unsigned weights
 // w = o + 128 (0 for n <= c < n_pad) and the result is their sum; else out
-// receives the int8 codes and the result is 0. -1: fall back (srdhm's
-// saturating case).
+// receives the int8 codes and the result is 0. -1: fall back (a reciprocal
+// <= 0: srdhm's saturating case, not in practice).
 // dcut (optional): dcut[e - 23] for output exponents e in [23, 31] bounds
 // the d whose o(d) can exceed -128: |table[d]| < 2^(e-1) for every d >= it,
 // and then |srdhm(scale, table[d])| <= |table[d]| rounds (RoundingDivideByPOT
 // by e) to 0, the code -128.
 ATTN_T_AVX512 void softmax_lut_dcut(const int32_t* table, uint16_t* dcut) {
-  // |table[d]| >= 2^(e-1) <=> e <= bits(|table[d]|) (its bit length); from
-  // the top d down, the first d reaching e gives dcut = d + 1.
+  // |table[d]| >= 2^(e-1) <=> e <= bits(|table[d]|) (its bit length): dcut
+  // = 1 + the largest d reaching e (0 if none). 16 d at a time from the top:
+  // the e a vector's largest magnitude reaches and no higher d did take the
+  // vector's highest d at or above 2^(e-1) (|INT32_MIN| = 2^31 unsigned).
   int found = 22;  // every e <= found has its cut
   for (int e = 23; e <= 31; ++e) dcut[e - 23] = 0;
-  for (int32_t d = 255; d >= 0 && found < 31; --d) {
-    const int64_t t = table[d];
-    const auto mag = static_cast<uint64_t>(t < 0 ? -t : t);
-    const int bits = mag == 0 ? 0 : 64 - __builtin_clzll(mag);
+  for (int32_t d0 = 240; d0 >= 0 && found < 31; d0 -= 16) {
+    const __m512i mag = _mm512_abs_epi32(_mm512_loadu_si512(table + d0));
+    const uint32_t mx = _mm512_reduce_max_epu32(mag);
+    const int bits = mx == 0 ? 0 : 32 - __builtin_clz(mx);
     const int top = bits > 31 ? 31 : bits;
-    for (int e = found + 1; e <= top; ++e) dcut[e - 23] = static_cast<uint16_t>(d + 1);
+    for (int e = found + 1; e <= top; ++e) {
+      const __mmask16 m =
+          _mm512_cmpge_epu32_mask(mag, _mm512_set1_epi32(static_cast<int32_t>(1u << (e - 1))));
+      dcut[e - 23] = static_cast<uint16_t>(d0 + 32 - __builtin_clz(static_cast<uint32_t>(m)));
+    }
     if (top > found) found = top;
   }
 }
@@ -1013,49 +1032,61 @@ ATTN_T_AVX512 void softmax_lut_dcut(const int32_t* table, uint16_t* dcut) {
 // The r(d) plane sums of one row (d = max - x over its n columns), combined
 // lane-wise: s0 + s1 2^8 + s2 2^16 per int64 lane (< 2^40 each). A plane
 // whose entries from d = 128 on are all 0, or any plane when the row's d
-// stay below 128, takes one vpermi2b zero-masked on d's top bit.
+// stay below 128, takes one vpermi2b zero-masked on d's top bit. Whole
+// 64-column vectors first (no column mask), then the tail (zero-masked past
+// n). kShort: plane b's lookup is the lower half only (low_only or upper
+// zero), per plane.
+template <bool kShort>
+ATTN_T_AVX512VBMI inline __m512i plane_lookup(const __m512i* t, __m512i d, __mmask64 m,
+                                              __mmask64 klo) {
+  if constexpr (kShort) {
+    return _mm512_maskz_permutex2var_epi8(klo, t[0], d, t[1]);
+  } else {
+    return _mm512_maskz_mov_epi8(m, lut256(t, d));
+  }
+}
+
+template <bool kShort0, bool kShort1, bool kShort2>
+ATTN_T_AVX512VBMI inline void plane_sums_step(const __m512i (*p)[4], __m512i d, __mmask64 m,
+                                              __m512i* s) {
+  const __m512i zero = _mm512_setzero_si512();
+  const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
+  s[0] = _mm512_add_epi64(s[0], _mm512_sad_epu8(plane_lookup<kShort0>(p[0], d, m, klo), zero));
+  s[1] = _mm512_add_epi64(s[1], _mm512_sad_epu8(plane_lookup<kShort1>(p[1], d, m, klo), zero));
+  s[2] = _mm512_add_epi64(s[2], _mm512_sad_epu8(plane_lookup<kShort2>(p[2], d, m, klo), zero));
+}
+
+template <bool kShort0, bool kShort1, bool kShort2>
+ATTN_T_AVX512VBMI inline __m512i plane_sums_loop(const __m512i (*p)[4], const int8_t* in,
+                                                 int32_t n, __m512i vmax8) {
+  __m512i s[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  int32_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    plane_sums_step<kShort0, kShort1, kShort2>(
+        p, _mm512_sub_epi8(vmax8, _mm512_loadu_si512(in + i)), ~__mmask64{0}, s);
+  }
+  if (i < n) {
+    const __mmask64 m = tail_mask64(n - i);
+    plane_sums_step<kShort0, kShort1, kShort2>(
+        p, _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i)), m, s);
+  }
+  return _mm512_add_epi64(s[0],
+                          _mm512_add_epi64(_mm512_slli_epi64(s[1], 8), _mm512_slli_epi64(s[2], 16)));
+}
+
 ATTN_T_AVX512VBMI inline __m512i plane_sums_row(const __m512i (*p)[4], const bool* upper_zero,
                                                 const int8_t* in, int32_t n, int32_t max_in_row,
                                                 int32_t range) {
   const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(max_in_row));
-  const __m512i zero = _mm512_setzero_si512();
-  __m512i s0 = zero, s1 = zero, s2 = zero;
   const bool low_only = range < 128;
   const bool short1 = low_only || upper_zero[1];
   const bool short2 = low_only || upper_zero[2];
   if ((low_only || upper_zero[0]) && short1 && short2) {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
-      s0 = _mm512_add_epi64(
-          s0, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[0][0], d, p[0][1]), zero));
-      s1 = _mm512_add_epi64(
-          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
-      s2 = _mm512_add_epi64(
-          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
-    }
-  } else if (short1 && short2) {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      const __mmask64 klo = m & ~_mm512_movepi8_mask(d);
-      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
-      s1 = _mm512_add_epi64(
-          s1, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[1][0], d, p[1][1]), zero));
-      s2 = _mm512_add_epi64(
-          s2, _mm512_sad_epu8(_mm512_maskz_permutex2var_epi8(klo, p[2][0], d, p[2][1]), zero));
-    }
-  } else {
-    for (int32_t i = 0; i < n; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[0], d)), zero));
-      s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[1], d)), zero));
-      s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_maskz_mov_epi8(m, lut256(p[2], d)), zero));
-    }
+    return plane_sums_loop<true, true, true>(p, in, n, vmax8);
   }
-  return _mm512_add_epi64(s0, _mm512_add_epi64(_mm512_slli_epi64(s1, 8), _mm512_slli_epi64(s2, 16)));
+  if (short1 && short2) return plane_sums_loop<false, true, true>(p, in, n, vmax8);
+  if (short2) return plane_sums_loop<false, false, true>(p, in, n, vmax8);
+  return plane_sums_loop<false, false, false>(p, in, n, vmax8);
 }
 
 // Row statistics of the LUT softmax: the row max, max - min, and the Q12.19
@@ -1102,97 +1133,125 @@ ATTN_T_AVX512VBMI LutRowStats softmax_lut_stats_avx512(const uint8_t* planes, co
   return st;
 }
 
-// The outputs of a row from its statistics and reciprocal (shifted_scale !=
-// INT32_MIN, exponent = num_bits_over_unit + 23). See softmax_lut_row_avx512.
+// The weight table of a row, w(d) = o(d) + 128 for d in [0, 256) as four
+// 64-byte vectors (64 d each), from its reciprocal: shifted_scale > 0 and
+// exponent E = num_bits_over_unit + 23 in [23, 31]. With x = table[d] >= 0
+// (softmax_lut_planes_avx512 checks) and P = x scale in [0, 2^62), both
+// roundings see non-negative values (srdhm's nudge is 2^30, RoundingDivideByPOT
+// has no sign correction), so as in requantize64_avx512
+//   o(d) + 128 = floor((P + 2^30 + 2^(E-1) 2^31) / 2^(31+E))  in [0, 257]
+// (|sum| < 2^63), and the weight min(o(d) + 128, 255) is the unsigned
+// saturation of vpackusdw / vpackuswb. d >= dend (past the row's range, cut
+// by diff_min, or past the dcut bound) read x = 0 (masked loads), weight 0.
+// Even d multiply in place (vpmuludq reads each qword's low dword), odd d
+// from the table loaded one entry on (their qwords' low dwords); a
+// merge-masked vpshufd interleaves them, two packs and one dword permute
+// order 64 d.
+ATTN_T_AVX512 inline void softmax_lut_weights(const int32_t* table, int32_t dend,
+                                              int32_t shifted_scale, int exponent, __m512i* w) {
+  const __m512i scale = _mm512_set1_epi64(shifted_scale);
+  const __m512i k = _mm512_set1_epi64((int64_t{1} << 30) + (int64_t{1} << (30 + exponent)));
+  const __m128i sh = _mm_cvtsi32_si128(31 + exponent);
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const auto lanes = [](int32_t left) {
+    return static_cast<__mmask16>(left >= 16 ? 0xffffu : left <= 0 ? 0u : (1u << left) - 1u);
+  };
+  for (int t = 0; t < 4; ++t) {
+    if (64 * t >= dend) {
+      w[t] = _mm512_setzero_si512();
+      continue;
+    }
+    __m512i part[4];
+    for (int j = 0; j < 4; ++j) {
+      const int32_t d = 64 * t + 16 * j;
+      const int32_t left = dend - d;  // lanes d + i < dend of the even / odd loads
+      if (left <= 0) {
+        part[j] = _mm512_setzero_si512();
+        continue;
+      }
+      // Odd entries d + 1 + 2 i < dend <= 256: never past the table.
+      const __m512i xe = _mm512_maskz_loadu_epi32(lanes(left), table + d);
+      const __m512i xo = _mm512_maskz_loadu_epi32(lanes(left - 1), table + d + 1);
+      const __m512i re = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(xe, scale), k), sh);
+      const __m512i ro = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(xo, scale), k), sh);
+      part[j] = _mm512_mask_shuffle_epi32(re, static_cast<__mmask16>(0xaaaa), ro,
+                                          static_cast<_MM_PERM_ENUM>(0xa0));
+    }
+    w[t] = _mm512_permutexvar_epi32(
+        order, _mm512_packus_epi16(_mm512_packus_epi32(part[0], part[1]),
+                                   _mm512_packus_epi32(part[2], part[3])));
+  }
+}
+
+// The outputs of a row from its statistics and reciprocal (shifted_scale >
+// 0, exponent = num_bits_over_unit + 23). See softmax_lut_row_avx512.
+// kWeights: returns the weights' sums per int64 lane (the caller reduces).
 template <bool kWeights>
-ATTN_T_AVX512VBMI int32_t softmax_lut_out_avx512(const uint16_t* dcut, const int32_t* table,
+ATTN_T_AVX512VBMI __m512i softmax_lut_out_avx512(const uint16_t* dcut, const int32_t* table,
                                                  int32_t diff_min, const int8_t* in, int8_t* out,
                                                  int32_t n, int32_t n_pad, LutRowStats st,
                                                  int32_t shifted_scale, int exponent) {
-  const __m512i vdmin = _mm512_set1_epi32(diff_min);
-  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const int32_t range = st.range;
   const __m512i vmax8 = _mm512_set1_epi8(static_cast<char>(st.max));
   const __m512i zero = _mm512_setzero_si512();
   if (exponent > 31) {
     // Every code -128: every weight 0.
     std::memset(out, kWeights ? 0 : 0x80, static_cast<std::size_t>(kWeights ? n_pad : n));
-    return 0;
+    return zero;
   }
-  // RoundingDivideByPOT(srdhm(table[d], scale), exponent) in the 64-bit
-  // form of requantize64_avx512 (offset and zero point 0; exponent >= 23).
-  Requant64Avx512 rq;
-  rq.vshift = _mm_cvtsi32_si128(31 + exponent);
-  rq.mult = _mm512_set1_epi64(shifted_scale);
-  rq.k = _mm512_set1_epi64((int64_t{1} << 30) + (int64_t{1} << (exponent - 1)) * (int64_t{1} << 31));
-  rq.thr = _mm512_set1_epi64(-(int64_t{1} << 30));
-  rq.two31 = _mm512_set1_epi64(int64_t{1} << 31);
-  rq.round_neg = static_cast<__mmask16>(0xffff);
-  const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
-  // o(d) for the d this row has (d <= range; the rest are never looked up)
-  // below the cut (the rest are -128).
-  int32_t dend = range + 1;
+  // w(d) for the d this row has (d <= range; the rest are never looked up),
+  // kept (-d >= diff_min) and below the cut; the rest weigh 0.
+  int32_t dend = st.range + 1;
+  if (diff_min > 1 - dend) dend = 1 - diff_min;
   if (dcut != nullptr && dcut[exponent - 23] < dend) dend = dcut[exponent - 23];
-  // Built in registers (16-byte stores reloaded as 64 bytes would stall store
-  // forwarding).
-  __m512i o[4];
-  for (int t = 0; t < 4; ++t) {
-    __m128i part[4];
-    for (int k = 0; k < 4; ++k) {
-      const int32_t d = 64 * t + 16 * k;
-      if (d >= dend) {
-        part[k] = _mm_set1_epi8(-128);
-        continue;
-      }
-      const __m512i dv = _mm512_add_epi32(iota, _mm512_set1_epi32(d));
-      const __mmask16 keep =
-          _mm512_cmpge_epi32_mask(_mm512_sub_epi32(_mm512_setzero_si512(), dv), vdmin);
-      __m512i v = requant64_avx512(rq, _mm512_loadu_si512(table + d));
-      v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
-      v = _mm512_mask_blend_epi32(keep, lo, v);
-      part[k] = _mm512_cvtepi32_epi8(v);
-    }
-    o[t] = _mm512_inserti32x4(
-        _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(part[0]), part[1], 1),
-                           part[2], 2),
-        part[3], 3);
-  }
+  __m512i w[4];
+  softmax_lut_weights(table, dend, shifted_scale, exponent, w);
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   if (!kWeights) {
     for (int32_t i = 0; i < n; i += 64) {
       const __mmask64 m = tail_mask64(n - i);
       const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      _mm512_mask_storeu_epi8(out + i, m, lut256(o, d));
+      _mm512_mask_storeu_epi8(out + i, m, _mm512_xor_si512(lut256(w, d), flip));
     }
-    return 0;
+    return zero;
   }
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  __m512i sw = _mm512_setzero_si512();
+  __m512i sw = zero;
   if (dend <= 128) {
-    // o(d) = -128 (weight 0) from d = 128 on: the weight table's lower half,
-    // one vpermi2b zero-masked on d's top bit (and past n).
-    const __m512i w0 = _mm512_xor_si512(o[0], flip), w1 = _mm512_xor_si512(o[1], flip);
-    for (int32_t i = 0; i < n_pad; i += 64) {
+    // w(d) = 0 from d = 128 on: the lower half, one vpermi2b zero-masked on
+    // d's top bit (and past n). Whole vectors of columns first.
+    int32_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_loadu_si512(in + i));
+      const __m512i v = _mm512_maskz_permutex2var_epi8(~_mm512_movepi8_mask(d), w[0], d, w[1]);
+      sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
+      _mm512_storeu_si512(out + i, v);
+    }
+    for (; i < n_pad; i += 64) {
       const __mmask64 m = tail_mask64(n - i);  // all-zero past n
       const __mmask64 mp = tail_mask64(n_pad - i);
       const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      const __m512i w =
-          _mm512_maskz_permutex2var_epi8(m & ~_mm512_movepi8_mask(d), w0, d, w1);
-      sw = _mm512_add_epi64(sw, _mm512_sad_epu8(w, zero));
-      _mm512_mask_storeu_epi8(out + i, mp, w);
+      const __m512i v =
+          _mm512_maskz_permutex2var_epi8(m & ~_mm512_movepi8_mask(d), w[0], d, w[1]);
+      sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
+      _mm512_mask_storeu_epi8(out + i, mp, v);
     }
-    return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
+    return sw;
   }
-  for (int32_t i = 0; i < n_pad; i += 64) {
+  int32_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i v = lut256(w, _mm512_sub_epi8(vmax8, _mm512_loadu_si512(in + i)));
+    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
+    _mm512_storeu_si512(out + i, v);
+  }
+  for (; i < n_pad; i += 64) {
     const __mmask64 m = tail_mask64(n - i);  // all-zero past n
     const __mmask64 mp = tail_mask64(n_pad - i);
     const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-    const __m512i w = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(lut256(o, d), flip));
-    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(w, zero));
-    _mm512_mask_storeu_epi8(out + i, mp, w);
+    const __m512i v = _mm512_maskz_mov_epi8(m, lut256(w, d));
+    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
+    _mm512_mask_storeu_epi8(out + i, mp, v);
   }
-  return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
+  return sw;
 }
-
 
 template <bool kWeights>
 ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const uint16_t* dcut,
@@ -1202,9 +1261,11 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const ui
   const LutRowStats st = softmax_lut_stats_avx512(planes, in, n);
   int num_bits_over_unit = 0;
   const int32_t shifted_scale = q::get_reciprocal(st.sum, 12, &num_bits_over_unit);
-  if (shifted_scale == INT32_MIN) return -1;
-  return softmax_lut_out_avx512<kWeights>(dcut, table, diff_min, in, out, n, n_pad, st,
-                                          shifted_scale, num_bits_over_unit + 31 - 8);
+  if (shifted_scale <= 0) return -1;  // srdhm's saturating case (not in practice)
+  const __m512i sw = softmax_lut_out_avx512<kWeights>(dcut, table, diff_min, in, out, n, n_pad,
+                                                      st, shifted_scale,
+                                                      num_bits_over_unit + 31 - 8);
+  return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
 }
 
 // gemmlowp's one_over_one_plus_x_for_x_in_0_1 (see q::) on 16 lanes, for
@@ -1260,7 +1321,8 @@ ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min
 namespace tile512 {
 using V = __m512i;
 constexpr int kLanes = 16;
-constexpr int kQkRows = 8;  // 8 rows x 2 key vectors: 16 accumulators
+constexpr int kQkRows = 8;   // 8 rows x 2 key vectors: 16 accumulators
+constexpr int kQkRows4 = 4;  // 4 rows x 4 key vectors: 16 accumulators
 constexpr int kPvRows = 4;  // 4 rows x 4 column vectors
 ATTN_T_AVX512 inline V zero() { return _mm512_setzero_si512(); }
 ATTN_T_AVX512 inline V load(const void* p) { return _mm512_loadu_si512(p); }
@@ -1288,7 +1350,8 @@ ATTN_T_AVX512 inline void store(void* p, V v) { _mm512_storeu_si512(p, v); }
 namespace tile256 {
 using V = __m256i;
 constexpr int kLanes = 8;
-constexpr int kQkRows = 4;  // 4 rows x 2 key vectors: 8 accumulators
+constexpr int kQkRows = 4;   // 4 rows x 2 key vectors: 8 accumulators
+constexpr int kQkRows4 = 4;  // unused (4 key vectors: 512-bit only)
 constexpr int kPvRows = 2;  // 2 rows x 4 column vectors
 ATTN_T_AVXVNNI inline V zero() { return _mm256_setzero_si256(); }
 ATTN_T_AVXVNNI inline V load(const void* p) {
@@ -1312,8 +1375,10 @@ ATTN_T_AVXVNNI inline void store(void* p, V v) { _mm256_storeu_si256(static_cast
 #undef ATTN_TILE_T
 }  // namespace tile256
 
-// vpack_s8 with SSE2 (baseline x86-64): 4 rows x 16 columns interleaved by
-// two rounds of unpacks into one 64-byte block; edges scalar.
+// The packings at levels 1 and 2 (level 3 has the AVX-512 ones,
+// kernels_s8_pack_avx512-inl.h), in SSE2 (baseline x86-64). vpack_s8: 4 rows
+// x 16 columns interleaved by two rounds of unpacks into one 64-byte block;
+// edges scalar.
 void vpack_sse2(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
   const int32_t groups = (nrows + 3) / 4;
   const int32_t cblocks = (n + 15) / 16;
