@@ -323,6 +323,20 @@ void Scale(float* x, int32_t n, float a) {
   if (i < len) O::StoreN(O::Mul(av, O::LoadN(x + i, len - i)), x + i, len - i);
 }
 
+// Row softmax in place (kernels_f32.h): the max pass (which reads the row
+// from wherever it is) leaves it in L1 for the exp-and-sum pass and the scale.
+template <class O>
+void Softmax(float* x, int32_t n) {
+  if (n <= 0) return;
+  const float m = Max<O>(x, n);
+  if (m == -__builtin_inff()) {  // every entry masked: all 0
+    for (int32_t i = 0; i < n; ++i) x[i] = 0.0f;
+    return;
+  }
+  const float sum = ExpSubSum<O>(x, n, m);
+  Scale<O>(x, n, 1.0f / sum);
+}
+
 // acc rows i < RQ, RC full vectors of columns; p[i * pi + j * pj] is the
 // weight of key j for query i (pi = row stride, pj = 1 for row-major P; pi = 1,
 // pj = tq for the transposed tiles).

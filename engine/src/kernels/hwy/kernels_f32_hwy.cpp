@@ -240,6 +240,7 @@ void QkTileF32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
 }
 float MaxF32(const float* x, int32_t n) { return generic::Max<Ops>(x, n); }
 float ExpSubSumF32(float* x, int32_t n, float m) { return generic::ExpSubSum<Ops>(x, n, m); }
+void SoftmaxF32(float* x, int32_t n) { generic::Softmax<Ops>(x, n); }
 void PvTileF32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   generic::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
@@ -293,6 +294,7 @@ HWY_EXPORT(DotF32);
 HWY_EXPORT(QkTileF32);
 HWY_EXPORT(MaxF32);
 HWY_EXPORT(ExpSubSumF32);
+HWY_EXPORT(SoftmaxF32);
 HWY_EXPORT(PvTileF32);
 HWY_EXPORT(TransposeScaleF32);
 HWY_EXPORT(QkTileTF32);
@@ -317,6 +319,7 @@ float Max(const float* x, int32_t n) { return HWY_DYNAMIC_DISPATCH(MaxF32)(x, n)
 float ExpSubSum(float* x, int32_t n, float m) {
   return HWY_DYNAMIC_DISPATCH(ExpSubSumF32)(x, n, m);
 }
+void Softmax(float* x, int32_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, n); }
 void PvTile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   HWY_DYNAMIC_DISPATCH(PvTileF32)(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
@@ -371,6 +374,7 @@ void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* 
 }
 float max_f32(const float* x, int32_t n) { return ::attn_hwy::Max(x, n); }
 float exp_sub_sum_f32(float* x, int32_t n, float m) { return ::attn_hwy::ExpSubSum(x, n, m); }
+void softmax_f32(float* x, int32_t n) { ::attn_hwy::Softmax(x, n); }
 void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   ::attn_hwy::PvTile(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);

@@ -193,6 +193,7 @@ void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* 
 }
 float max_f32(const float* x, int32_t n) { return g::Max<Ops>(x, n); }
 float exp_sub_sum_f32(float* x, int32_t n, float m) { return g::ExpSubSum<Ops>(x, n, m); }
+void softmax_f32(float* x, int32_t n) { g::Softmax<Ops>(x, n); }
 void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   g::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
