@@ -437,6 +437,37 @@ TEST_P(KernelTest, ExpPolyWithinStatedUlp) {
   RecordProperty("exp_poly_worst_ulp", std::to_string(worst));
 }
 
+// Below the stated interval: absolute error < 2^-126 on [-88, -87.3), and
+// exactly 0 below -88 and for -inf (every backend's form, exp_poly.h).
+TEST_P(KernelTest, ExpPolyBelowInterval) {
+  constexpr int32_t kCount = 4096;
+  std::vector<float> x(kCount), xs(kCount);
+  for (int32_t i = 0; i < kCount; ++i) x[i] = -87.3f - 40.0f * static_cast<float>(i) / kCount;
+  x[kCount - 1] = -kInf;
+  x[kCount - 2] = -1e30f;
+  xs = x;
+  K().exp_sub_sum(x.data(), kCount, 0.0f);
+  for (int32_t i = 0; i < kCount; ++i) {
+    const double want = std::exp(static_cast<double>(xs[i]));
+    if (xs[i] < -88.0f) {
+      ASSERT_EQ(x[i], 0.0f) << "x = " << xs[i];
+    } else {
+      ASSERT_LT(std::fabs(x[i] - want), static_cast<double>(kTiny)) << "x = " << xs[i];
+    }
+  }
+}
+
+// The AVX-512 exp's integer table: kExp2Table32 with j << 18 taken from each
+// entry's bits (exp_poly.h).
+TEST(ExpPolyTables, BitsTableMatchesFloatTable) {
+  for (uint32_t j = 0; j < 32; ++j) {
+    uint32_t bits;
+    std::memcpy(&bits, &attn::exp_poly::kExp2Table32[j], sizeof bits);
+    EXPECT_EQ(attn::exp_poly::kExp2Table32Bits[j], bits - (j << 18)) << j;
+    EXPECT_NEAR(attn::exp_poly::kExp2Table32[j], std::exp2(static_cast<double>(j) / 32.0), 6e-8) << j;
+  }
+}
+
 // Every float of [-87.3, 0] (about 1.1e9, some 2 minutes per variant), through
 // each backend and the scalar form: opt-in, ATTN_EXP_EVERY_FLOAT=1 (the
 // worst errors quoted in exp_poly.h come from this sweep).
