@@ -52,7 +52,8 @@ inline constexpr int kMaxUlp = 3;                   // stated bound on [-87.3, 0
 //       one vpermt2ps of kExp2Table32Bits by t's low 5 bits, plus t's bits
 //       shifted left by 18, which put floor(u) in the exponent field and
 //       (k mod 32) << 18 into the mantissa, that the table entries subtract)
-//   exp(x) = s * (1 + r (kQ1 + kQ2 r))  for x >= kLoTable32, else 0
+//   exp(x) = s + s (r (kQ1 + kQ2 r))    for x >= kLoTable32, else 0 (one FMA
+//                                       with s: no subnormal intermediate)
 // kLoTable32 = ln(2^-126) rounded down: from there on floor(u) >= -126, so s
 // is a normal float (the product rounds to the nearest subnormal, if any);
 // below it (and for -inf) the last FMA's zero-mask gives exactly 0, an

@@ -54,7 +54,8 @@ typename O::V ExpPolyTable32(typename O::V x) {
   r = O::MulAdd(u, O::Set(-ep::kLn2Lo), r);
   const V s = O::Pow2Table32(t);
   const V q = O::MulAdd(O::Set(ep::kQ2), r, O::Set(ep::kQ1));
-  return O::MulAddOrZeroBelow(O::Mul(s, r), q, s, x, ep::kLoTable32);
+  // s + s (r q): r q first, so that no product of s rounds as a subnormal.
+  return O::MulAddOrZeroBelow(s, O::Mul(r, q), s, x, ep::kLoTable32);
 }
 
 // exp(x) for x in [-88, 0], see exp_poly.h for the error bound.
