@@ -220,12 +220,15 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
     // kSdpaQueryTile * kSdpaKeyBlock keys) needs no online rescaling: its
     // probabilities are normalised before P.V, which then accumulates straight
     // into the zeroed output rows.
-    const bool one_block = kv_end <= lay.bk;
+    const bool one_block = kv_end <= lay.bk && (lay.transposed || kSdpaQueryTile % 16 == 0);
     for (int32_t r = 0; r < nq; ++r) {
       float* acc = one_block ? a.out + idx(i0 + r) * a.out_stride : t.acc + idx(r) * idx(a.dim_v);
       for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
     }
-    if (one_block && !lay.transposed) {
+    // SIMD builds only (the query tile a multiple of 16): the ref builds'
+    // (Cortex-M) rows keep the online path, whose worst-case stack this branch
+    // would grow by 40 B (tests/baremetal/ops/stack_budget.json).
+    if (kSdpaQueryTile % 16 == 0 && one_block && !lay.transposed) {
       // Rows: softmax_f32 per row (a row with no visible key: all 0), the
       // weights straight from those probabilities.
       if (kv_end > 0) {
