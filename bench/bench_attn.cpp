@@ -386,9 +386,7 @@ void BM_LuongGeneral_eigen(benchmark::State& st) {
 
 // ---------------------------------------------------------------- kernels
 struct KernelSet {
-  float (*max)(const float*, int32_t);
-  float (*exp_sub_sum)(float*, int32_t, float);
-  void (*scale)(float*, int32_t, float);
+  void (*softmax)(float*, int32_t);
   float (*dot)(const float*, const float*, int32_t);
   void (*qk_tile)(const float*, std::size_t, int32_t, const float*, std::size_t, int32_t, int32_t,
                   float*, std::size_t);
@@ -401,23 +399,19 @@ struct KernelSet {
 };
 #define ATTN_KERNEL_SET(ns)                                                                     \
   KernelSet {                                                                                   \
-    &ns::max_f32, &ns::exp_sub_sum_f32, &ns::scale_f32, &ns::dot_f32, &ns::qk_tile_f32,        \
+    &ns::softmax_f32, &ns::dot_f32, &ns::qk_tile_f32,                                          \
         &ns::pv_tile_f32, &ns::qk_tile_t_f32, &ns::softmax_t_f32, &ns::pv_tile_t_f32            \
   }
 
-// Softmax of a [rows, n] score matrix, row by row, with the kernels the SDPA
-// core uses (max, exp_sub_sum, scale). Reported per score element.
+// Softmax of a [rows, n] score matrix, row by row, with the row kernel the
+// SDPA core's row tiles use (softmax_f32: max, exp and sum, scale in one
+// call). Reported per score element.
 void BM_Softmax(benchmark::State& st, KernelSet k, int32_t rows, int32_t n) {
   // In place, over and over: the rows stay normalised probabilities after the
   // first pass, and the cost of exp does not depend on the values.
   FVec s = Random(Z(rows) * Z(n), 15, -8.0f, 8.0f);
   for (auto _ : st) {
-    for (int32_t r = 0; r < rows; ++r) {
-      float* row = s.data() + Z(r) * Z(n);
-      const float m = k.max(row, n);
-      const float sum = k.exp_sub_sum(row, n, m);
-      k.scale(row, n, 1.0f / sum);
-    }
+    for (int32_t r = 0; r < rows; ++r) k.softmax(s.data() + Z(r) * Z(n), n);
     benchmark::ClobberMemory();
   }
   st.counters["ns_per_elem"] = benchmark::Counter(

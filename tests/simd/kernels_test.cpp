@@ -17,13 +17,17 @@
 //   max, scale, add:          exact
 //   exp_sub_sum elements:     |got - ref| <= (kMaxUlp + 1) eps |ref| + 2^-126
 //   exp_sub_sum sum:          that, plus 2 (n + 2) eps sum
+//   softmax (row in place):   |got - ref| <= (2 (kMaxUlp + 1) + 2 (n + 2) + 4) eps |ref| + 2^-126
+//                             (each side: its exp's error, its sum's, the reciprocal's and
+//                             the product's roundings); -inf entries and all -inf rows exactly 0
 //   tanh:                     |got - ref| <= 4 eps |ref| + 2^-126
 //   transposed tiles (tq = 16, 32, 48; d and nk over the lengths above):
 //     qk_tile_t, pv_tile_t as qk_tile, pv_tile; softmax_t: m exact, st and
 //     acc within (kMaxUlp + 1) eps |ref| + 2^-126, l within that plus the sum
 //     bound; masked (-inf) columns, all-masked columns, a growing max.
 //   exp_poly (x in [-87.3, 0] against double exp): <= kMaxUlp ulp of the result
-//     (a dense sweep; every float of the interval with ATTN_EXP_EVERY_FLOAT=1).
+//     (a dense sweep; every float of the interval with ATTN_EXP_EVERY_FLOAT=1);
+//     below it: |got - exp(x)| < 2^-126 on [-88, -87.3), exactly 0 below -88 and for -inf.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -64,6 +68,7 @@ struct Kernels {
                   float*, std::size_t);
   float (*max)(const float*, int32_t);
   float (*exp_sub_sum)(float*, int32_t, float);
+  void (*softmax)(float*, int32_t);
   void (*pv_tile)(const float*, std::size_t, int32_t, int32_t, const float*, std::size_t, int32_t,
                   float*, std::size_t);
   void (*axpy)(float*, const float*, int32_t, float);
@@ -83,7 +88,8 @@ struct Kernels {
 
 #define ATTN_KERNEL_TABLE(ns)                                                                   \
   Kernels {                                                                                     \
-    &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::pv_tile_f32,      \
+    &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::softmax_f32,      \
+        &ns::pv_tile_f32,                                                                       \
         &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32, &ns::linear_f32,           \
         &ns::dense_f32, &ns::qk_tile_t_f32, &ns::transpose_scale_f32, &ns::softmax_t_f32,       \
         &ns::pv_tile_t_f32, &ns::gemm_nt_f32                                                    \
@@ -198,34 +204,44 @@ TEST_P(KernelTest, Dot) {
   EXPECT_EQ(K().dot(nullptr, nullptr, 0), 0.0f);
 }
 
+// qk_tile against the reference on an [nq, d] query block (row stride d + 3)
+// and nk keys (stride d + 1), scores at stride nk + 5 and offset `off`:
+// |got - ref| <= 2 (d + 2) eps sum_x |q_x k_x| per score, and the column past
+// nk of each row untouched.
+void ExpectQkTileMatchesRef(const Kernels& k_, std::mt19937& rng, int32_t d, int32_t nq,
+                            int32_t nk, int off) {
+  const std::size_t qs = static_cast<std::size_t>(d) + 3, ks = static_cast<std::size_t>(d) + 1;
+  const std::size_t ss = static_cast<std::size_t>(nk) + 5;
+  Buf q(qs * static_cast<std::size_t>(nq), off), k(ks * static_cast<std::size_t>(nk), 1);
+  Buf s(ss * static_cast<std::size_t>(nq), off), r(ss * static_cast<std::size_t>(nq), 0);
+  Fill(q.p, qs * static_cast<std::size_t>(nq), rng);
+  Fill(k.p, ks * static_cast<std::size_t>(nk), rng);
+  k_.qk_tile(q.p, qs, nq, k.p, ks, nk, d, s.p, ss);
+  kRef.qk_tile(q.p, qs, nq, k.p, ks, nk, d, r.p, ss);
+  for (int32_t i = 0; i < nq; ++i) {
+    for (int32_t j = 0; j < nk; ++j) {
+      float mag = 0.0f;
+      for (int32_t x = 0; x < d; ++x) {
+        mag += std::fabs(q.p[static_cast<std::size_t>(i) * qs + static_cast<std::size_t>(x)] *
+                         k.p[static_cast<std::size_t>(j) * ks + static_cast<std::size_t>(x)]);
+      }
+      const std::size_t at = static_cast<std::size_t>(i) * ss + static_cast<std::size_t>(j);
+      ASSERT_NEAR(s.p[at], r.p[at], 2.0f * static_cast<float>(d + 2) * kEps * mag)
+          << "d=" << d << " nq=" << nq << " nk=" << nk << " i=" << i << " j=" << j;
+    }
+    // Columns past nk untouched.
+    EXPECT_EQ(s.p[static_cast<std::size_t>(i) * ss + static_cast<std::size_t>(nk)], 0.0f);
+  }
+}
+
 TEST_P(KernelTest, QkTileAndLinear) {
   std::mt19937 rng(2);
   for (int32_t d : Lengths()) {
     for (int32_t nq : {1, 3, 4, 8}) {
       for (int32_t nk : {1, 3, 4, 7, 16, 31, 64, 65}) {
         const int off = (d + nq + nk) % 4;
-        const std::size_t qs = static_cast<std::size_t>(d) + 3, ks = static_cast<std::size_t>(d) + 1;
-        const std::size_t ss = static_cast<std::size_t>(nk) + 5;
-        Buf q(qs * static_cast<std::size_t>(nq), off), k(ks * static_cast<std::size_t>(nk), 1);
-        Buf s(ss * static_cast<std::size_t>(nq), off), r(ss * static_cast<std::size_t>(nq), 0);
-        Fill(q.p, qs * static_cast<std::size_t>(nq), rng);
-        Fill(k.p, ks * static_cast<std::size_t>(nk), rng);
-        K().qk_tile(q.p, qs, nq, k.p, ks, nk, d, s.p, ss);
-        kRef.qk_tile(q.p, qs, nq, k.p, ks, nk, d, r.p, ss);
-        for (int32_t i = 0; i < nq; ++i) {
-          for (int32_t j = 0; j < nk; ++j) {
-            float mag = 0.0f;
-            for (int32_t x = 0; x < d; ++x) {
-              mag += std::fabs(q.p[static_cast<std::size_t>(i) * qs + static_cast<std::size_t>(x)] *
-                               k.p[static_cast<std::size_t>(j) * ks + static_cast<std::size_t>(x)]);
-            }
-            const std::size_t at = static_cast<std::size_t>(i) * ss + static_cast<std::size_t>(j);
-            ASSERT_NEAR(s.p[at], r.p[at], 2.0f * static_cast<float>(d + 2) * kEps * mag)
-                << "d=" << d << " nq=" << nq << " nk=" << nk << " i=" << i << " j=" << j;
-          }
-          // Columns past nk untouched.
-          EXPECT_EQ(s.p[static_cast<std::size_t>(i) * ss + static_cast<std::size_t>(nk)], 0.0f);
-        }
+        ExpectQkTileMatchesRef(K(), rng, d, nq, nk, off);
+        if (HasFatalFailure()) return;
         // linear = the same contraction with contiguous rows, plus bias.
         Buf x(static_cast<std::size_t>(nq * d), off), w(static_cast<std::size_t>(nk * d), 0);
         Buf bias(static_cast<std::size_t>(nk), 1);
@@ -254,28 +270,8 @@ TEST_P(KernelTest, QkTileLongRow) {
   for (int32_t d : {16, 31, 32, 48, 64, 4 * StaticLanes()}) {
     for (int32_t nq : {1, 2}) {
       for (int32_t nk : {512, 515, 1027}) {
-        const int off = (d + nk) % 4;
-        const std::size_t qs = static_cast<std::size_t>(d) + 3, ks = static_cast<std::size_t>(d) + 1;
-        const std::size_t ss = static_cast<std::size_t>(nk) + 5;
-        Buf q(qs * static_cast<std::size_t>(nq), off), k(ks * static_cast<std::size_t>(nk), 1);
-        Buf s(ss * static_cast<std::size_t>(nq), off), r(ss * static_cast<std::size_t>(nq), 0);
-        Fill(q.p, qs * static_cast<std::size_t>(nq), rng);
-        Fill(k.p, ks * static_cast<std::size_t>(nk), rng);
-        K().qk_tile(q.p, qs, nq, k.p, ks, nk, d, s.p, ss);
-        kRef.qk_tile(q.p, qs, nq, k.p, ks, nk, d, r.p, ss);
-        for (int32_t i = 0; i < nq; ++i) {
-          for (int32_t j = 0; j < nk; ++j) {
-            float mag = 0.0f;
-            for (int32_t x = 0; x < d; ++x) {
-              mag += std::fabs(q.p[static_cast<std::size_t>(i) * qs + static_cast<std::size_t>(x)] *
-                               k.p[static_cast<std::size_t>(j) * ks + static_cast<std::size_t>(x)]);
-            }
-            const std::size_t at = static_cast<std::size_t>(i) * ss + static_cast<std::size_t>(j);
-            ASSERT_NEAR(s.p[at], r.p[at], 2.0f * static_cast<float>(d + 2) * kEps * mag)
-                << "d=" << d << " nq=" << nq << " nk=" << nk << " i=" << i << " j=" << j;
-          }
-          EXPECT_EQ(s.p[static_cast<std::size_t>(i) * ss + static_cast<std::size_t>(nk)], 0.0f);
-        }
+        ExpectQkTileMatchesRef(K(), rng, d, nq, nk, (d + nk) % 4);
+        if (HasFatalFailure()) return;
       }
     }
   }
@@ -381,6 +377,46 @@ TEST_P(KernelTest, ExpSubSum) {
   EXPECT_EQ(nan_row[0], 1.0f);
 }
 
+TEST_P(KernelTest, Softmax) {
+  std::mt19937 rng(14);
+  std::vector<int32_t> lengths = Lengths();
+  lengths.push_back(1024);  // the benchmark's rows
+  for (int32_t n : lengths) {
+    const float kBound = static_cast<float>(2 * (attn::exp_poly::kMaxUlp + 1) + 2 * (n + 2) + 4) * kEps;
+    for (int off : kOffsets) {
+      const std::size_t sn = static_cast<std::size_t>(n);
+      Buf x(sn, off), r(sn, 0);
+      Fill(x.p, sn, rng, -40.0f, 8.0f);
+      if (n > 2) x.p[1] = -kInf;    // masked: exactly 0
+      if (n > 3) x.p[2] = -200.0f;  // far below the max: 0
+      if (n > 4) x.p[n - 1] = 30.0f;  // the max in the tail
+      std::memcpy(r.p, x.p, sn * sizeof(float));
+      K().softmax(x.p, n);
+      kRef.softmax(r.p, n);
+      for (int32_t i = 0; i < n; ++i) {
+        ASSERT_NEAR(x.p[i], r.p[i], kBound * r.p[i] + kTiny) << "n=" << n << " off=" << off << " i=" << i;
+      }
+      if (n > 2) {
+        EXPECT_EQ(x.p[1], 0.0f);
+      }
+      if (n == 1) {
+        EXPECT_EQ(x.p[0], 1.0f);
+      }
+      EXPECT_EQ(x.p[n], 0.0f);  // nothing written past n
+      // A fully masked row: all 0, as the ops write it.
+      for (int32_t i = 0; i < n; ++i) x.p[i] = -kInf;
+      K().softmax(x.p, n);
+      for (int32_t i = 0; i <= n; ++i) ASSERT_EQ(x.p[i], 0.0f) << "all -inf, n=" << n << " i=" << i;
+      // A NaN entry makes the row NaN.
+      Fill(x.p, sn, rng);
+      x.p[n / 2] = std::nanf("");
+      K().softmax(x.p, n);
+      for (int32_t i = 0; i < n; ++i) ASSERT_TRUE(std::isnan(x.p[i])) << "NaN row, n=" << n << " i=" << i;
+    }
+  }
+  K().softmax(nullptr, 0);  // nothing to do
+}
+
 // The polynomial itself, on a dense sweep of [-87.3, 0], through each backend.
 TEST_P(KernelTest, ExpPolyWithinStatedUlp) {
   constexpr int32_t kCount = 1 << 16;
@@ -400,6 +436,37 @@ TEST_P(KernelTest, ExpPolyWithinStatedUlp) {
   }
   EXPECT_LE(worst, attn::exp_poly::kMaxUlp) << "worst " << worst << " ulp";
   RecordProperty("exp_poly_worst_ulp", std::to_string(worst));
+}
+
+// Below the stated interval: absolute error < 2^-126 on [-88, -87.3), and
+// exactly 0 below -88 and for -inf (every backend's form, exp_poly.h).
+TEST_P(KernelTest, ExpPolyBelowInterval) {
+  constexpr int32_t kCount = 4096;
+  std::vector<float> x(kCount), xs(kCount);
+  for (int32_t i = 0; i < kCount; ++i) x[i] = -87.3f - 40.0f * static_cast<float>(i) / kCount;
+  x[kCount - 1] = -kInf;
+  x[kCount - 2] = -1e30f;
+  xs = x;
+  K().exp_sub_sum(x.data(), kCount, 0.0f);
+  for (int32_t i = 0; i < kCount; ++i) {
+    const double want = std::exp(static_cast<double>(xs[i]));
+    if (xs[i] < -88.0f) {
+      ASSERT_EQ(x[i], 0.0f) << "x = " << xs[i];
+    } else {
+      ASSERT_LT(std::fabs(x[i] - want), static_cast<double>(kTiny)) << "x = " << xs[i];
+    }
+  }
+}
+
+// The AVX-512 exp's integer table: kExp2Table32 with j << 18 taken from each
+// entry's bits (exp_poly.h).
+TEST(ExpPolyTables, BitsTableMatchesFloatTable) {
+  for (uint32_t j = 0; j < 32; ++j) {
+    uint32_t bits;
+    std::memcpy(&bits, &attn::exp_poly::kExp2Table32[j], sizeof bits);
+    EXPECT_EQ(attn::exp_poly::kExp2Table32Bits[j], bits - (j << 18)) << j;
+    EXPECT_NEAR(attn::exp_poly::kExp2Table32[j], std::exp2(static_cast<double>(j) / 32.0), 6e-8) << j;
+  }
 }
 
 // Every float of [-87.3, 0] (about 1.1e9, some 2 minutes per variant), through

@@ -40,27 +40,40 @@ inline constexpr float kP4 = 1.666711420e-1f;
 inline constexpr float kP5 = 4.999923110e-1f;
 inline constexpr int kMaxUlp = 3;                   // stated bound on [-87.3, 0]
 
-// The AVX-512 form (kernels_f32-inl.h ExpPolyScalef: the policies whose
-// kExpScalef is true, i.e. Highway's AVX3 / AVX3_DL targets and xsimd built
+// The AVX-512 form (kernels_f32-inl.h ExpPolyTable32: the policies whose
+// kExpTable32 is true, i.e. Highway's AVX3 / AVX3_DL targets and xsimd built
 // for AVX-512), same error bound kMaxUlp (worst seen over every float of
-// [-87.3, 0]: 1.79 ulp; 7 FMA-pipe operations per vector instead of 9):
+// [-87.3, 0]: 1.79 ulp; 6 FMA-pipe operations per vector instead of 9):
 //   t = x * log2e + 1.5 * 2^18         (ulp 2^-5: t = 1.5 * 2^18 + k / 32, k =
 //                                       round(32 x log2e), whose low bits are t's)
 //   u = t - 1.5 * 2^18 = k / 32        (exact)
 //   r = x - u * ln(2)                  (Cody-Waite, the constants above: |r| <= ln(2)/64)
-//   exp(x) = 2^floor(u) * T[k mod 32] * (1 + r (kQ1 + kQ2 r))
-// with T[j] = 2^(j / 32) (one vpermt2ps from two registers) and 2^floor(u) by
-// vscalefps, which also rounds results below 2^-126 to the nearest subnormal
-// (absolute error < 2^-149 on [-103.9, -87.3)). The argument is clamped to
-// kLoScalef, where the result rounds to exactly 0 (so are -inf and every x
-// below -103.98, where exp(x) < 2^-150).
+//   s = 2^(k / 32) = 2^floor(u) * T[k mod 32]   (exact, in the integer unit:
+//       one vpermt2ps of kExp2Table32Bits by t's low 5 bits, plus t's bits
+//       shifted left by 18, which put floor(u) in the exponent field and
+//       (k mod 32) << 18 into the mantissa, that the table entries subtract)
+//   exp(x) = s + s (r (kQ1 + kQ2 r))    for x >= kLoTable32, else 0 (one FMA
+//                                       with s: no subnormal intermediate)
+// kLoTable32 = ln(2^-126) rounded down: from there on floor(u) >= -126, so s
+// is a normal float (the product rounds to the nearest subnormal, if any);
+// below it (and for -inf) the last FMA's zero-mask gives exactly 0, an
+// absolute error < 2^-126 as in the generic form's [-88, -87.3); NaN
+// propagates (the mask keeps unordered lanes).
 // kQ1, kQ2: fitted for this file to the relative error of exp on
 // |r| <= 1.02 ln(2)/64 (5.7e-8 before rounding).
-inline constexpr float kLoScalef = -110.0f;
+inline constexpr float kLoTable32 = -87.3365478515625f;  // <= ln(2^-126) = -87.33654475...
 inline constexpr float kMagic32 = 393216.0f;        // 1.5 * 2^18: rounds to 1/32
 inline constexpr float kQ1 = 1.0000152587890625f;
 inline constexpr float kQ2 = 0.500000536441803f;
-alignas(64) inline constexpr float kExp2Table32[32] = {  // 2^(j / 32), rounded
+// The bits of kExp2Table32[j] minus j << 18 (see s above).
+alignas(64) inline constexpr uint32_t kExp2Table32Bits[32] = {
+    0x3F800000u, 0x3F7ECD87u, 0x3F7DAAC3u, 0x3F7C980Fu, 0x3F7B95C2u, 0x3F7AA43Au, 0x3F79C3D3u,
+    0x3F78F4F0u, 0x3F7837F0u, 0x3F778D3Au, 0x3F76F532u, 0x3F767043u, 0x3F75FED7u, 0x3F75A15Bu,
+    0x3F75583Fu, 0x3F7523F6u, 0x3F7504F3u, 0x3F74FBAFu, 0x3F7508A4u, 0x3F752C4Du, 0x3F75672Au,
+    0x3F75B9BEu, 0x3F76248Cu, 0x3F76A81Eu, 0x3F7744FDu, 0x3F77FBB8u, 0x3F78CCDFu, 0x3F79B907u,
+    0x3F7AC0C7u, 0x3F7BE4BAu, 0x3F7D257Du, 0x3F7E83B3u};
+// 2^(j / 32), rounded (kExp2Table32Bits derives from it; tests check that).
+alignas(64) inline constexpr float kExp2Table32[32] = {
     1.0f,                1.0218971967697144f, 1.0442737340927124f, 1.0671404600143433f,
     1.0905077457427979f, 1.114386796951294f,  1.1387885808944702f, 1.1637248992919922f,
     1.1892070770263672f, 1.215247392654419f,  1.2418577671051025f, 1.2690509557724f,

@@ -29,6 +29,11 @@
   float max_f32(const float* x, int32_t n);                                                       \
   /* x[i] = exp(x[i] - m) for every i (exp(-inf) = 0); returns sum_i x[i] */                      \
   float exp_sub_sum_f32(float* x, int32_t n, float m);                                            \
+  /* Row softmax in place, n >= 0: m = max_f32(x, n); x[i] = exp(x[i] - m) / sum_j exp(x[j] - m) \
+     (the reciprocal of the sum times each exp). -inf entries give 0; an all -inf row gives all 0 \
+     (what the ops write for a fully masked row); a NaN or +inf entry makes the row NaN. One   \
+     dispatched call: max, exp and sum, scale (the row is in L1 after the max pass). */         \
+  void softmax_f32(float* x, int32_t n);                                                          \
   /* acc[i*a_stride + c] += sum_j p[i*p_stride + j] * v[j*v_stride + c],  i < nq, c < dv */       \
   void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,  \
                    std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride);           \

@@ -216,13 +216,43 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
     }
     // Keys past the last row's limit are masked for the whole tile.
     const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
-    // A transposed tile whose keys fit one block (short sequences) needs no
-    // online rescaling: its probabilities are normalised before P.V, which
-    // then accumulates straight into the zeroed output rows.
-    const bool one_block = lay.transposed && kv_end <= lay.bk;
+    // A tile whose keys fit one block (short sequences; decode up to
+    // kSdpaQueryTile * kSdpaKeyBlock keys) needs no online rescaling: its
+    // probabilities are normalised before P.V, which then accumulates straight
+    // into the zeroed output rows.
+    const bool one_block = kv_end <= lay.bk && (lay.transposed || kSdpaQueryTile % 16 == 0);
     for (int32_t r = 0; r < nq; ++r) {
       float* acc = one_block ? a.out + idx(i0 + r) * a.out_stride : t.acc + idx(r) * idx(a.dim_v);
       for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
+    }
+    // SIMD builds only (the query tile a multiple of 16): the ref builds'
+    // (Cortex-M) rows keep the online path, whose worst-case stack this branch
+    // would grow by 40 B (tests/baremetal/ops/stack_budget.json).
+    if (kSdpaQueryTile % 16 == 0 && one_block && !lay.transposed) {
+      // Rows: softmax_f32 per row (a row with no visible key: all 0), the
+      // weights straight from those probabilities.
+      if (kv_end > 0) {
+        score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
+        for (int32_t r = 0; r < nq; ++r) {
+          float* p = t.s + idx(r) * lay.row;
+          if (t.visible[r] == 0) {
+            for (int32_t j = 0; j < kv_end; ++j) p[j] = 0.0f;
+          } else {
+            kernels::softmax_f32(p, kv_end);
+          }
+        }
+        kernels::pv_tile_f32(t.s, lay.row, nq, kv_end, a.v, a.v_stride, a.dim_v,
+                             a.out + idx(i0) * a.out_stride, a.out_stride);
+      }
+      for (int32_t r = 0; a.weights != nullptr && r < nq; ++r) {
+        const float* p = t.s + idx(r) * lay.row;
+        float* w = a.weights + idx(i0 + r) * idx(a.seq_kv);
+        for (int32_t j = 0; j < a.seq_kv; ++j) {
+          const float pj = j < kv_end ? p[j] * a.weights_alpha : 0.0f;
+          w[j] = a.accumulate_weights ? w[j] + pj : pj;
+        }
+      }
+      continue;
     }
     if (one_block && kv_end > 0) {
       score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);

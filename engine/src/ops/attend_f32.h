@@ -16,8 +16,14 @@
 // softmax_t, pv_tile_t: no horizontal sums); smaller tiles (decode) and ref
 // builds keep rows [query][.] (qk_tile, max, exp_sub_sum, pv_tile).
 //
+// A tile whose visible keys fit one block skips the online rescaling: its
+// probabilities are normalised before P.V (rows, in SIMD builds: softmax_f32
+// per row; the transposed layout: softmax_t, then 1 / l_i), which accumulates
+// straight into the output rows.
+//
 // When weights are requested a second pass recomputes each score block and
-// writes (or accumulates, for head-averaged MHA weights) exp(s - m_i) / l_i.
+// writes (or accumulates, for head-averaged MHA weights) exp(s - m_i) / l_i;
+// a one-block row tile writes its probabilities directly instead.
 #pragma once
 
 #include <cstddef>

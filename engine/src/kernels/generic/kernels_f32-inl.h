@@ -12,9 +12,10 @@
 //   ClampBelow(x, lo)             x < lo ? lo : x (a NaN x passes through)
 //   IfLess(a, b, yes, no)         a < b ? yes : no, per lane
 //   Pow2FromMagic(t)              2^n from t = x * log2e + 1.5 * 2^23 (exp_poly.h)
-//   kExpScalef                    true: the policy has the AVX-512 exp ops
-//     Scalef(v, u)                v * 2^floor(u) (vscalefps)
-//     Exp2Table32(t)              kExp2Table32[bits(t) & 31] per lane (vpermt2ps)
+//   kExpTable32                   true: the policy has the AVX-512 exp ops (exp_poly.h)
+//     Pow2Table32(t)              per lane, bits kExp2Table32Bits[bits(t) & 31] + (bits(t) << 18)
+//                                 (vpermt2ps, vpslld, vpaddd): 2^(k / 32)
+//     MulAddOrZeroBelow(a, b, c, x, lo)   x < lo ? 0 : a * b + c (a NaN x computes)
 //   ReduceSum(v) ReduceMax(v)     horizontal, to a float
 //   ReduceSum4(v0..v3, out)       out[i] = ReduceSum(vi), i < 4 (may be fused)
 //   ReduceSum16(v0..v15, out)     out[i] = ReduceSum(vi), i < 16 (may be fused)
@@ -39,21 +40,22 @@ inline std::size_t Sz(int32_t i) { return static_cast<std::size_t>(i); }
 // Register blocks are named variables (register_block.h: SVE vectors cannot
 // be array elements).
 
-// exp(x) for x <= 0 on AVX-512: 2^floor(u) T[k mod 32] (1 + r (q1 + q2 r)),
-// k = round(32 x log2e), u = k / 32, r = x - u ln2, T[j] = 2^(j/32); see
-// exp_poly.h for the steps and the error bound.
+// exp(x) for x <= 0 on AVX-512: 2^(k/32) (1 + r (q1 + q2 r)), k = round(32 x
+// log2e), u = k / 32, r = x - u ln2, 2^(k/32) from the table and t's bits in
+// the integer unit, 0 below ln(2^-126); see exp_poly.h for the steps and the
+// error bound.
 template <class O>
-typename O::V ExpPolyScalef(typename O::V x) {
+typename O::V ExpPolyTable32(typename O::V x) {
   using V = typename O::V;
   namespace ep = ::attn::exp_poly;
-  x = O::ClampBelow(x, ep::kLoScalef);
   const V t = O::MulAdd(x, O::Set(ep::kLog2e), O::Set(ep::kMagic32));
   const V u = O::Sub(t, O::Set(ep::kMagic32));
   V r = O::MulAdd(u, O::Set(-ep::kLn2Hi), x);
   r = O::MulAdd(u, O::Set(-ep::kLn2Lo), r);
-  const V tab = O::Exp2Table32(t);
+  const V s = O::Pow2Table32(t);
   const V q = O::MulAdd(O::Set(ep::kQ2), r, O::Set(ep::kQ1));
-  return O::Scalef(O::MulAdd(O::Mul(tab, r), q, tab), u);
+  // s + s (r q): r q first, so that no product of s rounds as a subnormal.
+  return O::MulAddOrZeroBelow(s, O::Mul(r, q), s, x, ep::kLoTable32);
 }
 
 // exp(x) for x in [-88, 0], see exp_poly.h for the error bound.
@@ -61,7 +63,7 @@ template <class O>
 typename O::V ExpPoly(typename O::V x) {
   using V = typename O::V;
   namespace ep = ::attn::exp_poly;
-  if constexpr (O::kExpScalef) return ExpPolyScalef<O>(x);
+  if constexpr (O::kExpTable32) return ExpPolyTable32<O>(x);
   x = O::ClampBelow(x, ep::kLo);
   const V t = O::MulAdd(x, O::Set(ep::kLog2e), O::Set(ep::kMagic));
   const V n = O::Sub(t, O::Set(ep::kMagic));
@@ -321,6 +323,20 @@ void Scale(float* x, int32_t n, float a) {
   }
   for (; i + N <= len; i += N) O::StoreU(O::Mul(av, O::LoadU(x + i)), x + i);
   if (i < len) O::StoreN(O::Mul(av, O::LoadN(x + i, len - i)), x + i, len - i);
+}
+
+// Row softmax in place (kernels_f32.h): the max pass (which reads the row
+// from wherever it is) leaves it in L1 for the exp-and-sum pass and the scale.
+template <class O>
+void Softmax(float* x, int32_t n) {
+  if (n <= 0) return;
+  const float m = Max<O>(x, n);
+  if (m == -__builtin_inff()) {  // every entry masked: all 0
+    for (int32_t i = 0; i < n; ++i) x[i] = 0.0f;
+    return;
+  }
+  const float sum = ExpSubSum<O>(x, n, m);
+  Scale<O>(x, n, 1.0f / sum);
 }
 
 // acc rows i < RQ, RC full vectors of columns; p[i * pi + j * pj] is the

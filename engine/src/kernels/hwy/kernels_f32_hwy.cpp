@@ -90,16 +90,22 @@ struct Ops {
     return hn::BitCast(D(), hn::ShiftLeft<23>(hn::Add(hn::BitCast(di, t), hn::Set(di, 127))));
   }
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  // Highway 1.0.3 has no scalef: the raw AVX-512 intrinsics.
-  static constexpr bool kExpScalef = true;
-  static HWY_INLINE V Scalef(V v, V u) { return V{_mm512_scalef_ps(v.raw, u.raw)}; }
-  static HWY_INLINE V Exp2Table32(V t) {
-    const float* tab = ::attn::exp_poly::kExp2Table32;
-    return V{_mm512_permutex2var_ps(_mm512_load_ps(tab), _mm512_castps_si512(t.raw),
-                                    _mm512_load_ps(tab + 16))};
+  // The AVX-512 exp's steps (exp_poly.h) as raw intrinsics: Highway 1.0.3
+  // has no two-register permute, and its IfThenElseZero does not fold into
+  // the FMA's zero-mask.
+  static constexpr bool kExpTable32 = true;
+  static HWY_INLINE V Pow2Table32(V t) {
+    const __m512i tab = _mm512_permutex2var_epi32(
+        _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits), _mm512_castps_si512(t.raw),
+        _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits + 16));
+    return V{_mm512_castsi512_ps(_mm512_add_epi32(tab, _mm512_slli_epi32(_mm512_castps_si512(t.raw), 18)))};
+  }
+  static HWY_INLINE V MulAddOrZeroBelow(V a, V b, V c, V x, float lo) {
+    const __mmask16 keep = _mm512_cmp_ps_mask(x.raw, _mm512_set1_ps(lo), _CMP_NLT_UQ);
+    return V{_mm512_maskz_fmadd_ps(keep, a.raw, b.raw, c.raw)};
   }
 #else
-  static constexpr bool kExpScalef = false;
+  static constexpr bool kExpTable32 = false;
 #endif
   static HWY_INLINE float ReduceSum(V v) { return hn::GetLane(hn::SumOfLanes(D(), v)); }
   static HWY_INLINE float ReduceMax(V v) {
@@ -240,6 +246,7 @@ void QkTileF32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
 }
 float MaxF32(const float* x, int32_t n) { return generic::Max<Ops>(x, n); }
 float ExpSubSumF32(float* x, int32_t n, float m) { return generic::ExpSubSum<Ops>(x, n, m); }
+void SoftmaxF32(float* x, int32_t n) { generic::Softmax<Ops>(x, n); }
 void PvTileF32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   generic::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
@@ -293,6 +300,7 @@ HWY_EXPORT(DotF32);
 HWY_EXPORT(QkTileF32);
 HWY_EXPORT(MaxF32);
 HWY_EXPORT(ExpSubSumF32);
+HWY_EXPORT(SoftmaxF32);
 HWY_EXPORT(PvTileF32);
 HWY_EXPORT(TransposeScaleF32);
 HWY_EXPORT(QkTileTF32);
@@ -317,6 +325,7 @@ float Max(const float* x, int32_t n) { return HWY_DYNAMIC_DISPATCH(MaxF32)(x, n)
 float ExpSubSum(float* x, int32_t n, float m) {
   return HWY_DYNAMIC_DISPATCH(ExpSubSumF32)(x, n, m);
 }
+void Softmax(float* x, int32_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, n); }
 void PvTile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   HWY_DYNAMIC_DISPATCH(PvTileF32)(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
@@ -371,6 +380,7 @@ void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* 
 }
 float max_f32(const float* x, int32_t n) { return ::attn_hwy::Max(x, n); }
 float exp_sub_sum_f32(float* x, int32_t n, float m) { return ::attn_hwy::ExpSubSum(x, n, m); }
+void softmax_f32(float* x, int32_t n) { ::attn_hwy::Softmax(x, n); }
 void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   ::attn_hwy::PvTile(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);

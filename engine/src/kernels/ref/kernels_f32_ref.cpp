@@ -44,6 +44,17 @@ float exp_sub_sum_f32(float* x, int32_t n, float m) {
   return sum;
 }
 
+void softmax_f32(float* x, int32_t n) {
+  if (n <= 0) return;
+  const float m = max_f32(x, n);
+  if (m == -std::numeric_limits<float>::infinity()) {  // every entry masked
+    for (int32_t i = 0; i < n; ++i) x[i] = 0.0f;
+    return;
+  }
+  const float sum = exp_sub_sum_f32(x, n, m);  // >= 1: the max's own exp(0)
+  scale_f32(x, n, 1.0f / sum);
+}
+
 void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   for (int32_t i = 0; i < nq; ++i) {

@@ -74,18 +74,22 @@ struct Ops {
     return ::xsimd::bitwise_cast<V>((bits + VI(127)) << 23);
   }
 #if defined(__AVX512F__)
-  // The AVX-512 exp (exp_poly.h): xsimd 8.1 has no scalef nor a two-register
-  // permute, so the intrinsics on the batch's native register.
+  // The AVX-512 exp's steps (exp_poly.h): xsimd 8.1 has no two-register
+  // permute nor masked FMA, so the intrinsics on the batch's native register.
   static_assert(kN == 16, "xsimd's AVX-512 batch<float> holds 16 lanes");
-  static constexpr bool kExpScalef = true;
-  static V Scalef(V v, V u) { return V(_mm512_scalef_ps(v, u)); }
-  static V Exp2Table32(V t) {
-    const float* tab = ::attn::exp_poly::kExp2Table32;
-    return V(_mm512_permutex2var_ps(_mm512_load_ps(tab), _mm512_castps_si512(t),
-                                    _mm512_load_ps(tab + 16)));
+  static constexpr bool kExpTable32 = true;
+  static V Pow2Table32(V t) {
+    const __m512i tab = _mm512_permutex2var_epi32(
+        _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits), _mm512_castps_si512(t),
+        _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits + 16));
+    return V(_mm512_castsi512_ps(_mm512_add_epi32(tab, _mm512_slli_epi32(_mm512_castps_si512(t), 18))));
+  }
+  static V MulAddOrZeroBelow(V a, V b, V c, V x, float lo) {
+    const __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(lo), _CMP_NLT_UQ);
+    return V(_mm512_maskz_fmadd_ps(keep, a, b, c));
   }
 #else
-  static constexpr bool kExpScalef = false;
+  static constexpr bool kExpTable32 = false;
 #endif
   static float ReduceSum(V v) { return ::xsimd::hadd(v); }
   static float ReduceMax(V v) {
@@ -193,6 +197,7 @@ void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* 
 }
 float max_f32(const float* x, int32_t n) { return g::Max<Ops>(x, n); }
 float exp_sub_sum_f32(float* x, int32_t n, float m) { return g::ExpSubSum<Ops>(x, n, m); }
+void softmax_f32(float* x, int32_t n) { g::Softmax<Ops>(x, n); }
 void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   g::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
