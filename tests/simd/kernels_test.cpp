@@ -458,14 +458,14 @@ TEST_P(KernelTest, ExpPolyBelowInterval) {
   }
 }
 
-// The AVX-512 exp's integer table: kExp2Table32 with j << 18 taken from each
-// entry's bits (exp_poly.h).
-TEST(ExpPolyTables, BitsTableMatchesFloatTable) {
+// The AVX-512 exp's integer table: entry j plus j << 18 is the float nearest
+// 2^(j / 32) (exp_poly.h).
+TEST(ExpPolyTables, BitsTableIsExp2RoundedToFloat) {
   for (uint32_t j = 0; j < 32; ++j) {
-    uint32_t bits;
-    std::memcpy(&bits, &attn::exp_poly::kExp2Table32[j], sizeof bits);
-    EXPECT_EQ(attn::exp_poly::kExp2Table32Bits[j], bits - (j << 18)) << j;
-    EXPECT_NEAR(attn::exp_poly::kExp2Table32[j], std::exp2(static_cast<double>(j) / 32.0), 6e-8) << j;
+    const uint32_t bits = attn::exp_poly::kExp2Table32Bits[j] + (j << 18);
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    EXPECT_EQ(f, static_cast<float>(std::exp2(static_cast<double>(j) / 32.0))) << j;
   }
 }
 

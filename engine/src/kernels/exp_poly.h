@@ -65,23 +65,14 @@ inline constexpr float kLoTable32 = -87.3365478515625f;  // <= ln(2^-126) = -87.
 inline constexpr float kMagic32 = 393216.0f;        // 1.5 * 2^18: rounds to 1/32
 inline constexpr float kQ1 = 1.0000152587890625f;
 inline constexpr float kQ2 = 0.500000536441803f;
-// The bits of kExp2Table32[j] minus j << 18 (see s above).
+// The bits of 2^(j / 32) rounded to float, minus j << 18 (see s above; a
+// test checks every entry against exp2).
 alignas(64) inline constexpr uint32_t kExp2Table32Bits[32] = {
     0x3F800000u, 0x3F7ECD87u, 0x3F7DAAC3u, 0x3F7C980Fu, 0x3F7B95C2u, 0x3F7AA43Au, 0x3F79C3D3u,
     0x3F78F4F0u, 0x3F7837F0u, 0x3F778D3Au, 0x3F76F532u, 0x3F767043u, 0x3F75FED7u, 0x3F75A15Bu,
     0x3F75583Fu, 0x3F7523F6u, 0x3F7504F3u, 0x3F74FBAFu, 0x3F7508A4u, 0x3F752C4Du, 0x3F75672Au,
     0x3F75B9BEu, 0x3F76248Cu, 0x3F76A81Eu, 0x3F7744FDu, 0x3F77FBB8u, 0x3F78CCDFu, 0x3F79B907u,
     0x3F7AC0C7u, 0x3F7BE4BAu, 0x3F7D257Du, 0x3F7E83B3u};
-// 2^(j / 32), rounded (kExp2Table32Bits derives from it; tests check that).
-alignas(64) inline constexpr float kExp2Table32[32] = {
-    1.0f,                1.0218971967697144f, 1.0442737340927124f, 1.0671404600143433f,
-    1.0905077457427979f, 1.114386796951294f,  1.1387885808944702f, 1.1637248992919922f,
-    1.1892070770263672f, 1.215247392654419f,  1.2418577671051025f, 1.2690509557724f,
-    1.2968395948410034f, 1.3252366781234741f, 1.3542555570602417f, 1.3839099407196045f,
-    1.4142135381698608f, 1.4451807737350464f, 1.4768261909484863f, 1.5091644525527954f,
-    1.5422108173370361f, 1.5759809017181396f, 1.610490322113037f,  1.6457555294036865f,
-    1.6817928552627563f, 1.7186193466186523f, 1.7562521696090698f, 1.7947090864181519f,
-    1.8340080976486206f, 1.8741676807403564f, 1.9152065515518188f, 1.9571441411972046f};
 
 // 2^n from t = x * log2e + kMagic: the low mantissa bits of t hold n.
 inline float pow2_from_magic(float t) {
