@@ -125,6 +125,16 @@ void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t, cons
   }
 }
 
+// One row of the weights output: w[j] (+)= p[j * p_step] * scale for j < valid,
+// (+)= 0 for valid <= j < n (accumulated when a.accumulate_weights).
+inline void write_weights_row(const AttendF32& a, const float* p, std::size_t p_step,
+                              int32_t valid, float scale, float* w, int32_t n) {
+  for (int32_t j = 0; j < n; ++j) {
+    const float pj = j < valid ? p[idx(j) * p_step] * scale : 0.0f;
+    w[j] = a.accumulate_weights ? w[j] + pj : pj;
+  }
+}
+
 // Second pass: writes softmax probabilities for rows [i0, i0+nq) into weights.
 // The scores are recomputed over exactly the key blocks of the first pass
 // (keys below kv_end, the same block bounds): a kernel call over more keys may
@@ -155,11 +165,8 @@ void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, co
       float* w = a.weights + idx(i0 + r) * idx(a.seq_kv) + idx(j0);
       const bool empty = t.visible[r] == 0;
       if (!empty && !lay.transposed && nk > 0) kernels::exp_sub_sum_f32(s, nk, t.m[r]);
-      const float scale = empty ? 0.0f : a.weights_alpha / t.l[r];
-      for (int32_t j = 0; j < nb; ++j) {
-        const float p = empty || j >= nk ? 0.0f : s[idx(j) * lay.col] * scale;
-        w[j] = a.accumulate_weights ? w[j] + p : p;
-      }
+      write_weights_row(a, s, lay.col, empty ? 0 : nk, empty ? 0.0f : a.weights_alpha / t.l[r],
+                        w, nb);
     }
   }
 }
@@ -245,12 +252,8 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
                              a.out + idx(i0) * a.out_stride, a.out_stride);
       }
       for (int32_t r = 0; a.weights != nullptr && r < nq; ++r) {
-        const float* p = t.s + idx(r) * lay.row;
-        float* w = a.weights + idx(i0 + r) * idx(a.seq_kv);
-        for (int32_t j = 0; j < a.seq_kv; ++j) {
-          const float pj = j < kv_end ? p[j] * a.weights_alpha : 0.0f;
-          w[j] = a.accumulate_weights ? w[j] + pj : pj;
-        }
+        write_weights_row(a, t.s + idx(r) * lay.row, 1, kv_end, a.weights_alpha,
+                          a.weights + idx(i0 + r) * idx(a.seq_kv), a.seq_kv);
       }
       continue;
     }
