@@ -16,9 +16,12 @@ general, bahdanau):
      board cases share the runner's 192 KiB arena with the op's scratch);
   2. order the rest by expected-output bytes, then seed (small cases first:
      they are the edge shapes, and they keep flash small);
-  3. walk that order and take a case if it shows a feature (list below) that
-     no case taken so far shows, or while fewer than QUOTA[op] are taken.
-Every feature of an op must end up covered, else this script fails.
+  3. walk that order and take a case if it shows a feature (the parsers name
+     them: mask kinds, batch, dimensions of 1, beta bands, ...) that no case
+     taken so far shows, or while fewer than QUOTA[op] are taken.
+Every feature in REQUIRED[op] must end up covered, else this script fails.
+(The data set has no sdpa case with dim_v = 1 and no Luong case with seq = 1,
+so those are not required.)
 """
 import math
 import struct
@@ -84,8 +87,8 @@ def parse_softmax(rec):
     product = bits_float(beta_h) * bits_float(scale_h)
     rows_x = [x[r * cols:(r + 1) * cols] for r in range(rows)]
     exp_sum = max(sum(math.exp((v - max(row)) * product) for v in row) for row in rows_x)
-    f = {beta_band(product),
-         "rows_1" if rows == 1 else "rows_many", "cols_1" if cols == 1 else "cols_odd" if cols % 2 else "cols_even"}
+    f = {beta_band(product), "rows_1" if rows == 1 else "rows_many",
+         "cols_1" if cols == 1 else "cols_odd" if cols % 2 else "cols_even"}
     if cols >= 300:
         f.add("long_row")
     if exp_sum >= 512:  # estimated in float: TFLite's final shift exceeds 31
@@ -108,7 +111,7 @@ def parse_sdpa(rec):
             f.add(name + "_1")
     if Lq > Lkv:
         f.add("seq_q_gt_seq_kv")
-    f |= {k for k, on in [("causal", causal), ("key_lengths", lengths), ("boolean_mask", pattern)] if on}
+    f |= flags(causal=causal, key_lengths=lengths, boolean_mask=pattern)
     if causal and (lengths or pattern):
         f.add("combined_masks")
     if not (causal or lengths or pattern):
@@ -123,7 +126,8 @@ def parse_sdpa(rec):
 
 def parse_mha(rec):
     w = words(rec[0], "mha")
-    seed, B, Sq, Skv, E, H, kdim, vdim, self_attn, bias, causal, lengths, pattern = (int(x) for x in w[:13])
+    seed, B, Sq, Skv, E, H, kdim, vdim = (int(x) for x in w[:8])
+    self_attn, bias, causal, lengths, pattern = (int(x) for x in w[8:13])
     beta_h = w[13]
     quant = quant_pairs(words(rec[1], "quant"))
     wscales = [int(x, 16) for x in words(rec[2], "wscales")]
@@ -131,13 +135,15 @@ def parse_mha(rec):
     out, probs = hex_bytes(rec[3], "out"), hex_bytes(rec[4], "probs")
     f = {"self" if self_attn else "cross", "bias" if bias else "no_bias", "batch_%d" % B,
          "heads_%d" % H}
-    f |= {k for k, on in [("causal", causal), ("key_lengths", lengths), ("boolean_mask", pattern),
-                          ("head_dim_1", E // H == 1), ("seq_q_1", Sq == 1), ("seq_kv_1", Skv == 1)] if on}
-    fit = B * (Sq * E + Skv * (kdim + vdim)) + E * (2 * E + kdim + vdim) + 16 * E + len(out) + len(probs)
+    f |= flags(causal=causal, key_lengths=lengths, boolean_mask=pattern, head_dim_1=E // H == 1,
+               seq_q_1=Sq == 1, seq_kv_1=Skv == 1)
+    fit = (B * (Sq * E + Skv * (kdim + vdim)) + E * (2 * E + kdim + vdim) + 16 * E
+           + len(out) + len(probs))
     qs = ", ".join("{0x%08xu, %d}" % q for q in quant)
     return dict(op="mha", seed=seed, fit=fit, expected=len(out) + len(probs), features=f,
-                fields=f"{seed}u, {{{B}, {Sq}, {Skv}, {E}, {H}, {kdim}, {vdim}}}, {bool_c(self_attn)}, "
-                       f"{bool_c(bias)}, {bool_c(causal)}, {bool_c(lengths)}, {bool_c(pattern)}, "
+                fields=f"{seed}u, {{{B}, {Sq}, {Skv}, {E}, {H}, {kdim}, {vdim}}}, "
+                       f"{bool_c(self_attn)}, {bool_c(bias)}, {bool_c(causal)}, {bool_c(lengths)}, "
+                       f"{bool_c(pattern)}, "
                        f"0x{beta_h}u, {{{qs}}}",
                 arrays=[("scales", wscales), ("out", out), ("probs", probs)])
 
@@ -150,8 +156,8 @@ def parse_luong(rec):
     wscales = [int(x, 16) for x in words(rec[2], "wscales")]
     out, probs = hex_bytes(rec[3], "out"), hex_bytes(rec[4], "probs")
     f = {"batch_%d" % min(B, 2), "beta_1" if bits_float(beta_h) == 1.0 else "beta_other"}
-    f |= {k for k, on in [("bias", bias), ("key_lengths", lengths), ("seq_1", seq == 1),
-                          ("query_dim_1", qd == 1), ("key_dim_1", kd == 1)] if on}
+    f |= flags(bias=bias, key_lengths=lengths, seq_1=seq == 1, query_dim_1=qd == 1,
+               key_dim_1=kd == 1)
     fit = B * (qd + seq * kd) + qd * kd + 8 * qd + len(out) + len(probs)
     qs = ", ".join("{0x%08xu, %d}" % q for q in quant)
     return dict(op="luong_general" if general else "luong_dot", seed=seed, fit=fit,
@@ -170,18 +176,23 @@ def parse_bahdanau(rec):
     assert len(wscales) == 2 * units + 1
     out, probs = hex_bytes(rec[3], "out"), hex_bytes(rec[4], "probs")
     f = {"batch_%d" % min(B, 2), "beta_1" if bits_float(beta_h) == 1.0 else "beta_other"}
-    f |= {k for k, on in [("bias", bias), ("key_lengths", lengths), ("seq_1", seq == 1),
-                          ("units_1", units == 1), ("query_dim_1", qd == 1), ("key_dim_1", kd == 1)] if on}
+    f |= flags(bias=bias, key_lengths=lengths, seq_1=seq == 1, units_1=units == 1,
+               query_dim_1=qd == 1, key_dim_1=kd == 1)
     fit = B * (qd + seq * kd) + units * (qd + kd + 1) + 8 * units + len(out) + len(probs)
     qs = ", ".join("{0x%08xu, %d}" % q for q in quant)
     return dict(op="bahdanau", seed=seed, fit=fit, expected=len(out) + len(probs), features=f,
-                fields=f"{seed}u, {{{B}, {seq}, {qd}, {kd}, {units}}}, {bool_c(bias)}, {bool_c(lengths)}, "
-                       f"0x{beta_h}u, {{{qs}}}",
+                fields=f"{seed}u, {{{B}, {seq}, {qd}, {kd}, {units}}}, {bool_c(bias)}, "
+                       f"{bool_c(lengths)}, 0x{beta_h}u, {{{qs}}}",
                 arrays=[("scales", wscales), ("out", out), ("probs", probs)])
 
 
 def bool_c(v):
     return "true" if v else "false"
+
+
+def flags(**on):
+    """The names of the features that are on."""
+    return {name for name, v in on.items() if v}
 
 
 # Every feature each op must cover (the selection fails otherwise).
@@ -211,7 +222,8 @@ def select(cases):
     chosen = {}
     for op, group in by_op.items():
         covered, taken = set(), []
-        for c in sorted((c for c in group if c["fit"] <= FIT_BYTES), key=lambda c: (c["expected"], c["seed"])):
+        fitting = (c for c in group if c["fit"] <= FIT_BYTES)
+        for c in sorted(fitting, key=lambda c: (c["expected"], c["seed"])):
             if len(taken) < QUOTA[op] or not c["features"] <= covered:
                 taken.append(c)
                 covered |= c["features"]
