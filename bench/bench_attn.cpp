@@ -59,8 +59,6 @@ constexpr int kVecBytes = 32;
 #else
 constexpr int kVecBytes = 16;
 #endif
-typedef float VecT __attribute__((vector_size(kVecBytes)));
-constexpr int kChains = 16;
 constexpr int64_t kFmaInner = 1024;
 
 #if defined(__x86_64__) && (defined(__AVX512F__) || defined(__AVX2__))
@@ -106,6 +104,8 @@ constexpr double kFmaPerRep = 16;
 constexpr double kFmaPerRep = 14;
 #endif
 #else
+typedef float VecT __attribute__((vector_size(kVecBytes)));
+constexpr int kChains = 16;
 __attribute__((noinline)) float FmaLoop(int64_t reps, float a, float b) {
   VecT acc[kChains];
   VecT va, vb;
