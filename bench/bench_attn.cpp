@@ -419,7 +419,7 @@ void BM_LuongGeneral_attn(benchmark::State& st) {
 void BM_LuongGeneral_eigen(benchmark::State& st) { LuongEigen(st, true); }
 
 void RegisterOps() {
-  Register("FmaPeak", BM_FmaPeak);
+  Register("BM_FmaPeak", BM_FmaPeak);  // the name the stored results use
   const std::string be = ATTN_BENCH_BACKEND;
   for (int32_t s : {16, 64, 256, 1024}) {
     Register("SDPA_d64/attn_" + be + "/" + std::to_string(s), BM_Sdpa_attn, s, s);
