@@ -1,53 +1,52 @@
 // attn benchmarks (Google Benchmark): the float ops on this build's backend
 // (ATTN_SIMD), an Eigen 3.4 peer for each in the same binary, the core's FMA
-// peak, and the softmax / dot / tile kernels of every compiled backend.
+// peak; the softmax / tile kernels of every compiled backend
+// (bench_kernels.cpp) and the int8 SDPA per x86 level (bench_s8.cpp).
 //
 // Counters: GFLOPS (4 Sq Skv d for SDPA; see each benchmark), pct_peak (of the
 // FMA-peak benchmark's rate, measured at start-up), ns_per_elem for softmax.
 // The ratio to the peer is time(Eigen) / time(attn) of the same-named pair;
 // tools/plot_bench.py prints it from the JSON output.
 //
+// Before its timed loop every benchmark checks one call: its status and its
+// output against a reference (bench_check.h); a failed check reports the
+// benchmark as an error and makes attn_bench exit with status 1.
+//
 //   attn_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //              --benchmark_out=bench.json --benchmark_out_format=json
-#include <benchmark/benchmark.h>
-
-#include <Eigen/Dense>
-#include <chrono>
+//   attn_bench --smoke      every benchmark for 3 iterations (the ctest)
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
-#include <random>
 #include <string>
-#include <vector>
+#include <utility>
 
-#include "aligned_vector.h"
 #include "attn/attn.h"
-#include "kernels/kernels_f32.h"
-#if ATTN_BENCH_HAVE_HWY
-#include "kernels/hwy/kernels_f32_hwy.h"
-#endif
-#if ATTN_BENCH_HAVE_XSIMD
-#include "kernels/xsimd/kernels_f32_xsimd.h"
-#endif
+#include "bench_check.h"
+#include "bench_common.h"
+
+namespace attn_bench {
+
+bool& SmokeMode() {
+  static bool smoke = false;
+  return smoke;
+}
 
 namespace {
+double g_peak_flops = 1.0;
+}  // namespace
 
-using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MapC = Eigen::Map<const RowMat>;
-using MapM = Eigen::Map<RowMat>;
-using VecF = Eigen::Matrix<float, Eigen::Dynamic, 1>;
-
-using FVec = attn_bench::AlignedVec<float>;
-
-std::size_t Z(int64_t i) { return static_cast<std::size_t>(i); }
-
-FVec Random(std::size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  FVec v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
+void SetFlops(benchmark::State& st, double flops_per_iter) {
+  st.counters["GFLOPS"] =
+      benchmark::Counter(flops_per_iter * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  st.counters["pct_peak"] = benchmark::Counter(flops_per_iter * 100.0 / g_peak_flops,
+                                               benchmark::Counter::kIsIterationInvariantRate);
 }
+
+namespace {
 
 // ---------------------------------------------------------------- FMA peak
 // Independent accumulators in the widest vector the compile flags allow (GCC
@@ -60,8 +59,6 @@ constexpr int kVecBytes = 32;
 #else
 constexpr int kVecBytes = 16;
 #endif
-typedef float VecT __attribute__((vector_size(kVecBytes)));
-constexpr int kChains = 16;
 constexpr int64_t kFmaInner = 1024;
 
 #if defined(__x86_64__) && (defined(__AVX512F__) || defined(__AVX2__))
@@ -107,6 +104,8 @@ constexpr double kFmaPerRep = 16;
 constexpr double kFmaPerRep = 14;
 #endif
 #else
+typedef float VecT __attribute__((vector_size(kVecBytes)));
+constexpr int kChains = 16;
 __attribute__((noinline)) float FmaLoop(int64_t reps, float a, float b) {
   VecT acc[kChains];
   VecT va, vb;
@@ -143,30 +142,9 @@ double MeasurePeakFlops() {
   return best;
 }
 
-double g_peak_flops = 1.0;
-
-void SetFlops(benchmark::State& st, double flops_per_iter) {
-  st.counters["GFLOPS"] =
-      benchmark::Counter(flops_per_iter * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  st.counters["pct_peak"] = benchmark::Counter(flops_per_iter * 100.0 / g_peak_flops,
-                                               benchmark::Counter::kIsIterationInvariantRate);
-}
-
 void BM_FmaPeak(benchmark::State& st) {
   for (auto _ : st) benchmark::DoNotOptimize(FmaLoop(kFmaInner, 0.999f, 1e-3f));
   SetFlops(st, kFlopsPerRep * kFmaInner);
-}
-BENCHMARK(BM_FmaPeak);
-
-// ---------------------------------------------------------------- softmax
-// Eigen peer: softmax of each row in place.
-void EigenSoftmaxRows(MapM s) {
-  for (Eigen::Index i = 0; i < s.rows(); ++i) {
-    auto r = s.row(i);
-    const float m = r.maxCoeff();
-    r = (r.array() - m).exp();
-    r *= 1.0f / r.sum();
-  }
 }
 
 // ---------------------------------------------------------------- SDPA
@@ -175,25 +153,32 @@ struct SdpaData {
       : q(Random(Z(sq) * Z(d), 1)), k(Random(Z(skv) * Z(d), 2)), v(Random(Z(skv) * Z(d), 3)),
         out(Z(sq) * Z(d)), shape{1, sq, skv, d, d},
         scratch(attn::sdpa_f32_scratch_bytes(shape)) {}
+  const Expected& expected() const {
+    return Memo("sdpa/" + std::to_string(shape.seq_q) + "/" + std::to_string(shape.seq_kv), [&] {
+      return SdpaExpected(shape.seq_q, shape.seq_kv, shape.dim_k, q.data(), k.data(), v.data());
+    });
+  }
   FVec q, k, v, out;
   attn::SdpaShape shape;
-  attn_bench::AlignedVec<unsigned char> scratch;
+  AlignedVec<unsigned char> scratch;
 };
 
 void BM_Sdpa_attn(benchmark::State& st, int32_t sq, int32_t skv) {
-  const int32_t d = 64;
-  SdpaData x(sq, skv, d);
+  SdpaData x(sq, skv, 64);
   attn::SdpaF32Args args;
   args.q = x.q.data();
   args.k = x.k.data();
   args.v = x.v.data();
   args.out = x.out.data();
+  const auto run = [&] {
+    return attn::sdpa_f32(x.shape, args, {x.scratch.data(), x.scratch.size()});
+  };
+  if (!CheckStatus(st, run()) || !CheckClose(st, "out", x.out.data(), x.expected())) return;
   for (auto _ : st) {
-    const attn::Status s = attn::sdpa_f32(x.shape, args, {x.scratch.data(), x.scratch.size()});
-    benchmark::DoNotOptimize(s);
+    benchmark::DoNotOptimize(run());
     benchmark::ClobberMemory();
   }
-  SetFlops(st, 4.0 * sq * skv * d);
+  SetFlops(st, 4.0 * sq * skv * x.shape.dim_k);
 }
 
 // The careful Eigen peer: scale folded into Q, one GEMM for the scores,
@@ -206,11 +191,16 @@ void BM_Sdpa_eigen(benchmark::State& st, int32_t sq, int32_t skv) {
   MapM out(x.out.data(), sq, d);
   RowMat qs(sq, d), s(sq, skv);
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  for (auto _ : st) {
+  const auto run = [&] {
     qs.noalias() = q * scale;
     s.noalias() = qs * k.transpose();
     EigenSoftmaxRows(MapM(s.data(), sq, skv));
     out.noalias() = s * v;
+  };
+  run();
+  if (!CheckClose(st, "out", x.out.data(), x.expected())) return;
+  for (auto _ : st) {
+    run();
     benchmark::ClobberMemory();
   }
   SetFlops(st, 4.0 * sq * skv * d);
@@ -223,9 +213,17 @@ struct MhaData {
         b_in(Random(3 * Z(e), 6)), w_out(Random(Z(e) * Z(e), 7, -0.2f, 0.2f)),
         b_out(Random(Z(e), 8)), out(Z(s) * Z(e)), shape{1, s, s, e, h, 0, 0},
         scratch(attn::mha_f32_scratch_bytes(shape)) {}
+  const Expected& expected() const {
+    const int32_t e = shape.embed_dim, h = shape.num_heads, s = shape.seq_q;
+    const std::string key = "mha/" + std::to_string(e) + "/" + std::to_string(h) + "/" +
+                            std::to_string(s);
+    return Memo(key, [&] {
+      return MhaExpected(s, e, h, x.data(), w_in.data(), b_in.data(), w_out.data(), b_out.data());
+    });
+  }
   FVec x, w_in, b_in, w_out, b_out, out;
   attn::MhaShape shape;
-  attn_bench::AlignedVec<unsigned char> scratch;
+  AlignedVec<unsigned char> scratch;
 };
 
 double MhaFlops(int32_t e, int32_t s) { return 8.0 * s * e * e + 4.0 * s * s * e; }
@@ -240,8 +238,12 @@ void BM_Mha_attn(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
   attn::MhaF32Args a;
   a.query = a.key = a.value = m.x.data();
   a.out = m.out.data();
+  const auto run = [&] {
+    return attn::mha_f32(m.shape, w, a, {m.scratch.data(), m.scratch.size()});
+  };
+  if (!CheckStatus(st, run()) || !CheckClose(st, "out", m.out.data(), m.expected())) return;
   for (auto _ : st) {
-    benchmark::DoNotOptimize(attn::mha_f32(m.shape, w, a, {m.scratch.data(), m.scratch.size()}));
+    benchmark::DoNotOptimize(run());
     benchmark::ClobberMemory();
   }
   SetFlops(st, MhaFlops(e, s));
@@ -255,7 +257,7 @@ void BM_Mha_eigen(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
   MapM out(m.out.data(), s, e);
   RowMat qkv(s, 3 * e), heads(s, e), sc(s, s);
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  for (auto _ : st) {
+  const auto run = [&] {
     qkv.noalias() = x * w_in.transpose();
     qkv.rowwise() += b_in;
     qkv.leftCols(e) *= scale;
@@ -266,6 +268,11 @@ void BM_Mha_eigen(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
     }
     out.noalias() = heads * w_out.transpose();
     out.rowwise() += b_out;
+  };
+  run();
+  if (!CheckClose(st, "out", m.out.data(), m.expected())) return;
+  for (auto _ : st) {
+    run();
     benchmark::ClobberMemory();
   }
   SetFlops(st, MhaFlops(e, s));
@@ -274,6 +281,7 @@ void BM_Mha_eigen(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
 // ---------------------------------------------------------------- Bahdanau / Luong
 constexpr int32_t kT = 128, kD = 128;
 
+// Bahdanau uses b for both of its biases; Luong general takes w1 as W [kD, kD].
 struct Seq2SeqData {
   Seq2SeqData()
       : query(Random(Z(kD), 9)), keys(Random(Z(kT) * Z(kD), 10)),
@@ -281,7 +289,21 @@ struct Seq2SeqData {
         b(Random(Z(kD), 13)), vv(Random(Z(kD), 14)), context(Z(kD)), weights(Z(kT)),
         scratch(1 << 16) {}
   FVec query, keys, w1, w2, b, vv, context, weights;
-  attn_bench::AlignedVec<unsigned char> scratch;
+  AlignedVec<unsigned char> scratch;
+  attn::Scratch scr() { return {scratch.data(), scratch.size()}; }
+  const Expected& bahdanau() const {
+    return Memo("bahdanau", [&] {
+      return BahdanauExpected(kT, kD, query.data(), keys.data(), w1.data(), b.data(), w2.data(),
+                              b.data(), vv.data(), kBv);
+    });
+  }
+  const Expected& luong(bool general) const {
+    return Memo(general ? "luong_general" : "luong_dot", [&] {
+      return LuongExpected(kT, kD, query.data(), keys.data(), general ? w1.data() : nullptr,
+                           general ? b.data() : nullptr);
+    });
+  }
+  static constexpr float kBv = 0.1f;
 };
 
 double BahdanauFlops() { return 2.0 * kT * kD * kD + 2.0 * kD * kD + 4.0 * kT * kD; }
@@ -289,11 +311,14 @@ double BahdanauFlops() { return 2.0 * kT * kD * kD + 2.0 * kD * kD + 4.0 * kT * 
 void BM_Bahdanau_attn(benchmark::State& st) {
   Seq2SeqData x;
   attn::BahdanauShape shape{1, kT, kD, kD, kD};
-  attn::BahdanauF32Weights w{x.w1.data(), x.b.data(), x.w2.data(), x.b.data(), x.vv.data(), 0.1f};
+  attn::BahdanauF32Weights w{x.w1.data(), x.b.data(), x.w2.data(), x.b.data(), x.vv.data(),
+                             Seq2SeqData::kBv};
   attn::BahdanauF32Args a{x.query.data(), x.keys.data(), x.context.data(), x.weights.data(),
                           nullptr};
+  const auto run = [&] { return attn::bahdanau_f32(shape, w, a, x.scr()); };
+  if (!CheckStatus(st, run()) || !CheckClose(st, "context", x.context.data(), x.bahdanau())) return;
   for (auto _ : st) {
-    benchmark::DoNotOptimize(attn::bahdanau_f32(shape, w, a, {x.scratch.data(), x.scratch.size()}));
+    benchmark::DoNotOptimize(run());
     benchmark::ClobberMemory();
   }
   SetFlops(st, BahdanauFlops());
@@ -308,18 +333,23 @@ void BM_Bahdanau_eigen(benchmark::State& st) {
   Eigen::Map<VecF> e(x.weights.data(), kT);
   Eigen::RowVectorXf qp(kD);
   RowMat kp(kT, kD);
-  for (auto _ : st) {
+  const auto run = [&] {
     qp.noalias() = q * w1;
     qp += b + b;
     kp.noalias() = h * w2;
     kp.rowwise() += qp;
     kp = kp.array().tanh();
     e.noalias() = kp * v;
-    e.array() += 0.1f;
+    e.array() += Seq2SeqData::kBv;
     const float m = e.maxCoeff();
     e = (e.array() - m).exp();
     e *= 1.0f / e.sum();
     ctx.noalias() = e.transpose() * h;
+  };
+  run();
+  if (!CheckClose(st, "context", x.context.data(), x.bahdanau())) return;
+  for (auto _ : st) {
+    run();
     benchmark::ClobberMemory();
   }
   SetFlops(st, BahdanauFlops());
@@ -328,231 +358,116 @@ void BM_Bahdanau_eigen(benchmark::State& st) {
 void BM_LuongDot_attn(benchmark::State& st) {
   Seq2SeqData x;
   attn::LuongF32Args a{x.query.data(), x.keys.data(), x.context.data(), x.weights.data(), nullptr};
+  const auto run = [&] { return attn::luong_dot_f32({1, kT, kD}, a, x.scr()); };
+  if (!CheckStatus(st, run()) || !CheckClose(st, "context", x.context.data(), x.luong(false))) {
+    return;
+  }
   for (auto _ : st) {
-    benchmark::DoNotOptimize(
-        attn::luong_dot_f32({1, kT, kD}, a, {x.scratch.data(), x.scratch.size()}));
+    benchmark::DoNotOptimize(run());
     benchmark::ClobberMemory();
   }
   SetFlops(st, 4.0 * kT * kD);
 }
 
-void BM_LuongDot_eigen(benchmark::State& st) {
-  Seq2SeqData x;
-  Eigen::Map<const VecF> q(x.query.data(), kD);
-  MapC h(x.keys.data(), kT, kD);
-  Eigen::Map<Eigen::RowVectorXf> ctx(x.context.data(), kD);
-  Eigen::Map<VecF> e(x.weights.data(), kT);
-  for (auto _ : st) {
-    e.noalias() = h * q;
-    const float m = e.maxCoeff();
-    e = (e.array() - m).exp();
-    e *= 1.0f / e.sum();
-    ctx.noalias() = e.transpose() * h;
-    benchmark::ClobberMemory();
-  }
-  SetFlops(st, 4.0 * kT * kD);
-}
-
-void BM_LuongGeneral_attn(benchmark::State& st) {
-  Seq2SeqData x;
-  attn::LuongGeneralF32Weights w{x.w1.data(), x.b.data()};
-  attn::LuongF32Args a{x.query.data(), x.keys.data(), x.context.data(), x.weights.data(), nullptr};
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(attn::luong_general_f32({1, kT, kD, kD}, w, a,
-                                                     {x.scratch.data(), x.scratch.size()}));
-    benchmark::ClobberMemory();
-  }
-  SetFlops(st, 2.0 * kD * kD + 4.0 * kT * kD);
-}
-
-void BM_LuongGeneral_eigen(benchmark::State& st) {
+// The Luong peers: e = H u, softmax, context = e^T H; u = q (dot) or W q
+// (general: e_j = (W q) . h_j).
+void LuongEigen(benchmark::State& st, bool general) {
   Seq2SeqData x;
   Eigen::Map<const VecF> q(x.query.data(), kD);
   MapC h(x.keys.data(), kT, kD), w(x.w1.data(), kD, kD);
   Eigen::Map<Eigen::RowVectorXf> ctx(x.context.data(), kD);
   Eigen::Map<VecF> e(x.weights.data(), kT);
   VecF u(kD);
-  for (auto _ : st) {
-    u.noalias() = w * q;  // e_j = (W q) . h_j
-    e.noalias() = h * u;
+  const auto run = [&] {
+    if (general) {
+      u.noalias() = w * q;
+      e.noalias() = h * u;
+    } else {
+      e.noalias() = h * q;
+    }
     const float m = e.maxCoeff();
     e = (e.array() - m).exp();
     e *= 1.0f / e.sum();
     ctx.noalias() = e.transpose() * h;
+  };
+  run();
+  if (!CheckClose(st, "context", x.context.data(), x.luong(general))) return;
+  for (auto _ : st) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  SetFlops(st, (general ? 2.0 * kD * kD : 0.0) + 4.0 * kT * kD);
+}
+
+void BM_LuongDot_eigen(benchmark::State& st) { LuongEigen(st, false); }
+
+void BM_LuongGeneral_attn(benchmark::State& st) {
+  Seq2SeqData x;
+  attn::LuongGeneralF32Weights w{x.w1.data(), x.b.data()};
+  attn::LuongF32Args a{x.query.data(), x.keys.data(), x.context.data(), x.weights.data(), nullptr};
+  const auto run = [&] { return attn::luong_general_f32({1, kT, kD, kD}, w, a, x.scr()); };
+  if (!CheckStatus(st, run()) || !CheckClose(st, "context", x.context.data(), x.luong(true))) {
+    return;
+  }
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(run());
     benchmark::ClobberMemory();
   }
   SetFlops(st, 2.0 * kD * kD + 4.0 * kT * kD);
 }
 
-// ---------------------------------------------------------------- kernels
-struct KernelSet {
-  void (*softmax)(float*, int32_t);
-  float (*dot)(const float*, const float*, int32_t);
-  void (*qk_tile)(const float*, std::size_t, int32_t, const float*, std::size_t, int32_t, int32_t,
-                  float*, std::size_t);
-  void (*pv_tile)(const float*, std::size_t, int32_t, int32_t, const float*, std::size_t, int32_t,
-                  float*, std::size_t);
-  void (*qk_tile_t)(const float*, int32_t, int32_t, const float*, std::size_t, int32_t, float*);
-  void (*softmax_t)(float*, int32_t, int32_t, float*, float*, int32_t, float*, std::size_t, int32_t);
-  void (*pv_tile_t)(const float*, int32_t, int32_t, int32_t, const float*, std::size_t, int32_t,
-                    float*, std::size_t);
-};
-#define ATTN_KERNEL_SET(ns)                                                                     \
-  KernelSet {                                                                                   \
-    &ns::softmax_f32, &ns::dot_f32, &ns::qk_tile_f32,                                          \
-        &ns::pv_tile_f32, &ns::qk_tile_t_f32, &ns::softmax_t_f32, &ns::pv_tile_t_f32            \
-  }
+void BM_LuongGeneral_eigen(benchmark::State& st) { LuongEigen(st, true); }
 
-// Softmax of a [rows, n] score matrix, row by row, with the row kernel the
-// SDPA core's row tiles use (softmax_f32: max, exp and sum, scale in one
-// call). Reported per score element.
-void BM_Softmax(benchmark::State& st, KernelSet k, int32_t rows, int32_t n) {
-  // In place, over and over: the rows stay normalised probabilities after the
-  // first pass, and the cost of exp does not depend on the values.
-  FVec s = Random(Z(rows) * Z(n), 15, -8.0f, 8.0f);
-  for (auto _ : st) {
-    for (int32_t r = 0; r < rows; ++r) k.softmax(s.data() + Z(r) * Z(n), n);
-    benchmark::ClobberMemory();
-  }
-  st.counters["ns_per_elem"] = benchmark::Counter(
-      static_cast<double>(rows) * n * 1e-9,
-      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-}
-
-void BM_Softmax_eigen(benchmark::State& st, int32_t rows, int32_t n) {
-  FVec s = Random(Z(rows) * Z(n), 15, -8.0f, 8.0f);
-  for (auto _ : st) {
-    EigenSoftmaxRows(MapM(s.data(), rows, n));
-    benchmark::ClobberMemory();
-  }
-  st.counters["ns_per_elem"] = benchmark::Counter(
-      static_cast<double>(rows) * n * 1e-9,
-      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-}
-
-// One core tile: 8 queries x 64 keys x d = 64, scores then P.V.
-void BM_QkTile(benchmark::State& st, KernelSet k) {
-  const int32_t nq = 8, nk = 64, d = 64;
-  FVec q = Random(Z(nq) * Z(d), 16), kk = Random(Z(nk) * Z(d), 17), s(Z(nq) * Z(nk));
-  for (auto _ : st) {
-    k.qk_tile(q.data(), Z(d), nq, kk.data(), Z(d), nk, d, s.data(), Z(nk));
-    benchmark::ClobberMemory();
-  }
-  SetFlops(st, 2.0 * nq * nk * d);
-}
-
-void BM_PvTile(benchmark::State& st, KernelSet k) {
-  const int32_t nq = 8, nk = 64, d = 64;
-  FVec p = Random(Z(nq) * Z(nk), 18, 0.0f, 1.0f), v = Random(Z(nk) * Z(d), 19);
-  FVec acc(Z(nq) * Z(d));
-  for (auto _ : st) {
-    k.pv_tile(p.data(), Z(nk), nq, nk, v.data(), Z(d), d, acc.data(), Z(d));
-    benchmark::ClobberMemory();
-  }
-  SetFlops(st, 2.0 * nq * nk * d);
-}
-
-// The core's transposed tile: 16 queries x 64 keys x d = 64.
-void BM_QkTileT(benchmark::State& st, KernelSet k, int32_t tq) {
-  const int32_t nk = 64, d = 64;
-  FVec qt = Random(Z(tq) * Z(d), 16), kk = Random(Z(nk) * Z(d), 17), s(Z(tq) * Z(nk));
-  for (auto _ : st) {
-    k.qk_tile_t(qt.data(), tq, d, kk.data(), Z(d), nk, s.data());
-    benchmark::ClobberMemory();
-  }
-  SetFlops(st, 2.0 * tq * nk * d);
-}
-
-void BM_SoftmaxT(benchmark::State& st, KernelSet k) {
-  const int32_t tq = 16, nk = 64, dv = 64;
-  FVec src = Random(Z(tq) * Z(nk), 20, -4.0f, 4.0f), s(src.size());
-  FVec m(Z(tq), 3.0f), l(Z(tq), 1.0f), acc = Random(Z(tq) * Z(dv), 21);
-  s = src;
-  for (auto _ : st) {  // in place: the exp's cost does not depend on the values
-    k.softmax_t(s.data(), tq, nk, m.data(), l.data(), tq, acc.data(), Z(dv), dv);
-    benchmark::ClobberMemory();
-  }
-  st.counters["ns_per_elem"] = benchmark::Counter(
-      static_cast<double>(tq) * nk * 1e-9,
-      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-}
-
-void BM_PvTileT(benchmark::State& st, KernelSet k) {
-  const int32_t tq = 16, nk = 64, d = 64;
-  FVec p = Random(Z(tq) * Z(nk), 18, 0.0f, 1.0f), v = Random(Z(nk) * Z(d), 19);
-  FVec acc(Z(tq) * Z(d));
-  for (auto _ : st) {
-    k.pv_tile_t(p.data(), tq, tq, nk, v.data(), Z(d), d, acc.data(), Z(d));
-    benchmark::ClobberMemory();
-  }
-  SetFlops(st, 2.0 * tq * nk * d);
-}
-
-void RegisterAll() {
+void RegisterOps() {
+  Register("BM_FmaPeak", BM_FmaPeak);  // the name the stored results use
   const std::string be = ATTN_BENCH_BACKEND;
   for (int32_t s : {16, 64, 256, 1024}) {
-    benchmark::RegisterBenchmark(("SDPA_d64/attn_" + be + "/" + std::to_string(s)).c_str(),
-                                 BM_Sdpa_attn, s, s);
-    benchmark::RegisterBenchmark(("SDPA_d64/eigen/" + std::to_string(s)).c_str(), BM_Sdpa_eigen,
-                                 s, s);
+    Register("SDPA_d64/attn_" + be + "/" + std::to_string(s), BM_Sdpa_attn, s, s);
+    Register("SDPA_d64/eigen/" + std::to_string(s), BM_Sdpa_eigen, s, s);
   }
   for (int32_t s : {64, 1024, 4096}) {
-    benchmark::RegisterBenchmark(("Decode_d64/attn_" + be + "/" + std::to_string(s)).c_str(),
-                                 BM_Sdpa_attn, 1, s);
-    benchmark::RegisterBenchmark(("Decode_d64/eigen/" + std::to_string(s)).c_str(), BM_Sdpa_eigen,
-                                 1, s);
+    Register("Decode_d64/attn_" + be + "/" + std::to_string(s), BM_Sdpa_attn, 1, s);
+    Register("Decode_d64/eigen/" + std::to_string(s), BM_Sdpa_eigen, 1, s);
   }
   for (auto eh : {std::pair<int32_t, int32_t>{64, 4}, std::pair<int32_t, int32_t>{256, 8}}) {
     for (int32_t s : {64, 256}) {
       const std::string tag = "MHA_E" + std::to_string(eh.first) + "_H" + std::to_string(eh.second);
-      benchmark::RegisterBenchmark((tag + "/attn_" + be + "/" + std::to_string(s)).c_str(),
-                                   BM_Mha_attn, eh.first, eh.second, s);
-      benchmark::RegisterBenchmark((tag + "/eigen/" + std::to_string(s)).c_str(), BM_Mha_eigen,
-                                   eh.first, eh.second, s);
+      Register(tag + "/attn_" + be + "/" + std::to_string(s), BM_Mha_attn, eh.first, eh.second, s);
+      Register(tag + "/eigen/" + std::to_string(s), BM_Mha_eigen, eh.first, eh.second, s);
     }
   }
-  benchmark::RegisterBenchmark(("Bahdanau_T128_D128/attn_" + be).c_str(), BM_Bahdanau_attn);
-  benchmark::RegisterBenchmark("Bahdanau_T128_D128/eigen", BM_Bahdanau_eigen);
-  benchmark::RegisterBenchmark(("LuongDot_T128_D128/attn_" + be).c_str(), BM_LuongDot_attn);
-  benchmark::RegisterBenchmark("LuongDot_T128_D128/eigen", BM_LuongDot_eigen);
-  benchmark::RegisterBenchmark(("LuongGeneral_T128_D128/attn_" + be).c_str(), BM_LuongGeneral_attn);
-  benchmark::RegisterBenchmark("LuongGeneral_T128_D128/eigen", BM_LuongGeneral_eigen);
-
-  std::vector<std::pair<std::string, KernelSet>> sets = {{"ref", ATTN_KERNEL_SET(attn::ref)}};
-#if ATTN_BENCH_HAVE_HWY
-  sets.push_back({"hwy", ATTN_KERNEL_SET(attn::hwy)});
-#endif
-#if ATTN_BENCH_HAVE_XSIMD
-  sets.push_back({"xsimd", ATTN_KERNEL_SET(attn::xsimd)});
-#endif
-  for (const auto& ks : sets) {
-    for (int32_t n : {64, 1024}) {
-      benchmark::RegisterBenchmark(("Softmax_rows64/" + ks.first + "/" + std::to_string(n)).c_str(),
-                                   BM_Softmax, ks.second, 64, n);
-    }
-    benchmark::RegisterBenchmark(("QkTile_8x64x64/" + ks.first).c_str(), BM_QkTile, ks.second);
-    benchmark::RegisterBenchmark(("PvTile_8x64x64/" + ks.first).c_str(), BM_PvTile, ks.second);
-    benchmark::RegisterBenchmark(("QkTileT_16x64x64/" + ks.first).c_str(), BM_QkTileT, ks.second, 16);
-    benchmark::RegisterBenchmark(("QkTileT_32x64x64/" + ks.first).c_str(), BM_QkTileT, ks.second, 32);
-    benchmark::RegisterBenchmark(("SoftmaxT_16x64/" + ks.first).c_str(), BM_SoftmaxT, ks.second);
-    benchmark::RegisterBenchmark(("PvTileT_16x64x64/" + ks.first).c_str(), BM_PvTileT, ks.second);
-  }
-  for (int32_t n : {64, 1024}) {
-    benchmark::RegisterBenchmark(("Softmax_rows64/eigen/" + std::to_string(n)).c_str(),
-                                 BM_Softmax_eigen, 64, n);
-  }
+  Register("Bahdanau_T128_D128/attn_" + be, BM_Bahdanau_attn);
+  Register("Bahdanau_T128_D128/eigen", BM_Bahdanau_eigen);
+  Register("LuongDot_T128_D128/attn_" + be, BM_LuongDot_attn);
+  Register("LuongDot_T128_D128/eigen", BM_LuongDot_eigen);
+  Register("LuongGeneral_T128_D128/attn_" + be, BM_LuongGeneral_attn);
+  Register("LuongGeneral_T128_D128/eigen", BM_LuongGeneral_eigen);
 }
 
 }  // namespace
+}  // namespace attn_bench
 
 int main(int argc, char** argv) {
+  using namespace attn_bench;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      SmokeMode() = true;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
   g_peak_flops = MeasurePeakFlops();
   benchmark::AddCustomContext("fma_peak_gflops", std::to_string(g_peak_flops * 1e-9));
   benchmark::AddCustomContext("attn_backend", ATTN_BENCH_BACKEND);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  RegisterAll();
+  RegisterOps();
+  RegisterKernelBenchmarks();
+  RegisterS8Benchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  return 0;
+  std::printf("attn_bench: %d checks, %d failed\n", CheckCount(), FailureCount());
+  return FailureCount() == 0 ? 0 : 1;
 }

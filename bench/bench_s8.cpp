@@ -8,8 +8,9 @@
 // on this core: 2 x 64 ops per 512-bit vpdpbusd for avx512-vnni, 2 x 32 per
 // 256-bit VEX vpdpbusd for avx-vnni; the avx2 and scalar levels, which have
 // no vpdpbusd, against the widest one).
-#include <benchmark/benchmark.h>
-
+//
+// Each level's output of one call is checked bit for bit against the
+// portable scalar level's output on the same inputs.
 #include <algorithm>
 #include <cstdint>
 #include <ctime>
@@ -17,13 +18,14 @@
 #include <string>
 #include <vector>
 
-#include "aligned_vector.h"
 #include "attn/int8/kernels_s8.h"
 #include "attn/sdpa_s8.h"
+#include "bench_check.h"
+#include "bench_common.h"
 
-namespace {
-
+namespace attn_bench {
 #if defined(ATTN_S8_KERNELS_X86)
+namespace {
 
 // 16 independent vpdpbusd chains (latency x throughput of current cores);
 // inline asm so nothing is folded or spilled.
@@ -112,10 +114,10 @@ void BM_VnniPeak(benchmark::State& st, bool wide) {
   st.counters["GOPS"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-attn_bench::AlignedVec<int8_t> RandomS8(std::size_t n, uint32_t seed) {
+AlignedVec<int8_t> RandomS8(std::size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> d(-128, 127);
-  attn_bench::AlignedVec<int8_t> v(n);
+  AlignedVec<int8_t> v(n);
   for (auto& x : v) x = static_cast<int8_t>(d(rng));
   return v;
 }
@@ -137,25 +139,35 @@ void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv) {
   quant.scores = {0.2f, 2};
   quant.out = {0.02f, -4};
   attn::SdpaS8Params params;
-  if (attn::sdpa_s8_prepare(shape, quant, &params) != attn::Status::kOk) {
-    st.SkipWithError("prepare failed");
-    return;
-  }
+  if (!CheckStatus(st, attn::sdpa_s8_prepare(shape, quant, &params))) return;
   const auto q = RandomS8(static_cast<std::size_t>(sq) * d, 1);
   const auto k = RandomS8(static_cast<std::size_t>(skv) * d, 2);
   const auto v = RandomS8(static_cast<std::size_t>(skv) * d, 3);
-  attn_bench::AlignedVec<int8_t> out(static_cast<std::size_t>(sq) * d);
-  attn_bench::AlignedVec<unsigned char> scratch(attn::sdpa_s8_scratch_bytes(shape));
+  AlignedVec<int8_t> out(static_cast<std::size_t>(sq) * d);
+  AlignedVec<unsigned char> scratch(attn::sdpa_s8_scratch_bytes(shape));
   attn::SdpaS8Args args;
   args.q = q.data();
   args.k = k.data();
   args.v = v.data();
   args.out = out.data();
+  const auto run = [&] { return attn::sdpa_s8(params, args, {scratch.data(), scratch.size()}); };
+  // The scalar level's output: the reference every level must give bit for bit.
+  const Expected& want =
+      Memo("sdpa_s8/" + std::to_string(sq) + "/" + std::to_string(skv), [&] {
+        attn::detail::kernels_s8_x86_select(0);
+        const attn::Status s = run();
+        Expected e;
+        if (s == attn::Status::kOk) e.value.assign(out.begin(), out.end());
+        return e;
+      });
   attn::detail::kernels_s8_x86_select(level);
-  for (auto _ : st) {
-    const attn::Status s = attn::sdpa_s8(params, args, {scratch.data(), scratch.size()});
-    benchmark::DoNotOptimize(s);
-    benchmark::ClobberMemory();
+  if (want.value.empty()) {
+    Fail(st, "the scalar level's reference run failed");
+  } else if (CheckStatus(st, run()) && CheckExact(st, "out", out.data(), want)) {
+    for (auto _ : st) {
+      benchmark::DoNotOptimize(run());
+      benchmark::ClobberMemory();
+    }
   }
   attn::detail::kernels_s8_x86_select(-1);
   const double ops = 4.0 * sq * skv * d;
@@ -167,16 +179,18 @@ void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv) {
   }
 }
 
-int RegisterS8() {
+}  // namespace
+
+void RegisterS8Benchmarks() {
   if (attn::detail::kernels_s8_x86_supported(3)) {
     g_vnni_peak512 = PeakOps(VnniLoop512, kOps512);
     benchmark::AddCustomContext("vnni_peak_gops", std::to_string(g_vnni_peak512 * 1e-9));
-    benchmark::RegisterBenchmark("VnniPeak", BM_VnniPeak, true);
+    Register("VnniPeak", BM_VnniPeak, true);
   }
   if (attn::detail::kernels_s8_x86_supported(2)) {
     g_vnni_peak256 = PeakOps(VnniLoop256, kOps256);
     benchmark::AddCustomContext("vnni256_peak_gops", std::to_string(g_vnni_peak256 * 1e-9));
-    benchmark::RegisterBenchmark("VnniPeak256", BM_VnniPeak, false);
+    Register("VnniPeak256", BM_VnniPeak, false);
   }
   for (int32_t s : {16, 64, 256, 1024}) {
     for (int level = 3; level >= 0; --level) {
@@ -184,7 +198,7 @@ int RegisterS8() {
       const std::string name = std::string("SDPA_d64/attn_s8_") +
                                attn::detail::kernels_s8_x86_level_name(level) + "/" +
                                std::to_string(s);
-      benchmark::RegisterBenchmark(name.c_str(), BM_Sdpa_s8, level, s, s);
+      Register(name, BM_Sdpa_s8, level, s, s);
     }
   }
   for (int32_t s : {1024, 4095}) {  // 4095: the int8 softmax's column limit
@@ -193,14 +207,11 @@ int RegisterS8() {
       const std::string name = std::string("Decode_d64/attn_s8_") +
                                attn::detail::kernels_s8_x86_level_name(level) + "/" +
                                std::to_string(s);
-      benchmark::RegisterBenchmark(name.c_str(), BM_Sdpa_s8, level, 1, s);
+      Register(name, BM_Sdpa_s8, level, 1, s);
     }
   }
-  return 0;
 }
-
-const int g_registered = RegisterS8();
-
+#else
+void RegisterS8Benchmarks() {}  // the x86 kernel levels only
 #endif  // ATTN_S8_KERNELS_X86
-
-}  // namespace
+}  // namespace attn_bench

@@ -16,16 +16,10 @@
 #include <cstdint>
 
 #include "attn/attn.h"
-#include "attn/platform.h"
-#if __has_include("attn/sdpa_s8.h")
-#include "attn/sdpa_s8.h"
-#define ATTN_HAVE_S8 1
-#endif
-#if defined(ATTN_HAVE_S8) && __has_include("attn/mha_s8.h") && __has_include("attn/luong_s8.h")
 #include "attn/luong_s8.h"
 #include "attn/mha_s8.h"
-#define ATTN_HAVE_S8_LAYERS 1
-#endif
+#include "attn/platform.h"
+#include "attn/sdpa_s8.h"
 
 volatile uint32_t g_marker;
 
@@ -48,21 +42,17 @@ float g_w[4 * kD * kD];
 float g_bias[4 * kD];
 float g_out[kMaxSeq * kD];
 alignas(64) unsigned char g_scratch[32 * 1024];
-#if defined(ATTN_HAVE_S8)
 int8_t g_q8[kMaxSeq * kD];
 int8_t g_k8[kMaxSeq * kD];
 int8_t g_v8[kMaxSeq * kD];
 int8_t g_out8[kMaxSeq * kD];
 attn::SdpaS8Params g_s8_params;
-#endif
-#if defined(ATTN_HAVE_S8_LAYERS)
 int8_t g_w8[4 * kD * kD];
 float g_scales[4 * kD];
 int32_t g_bias32[4 * kD];
 attn::QuantizedMultiplier g_channels[4 * kD];
 attn::MhaS8Params g_mha_s8;
 attn::LuongS8Params g_luong_s8;
-#endif
 
 int g_case = 0;
 int g_failed = 0;
@@ -121,7 +111,6 @@ attn::Status sdpa(int32_t sq, int32_t skv, bool causal) {
   return attn::sdpa_f32(shape, a, scratch());
 }
 
-#if defined(ATTN_HAVE_S8)
 // The shape is in g_s8_params (set by prepare_s8).
 attn::Status sdpa_s8() {
   attn::SdpaS8Args a;
@@ -143,7 +132,6 @@ attn::Status prepare_s8(int32_t sq, int32_t skv, int32_t d) {
   quant.out = {0.02f, -4};
   return attn::sdpa_s8_prepare({1, sq, skv, d, d}, quant, &g_s8_params);
 }
-#endif
 
 }  // namespace
 
@@ -155,13 +143,11 @@ int main() {
   fill(g_v, sizeof g_v / sizeof(float), 3u, 1.0f);
   fill(g_w, sizeof g_w / sizeof(float), 4u, 0.125f);
   fill(g_bias, sizeof g_bias / sizeof(float), 5u, 0.1f);
-#if defined(ATTN_HAVE_S8)
   for (int i = 0; i < kMaxSeq * kD; ++i) {
     g_q8[i] = static_cast<int8_t>(g_q[i] * 100.0f);
     g_k8[i] = static_cast<int8_t>(g_k[i] * 100.0f);
     g_v8[i] = static_cast<int8_t>(g_v[i] * 100.0f);
   }
-#endif
 
   // Case 0: the empty region (marker overhead).
   run_case("empty", "-", "-", [] { return attn::Status::kOk; });
@@ -212,7 +198,6 @@ int main() {
     a.context = g_out;
     return attn::luong_general_f32({1, 32, kD, kD}, {g_w, g_bias}, a, scratch());
   });
-#if defined(ATTN_HAVE_S8)
   struct S8Case {
     int32_t sq, skv, d;
     const char* shape;
@@ -229,8 +214,6 @@ int main() {
     }
     run_case("sdpa_s8", c.shape, "s8", [] { return sdpa_s8(); });
   }
-#endif
-#if defined(ATTN_HAVE_S8_LAYERS)
   for (int i = 0; i < 4 * kD * kD; ++i) g_w8[i] = static_cast<int8_t>(g_w[i] * 800.0f);
   for (int i = 0; i < 4 * kD; ++i) {
     g_scales[i] = 0.01f;
@@ -290,7 +273,6 @@ int main() {
       ++g_failed;
     }
   }
-#endif
   pf::print("bench done: %d cases, %d failed\n", g_case, g_failed);
   pf::flush();
   return g_failed;

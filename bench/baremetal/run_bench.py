@@ -71,6 +71,8 @@ def main():
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--target", default="")
+    ap.add_argument("--compiler", default="", help="compiler of the image, e.g. 'GNU 12.2.1'")
+    ap.add_argument("--flags", default="", help="its compile flags (those of the counted code)")
     args = ap.parse_args()
     if not args.machine and not args.user:
         ap.error("--machine or --user")
@@ -123,12 +125,14 @@ def main():
     for c in cases:
         cyc = "n/a" if c["cycles"] is None else str(c["cycles"])
         print(f"| {c['op']:<18} | {c['shape']:<26} | {c['dtype']:<5} | {cyc:>10} | {c['instructions']:>12} |")
+    if args.compiler or args.flags:
+        print(f"built with {args.compiler}: {args.flags}")
     print(f"(instruction counts identical over {len(runs)} runs: {'yes' if ok else 'NO'}; "
           f"marker overhead {overhead} subtracted)")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"target": args.target or (args.machine or args.user), "elf": args.elf,
-                       "runs": len(runs), "deterministic": ok, "marker_overhead": overhead,
+                       "compiler": args.compiler, "flags": args.flags, "runs": len(runs), "deterministic": ok, "marker_overhead": overhead,
                        "cycle_counter": counter,
                        "cases": cases}, fh, indent=2)
     return 0 if ok else 1

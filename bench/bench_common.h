@@ -1,0 +1,62 @@
+// Shared by the attn_bench sources: 64-byte aligned random inputs, the Eigen
+// peers' types, the FLOP counters and benchmark registration (smoke mode).
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <Eigen/Dense>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "aligned_vector.h"
+
+namespace attn_bench {
+
+using FVec = AlignedVec<float>;
+using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MapC = Eigen::Map<const RowMat>;
+using MapM = Eigen::Map<RowMat>;
+using VecF = Eigen::Matrix<float, Eigen::Dynamic, 1>;
+
+inline std::size_t Z(int64_t i) { return static_cast<std::size_t>(i); }
+
+inline FVec Random(std::size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  FVec v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// The Eigen peers' softmax: each row of s in place.
+inline void EigenSoftmaxRows(MapM s) {
+  for (Eigen::Index i = 0; i < s.rows(); ++i) {
+    auto r = s.row(i);
+    const float m = r.maxCoeff();
+    r = (r.array() - m).exp();
+    r *= 1.0f / r.sum();
+  }
+}
+
+// Counters GFLOPS and pct_peak (of the FMA peak measured at start-up).
+void SetFlops(benchmark::State& st, double flops_per_iter);
+
+// Smoke mode (attn_bench --smoke, the ctest attn_bench.smoke): every
+// benchmark runs kSmokeIterations iterations, once, so the whole suite and
+// every check run in seconds.
+constexpr int64_t kSmokeIterations = 3;
+bool& SmokeMode();
+
+template <class Fn, class... Args>
+void Register(const std::string& name, Fn fn, Args... args) {
+  benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(name.c_str(), fn, args...);
+  if (SmokeMode()) b->Iterations(kSmokeIterations);
+}
+
+// The suites of the other files (bench_kernels.cpp, bench_s8.cpp).
+void RegisterKernelBenchmarks();
+void RegisterS8Benchmarks();
+
+}  // namespace attn_bench
