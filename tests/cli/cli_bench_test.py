@@ -140,6 +140,7 @@ def main():
                          (["nosuchop"], "unknown op 'nosuchop'"),
                          (["sdpa", "--mask", "caual"], "'caual' is neither causal/none nor a file"),
                          (["luong-dot", "--seq-q", "4"], "--seq-q"),
+                         (["sdpa", "--seq-kv", "0"], "must be positive"),
                          (["general", "--dtype", "int8"], "no int8 form")):
         rc, out, err = attn("bench", *args, "--time", "0.01")
         check(rc == 2 and needle in err and len(err.strip().splitlines()) == 1 and out == "",

@@ -31,12 +31,12 @@ constexpr std::size_t kMaxCalls = 1000000;
 struct BenchFlags {
   std::string op, dtype, model, mask = "none";
   BenchShape shape;
-  int32_t seq_kv = 0;  // 0: --seq-q
+  int32_t seq_kv = 0;  // when --seq-kv is not given: --seq-q
   double budget_s = 1.0;
   int warmup = 3;
   bool json = false;
   CLI::Option *seq_q_opt = nullptr, *heads_opt = nullptr, *mask_opt = nullptr, *dim_opt = nullptr,
-              *dtype_opt = nullptr;
+              *dtype_opt = nullptr, *seq_kv_opt = nullptr;
 };
 
 // The shape, dtype and op count after checking the flags against the op.
@@ -64,7 +64,7 @@ BenchPlan plan(const BenchFlags& f) {
     }
   }
   p.shape = f.shape;
-  p.shape.seq_kv = f.seq_kv > 0 ? f.seq_kv : f.shape.seq_q;
+  p.shape.seq_kv = f.seq_kv_opt->count() > 0 ? f.seq_kv : f.shape.seq_q;
   if (!p.op->seq_q) p.shape.seq_q = 1;
   if (f.op == "general" && p.shape.seq_kv != p.shape.seq_q) {
     throw CliError("--seq-kv: general attention is self-attention (Skv = Sq)");
@@ -297,7 +297,8 @@ void add_bench(CLI::App* app, Runner* runner) {
       ->type_name("MODEL");
   s->add_option("--batch", f->shape.batch, "batch B (default 1)");
   f->seq_q_opt = s->add_option("--seq-q", f->shape.seq_q, "queries Sq (default 128)");
-  s->add_option("--seq-kv", f->seq_kv, "keys Skv, or T for the one-query ops (default --seq-q)");
+  f->seq_kv_opt = s->add_option("--seq-kv", f->seq_kv,
+                                "keys Skv, or T for the one-query ops (default --seq-q)");
   f->dim_opt =
       s->add_option("--dim", f->shape.dim, "head dimension D (mha: the embed dim E; default 64)");
   f->heads_opt = s->add_option("--heads", f->shape.heads,
