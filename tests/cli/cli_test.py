@@ -548,11 +548,50 @@ def test_help():
     }
     rc, out, _ = run("--help")
     check(rc == 0 and "demo" in out and "run" in out, "attn --help lists demo and run")
+    # Every help text names the number formats and model blobs its command takes.
+    check("int8" in out and "model" in out and "float32 ops on NumPy" not in out,
+          f"attn --help names float32, int8 and model blobs: {out!r}")
+    rc, out, _ = run("run", "--help")
+    check(rc == 0 and "int8" in out and "--model" in out, "attn run --help names int8 and --model")
+    for op, int8, model in (("sdpa", True, False), ("mha", True, True), ("bahdanau", True, True),
+                            ("luong-dot", True, False), ("luong-general", True, True),
+                            ("general", False, False), ("softmax-s8", True, False)):
+        rc, out, _ = run("run", op, "--help")
+        first = out.splitlines()[0] if out else ""
+        check(rc == 0 and ("int8" in first) == int8 and ("--model" in out) == model,
+              f"run {op} --help: int8 {int8}, --model {model}: {first!r}")
     for cmd, flags in expected.items():
         rc, out, _ = run(*cmd, "--help")
         check(rc == 0, f"{' '.join(cmd)} --help exits 0")
         for f in flags:
             check(f + " " in out or f + "\n" in out, f"{' '.join(cmd)} --help documents {f}")
+
+
+def test_mask_words(d, rng):
+    """--mask takes causal, none or an existing file; any other word is one exact error."""
+    q, k, v = f32(rng, 2, 4, 8), f32(rng, 2, 6, 8), f32(rng, 2, 6, 5)
+    io = ["--q", d.save("mq.npy", q), "--k", d.save("mk.npy", k), "--v", d.save("mv.npy", v)]
+    rc, _, err = run("run", "sdpa", *io, "--out", d("plain.npy"))
+    check(rc == 0, f"sdpa without a mask: {err}")
+    rc, _, err = run("run", "sdpa", *io, "--mask", "none", "--out", d("none.npy"))
+    check(rc == 0, f"sdpa --mask none: {err}")
+    if rc == 0:
+        check(np.array_equal(np.load(d("plain.npy")), np.load(d("none.npy"))),
+              "--mask none gives the unmasked output bit for bit")
+    x = d.save("mx.npy", f32(rng, 2, 4, 8))
+    for args in (["run", "sdpa", *io], ["run", "general", "--x", x, "--wq", d.save("wq.npy", f32(rng, 8, 8)),
+                                        "--wk", d("wq.npy"), "--wv", d("wq.npy")]):
+        out = d("typo.npy")
+        rc, _, err = run(*args, "--mask", "caual", "--out", out)
+        check(rc == 2 and err == "attn: --mask: 'caual' is neither causal/none nor a file\n",
+              f"{args[1]} --mask caual: rc {rc}, stderr {err!r}")
+        check(not os.path.exists(out), f"{args[1]} --mask caual: no output file")
+    empty = d("empty_input.npy")
+    open(empty, "wb").close()
+    rc, _, err = run("run", "sdpa", "--q", empty, "--k", io[3], "--v", io[5], "--out", d("e.npy"))
+    check(rc == 2 and err == f"attn: {empty}: empty file\n", f"empty .npy: rc {rc}, {err!r}")
+    rc, _, err = run("run", "sdpa", *io, "--mask", empty, "--out", d("e.npy"))
+    check(rc == 2 and err == f"attn: {empty}: empty file\n", f"empty mask file: rc {rc}, {err!r}")
 
 
 def main():
@@ -562,6 +601,7 @@ def main():
         rng = np.random.default_rng(20261122)
         test_demo()
         test_help()
+        test_mask_words(d, rng)
         test_sdpa(d, rng)
         test_mha(d, rng)
         test_context_ops(d, rng)

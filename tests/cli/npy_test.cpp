@@ -142,7 +142,7 @@ TEST_F(NpyTest, MissingAndEmptyFiles) {
   std::string err;
   EXPECT_FALSE(attn_npy::load(path("absent.npy"), &a, &err));
   EXPECT_EQ(err.rfind(path("absent.npy") + ": cannot open", 0), 0u) << err;
-  expect_error("empty.npy", "", "not a .npy");
+  expect_error("empty.npy", "", "empty file");
   EXPECT_FALSE(attn_npy::load(dir_, &a, &err));
   EXPECT_NE(err.find(dir_), std::string::npos);
 }

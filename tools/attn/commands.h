@@ -17,4 +17,7 @@ void add_demo(CLI::App* app, Runner* runner);
 // `attn run <op>` for every op; `runner` is set to the parsed op's runner.
 void add_run(CLI::App* app, Runner* runner);
 
+// `attn bench <op>`: times one op on synthetic data (bench.cpp).
+void add_bench(CLI::App* app, Runner* runner);
+
 }  // namespace attn_cli

@@ -146,8 +146,12 @@ attn::Mask LoadedMask::mask() const {
 void parse_mask_flag(const std::string& value, MaskInputs* in) {
   if (value == "causal") {
     in->causal = true;
-  } else {
+  } else if (value == "none") {
+    return;
+  } else if (file_exists(value)) {
     in->mask_path = value;
+  } else {
+    throw CliError("--mask: '" + value + "' is neither causal/none nor a file");
   }
 }
 

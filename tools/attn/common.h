@@ -139,7 +139,8 @@ struct LoadedMask {
   std::size_t stride = 0;
 };
 
-// Parses "--mask" (the word "causal" or a file name) into `in`.
+// Parses "--mask" into `in`: "causal", "none" (no mask), or an existing file;
+// anything else throws "--mask: 'X' is neither causal/none nor a file".
 void parse_mask_flag(const std::string& value, MaskInputs* in);
 
 LoadedMask load_masks(const MaskInputs& in, int32_t batch, int32_t seq_q, int32_t seq_kv);

@@ -344,12 +344,8 @@ void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
   write_s8_outputs({{files.out, out_shape, out.data()}, {files.weights_out, w_shape, weights.data()}});
 }
 
-void add_softmax_s8(CLI::App* run, Runner* runner) {
+void add_softmax_s8(CLI::App* s, Runner* runner) {
   auto f = std::make_shared<SoftmaxS8Flags>();
-  CLI::App* s = run->add_subcommand(
-      "softmax-s8", "int8 softmax over the last axis, bit-identical to TensorFlow Lite's SOFTMAX: "
-                    "int8 in (scale --input-scale; its zero point cancels), int8 out with scale "
-                    "1/256 and zero point -128");
   s->add_option("--input", f->input, "int8 .npy input [rows, cols] (any rank >= 1; the softmax "
                                      "runs over the last axis, at most 4095 long)")
       ->required()

@@ -116,7 +116,7 @@ struct MhaFiles {
 // `attn run mha --dtype int8`.
 void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& flags);
 
-// `attn run softmax-s8`.
-void add_softmax_s8(CLI::App* run, Runner* runner);
+// The flags and runner of `attn run softmax-s8` on its subcommand `sub`.
+void add_softmax_s8(CLI::App* sub, Runner* runner);
 
 }  // namespace attn_cli

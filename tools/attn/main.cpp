@@ -1,7 +1,10 @@
 // attn: command-line front end of the attention engine.
-//   attn demo          the seed worked example and a short run of every op
-//   attn run <op> ...  one op on .npy files (see CLI.md)
+//   attn demo            the seed worked example and a short run of every op
+//   attn run <op> ...    one op on .npy files (see CLI.md)
+//   attn info MODEL      a model blob's summary
+//   attn bench <op> ...  time one op on synthetic data on this machine
 // Exit codes: 0 success, 2 any error (usage, bad input file, engine status).
+// A new subcommand is one add_* function (commands.h) and one line in kCommands.
 #include <cstdio>
 #include <new>
 
@@ -11,10 +14,23 @@
 #include "model_commands.h"
 #include "common.h"
 
+namespace {
+
+// The subcommands, in --help order.
+constexpr void (*kCommands[])(CLI::App*, attn_cli::Runner*) = {
+    attn_cli::add_demo,   // attn demo (demo.cpp)
+    attn_cli::add_run,    // attn run <op> (run.cpp)
+    attn_cli::add_info,   // attn info MODEL (model_commands.cpp)
+    attn_cli::add_bench,  // attn bench <op> (bench.cpp)
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"attn: allocation-free attention engine, command-line front end.\n"
-               "Runs the engine's float32 ops on NumPy .npy files. Exit code 0 on success, "
-               "2 on any error.",
+               "Runs the engine's ops on NumPy .npy files: float32, TFLite-exact int8, or a "
+               "model blob from attn-convert; inspects model blobs; times ops on this machine. "
+               "Exit code 0 on success, 2 on any error.",
                "attn"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every subcommand and exit");
@@ -23,9 +39,7 @@ int main(int argc, char** argv) {
     return std::string("attn: ") + e.what() + " (see --help)\n";
   });
   attn_cli::Runner runner;
-  attn_cli::add_demo(&app, &runner);
-  attn_cli::add_run(&app, &runner);
-  attn_cli::add_info(&app, &runner);  // attn info MODEL (model_commands.cpp)
+  for (const auto add : kCommands) add(&app, &runner);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

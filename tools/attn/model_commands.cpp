@@ -14,15 +14,6 @@
 #include "attn/model_s8.h"
 
 namespace attn_cli {
-namespace {
-
-// A blob file in 64-byte-aligned memory, validated by the engine's loader.
-struct LoadedModel {
-  std::vector<unsigned char> storage;
-  const unsigned char* data = nullptr;
-  std::size_t size = 0;
-  attn::Model model;
-};
 
 std::unique_ptr<LoadedModel> load_model(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -44,6 +35,8 @@ std::unique_ptr<LoadedModel> load_model(const std::string& path) {
   return m;
 }
 
+namespace {
+
 std::string shape_str(const attn::ModelTensor& t) {
   std::string s = "[";
   for (int32_t r = 0; r < t.rank; ++r) {
@@ -53,6 +46,8 @@ std::string shape_str(const attn::ModelTensor& t) {
   return s + "]";
 }
 
+}  // namespace
+
 std::string op_cli_name(attn::ModelOp op) {
   switch (op) {
     case attn::ModelOp::kMha: return "mha";
@@ -61,6 +56,8 @@ std::string op_cli_name(attn::ModelOp op) {
     default: return "?";
   }
 }
+
+namespace {
 
 const char* const kMhaActNames[] = {"query", "key", "value", "q", "k",
                                     "v", "scores", "probs", "attn", "out"};

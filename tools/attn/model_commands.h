@@ -11,15 +11,33 @@
 // Every error is a CliError (exit 2) naming the file and the problem.
 #pragma once
 
+#include <cstddef>
 #include <initializer_list>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "attn/model.h"
 #include "commands.h"
 #include "common.h"
 
 namespace attn_cli {
+
+// A blob file in 64-byte-aligned memory, validated by the engine's loader.
+struct LoadedModel {
+  std::vector<unsigned char> storage;
+  const unsigned char* data = nullptr;
+  std::size_t size = 0;
+  attn::Model model;
+};
+
+// Reads and validates `path`; throws "<path>: not a valid attn model blob: <reason>".
+std::unique_ptr<LoadedModel> load_model(const std::string& path);
+
+// The CLI's name of a model's op: "mha", "bahdanau", "luong-general".
+std::string op_cli_name(attn::ModelOp op);
 
 // `attn info`.
 void add_info(CLI::App* app, Runner* runner);

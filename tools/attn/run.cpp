@@ -1,560 +1,257 @@
-// `attn run <op>`: runs one engine op on .npy inputs and writes .npy outputs.
-//
-// Every input is loaded and checked (dtype, rank, every dimension against the
-// others) before the op runs, and outputs are written only after it succeeded,
-// so an error never leaves an output file behind.
-#include <cmath>
-#include <cstdio>
+// `attn run <op>`: one engine op on .npy inputs, .npy outputs. The ops are a
+// table (kRunOps): name, description, and a struct per op holding its flags
+// and its runner for each number format (float32 in f32_commands.cpp, int8 in
+// int8_commands.cpp / context_s8_commands.cpp, model blobs in
+// model_commands.cpp).
 #include <memory>
-#include <optional>
-#include <string>
-#include <vector>
 
-#include "attn/attn.h"
 #include "commands.h"
 #include "common.h"
+#include "f32_commands.h"
 #include "int8_commands.h"
 #include "model_commands.h"
 
 namespace attn_cli {
 namespace {
 
-// Flags shared by the ops that take masks.
-struct MaskFlags {
-  std::string mask;
-  MaskInputs inputs;
-  void add(CLI::App* sub, bool matrices) {
-    if (matrices) {
-      sub->add_option("--mask", mask,
-                      "'causal' (look-ahead mask, offset by Skv-Sq when Skv > Sq), or a .npy "
-                      "mask [Sq,Skv] or [B,Sq,Skv]: float32 = Keras convention (1 = masked, "
-                      "adds -1e9*m), bool/uint8 = boolean mask (nonzero/True = masked)")
-          ->type_name("causal|FILE");
-      sub->add_option("--additive-mask", inputs.additive_path,
-                      "float32 .npy [Sq,Skv] or [B,Sq,Skv] added to the scores as is "
-                      "(PyTorch float attn_mask; -inf masks a key)");
-    }
-    sub->add_option("--key-lengths", inputs.key_lengths_path,
-                    "int32 or int64 .npy [B]: key padding, keys j >= L[b] are masked");
-  }
-  MaskInputs resolved() const {
-    MaskInputs in = inputs;
-    if (!mask.empty()) parse_mask_flag(mask, &in);
-    return in;
-  }
-};
+// ------------------------------------------------------------ the op table
+// Each op is a struct holding its parsed flags: add() registers them on the
+// op's subcommand, run_f32() (and run_int8() when kInt8, run_model() when
+// kModel) runs one number format. run_form() picks the format the flags ask
+// for, the same way for every op.
 
-// --scale: empty until given (the engine's 0 means its default 1/sqrt(Dk)).
-void add_scale(CLI::App* sub, std::optional<double>* scale) {
-  sub->add_option("--scale", *scale,
-                  "score scale, a positive finite number (default 1/sqrt(Dk))");
-}
-
-float scale_value(const std::optional<double>& s) {
-  if (!s) return 0.0f;
-  const auto f = static_cast<float>(*s);
-  if (!(f > 0.0f) || std::isinf(f)) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", *s);
-    throw CliError(std::string("--scale ") + buf + " is not a positive finite float32 number");
-  }
-  return f;
-}
-
-// ---------------------------------------------------------------- sdpa
-struct SdpaFlags {
-  std::string q, k, v, out, weights_out;
-  std::optional<double> scale;
-  MaskFlags masks;
-  SdpaInt8Flags int8;  // --dtype int8 (int8_commands.cpp)
-};
-
-void run_sdpa(const SdpaFlags& f) {
-  const SdpaInputs<float> in = load_sdpa_inputs<float>(f.q, f.k, f.v, "<f4");
-  const attn::SdpaShape& shape = in.shape;
-  const bool batched = in.batched;
-  const int64_t b = shape.batch;
-  const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq_q, shape.seq_kv);
-
-  const auto out_shape = batched_shape(batched, b, {shape.seq_q, shape.dim_v});
-  const auto w_shape = batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
-  std::vector<float> out(output_count(out_shape, f.out));
-  std::vector<float> weights;
-  if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
-  auto scratch = make_scratch(attn::sdpa_f32_scratch_bytes(shape));
-
-  attn::SdpaF32Args args;
-  args.q = in.q.data();
-  args.k = in.k.data();
-  args.v = in.v.data();
-  args.out = out.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
-  args.scale = scale_value(f.scale);
-  args.mask = mask.mask();
-  check_status(attn::sdpa_f32(shape, args, scratch_of(scratch)), "sdpa");
-  write_outputs({{f.out, out_shape, out.data()}, {f.weights_out, w_shape, weights.data()}});
-}
-
-// ---------------------------------------------------------------- mha
-struct MhaFlags {
-  std::string query, kv, value, weights_dir, out, weights_out;
-  int heads = 0;
-  bool per_head = false;
-  MaskFlags masks;
-  ModelFlags model;  // --model (model_commands.cpp)
-};
-
-// Loads DIR/name as float32 with exactly `shape`; returns false if absent and optional.
-bool load_weight(const std::string& dir, const std::string& name,
-                 const std::vector<int64_t>& shape, bool required, F32Input* out,
-                 const std::string& why) {
-  const std::string path = join_path(dir, name);
-  if (!file_exists(path)) {
-    if (required) throw CliError(path + ": missing (" + why + ")");
-    return false;
-  }
-  const int r = static_cast<int>(shape.size());
-  *out = load_f32(path, r, r);
-  if (out->array.shape != shape) {
-    throw CliError(path + ": shape " + attn_npy::shape_str(out->array.shape) + ", expected " +
-                   attn_npy::shape_str(shape) + " (" + why + ")");
-  }
-  return true;
-}
-
-void run_mha(const MhaFlags& f) {
-  const MhaInputs in = load_mha_inputs(f.query, f.kv, f.value, f.heads, "<f4");
-  const F32Input x{in.query};
-  const F32Input key{in.key};
-  const F32Input value{in.value};
-  const bool batched = in.batched;
-  const int64_t b = in.batch;
-  const int64_t e = x.dim(-1);
-  const int64_t kdim = key.dim(-1);
-  const int64_t vdim = value.dim(-1);
-
-  const std::string& dir = f.weights_dir;
-  for (const char* unsupported : {"bias_k.npy", "bias_v.npy"}) {
-    if (file_exists(join_path(dir, unsupported))) {
-      throw CliError(join_path(dir, unsupported) +
-                     ": add_bias_kv=True is not supported by the engine");
+template <class Op>
+void run_form(const Op& op) {
+  bool int8 = false;
+  if constexpr (Op::kInt8) int8 = op.i8.int8();
+  if constexpr (Op::kModel) {
+    if (op.model.given()) {
+      if (int8) throw CliError("--model: the dtype and quantization come from the model");
+      if constexpr (Op::kInt8) reject_int8_flags(op.i8);
+      op.run_model();
+      return;
     }
   }
-  F32Input in_w, q_w, k_w, v_w, in_b, out_w, out_b;
-  attn::MhaF32Weights w;
-  const std::string in_path = join_path(dir, "in_proj_weight.npy");
-  if (file_exists(in_path) && !file_exists(join_path(dir, "q_proj_weight.npy"))) {
-    if (kdim != e || vdim != e) {
-      throw CliError(in_path + ": packed projection needs key/value dims equal to the embed dim " +
-                     std::to_string(e) + " (got " + std::to_string(kdim) + ", " +
-                     std::to_string(vdim) + "); give q/k/v_proj_weight.npy instead");
+  if constexpr (Op::kInt8) {
+    if (int8) {
+      op.run_int8();
+      return;
     }
-    load_weight(dir, "in_proj_weight.npy", {3 * e, e}, true, &in_w, "[3E, E]");
-    w.in_proj_weight = in_w.data();
-  } else {
-    if (!file_exists(join_path(dir, "q_proj_weight.npy")) && !file_exists(in_path)) {
-      throw CliError(dir + ": holds neither in_proj_weight.npy nor q_proj_weight.npy, "
-                           "k_proj_weight.npy, v_proj_weight.npy");
-    }
-    load_weight(dir, "q_proj_weight.npy", {e, e}, true, &q_w, "[E, E]");
-    load_weight(dir, "k_proj_weight.npy", {e, kdim}, true, &k_w, "[E, kdim]");
-    load_weight(dir, "v_proj_weight.npy", {e, vdim}, true, &v_w, "[E, vdim]");
-    w.q_proj_weight = q_w.data();
-    w.k_proj_weight = k_w.data();
-    w.v_proj_weight = v_w.data();
+    reject_int8_flags(op.i8);
   }
-  if (load_weight(dir, "in_proj_bias.npy", {3 * e}, false, &in_b, "[3E]")) {
-    w.in_proj_bias = in_b.data();
-  }
-  load_weight(dir, "out_proj.weight.npy", {e, e}, true, &out_w, "[E, E]");
-  w.out_proj_weight = out_w.data();
-  if (load_weight(dir, "out_proj.bias.npy", {e}, false, &out_b, "[E]")) {
-    w.out_proj_bias = out_b.data();
-  }
-
-  attn::MhaShape shape;
-  shape.batch = to_i32(b);
-  shape.seq_q = to_i32(x.dim(-2));
-  shape.seq_kv = to_i32(key.dim(-2));
-  shape.embed_dim = to_i32(e);
-  shape.num_heads = f.heads;
-  shape.kdim = to_i32(kdim);
-  shape.vdim = to_i32(vdim);
-  const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq_q, shape.seq_kv);
-
-  const auto out_shape = batched_shape(batched, b, {shape.seq_q, e});
-  const auto w_shape = f.per_head ? batched_shape(batched, b, {f.heads, shape.seq_q, shape.seq_kv})
-                                  : batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
-  std::vector<float> out(output_count(out_shape, f.out));
-  std::vector<float> weights;
-  if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
-  auto scratch = make_scratch(attn::mha_f32_scratch_bytes(shape));
-
-  attn::MhaF32Args args;
-  args.query = x.data();
-  args.key = key.data();
-  args.value = value.data();
-  args.out = out.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
-  args.weights_mode = f.per_head ? attn::MhaWeightsMode::kPerHead : attn::MhaWeightsMode::kAveraged;
-  args.mask = mask.mask();
-  check_status(attn::mha_f32(shape, w, args, scratch_of(scratch)), "mha");
-  write_outputs({{f.out, out_shape, out.data()}, {f.weights_out, w_shape, weights.data()}});
+  op.run_f32();
 }
 
-// ------------------------------------------------- bahdanau / luong (query, keys)
-using F32QueryKeys = QueryKeys<float>;
-
-struct ContextFlags {
-  std::string query, keys, out, weights_out, key_lengths;
-  void add(CLI::App* sub) {
-    sub->add_option("--query", query, "float32 .npy query [B,Dq] or [Dq] (batch 1)")->required();
-    sub->add_option("--keys", keys, "float32 .npy keys/values (encoder outputs) [B,T,Dk] or [T,Dk]")
+struct SdpaOp {
+  static constexpr bool kInt8 = true, kModel = false;
+  SdpaFlags f;
+  SdpaInt8Flags i8;
+  void add(CLI::App* s) {
+    s->add_option("--q", f.q, "float32 (int8 with --dtype int8) .npy queries [B,Sq,Dk] or [Sq,Dk]")
         ->required();
-    sub->add_option("--out", out, "output .npy: context [B,Dk] (or [Dk])")->required();
-    sub->add_option("--weights-out", weights_out, "output .npy: attention weights [B,T] (or [T])");
-    sub->add_option("--key-lengths", key_lengths,
-                    "int32 or int64 .npy [B]: keys t >= L[b] are masked");
+    s->add_option("--k", f.k, "float32 (int8) .npy keys [B,Skv,Dk] or [Skv,Dk]")->required();
+    s->add_option("--v", f.v, "float32 (int8) .npy values [B,Skv,Dv] or [Skv,Dv]")->required();
+    add_scale(s, &f.scale);
+    add_sdpa_int8_flags(s, &i8);
+    f.masks.add(s, true);
+    s->add_option("--out", f.out, "output .npy [B,Sq,Dv] (or [Sq,Dv])")->required();
+    s->add_option("--weights-out", f.weights_out,
+                  "output .npy: attention weights [B,Sq,Skv] (or [Sq,Skv])");
+  }
+  void run_f32() const { run_sdpa(f); }
+  void run_int8() const {
+    run_sdpa_s8({f.q, f.k, f.v, f.out, f.weights_out, f.masks.resolved(), f.scale.has_value()},
+                i8);
   }
 };
 
-void write_context(const ContextFlags& f, const ContextBuffers<float>& o) {
-  write_outputs({{f.out, o.ctx_shape, o.ctx.data()}, {f.weights_out, o.w_shape, o.weights.data()}});
-}
-
-struct BahdanauFlags {
-  ContextFlags io;
-  ModelFlags model;  // --model (model_commands.cpp)
-  std::string w1, b1, w2, b2, v;
-  double bv = 0.0;
+struct MhaOp {
+  static constexpr bool kInt8 = true, kModel = true;
+  MhaFlags f;
+  MhaInt8Flags i8;
+  ModelFlags model;
+  void add(CLI::App* s) {
+    s->add_option("--query", f.query, "float32 (int8) .npy query [B,Sq,E] or [Sq,E]")->required();
+    s->add_option("--kv", f.kv,
+                  "float32 (int8) .npy keys (and values) [B,Skv,kdim] or [Skv,kdim] for "
+                  "cross-attention (default: the query, i.e. self-attention)");
+    s->add_option("--value", f.value,
+                  "float32 (int8) .npy values [B,Skv,vdim] when they differ from --kv");
+    s->add_option("--weights", f.weights_dir,
+                  "directory of state_dict .npy files: in_proj_weight.npy [3E,E] (or "
+                  "q_proj_weight.npy [E,E], k_proj_weight.npy [E,kdim], v_proj_weight.npy "
+                  "[E,vdim]), optional in_proj_bias.npy [3E], out_proj.weight.npy [E,E], "
+                  "optional out_proj.bias.npy [E] (int8: see CLI.md)")
+        ->required();
+    s->add_option("--heads", f.heads, "number of heads H (must divide E)")->required();
+    f.masks.add(s, true);
+    s->add_option("--out", f.out, "output .npy [B,Sq,E] (or [Sq,E])")->required();
+    s->add_option("--weights-out", f.weights_out,
+                  "output .npy: attention weights averaged over heads [B,Sq,Skv] (PyTorch's "
+                  "default), or per head [B,H,Sq,Skv] with --per-head-weights");
+    s->add_flag("--per-head-weights", f.per_head,
+                "write per-head weights [B,H,Sq,Skv] (average_attn_weights=False)");
+    add_mha_int8_flags(s, &i8);
+    add_model_flags(s, &model, {"--weights", "--heads"});
+  }
+  void run_f32() const { run_mha(f); }
+  void run_int8() const {
+    run_mha_s8({f.query, f.kv, f.value, f.weights_dir, f.out, f.weights_out, f.heads, f.per_head,
+                f.masks.resolved()},
+               i8);
+  }
+  void run_model() const {
+    attn_cli::run_model("mha", {f.query, f.kv, f.value, "", f.out, f.weights_out, f.per_head,
+                                f.masks.resolved()},
+                        model);
+  }
 };
 
-void run_bahdanau(const BahdanauFlags& f) {
-  const F32QueryKeys qk = load_query_keys<float>(f.io.query, f.io.keys, "<f4");
-  const F32Input w1 = load_f32(f.w1, 2, 2);
-  require_dim(w1, 0, qk.dq, "rows", "query dim Dq of " + qk.query.path);
-  const int64_t units = w1.dim(1);
-  const F32Input w2 = load_f32(f.w2, 2, 2);
-  require_dim(w2, 0, qk.dk, "rows", "key dim Dk of " + qk.keys.path);
-  require_dim(w2, 1, units, "columns", "units of " + w1.path);
-  const F32Input v = load_f32(f.v, 1, 2);
-  require_dim(v, 0, units, "length", "units of " + w1.path);
-  if (v.rank() == 2) require_dim(v, 1, 1, "columns", "v is [U] or [U, 1]");
-  F32Input b1, b2;
-  attn::BahdanauF32Weights w;
-  w.w1 = w1.data();
-  w.w2 = w2.data();
-  w.v = v.data();
-  if (!f.b1.empty()) {
-    b1 = load_f32(f.b1, 1, 1);
-    require_dim(b1, 0, units, "length", "units of " + w1.path);
-    w.b1 = b1.data();
-  }
-  if (!f.b2.empty()) {
-    b2 = load_f32(f.b2, 1, 1);
-    require_dim(b2, 0, units, "length", "units of " + w1.path);
-    w.b2 = b2.data();
-  }
-  if (!std::isfinite(f.bv)) throw CliError("--bv must be finite");
-  w.bv = static_cast<float>(f.bv);
-
-  attn::BahdanauShape shape;
-  shape.batch = to_i32(qk.b);
-  shape.seq = to_i32(qk.seq);
-  shape.query_dim = to_i32(qk.dq);
-  shape.key_dim = to_i32(qk.dk);
-  shape.units = to_i32(units);
-  ContextBuffers<float> o(qk, f.io.out, f.io.weights_out, f.io.key_lengths);
-  auto scratch = make_scratch(attn::bahdanau_f32_scratch_bytes(shape));
-  attn::BahdanauF32Args args;
-  o.bind(qk, &args);
-  check_status(attn::bahdanau_f32(shape, w, args, scratch_of(scratch)), "bahdanau");
-  write_context(f.io, o);
+// The model runs of bahdanau and luong-general (query, keys, key lengths).
+void run_context_model(const char* op, const ContextFlags& io, const ModelFlags& model) {
+  MaskInputs masks;
+  masks.key_lengths_path = io.key_lengths;
+  run_model(op, {io.query, "", "", io.keys, io.out, io.weights_out, false, masks}, model);
 }
 
-void run_luong_dot(const ContextFlags& f) {
-  const F32QueryKeys qk = load_query_keys<float>(f.query, f.keys, "<f4");
-  require_dim(qk.keys, -1, qk.dq, "key dim", "query dim of " + qk.query.path);
-  attn::LuongDotShape shape;
-  shape.batch = to_i32(qk.b);
-  shape.seq = to_i32(qk.seq);
-  shape.dim = to_i32(qk.dq);
-  ContextBuffers<float> o(qk, f.out, f.weights_out, f.key_lengths);
-  auto scratch = make_scratch(attn::luong_dot_f32_scratch_bytes(shape));
-  attn::LuongF32Args args;
-  o.bind(qk, &args);
-  check_status(attn::luong_dot_f32(shape, args, scratch_of(scratch)), "luong-dot");
-  write_context(f, o);
-}
-
-struct LuongGeneralFlags {
-  ContextFlags io;
-  ModelFlags model;  // --model (model_commands.cpp)
-  std::string w, b;
+struct BahdanauOp {
+  static constexpr bool kInt8 = true, kModel = true;
+  BahdanauFlags f;
+  BahdanauInt8Flags i8;
+  ModelFlags model;
+  void add(CLI::App* s) {
+    f.io.add(s);
+    s->add_option("--w1", f.w1, "float32 .npy W1 [Dq,U] (int8 with --dtype int8)")->required();
+    s->add_option("--b1", f.b1, "float32 .npy b1 [U] (default 0; int32 with --dtype int8)");
+    s->add_option("--w2", f.w2, "float32 .npy W2 [Dk,U] (int8 with --dtype int8)")->required();
+    s->add_option("--b2", f.b2, "float32 .npy b2 [U] (default 0; int32 with --dtype int8)");
+    s->add_option("--v", f.v, "float32 .npy v [U] or [U,1] (Keras Dense(1) kernel; int8 with "
+                              "--dtype int8)")->required();
+    s->add_option("--bv", f.bv, "bias of the Dense(1) score layer, a number (default 0; an "
+                                "int32 integer with --dtype int8)");
+    add_bahdanau_int8_flags(s, &i8);
+    add_model_flags(s, &model, {"--w1", "--w2", "--v"});
+  }
+  void run_f32() const { run_bahdanau(f); }
+  void run_int8() const {
+    run_bahdanau_s8({f.io.query, f.io.keys, f.io.out, f.io.weights_out, f.io.key_lengths, f.w1,
+                     f.b1, f.w2, f.b2, f.v, f.bv},
+                    i8);
+  }
+  void run_model() const { run_context_model("bahdanau", f.io, model); }
 };
 
-void run_luong_general(const LuongGeneralFlags& f) {
-  const F32QueryKeys qk = load_query_keys<float>(f.io.query, f.io.keys, "<f4");
-  const F32Input w = load_f32(f.w, 2, 2);
-  require_dim(w, 0, qk.dk, "rows", "key dim Dk of " + qk.keys.path);
-  require_dim(w, 1, qk.dq, "columns", "query dim Dq of " + qk.query.path);
-  F32Input b;
-  attn::LuongGeneralF32Weights weights_in;
-  weights_in.w = w.data();
-  if (!f.b.empty()) {
-    b = load_f32(f.b, 1, 1);
-    require_dim(b, 0, qk.dq, "length", "query dim Dq of " + qk.query.path);
-    weights_in.b = b.data();
+struct LuongDotOp {
+  static constexpr bool kInt8 = true, kModel = false;
+  ContextFlags f;
+  LuongInt8Flags i8;
+  void add(CLI::App* s) {
+    f.add(s);
+    add_luong_int8_flags(s, &i8, false);
   }
-  attn::LuongGeneralShape shape;
-  shape.batch = to_i32(qk.b);
-  shape.seq = to_i32(qk.seq);
-  shape.query_dim = to_i32(qk.dq);
-  shape.key_dim = to_i32(qk.dk);
-  ContextBuffers<float> o(qk, f.io.out, f.io.weights_out, f.io.key_lengths);
-  auto scratch = make_scratch(attn::luong_general_f32_scratch_bytes(shape));
-  attn::LuongF32Args args;
-  o.bind(qk, &args);
-  check_status(attn::luong_general_f32(shape, weights_in, args, scratch_of(scratch)),
-               "luong-general");
-  write_context(f.io, o);
-}
-
-// ---------------------------------------------------------------- general
-struct GeneralFlags {
-  std::string x, wq, wk, wv, out, weights_out;
-  std::optional<double> scale;
-  MaskFlags masks;
+  void run_f32() const { run_luong_dot(f); }
+  void run_int8() const {
+    run_luong_s8({f.query, f.keys, f.out, f.weights_out, f.key_lengths, "", ""}, i8, false);
+  }
 };
 
-void run_general(const GeneralFlags& f) {
-  const F32Input x = load_f32(f.x, 2, 3);
-  const bool batched = x.rank() == 3;
-  const int64_t b = batched ? x.dim(0) : 1;
-  const int64_t in_dim = x.dim(-1);
-  const F32Input wq = load_f32(f.wq, 2, 2);
-  const F32Input wk = load_f32(f.wk, 2, 2);
-  const F32Input wv = load_f32(f.wv, 2, 2);
-  require_dim(wq, 0, in_dim, "rows", "input dim of " + x.path);
-  require_dim(wk, 0, in_dim, "rows", "input dim of " + x.path);
-  require_dim(wv, 0, in_dim, "rows", "input dim of " + x.path);
-  require_dim(wk, 1, wq.dim(1), "columns", "Dk of " + wq.path);
-  attn::GeneralAttentionShape shape;
-  shape.batch = to_i32(b);
-  shape.seq = to_i32(x.dim(-2));
-  shape.in_dim = to_i32(in_dim);
-  shape.dim_k = to_i32(wq.dim(1));
-  shape.dim_v = to_i32(wv.dim(1));
-  const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq, shape.seq);
-  const auto out_shape = batched_shape(batched, b, {shape.seq, shape.dim_v});
-  const auto w_shape = batched_shape(batched, b, {shape.seq, shape.seq});
-  std::vector<float> out(output_count(out_shape, f.out));
-  std::vector<float> weights;
-  if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
-  auto scratch = make_scratch(attn::general_attention_f32_scratch_bytes(shape));
-  attn::GeneralAttentionF32Args args;
-  args.x = x.data();
-  args.out = out.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
-  args.scale = scale_value(f.scale);
-  args.mask = mask.mask();
-  const attn::GeneralAttentionF32Weights w{wq.data(), wk.data(), wv.data()};
-  check_status(attn::general_attention_f32(shape, w, args, scratch_of(scratch)), "general");
-  write_outputs({{f.out, out_shape, out.data()}, {f.weights_out, w_shape, weights.data()}});
+struct LuongGeneralOp {
+  static constexpr bool kInt8 = true, kModel = true;
+  LuongGeneralFlags f;
+  LuongInt8Flags i8;
+  ModelFlags model;
+  void add(CLI::App* s) {
+    f.io.add(s);
+    s->add_option("--w", f.w, "float32 .npy W [Dk,Dq] (Keras Dense on the keys; int8 with "
+                              "--dtype int8)")->required();
+    s->add_option("--b", f.b, "float32 .npy b [Dq] (default 0; cancels in the softmax; int32 "
+                              "with --dtype int8, where it does not cancel)");
+    add_luong_int8_flags(s, &i8, true);
+    add_model_flags(s, &model, {"--w"});
+  }
+  void run_f32() const { run_luong_general(f); }
+  void run_int8() const {
+    run_luong_s8({f.io.query, f.io.keys, f.io.out, f.io.weights_out, f.io.key_lengths, f.w, f.b},
+                 i8, true);
+  }
+  void run_model() const { run_context_model("luong-general", f.io, model); }
+};
+
+struct GeneralOp {
+  static constexpr bool kInt8 = false, kModel = false;
+  GeneralFlags f;
+  void add(CLI::App* s) {
+    s->add_option("--x", f.x, "float32 .npy inputs X [B,S,In] or [S,In]")->required();
+    s->add_option("--wq", f.wq, "float32 .npy W_Q [In,Dk]")->required();
+    s->add_option("--wk", f.wk, "float32 .npy W_K [In,Dk]")->required();
+    s->add_option("--wv", f.wv, "float32 .npy W_V [In,Dv]")->required();
+    add_scale(s, &f.scale);
+    f.masks.add(s, true);
+    s->add_option("--out", f.out, "output .npy [B,S,Dv] (or [S,Dv])")->required();
+    s->add_option("--weights-out", f.weights_out, "output .npy: weights [B,S,S] (or [S,S])");
+  }
+  void run_f32() const { run_general(f); }
+};
+
+// Registers Op's flags on `sub`; after parsing, `runner` runs the chosen form.
+template <class Op>
+void add_op(CLI::App* sub, Runner* runner) {
+  auto op = std::make_shared<Op>();
+  op->add(sub);
+  sub->callback([op, runner] { *runner = [op] { run_form(*op); }; });
 }
+
+// `attn run <name>`: description (the subcommand's help) and flags + runner.
+struct RunOp {
+  const char* name;
+  const char* description;
+  void (*add)(CLI::App* sub, Runner* runner);
+};
+
+const RunOp kRunOps[] = {
+    {"sdpa",
+     "Scaled dot-product attention: O = softmax(Q K^T * scale + mask) V. Q [B,Sq,Dk], "
+     "K [B,Skv,Dk], V [B,Skv,Dv]; rank-2 arrays mean batch 1. float32, or TFLite-exact int8 "
+     "with --dtype int8",
+     add_op<SdpaOp>},
+    {"mha",
+     "Multi-head attention with PyTorch nn.MultiheadAttention weights (batch_first=True): "
+     "self-attention, or cross-attention with --kv. float32, int8 (--dtype int8) or a model "
+     "blob (--model)",
+     add_op<MhaOp>},
+    {"bahdanau",
+     "Bahdanau (additive) attention, Keras Dense layout (x @ W + b): e_t = v . tanh(q W1 + b1 + "
+     "h_t W2 + b2) + bv, context = sum_t softmax(e)_t h_t. float32, int8 (--dtype int8) or a "
+     "model blob (--model)",
+     add_op<BahdanauOp>},
+    {"luong-dot",
+     "Luong dot attention: e_t = q . h_t, context = sum_t softmax(e)_t h_t (Dq == Dk). float32 "
+     "or int8 (--dtype int8)",
+     add_op<LuongDotOp>},
+    {"luong-general",
+     "Luong general attention: e_t = q . (h_t W + b), context = sum_t softmax(e)_t h_t. float32, "
+     "int8 (--dtype int8) or a model blob (--model)",
+     add_op<LuongGeneralOp>},
+    {"general",
+     "General attention (seed example): Q = X Wq, K = X Wk, V = X Wv, O = softmax(Q K^T * "
+     "scale + mask) V. float32",
+     add_op<GeneralOp>},
+    {"softmax-s8",
+     "int8 softmax over the last axis, bit-identical to TensorFlow Lite's SOFTMAX: int8 in "
+     "(scale --input-scale; its zero point cancels), int8 out with scale 1/256 and zero point "
+     "-128",
+     add_softmax_s8},
+};
 
 }  // namespace
 
 void add_run(CLI::App* app, Runner* runner) {
   CLI::App* run = app->add_subcommand(
-      "run", "Run one op on float32 C-order .npy inputs and write float32 .npy outputs "
-             "(int8 in and out: softmax-s8, sdpa/mha/luong-dot/luong-general/bahdanau --dtype int8)");
+      "run", "Run one op on C-order .npy inputs and write .npy outputs: float32, TFLite-exact "
+             "int8 (softmax-s8; sdpa, mha, luong-dot, luong-general, bahdanau with --dtype "
+             "int8), or a model blob from attn-convert (mha, bahdanau, luong-general --model)");
   run->require_subcommand(1);
-
-  {
-    auto f = std::make_shared<SdpaFlags>();
-    CLI::App* s = run->add_subcommand(
-        "sdpa", "Scaled dot-product attention: O = softmax(Q K^T * scale + mask) V. "
-                "Q [B,Sq,Dk], K [B,Skv,Dk], V [B,Skv,Dv]; rank-2 arrays mean batch 1");
-    s->add_option("--q", f->q, "float32 (int8 with --dtype int8) .npy queries [B,Sq,Dk] or [Sq,Dk]")
-        ->required();
-    s->add_option("--k", f->k, "float32 (int8) .npy keys [B,Skv,Dk] or [Skv,Dk]")->required();
-    s->add_option("--v", f->v, "float32 (int8) .npy values [B,Skv,Dv] or [Skv,Dv]")->required();
-    add_scale(s, &f->scale);
-    add_sdpa_int8_flags(s, &f->int8);
-    f->masks.add(s, true);
-    s->add_option("--out", f->out, "output .npy [B,Sq,Dv] (or [Sq,Dv])")->required();
-    s->add_option("--weights-out", f->weights_out,
-                  "output .npy: attention weights [B,Sq,Skv] (or [Sq,Skv])");
-    s->callback([f, runner] {
-      *runner = [f] {
-        if (!f->int8.int8()) {
-          reject_int8_flags(f->int8);
-          run_sdpa(*f);
-          return;
-        }
-        run_sdpa_s8({f->q, f->k, f->v, f->out, f->weights_out, f->masks.resolved(),
-                     f->scale.has_value()},
-                    f->int8);
-      };
-    });
-  }
-  {
-    auto f = std::make_shared<MhaFlags>();
-    CLI::App* s = run->add_subcommand(
-        "mha", "Multi-head attention with PyTorch nn.MultiheadAttention weights "
-               "(batch_first=True): self-attention, or cross-attention with --kv");
-    s->add_option("--query", f->query, "float32 .npy query [B,Sq,E] or [Sq,E]")->required();
-    s->add_option("--kv", f->kv,
-                  "float32 .npy keys (and values) [B,Skv,kdim] or [Skv,kdim] for cross-attention "
-                  "(default: the query, i.e. self-attention)");
-    s->add_option("--value", f->value,
-                  "float32 .npy values [B,Skv,vdim] when they differ from --kv");
-    s->add_option("--weights", f->weights_dir,
-                  "directory of state_dict .npy files: in_proj_weight.npy [3E,E] (or "
-                  "q_proj_weight.npy [E,E], k_proj_weight.npy [E,kdim], v_proj_weight.npy "
-                  "[E,vdim]), optional in_proj_bias.npy [3E], out_proj.weight.npy [E,E], "
-                  "optional out_proj.bias.npy [E]")
-        ->required();
-    s->add_option("--heads", f->heads, "number of heads H (must divide E)")->required();
-    f->masks.add(s, true);
-    s->add_option("--out", f->out, "output .npy [B,Sq,E] (or [Sq,E])")->required();
-    s->add_option("--weights-out", f->weights_out,
-                  "output .npy: attention weights averaged over heads [B,Sq,Skv] (PyTorch's "
-                  "default), or per head [B,H,Sq,Skv] with --per-head-weights");
-    s->add_flag("--per-head-weights", f->per_head,
-                "write per-head weights [B,H,Sq,Skv] (average_attn_weights=False)");
-    auto i8 = std::make_shared<MhaInt8Flags>();  // --dtype int8 (int8_commands.cpp)
-    add_mha_int8_flags(s, i8.get());
-    add_model_flags(s, &f->model, {"--weights", "--heads"});
-    s->callback([f, i8, runner] {
-      *runner = [f, i8] {
-        if (f->model.given()) {
-          if (i8->int8()) throw CliError("--model: the dtype and quantization come from the model");
-          reject_int8_flags(*i8);
-          run_model("mha", {f->query, f->kv, f->value, "", f->out, f->weights_out, f->per_head,
-                            f->masks.resolved()},
-                    f->model);
-          return;
-        }
-        if (!i8->int8()) {
-          reject_int8_flags(*i8);
-          run_mha(*f);
-          return;
-        }
-        run_mha_s8({f->query, f->kv, f->value, f->weights_dir, f->out, f->weights_out, f->heads,
-                    f->per_head, f->masks.resolved()},
-                   *i8);
-      };
-    });
-  }
-  {
-    auto f = std::make_shared<BahdanauFlags>();
-    CLI::App* s = run->add_subcommand(
-        "bahdanau", "Bahdanau (additive) attention, Keras Dense layout (x @ W + b): "
-                    "e_t = v . tanh(q W1 + b1 + h_t W2 + b2) + bv, context = sum_t softmax(e)_t h_t");
-    f->io.add(s);
-    s->add_option("--w1", f->w1, "float32 .npy W1 [Dq,U] (int8 with --dtype int8)")->required();
-    s->add_option("--b1", f->b1, "float32 .npy b1 [U] (default 0; int32 with --dtype int8)");
-    s->add_option("--w2", f->w2, "float32 .npy W2 [Dk,U] (int8 with --dtype int8)")->required();
-    s->add_option("--b2", f->b2, "float32 .npy b2 [U] (default 0; int32 with --dtype int8)");
-    s->add_option("--v", f->v, "float32 .npy v [U] or [U,1] (Keras Dense(1) kernel; int8 with "
-                               "--dtype int8)")->required();
-    s->add_option("--bv", f->bv, "bias of the Dense(1) score layer, a number (default 0; an "
-                                 "int32 integer with --dtype int8)");
-    auto i8 = std::make_shared<BahdanauInt8Flags>();  // --dtype int8 (context_s8_commands.cpp)
-    add_bahdanau_int8_flags(s, i8.get());
-    add_model_flags(s, &f->model, {"--w1", "--w2", "--v"});
-    s->callback([f, i8, runner] {
-      *runner = [f, i8] {
-        if (!f->model.given() && i8->int8()) {
-          return run_bahdanau_s8({f->io.query, f->io.keys, f->io.out, f->io.weights_out,
-                                  f->io.key_lengths, f->w1, f->b1, f->w2, f->b2, f->v, f->bv},
-                                 *i8);
-        }
-        if (f->model.given() && i8->int8()) {
-          throw CliError("--model: the dtype and quantization come from the model");
-        }
-        reject_int8_flags(*i8);
-        if (!f->model.given()) return run_bahdanau(*f);
-        MaskInputs masks;
-        masks.key_lengths_path = f->io.key_lengths;
-        run_model("bahdanau", {f->io.query, "", "", f->io.keys, f->io.out, f->io.weights_out,
-                               false, masks},
-                  f->model);
-      };
-    });
-  }
-  {
-    auto f = std::make_shared<ContextFlags>();
-    CLI::App* s = run->add_subcommand(
-        "luong-dot", "Luong dot attention: e_t = q . h_t, context = sum_t softmax(e)_t h_t (Dq == Dk)");
-    f->add(s);
-    auto i8 = std::make_shared<LuongInt8Flags>();  // --dtype int8 (int8_commands.cpp)
-    add_luong_int8_flags(s, i8.get(), false);
-    s->callback([f, i8, runner] {
-      *runner = [f, i8] {
-        if (!i8->int8()) {
-          reject_int8_flags(*i8);
-          run_luong_dot(*f);
-          return;
-        }
-        run_luong_s8({f->query, f->keys, f->out, f->weights_out, f->key_lengths, "", ""}, *i8,
-                     false);
-      };
-    });
-  }
-  {
-    auto f = std::make_shared<LuongGeneralFlags>();
-    CLI::App* s = run->add_subcommand(
-        "luong-general", "Luong general attention: e_t = q . (h_t W + b), context = sum_t softmax(e)_t h_t");
-    f->io.add(s);
-    s->add_option("--w", f->w, "float32 .npy W [Dk,Dq] (Keras Dense on the keys; int8 with "
-                               "--dtype int8)")->required();
-    s->add_option("--b", f->b, "float32 .npy b [Dq] (default 0; cancels in the softmax; int32 "
-                               "with --dtype int8, where it does not cancel)");
-    auto i8 = std::make_shared<LuongInt8Flags>();  // --dtype int8 (int8_commands.cpp)
-    add_luong_int8_flags(s, i8.get(), true);
-    add_model_flags(s, &f->model, {"--w"});
-    s->callback([f, i8, runner] {
-      *runner = [f, i8] {
-        if (f->model.given()) {
-          if (i8->int8()) throw CliError("--model: the dtype and quantization come from the model");
-          reject_int8_flags(*i8);
-          MaskInputs masks;
-          masks.key_lengths_path = f->io.key_lengths;
-          run_model("luong-general", {f->io.query, "", "", f->io.keys, f->io.out,
-                                      f->io.weights_out, false, masks},
-                    f->model);
-          return;
-        }
-        if (!i8->int8()) {
-          reject_int8_flags(*i8);
-          run_luong_general(*f);
-          return;
-        }
-        run_luong_s8({f->io.query, f->io.keys, f->io.out, f->io.weights_out, f->io.key_lengths,
-                      f->w, f->b},
-                     *i8, true);
-      };
-    });
-  }
-  {
-    auto f = std::make_shared<GeneralFlags>();
-    CLI::App* s = run->add_subcommand(
-        "general", "General attention (seed example): Q = X Wq, K = X Wk, V = X Wv, "
-                   "O = softmax(Q K^T * scale + mask) V");
-    s->add_option("--x", f->x, "float32 .npy inputs X [B,S,In] or [S,In]")->required();
-    s->add_option("--wq", f->wq, "float32 .npy W_Q [In,Dk]")->required();
-    s->add_option("--wk", f->wk, "float32 .npy W_K [In,Dk]")->required();
-    s->add_option("--wv", f->wv, "float32 .npy W_V [In,Dv]")->required();
-    add_scale(s, &f->scale);
-    f->masks.add(s, true);
-    s->add_option("--out", f->out, "output .npy [B,S,Dv] (or [S,Dv])")->required();
-    s->add_option("--weights-out", f->weights_out, "output .npy: weights [B,S,S] (or [S,S])");
-    s->callback([f, runner] { *runner = [f] { run_general(*f); }; });
-  }
-  add_softmax_s8(run, runner);
+  for (const RunOp& op : kRunOps) op.add(run->add_subcommand(op.name, op.description), runner);
   // Name the value of every string flag FILE (DIR for --weights) in --help.
   for (CLI::App* sub : run->get_subcommands({})) {
     for (CLI::Option* o : sub->get_options({})) {

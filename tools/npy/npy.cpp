@@ -278,6 +278,7 @@ bool load(const std::string& path, Array* out, std::string* error) {
   }
   if (!S_ISREG(st.st_mode)) return fail(error, path, "not a regular file");
   const auto file_size = static_cast<uint64_t>(st.st_size);
+  if (file_size == 0) return fail(error, path, "empty file");
 
   unsigned char pre[12] = {};
   const std::size_t got = std::fread(pre, 1, 10, file.f);
