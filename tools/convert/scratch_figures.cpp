@@ -1,8 +1,9 @@
 // attn-scratch-tile<N>: the engine's memory figures for one model's shape, as
 // one line of JSON, for tools/attn-convert's summary (which never re-derives
 // them). Built twice from the engine's public headers, once per float query
-// tile (ATTN_SDPA_QUERY_TILE = 8: ref kernels, the Cortex-M builds; 32: a SIMD
-// backend), so both figures are available from one host build. Every number is
+// tile (8: ref kernels, the Cortex-M builds; 32: a SIMD backend; each set by
+// the attn/config.h of scratch_config.h.in), so both figures are available
+// from one host build. Every number is
 // a constexpr scratch function or a sizeof of the engine evaluated by the
 // compiler; the int8 ones are for this host (pointer size, int8 query tile).
 //
@@ -20,6 +21,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "attn/config.h"  // first: this helper's tile (scratch_config.h.in)
 
 #include "attn/bahdanau.h"
 #include "attn/bahdanau_s8.h"
