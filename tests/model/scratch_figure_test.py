@@ -11,7 +11,9 @@ blob and several sequence lengths:
 2. for the library's own tile that figure equals `attn info` (the library's
    model_scratch_bytes, compiled code rather than the header evaluated again);
 3. the attention core's share, sdpa_f32_scratch_bytes, equals the formula its
-   header documents (computed here in Python, independently) for both tiles.
+   header documents (computed here in Python, independently) for both tiles;
+4. for int8 blobs, the converter's scratch plus multipliers and parameters
+   and its RAM estimate equal `attn info`'s (this host's int8 figures).
 Exit 0 pass, 1 fail.
 """
 import json
@@ -92,12 +94,35 @@ def one_model(tools, attn, library_tile, name, seq):
               f"documented formula {want}")
 
 
+def one_int8_model(tools, attn, name, seq):
+    path = os.path.join(DATA, name)
+    out = run([sys.executable, CONVERT, "info", path, "--seq", str(seq), "--tools", tools])
+    conv = re.search(r"scratch on this host \(int8 query tile \d+\): ([\d,]+) B.*?"
+                     r"multipliers and parameters ([\d,]+) B", out)
+    conv_ram = re.search(r"RAM estimate: ([\d,]+) B", out)
+    info = run([attn, "info", path, "--seq", str(seq)])
+    lib = re.search(r"scratch: (\d+) bytes", info)
+    lib_ram = re.search(r"RAM estimate: (\d+) bytes", info)
+    if not (conv and conv_ram and lib and lib_ram):
+        check(False, f"{name} seq {seq}: figures missing:\n{out}\n{info}")
+        return
+    total = sum(int(g.replace(",", "")) for g in conv.groups())
+    check(total == int(lib.group(1)), f"{name} seq {seq}: converter {total}, attn info "
+                                      f"{lib.group(1)}")
+    check(int(conv_ram.group(1).replace(",", "")) == int(lib_ram.group(1)),
+          f"{name} seq {seq}: RAM {conv_ram.group(1)} vs attn info {lib_ram.group(1)}")
+
+
 def main():
     tools, attn, library_tile = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    models = [n for n in sorted(os.listdir(DATA)) if n.endswith(".attn") and "int8" not in n]
-    for name in models:
-        for seq in (1, 7, 64, 300):
+    blobs = sorted(n for n in os.listdir(DATA) if n.endswith(".attn"))
+    models = [n for n in blobs if "int8" not in n]
+    for seq in (1, 7, 64, 300):
+        for name in models:
             one_model(tools, attn, library_tile, name, seq)
+        for name in blobs:
+            if "int8" in name:
+                one_int8_model(tools, attn, name, seq)
     # The head size of the engine's documentation (d = 64): 6,400 B with tile 8,
     # 25,024 B with tile 32, both from the library and the formula alike.
     params = {"embed_dim": 128, "num_heads": 2, "kdim": 128, "vdim": 128}
@@ -106,8 +131,8 @@ def main():
         check(fig["sdpa_scratch_bytes"] == sdpa_formula(tile, 64, 64),
               f"d = 64, tile {tile}: {fig['sdpa_scratch_bytes']} vs {sdpa_formula(tile, 64, 64)}")
         print(f"sdpa_f32_scratch_bytes, d = 64, query tile {tile}: {fig['sdpa_scratch_bytes']}")
-    print(f"scratch_figure_test: {len(models)} models x 4 lengths x 2 tiles, "
-          f"{len(failures)} failures")
+    print(f"scratch_figure_test: {len(models)} float models x 4 lengths x 2 tiles, "
+          f"{len(blobs) - len(models)} int8 models x 4 lengths, {len(failures)} failures")
     return 1 if failures else 0
 
 
