@@ -1,5 +1,5 @@
 #!/usr/bin/env -S /usr/bin/python3
-"""Independent NumPy reference of the int8 path, written from shared/INT8.md.
+"""Independent NumPy reference of the int8 path, written from docs/INT8.md.
 
 It runs the UNFUSED TFLite op sequence (BATCH_MATMUL -> SOFTMAX ->
 BATCH_MATMUL) on int64 NumPy arrays, with every primitive written from its

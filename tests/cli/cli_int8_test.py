@@ -4,7 +4,7 @@
 Usage: cli_int8_test.py path/to/attn
 
 Checks, bit for bit against tools/int8_reference.py (the unfused NumPy
-reference of the TFLite op sequence, written from shared/INT8.md):
+reference of the TFLite op sequence, written from docs/INT8.md):
   * `attn run softmax-s8` on seeded random int8 arrays (numpy.random.default_rng
     seeds 1000..1039 pick shapes, scales and beta, including the multiplier cap,
     diff_min cuts, the smallest accepted beta * scale, rows of 4095, ranks 1..3);

@@ -42,6 +42,14 @@ def add_common(p, calib_help):
     p.add_argument("--batch", type=int, default=1, metavar="B",
                    help="batch size for the summary's RAM figure (default 1)")
     p.add_argument("--quiet", action="store_true", help="no summary")
+    add_tools(p)
+
+
+def add_tools(p):
+    p.add_argument("--tools", metavar="DIR",
+                   help="directory of the build's attn-scratch-tile8/32 helpers, which give "
+                        "the summary's scratch figures (default: beside `attn` on PATH, "
+                        "else build/host/tools)")
 
 
 def parser():
@@ -86,6 +94,7 @@ def parser():
     i.add_argument("model", help="a .attn blob")
     i.add_argument("--seq", type=int, default=64, metavar="N")
     i.add_argument("--batch", type=int, default=1, metavar="B")
+    add_tools(i)
     return ap
 
 
@@ -93,7 +102,37 @@ def fmt_bytes(n):
     return f"{n:,} B" + (f" ({n / 1024:.1f} KiB)" if n >= 1024 else "")
 
 
-def summary(info, source, seq, seq_kv, batch, error=None, out=sys.stdout):
+def memory_summary(info, tools, sq, skv, batch, w):
+    """Scratch and RAM lines, every engine figure from the scratch helpers (cost.py)."""
+    p = info.params
+    q8 = info.dtype == "int8"
+    seqs = f"seq_q {sq}, seq_kv {skv}" if info.op == "mha" else f"seq {skv}"
+    io = cost.io_bytes(info.op, p, batch, sq, skv, itemsize=1 if q8 else 4)
+    w(f"  {'int8' if q8 else 'float'} inputs + outputs (batch {batch}, {seqs}): "
+      f"{fmt_bytes(io)}\n")
+    if q8:
+        # The int8 figures do not depend on the float tile; they are this host's (its
+        # pointer size and int8 query tile). A target's own: the header's kScratchBytes.
+        f = cost.engine_figures(tools, 32, info.op, "int8", p, batch, sq, skv)
+        w(f"  scratch on this host (int8 query tile {f['s8_query_tile']}): "
+          f"{fmt_bytes(f['scratch_bytes'])} + multipliers and parameters "
+          f"{fmt_bytes(f['extra_bytes'])}; a target's own: the header's kScratchBytes\n")
+        ram = f["scratch_bytes"] + f["extra_bytes"] + io + f["model_bytes"]
+        w(f"  RAM estimate: {fmt_bytes(ram)} = scratch + multipliers + inputs/outputs + "
+          f"attn::Model ({f['model_bytes']:,} B here); flash: blob + engine code\n")
+        return
+    w(f"  scratch, from the engine's scratch functions:\n")
+    model_bytes = 0
+    for tile, what in cost.TILES:
+        f = cost.engine_figures(tools, tile, info.op, "f32", p, batch, sq, skv)
+        model_bytes = f["model_bytes"]
+        w(f"    query tile {tile} ({what}): {fmt_bytes(f['scratch_bytes'])}, RAM estimate "
+          f"{fmt_bytes(f['scratch_bytes'] + io + model_bytes)}\n")
+    w(f"  RAM estimate = scratch + inputs/outputs + attn::Model ({model_bytes:,} B here, "
+      "less on 32-bit targets); flash: blob + engine code\n")
+
+
+def summary(info, source, seq, seq_kv, batch, error=None, out=sys.stdout, tools=None):
     p = info.params
     w = out.write
     w(f"{info.op} {info.dtype} model '{info.name}' from {source}\n")
@@ -111,28 +150,11 @@ def summary(info, source, seq, seq_kv, batch, error=None, out=sys.stdout):
       f"(header, table and alignment: {info.total - param_bytes:,} B)\n")
     sq = seq
     skv = seq_kv or seq
-    if info.dtype == "f32":
-        scr = cost.scratch_bytes(info.op, p, sq, skv)
-        io = cost.io_bytes(info.op, p, batch, sq, skv)
-        seqs = f"seq_q {sq}, seq_kv {skv}" if info.op == "mha" else f"seq {skv}"
-        w(f"  scratch ({seqs}): {fmt_bytes(scr)} (engine formula; exact: attn info)\n")
-        w(f"  float inputs + outputs (batch {batch}): {fmt_bytes(io)}\n")
-        ram = scr + io + cost.MODEL_DESCRIPTOR_BYTES_32
-        w(f"  RAM estimate: {fmt_bytes(ram)} = scratch + inputs/outputs + attn::Model "
-          f"({cost.MODEL_DESCRIPTOR_BYTES_32} B); flash: blob + engine code\n")
-    else:
-        io = cost.io_bytes(info.op, p, batch, sq, skv, itemsize=1)
-        w(f"  int8 inputs + outputs (batch {batch}, seq {skv}): {fmt_bytes(io)}\n")
-        if info.op == "mha":
-            scr, ch = cost.mha_s8_bytes(p, sq, skv)
-            w(f"  scratch (mha_s8, seq_q {sq}, seq_kv {skv}): ~{fmt_bytes(scr)} + channel "
-              f"multipliers {fmt_bytes(ch)} (estimate; exact: attn info)\n")
-            ram = scr + ch + io + cost.MODEL_DESCRIPTOR_BYTES_32
-            w(f"  RAM estimate: {fmt_bytes(ram)} = scratch + multipliers + inputs/outputs + "
-              f"attn::Model ({cost.MODEL_DESCRIPTOR_BYTES_32} B); flash: blob + engine code\n")
-        else:
-            w(f"  scratch: see attn info (bahdanau_s8 / luong_s8), or the header's "
-              "kScratchBytes\n")
+    try:
+        memory_summary(info, tools, sq, skv, batch, w)
+    except cost.FiguresUnavailable as e:
+        w(f"  scratch and RAM: the engine's figures are unavailable: {e}\n")
+    if info.dtype == "int8":
         acts = info.acts()
         w("  activations (scale, zero point): " +
           ", ".join(f"{k} ({s:.4g}, {z})" for k, (s, z) in acts.items()) + "\n")
@@ -256,7 +278,8 @@ def convert(args):
         write_file(args.header, header.make_header(data, info, ns, os.path.basename(args.src),
                                                    args.seq), False)
     if not args.quiet:
-        summary(info, args.src, args.seq, getattr(args, "seq_kv", None), args.batch, error)
+        summary(info, args.src, args.seq, getattr(args, "seq_kv", None), args.batch, error,
+                tools=args.tools)
         for f, what in ((args.out, "blob"), (args.header, "header")):
             if f:
                 print(f"  wrote {what}: {f}")
@@ -273,7 +296,7 @@ def info_cmd(args):
         info = blobfmt.read_blob(data)
     except blobfmt.BlobError as e:
         raise ConvertError(f"{args.model}: {e}")
-    summary(info, args.model, args.seq, None, args.batch)
+    summary(info, args.model, args.seq, None, args.batch, tools=args.tools)
 
 
 def main(argv=None):

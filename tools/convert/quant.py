@@ -1,4 +1,4 @@
-"""Post-training int8 quantization, TensorFlow Lite conventions (../shared/INT8.md).
+"""Post-training int8 quantization, TensorFlow Lite conventions (docs/INT8.md).
 
 - activations: asymmetric per tensor, real = scale * (q - zero_point), q in [-128, 127],
   the range [min, max] widened to include 0, from calibration data (min/max or percentile);
