@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Static checks of engine/ and platform/ (what CI runs):
 #   1. every public header compiles on its own (included alone, twice, with
-#      the engine's warning flags) with g++, clang++ and, when installed,
-#      arm-none-eabi-g++ for a Cortex-M4;
+#      the engine's warning flags) with g++, clang++ and arm-none-eabi-g++ for
+#      a Cortex-M4;
+# A tool missing (cppcheck, clang-tidy, a compiler) fails its step.
 #   2. cppcheck (warning, style, performance, portability), documented
 #      suppressions below;
 #   3. clang-tidy with the checked-in .clang-tidy, over every engine and
@@ -28,8 +29,8 @@ headers() {
   trap 'rm -rf "$tmp"' RETURN
   local flags=(-std=c++17 -fsyntax-only -fno-exceptions -fno-rtti -Wall -Wextra -Werror -Wshadow
                -Wconversion -Wno-sign-conversion -Wcast-align -Iengine/include -Iplatform/include)
-  local compilers=("g++" "clang++-14")
-  if command -v arm-none-eabi-g++ >/dev/null; then compilers+=("arm-none-eabi-g++"); fi
+  local compilers=("g++" "clang++-14" "arm-none-eabi-g++")
+  for cxx in "${compilers[@]}"; do require "$cxx" || return 1; done
   local h rel
   while IFS= read -r h; do
     case "$h" in
@@ -52,9 +53,19 @@ headers() {
   [ "$bad" -eq 0 ]
 }
 
+# A tool the checks need (installed by tools/setup.sh): missing is a failure,
+# never a clean pass.
+require() {
+  if ! command -v "$1" >/dev/null; then
+    echo "static-checks: $1 not found (tools/setup.sh installs it): FAILED" >&2
+    return 1
+  fi
+}
+
 cppcheck_run() {
-  local t0 out
+  local t0 out rc=0
   t0=$(date +%s)
+  require cppcheck || return 1
   out=$(mktemp)
   # Suppressions:
   #   useStlAlgorithm: raw loops are the house style in freestanding code.
@@ -73,12 +84,13 @@ cppcheck_run() {
     --suppress=missingIncludeSystem --suppress=useStlAlgorithm \
     --suppress=knownConditionTrueFalse --suppress=shadowFunction \
     --suppress=cppcheckError:engine/src/model/model_load.cpp \
-    engine/src platform/src >"$out" 2>&1 || true
-  # --error-exitcode ignores style findings: any reported line fails.
-  if grep -qE '^[^ ]+:[0-9]+:[0-9]+: ' "$out"; then
+    engine/src platform/src >"$out" 2>&1 || rc=$?
+  # --error-exitcode ignores style findings: any reported line fails, and so
+  # does a nonzero exit (cppcheck could not run).
+  if [ "$rc" -ne 0 ] || grep -qE '^[^ ]+:[0-9]+:[0-9]+: ' "$out"; then
     cat "$out"
     rm -f "$out"
-    echo "cppcheck: FAILED ($(( $(date +%s) - t0 )) s)"
+    echo "cppcheck: FAILED (exit $rc, $(( $(date +%s) - t0 )) s)"
     return 1
   fi
   rm -f "$out"
@@ -88,6 +100,8 @@ cppcheck_run() {
 tidy() {
   local t0 out
   t0=$(date +%s)
+  require clang-tidy-14 || return 1
+  require run-clang-tidy-14 || return 1
   cmake -S . -B build/static -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
     -DATTN_SIMD=hwy -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
   out=$(mktemp)
