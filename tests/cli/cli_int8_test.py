@@ -33,7 +33,7 @@ reference of the TFLite op sequence, written from docs/INT8.md):
     int8 flags without --dtype int8, shape mismatches, unsupported additive
     values, engine statuses) each exit 2 with one line on stderr naming the file
     or flag, and leave no output file.
-Exits 0 on success, 1 on failure, 77 (skipped) when NumPy is missing.
+Exits 0 on success, 1 on failure, 77 (skipped) when NumPy is missing (1 under CI=true).
 """
 import math
 import os
@@ -42,11 +42,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+from missing_tool import skip  # noqa: E402
+
 try:
     import numpy as np
 except ImportError:
-    print("numpy not available: skipping")
-    sys.exit(77)
+    skip("cli_int8_test", "NumPy missing")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))

@@ -13,7 +13,7 @@
    outputs within a derived bound, see FIXTURE_REL_TOL; the rest bit for bit), and run
    ATTN_MODEL_TEST (the C++ end-to-end test) and, given ATTN_CLI, `attn run
    --model` (cli_model_test.py) on the fresh files.
-Exit 0 pass, 1 fail, 77 skipped (no NumPy).
+Exit 0 pass, 1 fail, 77 skipped (no NumPy; a failure under CI=true).
 """
 import os
 import re
@@ -23,11 +23,13 @@ import sys
 import tempfile
 import zlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+from missing_tool import part_missing, skip  # noqa: E402
+
 try:
     import numpy as np
 except ImportError:
-    print("convert_test: NumPy missing, skipped")
-    sys.exit(77)
+    skip("convert_test", "NumPy missing")
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -251,7 +253,8 @@ def pipeline(test_binary, attn_binary):
     try:
         import torch  # noqa: F401
     except ImportError:
-        print("convert_test: no PyTorch, pipeline part skipped")
+        check(not part_missing("convert_test", "PyTorch missing: pipeline part"),
+              "PyTorch installed (CI=true)")
         return
     import torch
     with tempfile.TemporaryDirectory() as d:
