@@ -12,6 +12,18 @@
       and the scratch the op needs for the image's shape (attn_fp_scratch_*).
       Writes everything as JSON.
 
+  Both report and analyze fail (exit 1) when an op image is missing, and
+  when an op's call graph has an indirect call or a recursion without an
+  explicit bound in the stack budget file (tests/baremetal/ops/
+  stack_budget.json, or --stack-budget): a static call graph cannot follow
+  those, so the worst case would be under-reported. A bound reads
+      "indirect_call_bounds": {"attn::f": {"bytes": 64, "why": "calls only g or h, each <= 64 B"}}
+      "recursion_bounds":     {"attn::f": {"bytes": 96, "why": "depth <= 2, 48 B per level"}}
+  keyed by the demangled function name without its argument list; "why" (the
+  comment saying where the bound comes from) must not be empty. The bytes are
+  the stack below the function: the indirect callee's worst case, or every
+  recursive level beyond the first.
+
   tools/footprint.py noheap [--nm arm-none-eabi-nm] IMAGE.elf
       Fails (exit 1) if the image contains malloc, free, realloc, calloc,
       _sbrk (or their newlib _r variants), operator new/delete,
@@ -203,10 +215,33 @@ def demangle(names):
     return dict(zip(names, out))
 
 
-def worst_stack(root, funcs, frames):
-    """Worst-case stack from `root` over the static call graph: (bytes, path, notes)."""
+def load_bounds(budget_path):
+    """{"indirect": {name: bytes}, "recursion": {name: bytes}} from the budget
+    file; a bound without bytes > 0 or without a "why" is an error."""
+    bounds = {"indirect": {}, "recursion": {}}
+    if not budget_path:
+        return bounds
+    with open(budget_path) as fh:
+        data = json.load(fh)
+    for kind, key in (("indirect", "indirect_call_bounds"), ("recursion", "recursion_bounds")):
+        for name, b in data.get(key, {}).items():
+            if not isinstance(b, dict) or not isinstance(b.get("bytes"), int) or b["bytes"] <= 0 \
+                    or not str(b.get("why", "")).strip():
+                raise SystemExit(f"{budget_path}: {key} {name}: needs \"bytes\" > 0 and a \"why\"")
+            bounds[kind][name] = b["bytes"]
+    return bounds
+
+
+def worst_stack(root, funcs, frames, names, bounds):
+    """Worst-case stack from `root` over the static call graph:
+    (bytes, path, notes, unbounded); unbounded lists the indirect calls and
+    recursions that `bounds` (load_bounds) does not cover."""
     notes = set()
+    unbounded = set()
     memo = {}
+
+    def short(fn):
+        return names.get(fn, fn).split("(")[0]
 
     def frame(fn):
         if fn in frames:
@@ -220,15 +255,24 @@ def worst_stack(root, funcs, frames):
         if fn in memo:
             return memo[fn]
         if fn in stack:
-            notes.add(f"recursion through {fn}")
-            return 0, []
+            bound = bounds["recursion"].get(short(fn))
+            if bound is None:
+                unbounded.add(f"recursion through {short(fn)}: no recursion_bounds entry")
+                return 0, []
+            notes.add(f"recursion through {short(fn)}: bounded at {bound} B")
+            return bound, [f"{fn} (recursion bound)"]
         info = funcs.get(fn)
         if info is None:
             return frame(fn), [fn]
-        if info["indirect"]:
-            notes.add(f"{fn}: indirect call not followed")
-        stack.add(fn)
         best = (0, [])
+        if info["indirect"]:
+            bound = bounds["indirect"].get(short(fn))
+            if bound is None:
+                unbounded.add(f"{short(fn)}: indirect call, no indirect_call_bounds entry")
+            else:
+                notes.add(f"{short(fn)}: indirect call bounded at {bound} B")
+                best = (bound, [f"{fn} (indirect call bound)"])
+        stack.add(fn)
         for c in sorted(info["callees"]):
             r = visit(c, stack)
             if r[0] > best[0]:
@@ -238,10 +282,12 @@ def worst_stack(root, funcs, frames):
         return memo[fn]
 
     size, path = visit(root, set())
-    return size, path, sorted(notes)
+    return size, path, sorted(notes), sorted(unbounded)
 
 
-def analyze(build_dir, preset, opt):
+def analyze(build_dir, preset, opt, bounds):
+    """(rows, summary, problems): problems name every missing op image and
+    every unbounded indirect call or recursion."""
     ops_dir = os.path.join(build_dir, "tests", "baremetal", "ops")
     base = sections(os.path.join(ops_dir, "attn_fp_base.elf"))
     frames = frame_sizes_from_ci(build_dir)
@@ -253,20 +299,24 @@ def analyze(build_dir, preset, opt):
             if f.endswith(".obj") or f.endswith(".o"):
                 platform_data |= library_data_symbols(os.path.join(rt_dir, f))
     rows = []
+    problems = []
     for op in OPS:
         elf = os.path.join(ops_dir, f"attn_fp_{op}.elf")
         if not os.path.exists(elf):
+            problems.append(f"{op}: op image {os.path.relpath(elf, build_dir)} missing")
             continue
         sec = sections(elf)
         scratch = scratch_symbols(elf).get(op)
-        if scratch is None:  # the op is not in this build (e.g. no int8 yet)
+        if scratch is None:
+            problems.append(f"{op}: no attn_fp_scratch_{op} symbol in its image")
             continue
         funcs = parse_disassembly(elf)
         names = demangle(list(funcs))
         roots = [f for f, d in names.items() if d.startswith(ENTRY[op])]
-        stack, path, notes = (0, [], ["entry function not found"])
+        stack, path, notes, unbounded = (0, [], [], ["entry function not found"])
         if roots:
-            stack, path, notes = worst_stack(roots[0], funcs, frames)
+            stack, path, notes, unbounded = worst_stack(roots[0], funcs, frames, names, bounds)
+        problems += [f"{op}: {u}" for u in unbounded]
         dm = demangle(path) if path else {}
         rows.append({
             "preset": preset, "opt": opt, "op": op, "shape": SHAPES[op],
@@ -290,7 +340,13 @@ def analyze(build_dir, preset, opt):
                    "static_ram": owned_ram(total_elf, engine_data),
                    "platform_flash": base["flash"],
                    "platform_ram": owned_ram(os.path.join(ops_dir, "attn_fp_base.elf"), platform_data)}
-    return rows, summary
+    return rows, summary, problems
+
+
+def report_problems(problems, where):
+    for p in problems:
+        print(f"footprint: {where}: {p}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def print_table(rows, summaries, out=sys.stdout):
@@ -315,7 +371,9 @@ def print_table(rows, summaries, out=sys.stdout):
 
 
 def cmd_analyze(args):
-    rows, summary = analyze(args.build_dir, args.preset or os.path.basename(args.build_dir.rstrip("/")), args.opt)
+    preset = args.preset or os.path.basename(args.build_dir.rstrip("/"))
+    rows, summary, problems = analyze(args.build_dir, preset, args.opt,
+                                      load_bounds(args.stack_budget))
     print_table(rows, [summary])
     if args.json:
         with open(args.json, "w") as fh:
@@ -324,6 +382,8 @@ def cmd_analyze(args):
         print("no op images found", file=sys.stderr)
         return 1
     bad = [r for r in rows if r["stack"] <= 0 or r["flash"] <= 0]
+    if report_problems(problems, preset) != 0:
+        return 1
     if args.stack_budget and check_stack_budget(rows, args.stack_budget, args.preset) != 0:
         return 1
     return 1 if bad else 0
@@ -371,7 +431,8 @@ OPT_FLAGS = {"Os": ["-DCMAKE_BUILD_TYPE=MinSizeRel"],
 
 
 def cmd_report(args):
-    all_rows, summaries = [], []
+    all_rows, summaries, failed = [], [], 0
+    bounds = load_bounds(args.stack_budget)
     targets = ["attn_fp_base", "attn_all_ops"] + [f"attn_fp_{op}" for op in OPS]
     for preset in args.presets:
         for opt in args.opt:
@@ -381,7 +442,8 @@ def cmd_report(args):
                            check=True, stdout=subprocess.DEVNULL)
             subprocess.run(["cmake", "--build", bdir, "-j", str(args.jobs), "--target"] + targets,
                            cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-            rows, summary = analyze(bdir, preset, opt)
+            rows, summary, problems = analyze(bdir, preset, opt, bounds)
+            failed |= report_problems(problems, f"{preset} -{opt}")
             all_rows += rows
             summaries.append(summary)
     print_table(all_rows, summaries)
@@ -395,7 +457,7 @@ def cmd_report(args):
                        "scratch": "bytes of caller scratch the op needs for the shape (*_scratch_bytes)"}},
                   fh, indent=2)
     print(f"\nwritten {args.json}", file=sys.stderr)
-    return 0
+    return failed
 
 
 def main():
@@ -418,6 +480,9 @@ def main():
     rp.add_argument("--opt", nargs="+", default=["Os", "O2"], choices=sorted(OPT_FLAGS))
     rp.add_argument("--json", default=os.path.join(ROOT, "build", "footprint.json"))
     rp.add_argument("--jobs", type=int, default=2)
+    rp.add_argument("--stack-budget",
+                    default=os.path.join(ROOT, "tests", "baremetal", "ops", "stack_budget.json"),
+                    help="JSON with the indirect-call and recursion bounds (see above)")
     rp.set_defaults(func=cmd_report)
     args = ap.parse_args()
     return args.func(args)
