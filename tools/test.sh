@@ -14,6 +14,36 @@ presets=("$@")
 if [ ${#presets[@]} -eq 0 ]; then presets=("${all_presets[@]}"); fi
 available=$(cmake --list-presets=test 2>/dev/null | sed -n 's/^ *"\([^"]*\)".*/\1/p')
 
+# The Python-reference tests (ctest label "python": NumPy/PyTorch outputs)
+# once under each of Debian's libblas.so.3 alternatives (reference BLAS and
+# OpenBLAS sum in different orders), LAPACK switched along; the original
+# selection is restored afterwards. Switching needs root.
+python_tests_per_blas() {
+  local preset=$1 blas=libblas.so.3-x86_64-linux-gnu lapack=liblapack.so.3-x86_64-linux-gnu
+  if [ "$(id -u)" != 0 ]; then
+    echo "test.sh: not root: Python-reference tests ran under the current BLAS only"
+    return 0
+  fi
+  local restore="" alt rc=0
+  for name in "$blas" "$lapack"; do
+    if [ "$(update-alternatives --query "$name" | sed -n 's/^Status: //p')" = auto ]; then
+      restore+="update-alternatives --quiet --auto $name; "
+    else
+      restore+="update-alternatives --quiet --set $name $(update-alternatives --query "$name" |
+        sed -n 's/^Value: //p'); "
+    fi
+  done
+  for alt in $(update-alternatives --list "$blas"); do
+    echo "=== $preset: Python-reference tests with $alt"
+    update-alternatives --quiet --set "$blas" "$alt"
+    local lp="${alt%/libblas.so.3}/liblapack.so.3"
+    if [ -e "$lp" ]; then update-alternatives --quiet --set "$lapack" "$lp"; fi
+    ctest --preset "$preset" -L python -j "$jobs" || { rc=1; break; }
+  done
+  eval "$restore"
+  return $rc
+}
+
 jobs=$(nproc)
 start=$(date +%s)
 summary=()
@@ -35,6 +65,13 @@ for p in "${presets[@]}"; do
   cmake --preset "$p" >/dev/null
   cmake --build --preset "$p" -j "$jobs"
   ctest --preset "$p" -j "$jobs"
+  if [ "$p" = host ]; then
+    # The kernel levels this machine ran (the allocation test forces each).
+    echo "=== $p: kernel levels run on this machine"
+    "build/$p/tests/host/attn_alloc_test" --gtest_filter='Levels/*.FloatOps/*' |
+      grep -E 'forced:|lacks'
+    python_tests_per_blas "$p"
+  fi
   summary+=("$p: $(( $(date +%s) - t0 )) s")
 done
 echo "=== all presets passed in $(( $(date +%s) - start )) s"
