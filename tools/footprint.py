@@ -312,7 +312,8 @@ def analyze(build_dir, preset, opt, bounds):
             continue
         funcs = parse_disassembly(elf)
         names = demangle(list(funcs))
-        roots = [f for f, d in names.items() if d.startswith(ENTRY[op])]
+        # The entry function itself, not an entity local to it ("f(...)::{lambda()#1}").
+        roots = [f for f, d in names.items() if d.startswith(ENTRY[op]) and ")::" not in d]
         stack, path, notes, unbounded = (0, [], [], ["entry function not found"])
         if roots:
             stack, path, notes, unbounded = worst_stack(roots[0], funcs, frames, names, bounds)
@@ -382,6 +383,9 @@ def cmd_analyze(args):
         print("no op images found", file=sys.stderr)
         return 1
     bad = [r for r in rows if r["stack"] <= 0 or r["flash"] <= 0]
+    for r in bad:
+        print(f"footprint: {preset}: {r['op']}: stack {r['stack']} B, flash {r['flash']} B: "
+              "not measured", file=sys.stderr)
     if report_problems(problems, preset) != 0:
         return 1
     if args.stack_budget and check_stack_budget(rows, args.stack_budget, args.preset) != 0:
