@@ -2,13 +2,16 @@
 // level this CPU supports (scalar, AVX2, AVX-VNNI, AVX-512 VNNI) against the
 // portable references, bit for bit: lengths 1..300, misaligned pointers,
 // runs of the extreme values -128 / 127, every requantization shift; then
-// whole int8 SDPA runs at each level against the scalar level.
+// whole int8 SDPA runs at each level against the scalar level. One test
+// instance per level (Levels/KernelsS8X86Level.*/<level>); a level this CPU
+// lacks is reported as skipped.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <algorithm>
+#include <array>
 #include <random>
 #include <string>
 #include <vector>
@@ -48,6 +51,20 @@ std::string at(int level, int32_t n, int32_t off) {
          " off=" + std::to_string(off);
 }
 
+// One dispatch level per test instance (KernelsS8X86Level/<test>/<level>): a
+// level this CPU lacks is reported as skipped, never passed.
+class KernelsS8X86Level : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    if (!kernels_s8_x86_select(GetParam())) {
+      GTEST_SKIP() << "this CPU lacks the x86 int8 level " << kernels_s8_x86_level_name(GetParam());
+    }
+  }
+  void TearDown() override { kernels_s8_x86_select(-1); }
+  // The level under test, as a one-element range for the per-level loops.
+  std::array<int, 1> level() const { return {GetParam()}; }
+};
+
 TEST(KernelsS8X86, DetectsAndSelectsLevels) {
   LevelGuard g;
   EXPECT_TRUE(kernels_s8_x86_supported(0));
@@ -80,12 +97,11 @@ TEST(KernelsS8X86, LevelTwoFollowsTheAvxVnniBit) {
   }
 }
 
-TEST(KernelsS8X86, DotAndMac) {
-  LevelGuard g;
+TEST_P(KernelsS8X86Level, DotAndMac) {
   const auto a = random_s8(400, 1), b = random_s8(400, 2);
   std::vector<int32_t> acc(400), acc_ref(400);
-  for (int l = 0; l < kLevels; ++l) {
-    if (!kernels_s8_x86_select(l)) continue;
+  for (int l : level()) {
+    kernels_s8_x86_select(l);
     for (int32_t off = 0; off < 5; ++off) {
       for (int32_t n = 0; n <= 300; ++n) {
         int32_t s = 0, s_ref = 0;
@@ -104,14 +120,13 @@ TEST(KernelsS8X86, DotAndMac) {
   }
 }
 
-TEST(KernelsS8X86, QueryRowPackDotAndQk) {
-  LevelGuard g;
+TEST_P(KernelsS8X86Level, QueryRowPackDotAndQk) {
   const auto q = random_s8(400, 3);
   const auto k = random_s8(40 * 320, 4);
   std::vector<uint8_t> packed(1024), packed_ref(1024);
   std::vector<int32_t> dots(64), dots_ref(64);
-  for (int l = 0; l < kLevels; ++l) {
-    if (!kernels_s8_x86_select(l)) continue;
+  for (int l : level()) {
+    kernels_s8_x86_select(l);
     for (int32_t n = 1; n <= 300; ++n) {
       for (int32_t zp : {-128, -1, 0, 5, 127}) {
         const int32_t off = (n + zp) & 3;
@@ -149,15 +164,16 @@ TEST(KernelsS8X86, QueryRowPackDotAndQk) {
   }
 }
 
-TEST(KernelsS8X86, PackedRowSurvivesLevelChanges) {
-  LevelGuard g;
+TEST_P(KernelsS8X86Level, PackedRowSurvivesLevelChanges) {
   const auto q = random_s8(100, 5), k = random_s8(100, 6);
   std::vector<uint8_t> packed(qrow_s8_bytes(77)), packed_ref(qrow_s8_bytes(77));
   qrow_s8_pack_ref(q.data(), -9, 77, packed_ref.data());
   const int32_t want = qrow_s8_dot_ref(packed_ref.data(), -9, k.data(), 77);
-  for (int lp = 0; lp < kLevels; ++lp) {
-    if (!kernels_s8_x86_select(lp)) continue;
+  for (int lp : level()) {
+    kernels_s8_x86_select(lp);
     qrow_s8_pack(q.data(), -9, 77, packed.data());
+    // Read back at every level this CPU runs (the others are skipped as
+    // packing levels of their own instances).
     for (int ld = 0; ld < kLevels; ++ld) {
       if (!kernels_s8_x86_select(ld)) continue;
       EXPECT_EQ(qrow_s8_dot(packed.data(), -9, k.data(), 77), want) << lp << " " << ld;
@@ -165,8 +181,7 @@ TEST(KernelsS8X86, PackedRowSurvivesLevelChanges) {
   }
 }
 
-TEST(KernelsS8X86, PvAndPvStrided) {
-  LevelGuard g;
+TEST_P(KernelsS8X86Level, PvAndPvStrided) {
   const auto v = random_s8(64 * 320, 7);
   std::mt19937 rng(8);
   std::uniform_int_distribution<int> dw(0, 255);
@@ -175,8 +190,8 @@ TEST(KernelsS8X86, PvAndPvStrided) {
   for (std::size_t r = 0; r < 8; ++r) w[r] = r % 3 ? int16_t{255} : int16_t{0};
   std::vector<int32_t> acc(320), acc_ref(320);
   std::vector<const int8_t*> rows(64);
-  for (int l = 0; l < kLevels; ++l) {
-    if (!kernels_s8_x86_select(l)) continue;
+  for (int l : level()) {
+    kernels_s8_x86_select(l);
     for (int32_t n = 1; n <= 300; ++n) {
       const int32_t off = n % 5;
       for (int32_t nrows : {0, 1, 2, 3, 4, 5, 7, 8, 13, 33, 64}) {
@@ -199,8 +214,7 @@ TEST(KernelsS8X86, PvAndPvStrided) {
   }
 }
 
-TEST(KernelsS8X86, RequantizeRow) {
-  LevelGuard g;
+TEST_P(KernelsS8X86Level, RequantizeRow) {
   std::mt19937 rng(9);
   std::vector<int32_t> acc(330);
   // |x| < 2^30 beyond the first 20 (x - offset never overflows there).
@@ -210,8 +224,8 @@ TEST(KernelsS8X86, RequantizeRow) {
   for (std::size_t i = 60; i < 120; ++i) acc[i] = static_cast<int32_t>(rng() % 2001) - 1000;
   std::vector<int8_t> out(320), out_ref(320);
   const int32_t mults[] = {1 << 30, 1518500250, INT32_MAX, 1073741825, 0, -5};
-  for (int l = 0; l < kLevels; ++l) {
-    if (!kernels_s8_x86_select(l)) continue;
+  for (int l : level()) {
+    kernels_s8_x86_select(l);
     for (int32_t shift = -31; shift <= 30; ++shift) {
       for (int32_t m : mults) {
         for (int32_t n : {1, 7, 8, 15, 16, 17, 31, 33, 64, 100, 255, 300}) {
@@ -234,8 +248,7 @@ TEST(KernelsS8X86, RequantizeRow) {
   }
 }
 
-TEST(KernelsS8X86, SoftmaxRow) {
-  LevelGuard g;
+TEST_P(KernelsS8X86Level, SoftmaxRow) {
   std::mt19937 rng(13);
   // Prepared tables (small and large input scales: diff_min cuts, sums that
   // saturate the output) and two arbitrary tables (negative entries too, and
@@ -259,8 +272,8 @@ TEST(KernelsS8X86, SoftmaxRow) {
   tables.push_back(arb_pos);
   const auto base = random_s8(4200, 14);
   std::vector<int8_t> in(4200), out(4200), out_ref(4200);
-  for (int l = 0; l < kLevels; ++l) {
-    if (!kernels_s8_x86_select(l)) continue;
+  for (int l : level()) {
+    kernels_s8_x86_select(l);
     for (std::size_t t = 0; t < tables.size(); ++t) {
       const auto& p = tables[t];
       for (int32_t n : {1, 2, 15, 16, 17, 63, 64, 65, 100, 255, 256, 300, 1024, 4095}) {
@@ -288,8 +301,7 @@ TEST(KernelsS8X86, SoftmaxRow) {
 // softmax_s8_row_w (the tiled core's softmax: unsigned weights, zero padding,
 // their sum, from a once-prepared table) against softmax_s8_row_w_ref, in
 // place and not, at every level; prepared and arbitrary tables.
-TEST(KernelsS8X86, SoftmaxRowWeights) {
-  LevelGuard g;
+TEST_P(KernelsS8X86Level, SoftmaxRowWeights) {
   std::mt19937 rng(15);
   std::vector<attn::SoftmaxS8Params> tables;
   for (float scale : {0.002f, 0.05f, 0.2f, 1.0f, 30.0f}) {
@@ -314,8 +326,8 @@ TEST(KernelsS8X86, SoftmaxRowWeights) {
     const auto& p = tables[t];
     alignas(64) unsigned char lut[kSoftmaxS8LutBytes];
     softmax_s8_tile_prepare(p.exp_table, p.diff_min, 4095, lut);
-    for (int l = 0; l < kLevels; ++l) {
-      if (!kernels_s8_x86_select(l)) continue;
+    for (int l : level()) {
+      kernels_s8_x86_select(l);
       for (int32_t n : {1, 2, 15, 16, 17, 63, 64, 65, 100, 255, 256, 300, 1024, 4095}) {
         for (int32_t spread : {1, 4, 40, 256}) {
           for (std::size_t i = 0; i < in.size(); ++i) {
@@ -380,8 +392,7 @@ TEST(KernelsS8X86, SoftmaxRowWeights) {
 // vpack_s8 + pv_tile_s8 at each level against direct sums (and the *_ref
 // kernels; the packings byte for byte against theirs), over tile rows 1..33, keys 1..200, depths 1..128, misaligned
 // source and packed pointers.
-TEST(KernelsS8X86, QueryTileKernels) {
-  LevelGuard g;
+TEST_P(KernelsS8X86Level, QueryTileKernels) {
   const int32_t rows[] = {1, 2, 3, 4, 5, 8, 9, 16, 17, 33};
   const int32_t keys[] = {1, 3, 8, 15, 16, 17, 33, 64, 100, 200};
   const int32_t depths[] = {1, 3, 4, 5, 16, 17, 63, 64, 65, 128};
@@ -432,8 +443,8 @@ TEST(KernelsS8X86, QueryTileKernels) {
           std::vector<int32_t> qsref(uq);
           qtile_s8_pack_ref(qp, qs, nq, zp, d, uref.data(), qsref.data());
           ASSERT_TRUE(std::equal(qsref.begin(), qsref.end(), qsum.begin()));
-          for (int l = 0; l < kLevels; ++l) {
-            if (!kernels_s8_x86_select(l)) continue;
+          for (int l : level()) {
+            kernels_s8_x86_select(l);
             std::vector<int8_t> kl(off + kref.size() + 64, 7);
             std::vector<int32_t> ksl(ksref.size() + 2, 7);
             kpack_s8(kp, ks, nk, d, kl.data() + off, ksl.data() + 1);
@@ -455,8 +466,8 @@ TEST(KernelsS8X86, QueryTileKernels) {
           }
         }
         const std::size_t os = round_up_s8(uk, 16) + 5;
-        for (int l = -1; l < kLevels; ++l) {
-          if (l >= 0 && !kernels_s8_x86_select(l)) continue;
+        for (int l : {-1, GetParam()}) {
+          if (l >= 0) kernels_s8_x86_select(l);
           std::vector<int32_t> out(1 + uq * os, 0);
           if (l < 0) {
             qk_tile_s8_ref(u.data() + off, nq, zp, kpacked.data() + off, ksum.data() + 1, nk, d,
@@ -503,8 +514,8 @@ TEST(KernelsS8X86, QueryTileKernels) {
                   << "qk rq ref nq=" << nq << " nk=" << nk << " d=" << d;
             }
           }
-          for (int l = 0; l < kLevels; ++l) {
-            if (!kernels_s8_x86_select(l)) continue;
+          for (int l : level()) {
+            kernels_s8_x86_select(l);
             std::vector<int8_t> sl(off + uq * ss, 9);
             const bool fused = qk_tile_s8_rq(u.data() + off, nq, zp, kpacked.data() + off,
                                              ksum.data() + 1, nk, d, offsets.data(), mult, shift,
@@ -544,8 +555,8 @@ TEST(KernelsS8X86, QueryTileKernels) {
         std::vector<int8_t> vref(vpack_s8_bytes(nk, d));
         vpack_s8_ref(vp, vs, nk, d, vref.data());
         const std::size_t as = round_up_s8(ud, 16) + 3;
-        for (int l = -1; l < kLevels; ++l) {
-          if (l >= 0 && !kernels_s8_x86_select(l)) continue;
+        for (int l : {-1, GetParam()}) {
+          if (l >= 0) kernels_s8_x86_select(l);
           std::vector<int8_t> vpacked(off + vpack_s8_bytes(nk, d) + 64, 1);
           if (l < 0) {
             vpack_s8_ref(vp, vs, nk, d, vpacked.data() + off);
@@ -600,8 +611,8 @@ TEST(KernelsS8X86, QueryTileKernels) {
             }
             ASSERT_EQ(oref[off + i * ost + ud], 9);
           }
-          for (int l = 0; l < kLevels; ++l) {
-            if (!kernels_s8_x86_select(l)) continue;
+          for (int l : level()) {
+            kernels_s8_x86_select(l);
             std::vector<int8_t> ol(off + uq * ost, 9);
             const bool fused = pv_tile_s8_rq(w.data() + off, wst, nq, vpacked.data() + off, nk, d,
                                              offsets.data(), mult, shift, ozp, ol.data() + off, ost);
@@ -622,8 +633,7 @@ TEST(KernelsS8X86, QueryTileKernels) {
 
 // Whole SDPA (qk_s8, requantize, softmax, pv) at each level against the scalar
 // level, over shapes that reach every tail path.
-TEST(KernelsS8X86, SdpaSameBitsAtEveryLevel) {
-  LevelGuard g;
+TEST_P(KernelsS8X86Level, SdpaSameBitsAtEveryLevel) {
   struct Shape {
     int32_t sq, skv, dk, dv;
   };
@@ -655,8 +665,9 @@ TEST(KernelsS8X86, SdpaSameBitsAtEveryLevel) {
       const bool causal = (masks & 1) != 0;
       const bool keylen = (masks & 2) != 0;
       std::vector<int8_t> want(no), want_w(nw);
-      for (int l = 0; l < kLevels; ++l) {
-        if (!kernels_s8_x86_select(l)) continue;
+      // The scalar level first: the bits every level must give.
+      for (int l : {0, GetParam()}) {
+        kernels_s8_x86_select(l);
         std::vector<int8_t> out(no, 0), weights(nw, 1);
         attn::SdpaS8Args args;
         args.q = q.data();
@@ -681,6 +692,13 @@ TEST(KernelsS8X86, SdpaSameBitsAtEveryLevel) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Levels, KernelsS8X86Level, ::testing::Range(0, kLevels),
+                         [](const ::testing::TestParamInfo<int>& i) {
+                           std::string n = kernels_s8_x86_level_name(i.param);
+                           for (char& c : n) c = c == '-' ? '_' : c;
+                           return n;
+                         });
 
 }  // namespace
 
