@@ -123,6 +123,7 @@ format_dirs=(bench/baremetal platform/include tests/hardening tests/host tests/i
 format_check() {
   local t0 f bad=0 n=0 changed=0 others=0
   t0=$(date +%s)
+  require clang-format-14 || return 1
   local files=()
   mapfile -t files < <(git ls-files "${format_dirs[@]}" | grep -E '\.(c|cc|cpp|h)$')
   for f in "${files[@]}"; do

@@ -45,10 +45,32 @@ bool read_blob(const std::string& path, Blobs::Blob* b) {
 }  // namespace
 
 Inputs::Inputs()
-    : a(kN), b(kN), c(kN), w1(kN), w2(kN), w3(kN), w4(kN), bias(kN), out(kN), weights(kN),
-      qa(kN), qb(kN), qc(kN), qw1(kN), qw2(kN), qw3(kN), qw4(kN), qbias(kN),
-      channel_scales(kN), qout(kN), qweights(kN), channels(kN), keras(kN, 0.0f),
-      additive(kN, 0.0f), boolean(kN, 0), scratch(1 << 20) {
+    : a(kN),
+      b(kN),
+      c(kN),
+      w1(kN),
+      w2(kN),
+      w3(kN),
+      w4(kN),
+      bias(kN),
+      out(kN),
+      weights(kN),
+      qa(kN),
+      qb(kN),
+      qc(kN),
+      qw1(kN),
+      qw2(kN),
+      qw3(kN),
+      qw4(kN),
+      qbias(kN),
+      channel_scales(kN),
+      qout(kN),
+      qweights(kN),
+      channels(kN),
+      keras(kN, 0.0f),
+      additive(kN, 0.0f),
+      boolean(kN, 0),
+      scratch(1 << 20) {
   uint32_t s = 12345;
   for (std::vector<float>* v : {&a, &b, &c, &w1, &w2, &w3, &w4, &bias}) fill(v, &s);
   for (std::vector<int8_t>* v : {&qa, &qb, &qc, &qw1, &qw2, &qw3, &qw4}) fill(v, &s);
@@ -65,9 +87,12 @@ bool Blobs::read(const std::string& dir) {
   const struct {
     const char* file;
     Blob* blob;
-  } files[] = {{"mha.attn", &mha},           {"bahdanau.attn", &bahdanau},
-               {"luong.attn", &luong},       {"mha_int8.attn", &mha_s8},
-               {"bahdanau_int8.attn", &bahdanau_s8}, {"luong_int8.attn", &luong_s8}};
+  } files[] = {{"mha.attn", &mha},
+               {"bahdanau.attn", &bahdanau},
+               {"luong.attn", &luong},
+               {"mha_int8.attn", &mha_s8},
+               {"bahdanau_int8.attn", &bahdanau_s8},
+               {"luong_int8.attn", &luong_s8}};
   for (const auto& f : files) {
     if (!read_blob(dir + "/" + f.file, f.blob)) {
       missing = dir + "/" + f.file;
@@ -164,8 +189,8 @@ void float_ops(Inputs& in, Results* r) {
     a.mask = mask;
     a.mask.matrix_batch_stride = 16;  // [2, 4, 4]
     r->add("general_attention_f32",
-           attn::general_attention_f32({2, 4, 3, 5, 6},
-                                       {in.w1.data(), in.w2.data(), in.w3.data()}, a, s));
+           attn::general_attention_f32({2, 4, 3, 5, 6}, {in.w1.data(), in.w2.data(), in.w3.data()},
+                                       a, s));
   }
   // Error paths must not allocate either.
   r->add("sdpa_f32 (null args)", attn::sdpa_f32({1, 1, 1, 1, 1}, attn::SdpaF32Args{}, s),
@@ -183,7 +208,7 @@ void float_ops(Inputs& in, Results* r) {
            attn::Status::kScratchTooSmall);
   }
   r->add("status_str", attn::status_str(attn::Status::kOk) != nullptr ? attn::Status::kOk
-                                                                     : attn::Status::kBadArgument);
+                                                                      : attn::Status::kBadArgument);
 }
 
 }  // namespace alloc_ops

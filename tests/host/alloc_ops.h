@@ -46,7 +46,7 @@ struct Inputs {
   std::vector<float> channel_scales;
   std::vector<int8_t> qout, qweights;
   std::vector<attn::QuantizedMultiplier> channels;  // prepare's per-channel storage
-  std::vector<float> keras, additive;  // [2, 3, 4] mask matrices (one masked key each)
+  std::vector<float> keras, additive;               // [2, 3, 4] mask matrices (one masked key each)
   std::vector<uint8_t> boolean;
   int32_t lens[2] = {3, 4};
   std::vector<unsigned char> scratch;  // the ops get it 1 byte off alignment

@@ -96,8 +96,9 @@ void int8_models(const Blobs& blobs, Inputs& in, const attn::Scratch& s, Results
 
   r->add("model_load (bahdanau int8)", load(blobs.bahdanau_s8, &m));
   attn::BahdanauS8Params bp;
-  r->add("model_bahdanau_s8_prepare",
-         attn::model_bahdanau_s8_prepare(m, 1, kSeqKv, in.channels.data(), in.channels.size(), &bp));
+  r->add(
+      "model_bahdanau_s8_prepare",
+      attn::model_bahdanau_s8_prepare(m, 1, kSeqKv, in.channels.data(), in.channels.size(), &bp));
   attn::BahdanauS8Args ba;
   ba.query = in.qa.data();
   ba.keys = in.qb.data();
@@ -143,7 +144,8 @@ void model_ops(const Blobs& blobs, Inputs& in, Results* r) {
   helpers(blobs, r);
   attn::Model m;
   attn::ModelError why = attn::ModelError::kNone;
-  r->add("model_load (corrupt)", attn::model_load(blobs.corrupt.data(), blobs.corrupt.size(), &m, &why),
+  r->add("model_load (corrupt)",
+         attn::model_load(blobs.corrupt.data(), blobs.corrupt.size(), &m, &why),
          attn::Status::kBadModel);
   r->add("model_load (null)", attn::model_load(nullptr, 128, &m, &why), attn::Status::kNullPointer);
 }

@@ -115,7 +115,8 @@ void bahdanau(Inputs& in, const attn::Scratch& s, Results* r) {
   quant.scores = qp(0.02f, 3);
   quant.context = qp(0.04f, -2);
   attn::AddS8Params add;
-  r->add("add_s8_prepare", attn::add_s8_prepare(quant.query_proj, quant.keys_proj, quant.sum, &add));
+  r->add("add_s8_prepare",
+         attn::add_s8_prepare(quant.query_proj, quant.keys_proj, quant.sum, &add));
   int8_t table[256];
   r->add("tanh_s8_table", attn::tanh_s8_table(quant.sum, table));
   escape(table);
@@ -125,8 +126,7 @@ void bahdanau(Inputs& in, const attn::Scratch& s, Results* r) {
                                   {in.qw3.data(), sc, nullptr}};
   const attn::BahdanauShape shape{2, 9, 6, 7, 8};
   attn::BahdanauS8Params p;
-  r->add("bahdanau_s8_prepare",
-         attn::bahdanau_s8_prepare(shape, quant, w, in.channels.data(), &p));
+  r->add("bahdanau_s8_prepare", attn::bahdanau_s8_prepare(shape, quant, w, in.channels.data(), &p));
   attn::BahdanauS8Args a;
   a.query = in.qa.data();
   a.keys = in.qb.data();
@@ -156,8 +156,7 @@ void luong(Inputs& in, const attn::Scratch& s, Results* r) {
   r->add("luong_s8 (dot)", attn::luong_s8(dot, a, s));
   attn::LuongS8Params general;
   r->add("luong_general_s8_prepare",
-         attn::luong_general_s8_prepare({2, 70, 5, 6},
-                                        quant,
+         attn::luong_general_s8_prepare({2, 70, 5, 6}, quant,
                                         {in.qw1.data(), in.channel_scales.data(), in.qbias.data()},
                                         in.channels.data(), &general));
   r->add("luong_s8 (general)", attn::luong_s8(general, a, s));
@@ -171,8 +170,8 @@ void int8_ops(Inputs& in, Results* r) {
   const attn::Scratch s{in.scratch.data() + 1, in.scratch.size() - 1};
   const attn::QuantizedMultiplier m = attn::quantize_multiplier(0.3);
   escape(m);
-  r->add("quant_params_ok", attn::quant_params_ok(qp(0.5f, -3)) ? attn::Status::kOk
-                                                                 : attn::Status::kBadArgument);
+  r->add("quant_params_ok",
+         attn::quant_params_ok(qp(0.5f, -3)) ? attn::Status::kOk : attn::Status::kBadArgument);
   softmax_and_sdpa(in, s, r);
   mha(in, s, r);
   bahdanau(in, s, r);

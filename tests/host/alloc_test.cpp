@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "alloc_counter.h"
-#include "attn/int8/kernels_s8.h"
 #include "alloc_ops.h"
+#include "attn/int8/kernels_s8.h"
 
 #if ATTN_TEST_HWY
 #include "hwy/targets.h"
@@ -86,7 +86,8 @@ std::vector<Level> levels() {
   std::vector<Level> v;
 #if defined(ATTN_S8_KERNELS_X86)
   for (int l = 0; l < 4; ++l) {
-    v.push_back({std::string("s8_") + attn::detail::kernels_s8_x86_level_name(l), Level::kS8X86, l});
+    v.push_back(
+        {std::string("s8_") + attn::detail::kernels_s8_x86_level_name(l), Level::kS8X86, l});
   }
 #endif
 #if ATTN_TEST_HWY && HWY_ARCH_X86
