@@ -133,8 +133,8 @@ constexpr int kE = 8;
 float g_w[4 * kE * kE];
 float g_x[3 * kE];
 float g_out[3 * kE];
-alignas(64) unsigned char g_cache_store[4096];
-alignas(64) unsigned char g_ws[32 * 1024];
+alignas(64) unsigned char g_cache_store[1024];
+alignas(64) unsigned char g_ws[16 * 1024];
 static unsigned char g_cache_before[sizeof g_cache_store];
 
 struct Snapshot {

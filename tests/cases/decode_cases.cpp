@@ -66,8 +66,10 @@ void band_mask(uint8_t* m, int w) {
 }
 
 float g_x[kT * kE], g_ref[kT * kE], g_out[kT * kE];
-alignas(64) unsigned char g_scratch[96 * 1024];
-alignas(64) unsigned char g_cache[8 * 1024];
+// Scratch from the shared case arena (set by check_f32).
+unsigned char* g_scratch = nullptr;
+constexpr std::size_t kScratchBytes = 40 * 1024;
+alignas(64) unsigned char g_cache[4 * 1024];
 
 // One-shot causal (or band) mha_f32 with the repeated weights into g_ref.
 bool one_shot_f32(const Model& m, const uint8_t* band) {
@@ -88,7 +90,7 @@ bool one_shot_f32(const Model& m, const uint8_t* band) {
   a.out = g_ref;
   a.mask.causal = band == nullptr;
   a.mask.boolean = band;
-  return attn::mha_f32(shape, w, a, {g_scratch, sizeof g_scratch}) == attn::Status::kOk;
+  return attn::mha_f32(shape, w, a, {g_scratch, kScratchBytes}) == attn::Status::kOk;
 }
 
 // The decode op over g_x in chunks into g_out.
@@ -111,13 +113,13 @@ bool decode_f32(const Model& m, int chunk, bool window, attn::KvElement el) {
   const attn::KvCacheShape cs{window ? kW : kT, m.kv_heads, kE / m.heads, el, window};
   attn::KvCache cache;
   if (attn::kv_cache_init(cs, g_cache, sizeof g_cache, &cache) != attn::Status::kOk) return false;
-  if (attn::mha_decode_f32_scratch_bytes(s) > sizeof g_scratch) return false;
+  if (attn::mha_decode_f32_scratch_bytes(s) > kScratchBytes) return false;
   for (int t0 = 0; t0 < kT; t0 += chunk) {
     attn::MhaDecodeF32Args a;
     a.x = g_x + t0 * kE;
     a.out = g_out + t0 * kE;
     a.tokens = kT - t0 < chunk ? kT - t0 : chunk;
-    if (attn::mha_decode_f32(s, w, a, &cache, {g_scratch, sizeof g_scratch}) != attn::Status::kOk) {
+    if (attn::mha_decode_f32(s, w, a, &cache, {g_scratch, kScratchBytes}) != attn::Status::kOk) {
       return false;
     }
   }
@@ -128,7 +130,10 @@ bool decode_f32(const Model& m, int chunk, bool window, attn::KvElement el) {
 void expect_near_one_shot(attn_test::Context& ctx) {
   double peak = 0.0;
   for (float v : g_ref) peak = std::fabs(v) > peak ? std::fabs(v) : peak;
-  static double ref[kT * kE], tol[kT * kE];
+  attn_test::Arena arena;
+  double* ref = arena.alloc<double>(uz(kT * kE));
+  double* tol = arena.alloc<double>(uz(kT * kE));
+  ATTN_ASSERT_TRUE(arena.ok());
   for (int i = 0; i < kT * kE; ++i) {
     ref[i] = g_ref[i];
     tol[i] = 1e-6 * peak;
@@ -137,6 +142,9 @@ void expect_near_one_shot(attn_test::Context& ctx) {
 }
 
 void check_f32(attn_test::Context& ctx, int heads, int kv_heads, bool window, uint32_t seed) {
+  attn_test::Arena arena;
+  g_scratch = arena.alloc<unsigned char>(kScratchBytes);
+  ATTN_ASSERT_TRUE(arena.ok());
   Rng r(seed);
   static Model m;
   make_model(r, &m, heads, kv_heads);

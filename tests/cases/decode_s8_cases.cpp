@@ -81,7 +81,9 @@ attn::MhaDecodeS8Quant decode_quant() {
 }
 
 int8_t g_x[kT * kE], g_ref[kT * kE], g_out[kT * kE];
-alignas(64) unsigned char g_scratch[48 * 1024];
+// Scratch from the shared case arena (set by check_s8).
+unsigned char* g_scratch = nullptr;
+constexpr std::size_t kScratchBytes = 40 * 1024;
 alignas(64) unsigned char g_cache[4 * 1024];
 
 bool one_shot_s8(const ModelS8& m, int heads, const uint8_t* band) {
@@ -108,7 +110,7 @@ bool one_shot_s8(const ModelS8& m, int heads, const uint8_t* band) {
   a.out = g_ref;
   a.mask.causal = band == nullptr;
   a.mask.boolean = band;
-  return attn::mha_s8(params, a, {g_scratch, sizeof g_scratch}) == attn::Status::kOk;
+  return attn::mha_s8(params, a, {g_scratch, kScratchBytes}) == attn::Status::kOk;
 }
 
 bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window) {
@@ -130,7 +132,7 @@ bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window
       attn::Status::kOk) {
     return false;
   }
-  if (attn::mha_decode_s8_scratch_bytes(s, capacity) > sizeof g_scratch) return false;
+  if (attn::mha_decode_s8_scratch_bytes(s, capacity) > kScratchBytes) return false;
   const attn::KvCacheShape cs{capacity, kv_heads, kE / heads, attn::KvElement::kS8, window};
   attn::KvCache cache;
   if (attn::kv_cache_init(cs, g_cache, sizeof g_cache, &cache) != attn::Status::kOk) return false;
@@ -139,7 +141,7 @@ bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window
     a.x = g_x + t0 * kE;
     a.out = g_out + t0 * kE;
     a.tokens = kT - t0 < chunk ? kT - t0 : chunk;
-    if (attn::mha_decode_s8(&params, a, &cache, {g_scratch, sizeof g_scratch}) !=
+    if (attn::mha_decode_s8(&params, a, &cache, {g_scratch, kScratchBytes}) !=
         attn::Status::kOk) {
       return false;
     }
@@ -148,6 +150,9 @@ bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window
 }
 
 void check_s8(attn_test::Context& ctx, int heads, int kv_heads, bool window, uint32_t seed) {
+  attn_test::Arena arena;
+  g_scratch = arena.alloc<unsigned char>(kScratchBytes);
+  ATTN_ASSERT_TRUE(arena.ok());
   Rng r(seed);
   static ModelS8 m;
   make_model(r, &m, heads, kv_heads);
