@@ -522,7 +522,8 @@ ATTN_CASE(BadInput, GeneralAttentionTable) {
 ATTN_CASE(BadInput, StatusTextIsDistinctForEveryStatus) {
   const Status all[] = {Status::kOk,           Status::kNullPointer,  Status::kBadShape,
                         Status::kShapeMismatch, Status::kBadArgument, Status::kScratchTooSmall,
-                        Status::kUnsupported,  Status::kOverflow,     Status::kBadModel};
+                        Status::kUnsupported,  Status::kOverflow,     Status::kBadModel,
+                        Status::kCacheFull};
   const std::size_t n = sizeof all / sizeof all[0];
   for (std::size_t i = 0; i < n; ++i) {
     const char* t = attn::status_str(all[i]);

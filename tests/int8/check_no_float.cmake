@@ -4,6 +4,7 @@
 # without pulling in soft-float code.
 #   cmake -DCXX=arm-none-eabi-g++ -DNM=arm-none-eabi-nm -DROOT=<repo> -DOUT=<dir> -P check_no_float.cmake
 set(sources engine/src/int8/softmax_s8.cpp engine/src/int8/sdpa_s8.cpp engine/src/int8/attend_s8.cpp engine/src/int8/mha_s8.cpp engine/src/int8/luong_s8.cpp engine/src/int8/bahdanau_s8.cpp
+            engine/src/ops/mha_decode_s8.cpp
             engine/src/int8/kernels_s8_ref.cpp)
 file(GLOB extra ${ROOT}/engine/src/int8/*_s8_eval.cpp ${ROOT}/engine/src/int8/kernels_s8_*.cpp)
 list(REMOVE_DUPLICATES extra)

@@ -18,6 +18,7 @@ enum class Status : int32_t {
   kUnsupported = 6,      // a valid request this build does not implement
   kOverflow = 7,         // the shape would overflow an exact integer accumulation
   kBadModel = 8,         // a model blob failed validation
+  kCacheFull = 9,        // a KV cache without a sliding window has no room for the new tokens
 };
 
 // A short, static, human-readable text for a status (never null).

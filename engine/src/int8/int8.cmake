@@ -11,6 +11,8 @@ target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/fc_s8_prepare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mha_s8_prepare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mha_s8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/../ops/mha_decode_s8_prepare.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/../ops/mha_decode_s8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/luong_s8_prepare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/luong_s8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bahdanau_s8_prepare.cpp

@@ -13,6 +13,7 @@ const char* status_str(Status status) {
     case Status::kUnsupported: return "not supported by this build";
     case Status::kOverflow: return "shape too large for exact integer accumulation";
     case Status::kBadModel: return "model blob failed validation";
+    case Status::kCacheFull: return "KV cache full";
   }
   return "unknown status";
 }

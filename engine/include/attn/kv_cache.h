@@ -1,0 +1,107 @@
+// A key/value cache for token-by-token attention, in caller-owned memory.
+//
+// The cache holds the keys and values of past tokens for num_kv_heads heads of
+// head_dim elements, so a decoder step projects only its new tokens
+// (mha_decode.h, mha_decode_s8.h). It never allocates: its storage is a byte
+// span of kv_cache_bytes(shape) bytes that the caller owns and keeps alive.
+//
+// Layout (storage rounded up to 64 bytes inside, like scratch):
+//   K [num_kv_heads][capacity][head_dim]  then  V [num_kv_heads][capacity][head_dim]
+//   (each block 64-byte aligned), element type:
+//     kF32  float32
+//     kF16  IEEE binary16 storage (round to nearest even from float32, overflow
+//           to +-inf, NaN kept); the ops compute in float32
+//     kS8   int8 codes, exactly the K/V that the one-shot int8 MHA projects for
+//           those tokens (the scales and zero points are the op's params)
+//   kv_cache_bytes = 64 + 2 * align64(capacity * num_kv_heads * head_dim * elem)
+//
+// Positions: `position` counts the tokens appended since init/reset (token t
+// has absolute position t). Two modes:
+//   linear (window = false)  slot = position; appending past `capacity` returns
+//                            kCacheFull and writes nothing.
+//   sliding window (true)    a ring of `capacity` slots (slot = position mod
+//                            capacity): a query at position p sees positions
+//                            p - capacity + 1 .. p, itself included. Endless.
+// Positions stay below kKvCacheMaxPosition (2^53, where double-precision rotary
+// angles stop being exact integers): an append beyond returns kOverflow.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/scratch.h"
+#include "attn/status.h"
+
+namespace attn {
+
+enum class KvElement : int32_t {
+  kF32 = 0,
+  kF16 = 1,
+  kS8 = 2,
+};
+
+inline constexpr int64_t kKvCacheMaxPosition = int64_t{1} << 53;
+
+struct KvCacheShape {
+  int32_t capacity = 0;  // token slots (the window size in sliding-window mode)
+  int32_t num_kv_heads = 0;
+  int32_t head_dim = 0;
+  KvElement element = KvElement::kF32;
+  bool window = false;  // sliding window of `capacity` positions (ring buffer)
+};
+
+constexpr std::size_t kv_element_bytes(KvElement e) {
+  return e == KvElement::kF32 ? 4 : (e == KvElement::kF16 ? 2 : (e == KvElement::kS8 ? 1 : 0));
+}
+
+// Bytes of one of the K or V blocks (64-byte aligned), 0 for a bad shape.
+constexpr uint64_t kv_cache_block_bytes64(const KvCacheShape& s) {
+  if (s.capacity <= 0 || s.num_kv_heads <= 0 || s.head_dim <= 0 ||
+      kv_element_bytes(s.element) == 0) {
+    return 0;
+  }
+  const uint64_t n = sat::mul(sat::mul(static_cast<uint64_t>(s.capacity),
+                                       static_cast<uint64_t>(s.num_kv_heads)),
+                              sat::mul(static_cast<uint64_t>(s.head_dim),
+                                       kv_element_bytes(s.element)));
+  return n > sat::kMax - (kAlign - 1) ? sat::kMax : (n + kAlign - 1) / kAlign * kAlign;
+}
+
+constexpr std::size_t kv_cache_bytes(const KvCacheShape& s) {
+  const uint64_t block = kv_cache_block_bytes64(s);
+  return block == 0 ? 0 : sat::to_size(sat::add(kAlign, sat::mul(2, block)));
+}
+
+// The cache state. Fill it with kv_cache_init; the ops update `position`.
+struct KvCache {
+  KvCacheShape shape{};
+  void* k = nullptr;  // K block (64-byte aligned, inside the caller's storage)
+  void* v = nullptr;  // V block
+  int64_t position = 0;
+  int32_t next_slot = 0;  // slot of `position` (position mod capacity in window mode)
+};
+
+// Points *cache at `storage` (any alignment) for `shape`, position 0. The
+// contents of the storage are not read before they are written.
+// Returns kOk, or without writing: kNullPointer (cache or storage null),
+// kBadShape (a dimension <= 0 or above the engine's limit, a bad element),
+// kScratchTooSmall (bytes < kv_cache_bytes(shape)).
+Status kv_cache_init(const KvCacheShape& shape, void* storage, std::size_t bytes, KvCache* cache);
+
+// position = 0 (the slots are overwritten by later appends, never cleared).
+// kNullPointer when cache is null.
+Status kv_cache_reset(KvCache* cache);
+
+// Appends n tokens' keys and values: k and v are [n, num_kv_heads * head_dim]
+// rows (head h in columns h*head_dim ..), converted to the cache element
+// (kF32 / kF16 caches). In window mode only the last `capacity` of them stay.
+// Returns kOk, or without writing anything: kNullPointer, kBadShape (n <= 0),
+// kBadArgument (a kS8 cache: use kv_cache_append_s8), kCacheFull (linear
+// cache with position + n > capacity), kOverflow (position + n beyond
+// kKvCacheMaxPosition).
+Status kv_cache_append_f32(KvCache* cache, const float* k, const float* v, int32_t n);
+
+// The same for a kS8 cache and int8 codes (kBadArgument for another element).
+Status kv_cache_append_s8(KvCache* cache, const int8_t* k, const int8_t* v, int32_t n);
+
+}  // namespace attn

@@ -1,0 +1,134 @@
+// Decoder-step multi-head attention, float32, over a KV cache (kv_cache.h).
+//
+// One call takes the n new tokens x [n, E] of one stream (n = 1: a decode
+// step; n > 1: a prefill) whose absolute positions are p0 = cache->position,
+// .., p0 + n - 1, and, with hd = E / num_heads, G = num_kv_heads,
+// g(h) = h / (num_heads / G) the kv head of query head h:
+//   Q = x Wq^T + bq  [n, E]      K = x Wk^T + bk  [n, G*hd]      V = x Wv^T + bv
+//   RoPE (optional) rotates each head's Q and K rows at their absolute position
+//   K, V appended to the cache (rounded to its element type), then per query
+//   head h and new token t (position p):
+//     O[t, h] = softmax_j(Q[t,h] . K_j / sqrt(hd)) V_j over the cached positions
+//               j <= p (linear cache) or p - capacity < j <= p (sliding window),
+//               K_j, V_j of kv head g(h)
+//   out = O Wo^T + bo  [n, E]
+// which equals one-shot causal attention over the whole sequence (a band mask
+// with a window) whatever the chunking. cache->position grows by n.
+//
+// Rotary position embedding (rope.dims > 0, even, <= hd): for pair i <
+// dims / 2, angle = p * theta^(-2i / dims), computed in double precision per
+// token (no table; exact integer positions up to 2^53, angles accurate to about
+// 1e-16 * p rad) and rotated in float32:
+//   kHalfSplit (Llama, GPT-NeoX): pairs (x[i], x[i + dims/2])
+//   kInterleaved (GPT-J):         pairs (x[2i], x[2i + 1])
+//   (a, b) -> (a cos - b sin, b cos + a sin); elements from dims on unchanged.
+//
+// Weights (row-major [out, in], PyTorch nn.Linear):
+//   Llama style: q_proj_weight [E, E], k_proj_weight and v_proj_weight [G*hd, E],
+//                q/k/v_proj_bias [E], [G*hd], [G*hd] or null
+//   nn.MultiheadAttention: in_proj_weight [3E, E] and in_proj_bias [3E] (or
+//                null), used when in_proj_weight is set (needs G = num_heads)
+//   out_proj_weight [E, E], out_proj_bias [E] or null
+//
+// Grouped-query attention: G divides num_heads (G = 1: multi-query). The
+// attention runs per kv head over tiles of (token, query head) rows of that
+// group; each key block of the cache is read once per tile, so in a decode step
+// whose group fits one tile (num_heads / G <= kSdpaQueryTile) each kv head's
+// K/V is read once for all the query heads that share it.
+//
+// Scratch (independent of the context length and of the capacity), T = max_tokens,
+// R = kSdpaQueryTile (rows of a tile), B = kDecodeKeyBlock:
+//   mha_decode_f32_scratch_bytes = 64 + 2 * align64(4 T E) + 2 * align64(4 T G hd)
+//       + align64(4 * dims)                              rotary cos/sin of a token
+//       + 2 * align64(4 R hd) + align64(4 R B) + 2 * align64(4 R)   the core
+//       + (kF16 cache) 2 * align64(4 B hd)               a K and a V block in float
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/kv_cache.h"
+#include "attn/scratch.h"
+#include "attn/sdpa.h"
+#include "attn/status.h"
+
+namespace attn {
+
+inline constexpr int32_t kDecodeKeyBlock = 64;
+
+enum class RopeStyle : int32_t {
+  kHalfSplit = 0,    // Llama / GPT-NeoX
+  kInterleaved = 1,  // GPT-J
+};
+
+struct RopeConfig {
+  int32_t dims = 0;  // rotary dimensions per head (even, <= head_dim); 0 = no RoPE
+  RopeStyle style = RopeStyle::kHalfSplit;
+  float theta = 10000.0f;  // base, finite and > 1
+};
+
+struct MhaDecodeShape {
+  int32_t embed_dim = 0;
+  int32_t num_heads = 1;
+  int32_t num_kv_heads = 0;  // 0 = num_heads
+  int32_t max_tokens = 1;    // most new tokens per call (sizes the scratch)
+  KvElement cache_element = KvElement::kF32;  // the cache's element (kF32 or kF16 here)
+  RopeConfig rope{};
+};
+
+constexpr std::size_t mha_decode_f32_scratch_bytes(const MhaDecodeShape& s) {
+  const int32_t g = s.num_kv_heads == 0 ? s.num_heads : s.num_kv_heads;
+  if (s.embed_dim <= 0 || s.num_heads <= 0 || g <= 0 || s.max_tokens <= 0 ||
+      s.embed_dim % s.num_heads != 0 || s.rope.dims < 0) {
+    return 0;
+  }
+  const auto hd = static_cast<uint64_t>(s.embed_dim / s.num_heads);
+  const auto t = static_cast<uint64_t>(s.max_tokens);
+  const auto e = static_cast<uint64_t>(s.embed_dim);
+  const auto r = static_cast<uint64_t>(kSdpaQueryTile);
+  const auto b = static_cast<uint64_t>(kDecodeKeyBlock);
+  uint64_t n = sat::add(kAlign, sat::mul(2, sat::f32_bytes(t, e)));
+  n = sat::add(n, sat::mul(2, sat::f32_bytes(t, sat::mul(static_cast<uint64_t>(g), hd))));
+  n = sat::add(n, sat::f32_bytes(static_cast<uint64_t>(s.rope.dims)));
+  n = sat::add(n, sat::add(sat::mul(2, sat::f32_bytes(r, hd)), sat::f32_bytes(r, b)));
+  n = sat::add(n, sat::mul(2, sat::f32_bytes(r)));
+  if (s.cache_element == KvElement::kF16) n = sat::add(n, sat::mul(2, sat::f32_bytes(b, hd)));
+  return sat::to_size(n);
+}
+
+struct MhaDecodeF32Weights {
+  const float* q_proj_weight = nullptr;
+  const float* k_proj_weight = nullptr;
+  const float* v_proj_weight = nullptr;
+  const float* q_proj_bias = nullptr;
+  const float* k_proj_bias = nullptr;
+  const float* v_proj_bias = nullptr;
+  const float* in_proj_weight = nullptr;  // packed Wq;Wk;Wv (instead of the three above)
+  const float* in_proj_bias = nullptr;    // packed, with in_proj_weight
+  const float* out_proj_weight = nullptr;
+  const float* out_proj_bias = nullptr;
+};
+
+struct MhaDecodeF32Args {
+  const float* x = nullptr;  // [tokens, E]
+  float* out = nullptr;      // [tokens, E]
+  int32_t tokens = 1;        // n, 1 .. max_tokens
+};
+
+// Returns kOk, or with neither out nor the cache written:
+//   kNullPointer     cache, x, out, out_proj_weight null, or no input projection
+//                    (neither in_proj_weight nor all of q/k/v_proj_weight)
+//   kBadShape        a dimension <= 0 or above the engine's limit; tokens
+//                    outside 1 .. max_tokens
+//   kShapeMismatch   num_heads not dividing E, num_kv_heads not dividing
+//                    num_heads, in_proj_weight with num_kv_heads != num_heads,
+//                    the cache's num_kv_heads / head_dim not the op's
+//   kBadArgument     rope.dims odd or > head_dim, theta not finite and > 1; the
+//                    cache's element not cache_element or not kF32 / kF16
+//   kCacheFull       a linear cache without room for the tokens
+//   kOverflow        position + tokens beyond kKvCacheMaxPosition
+//   kScratchTooSmall scratch smaller than mha_decode_f32_scratch_bytes(shape)
+Status mha_decode_f32(const MhaDecodeShape& shape, const MhaDecodeF32Weights& weights,
+                      const MhaDecodeF32Args& args, KvCache* cache, Scratch scratch);
+
+}  // namespace attn

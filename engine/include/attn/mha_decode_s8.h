@@ -1,0 +1,116 @@
+// Decoder-step multi-head attention, int8, over an int8 KV cache (kv_cache.h),
+// bit-identical to one-shot mha_s8 with a causal mask (a band mask with a
+// sliding window) over the whole sequence, whatever the chunking.
+//
+// One call takes the n new int8 tokens x [n, E] at positions p0 =
+// cache->position .. p0 + n - 1 (hd = E / num_heads, G = num_kv_heads):
+//   Q = FULLY_CONNECTED(x, Wq, bq)  -> int8 (q quant)  [n, E]
+//   K = FULLY_CONNECTED(x, Wk, bk)  -> int8 (k quant)  [n, G*hd], appended to the cache
+//   V = FULLY_CONNECTED(x, Wv, bv)  -> int8 (v quant)  [n, G*hd], appended to the cache
+//   per query head h (kv head g = h / (num_heads / G)):
+//     O_h = sdpa_s8(Q_h, K_g, V_g) over the positions each token sees (as
+//           mha_decode.h: j <= p, or p - capacity < j <= p with a window)
+//   out = FULLY_CONNECTED(O, Wo, bo) -> int8 (out quant) [n, E]
+// FULLY_CONNECTED and the attention core are mha_s8's (see mha_s8.h): the
+// cache holds exactly the int8 K/V codes the one-shot op computes, each
+// query row's scores, softmax and P V are the same integer sums (key order in
+// a wrapped ring does not change them), so the results are the same bits.
+// The int8 core runs per query head: a grouped kv head's K/V are read once
+// per query head of its group.
+//
+// Rotary position embedding is not defined for int8 here: prepare returns
+// kUnsupported when shape.rope.dims > 0 (one-shot mha_s8 has no rotation to
+// match, and a rotation of requantized int8 K/Q needs its own quantization).
+//
+// Memory: prepare stores 2 * E + 2 * G * hd per-channel multipliers in caller
+// storage (mha_decode_s8_channel_count). Eval scratch, T = max_tokens, C =
+// the capacity prepared for (the int8 softmax needs one row of int8 scores
+// over every key a query sees: it grows with the cache's capacity, never with
+// the number of tokens decoded):
+//   mha_decode_s8_scratch_bytes = 64 + 2 * align64(T E) + 2 * align64(T G hd)
+//                               + sdpa_s8_core_bytes(C, hd, hd)
+// Limits: capacity <= kSdpaS8MaxSeqKv (4095), E <= kMhaS8MaxFeatures.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/int8/quantize.h"
+#include "attn/kv_cache.h"
+#include "attn/mha_decode.h"
+#include "attn/mha_s8.h"
+#include "attn/scratch.h"
+#include "attn/sdpa_s8.h"
+#include "attn/status.h"
+
+namespace attn {
+
+struct MhaDecodeS8Quant {
+  QuantParams input;    // x
+  QuantParams q, k, v;  // the projections' outputs (k, v: the cache's codes)
+  QuantParams scores;   // Q_h K_g^T, every head
+  QuantParams attn;     // the concatenated head outputs
+  QuantParams out;
+  float beta = 0.0f;  // 0 = (float)(1 / sqrt(head_dim))
+};
+
+struct MhaDecodeS8Params {
+  MhaDecodeShape shape{};  // num_kv_heads resolved (never 0)
+  int32_t capacity = 0;    // largest cache capacity eval accepts
+  FcS8Layer q, k, v, out;
+  SdpaS8Params attend{};
+};
+
+constexpr std::size_t mha_decode_s8_channel_count(const MhaDecodeShape& s) {
+  const int32_t g = s.num_kv_heads == 0 ? s.num_heads : s.num_kv_heads;
+  if (s.embed_dim <= 0 || s.num_heads <= 0 || g <= 0 || s.embed_dim % s.num_heads != 0) return 0;
+  const auto e = static_cast<std::size_t>(s.embed_dim);
+  return 2 * e + 2 * static_cast<std::size_t>(g) * (e / static_cast<std::size_t>(s.num_heads));
+}
+
+constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32_t capacity) {
+  const int32_t g = s.num_kv_heads == 0 ? s.num_heads : s.num_kv_heads;
+  if (s.embed_dim <= 0 || s.num_heads <= 0 || g <= 0 || s.max_tokens <= 0 || capacity <= 0 ||
+      s.embed_dim % s.num_heads != 0) {
+    return 0;
+  }
+  const int32_t hd = s.embed_dim / s.num_heads;
+  const auto t = static_cast<uint64_t>(s.max_tokens);
+  const auto kvd = static_cast<uint64_t>(g) * static_cast<uint64_t>(hd);
+  uint64_t n = sat::add(kAlign, sat::mul(2, s8_bytes::block(t, static_cast<uint64_t>(s.embed_dim))));
+  n = sat::add(n, sat::mul(2, s8_bytes::block(t, kvd)));
+  return sat::to_size(sat::add(n, sdpa_s8_core_bytes64(capacity, hd, hd)));
+}
+
+// Returns kOk, or without writing *params or the channel storage:
+//   kNullPointer    params, channel storage, a weight or scale array null
+//   kBadShape       a dimension <= 0 or above the engine's limit
+//   kShapeMismatch  num_heads not dividing E, num_kv_heads not dividing num_heads
+//   kOverflow       E > kMhaS8MaxFeatures, capacity > kSdpaS8MaxSeqKv
+//   kUnsupported    shape.rope.dims > 0 (see above)
+//   kBadArgument    a scale or zero point invalid, a weight scale not finite
+//                   and > 0, a multiplier >= 2^30, beta invalid, cache_element
+//                   not kS8
+Status mha_decode_s8_prepare(const MhaDecodeShape& shape, int32_t capacity,
+                             const MhaDecodeS8Quant& quant, const MhaS8Weights& weights,
+                             QuantizedMultiplier* channel_storage, MhaDecodeS8Params* params);
+
+struct MhaDecodeS8Args {
+  const int8_t* x = nullptr;  // [tokens, E]
+  int8_t* out = nullptr;      // [tokens, E]
+  int32_t tokens = 1;         // 1 .. max_tokens
+};
+
+// Returns kOk, or with neither out nor the cache written:
+//   kNullPointer     params, cache, x or out null
+//   kBadShape        tokens outside 1 .. max_tokens
+//   kBadArgument     the cache's element is not kS8
+//   kShapeMismatch   the cache's num_kv_heads / head_dim not the op's, or its
+//                    capacity above the prepared one
+//   kCacheFull       a linear cache without room for the tokens
+//   kOverflow        position + tokens beyond kKvCacheMaxPosition
+//   kScratchTooSmall scratch smaller than mha_decode_s8_scratch_bytes
+Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args,
+                     KvCache* cache, Scratch scratch);
+
+}  // namespace attn

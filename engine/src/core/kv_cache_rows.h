@@ -1,0 +1,86 @@
+// Row access to a KV cache for the decode ops and the append functions
+// (internal). Slot s of kv head g starts at element (g * capacity + s) *
+// head_dim of the K or V block; position p lives in slot p (linear) or
+// p mod capacity (window).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/kv_cache.h"
+#include "attn/status.h"
+#include "core/f16.h"
+
+namespace attn {
+namespace detail {
+
+// kOk when n > 0 new tokens fit: kCacheFull (linear cache past capacity) or
+// kOverflow (past kKvCacheMaxPosition) otherwise.
+inline Status kv_cache_check_room(const KvCache& c, int32_t n) {
+  if (c.position > kKvCacheMaxPosition - n) return Status::kOverflow;
+  if (!c.shape.window && c.position + n > c.shape.capacity) return Status::kCacheFull;
+  return Status::kOk;
+}
+
+// The slot of the token at position + t (0 <= t), in 32-bit arithmetic (no
+// 64-bit division helper on Cortex-M).
+inline int32_t kv_cache_slot(const KvCache& c, int32_t t) {
+  const int32_t slot = c.next_slot + t;
+  return c.shape.window ? slot % c.shape.capacity : slot;
+}
+
+// Moves the position on by n appended tokens.
+inline void kv_cache_advance(KvCache* c, int32_t n) {
+  c->position += n;
+  c->next_slot = kv_cache_slot(*c, n);
+}
+
+// Element stores of a converted row.
+inline void store_f32(void* block, std::size_t off, const float* src, int32_t n) {
+  float* d = static_cast<float*>(block) + off;
+  for (int32_t i = 0; i < n; ++i) d[i] = src[i];
+}
+inline void store_f16(void* block, std::size_t off, const float* src, int32_t n) {
+  uint16_t* d = static_cast<uint16_t*>(block) + off;
+  for (int32_t i = 0; i < n; ++i) d[i] = f32_to_f16(src[i]);
+}
+inline void store_s8(void* block, std::size_t off, const int8_t* src, int32_t n) {
+  int8_t* d = static_cast<int8_t*>(block) + off;
+  for (int32_t i = 0; i < n; ++i) d[i] = src[i];
+}
+
+// Element offset of (kv head g, slot) in the K or V block.
+inline std::size_t kv_cache_offset(const KvCacheShape& s, int32_t g, int32_t slot) {
+  return (static_cast<std::size_t>(g) * static_cast<std::size_t>(s.capacity) +
+          static_cast<std::size_t>(slot)) *
+         static_cast<std::size_t>(s.head_dim);
+}
+
+// Keys a query at `position` sees: position + 1, at most capacity in a window.
+inline int32_t kv_cache_visible(const KvCacheShape& s, int64_t position) {
+  return s.window && position >= s.capacity ? s.capacity : static_cast<int32_t>(position + 1);
+}
+
+// Writes rows [0, n) of k and v ([n, G * hd], row stride `stride` elements) as
+// the tokens at positions position .. position + n - 1 (window: only the last
+// capacity of them), converted by `store(dst, src, count)`. Does not move
+// the position. T is float (kF32 / kF16 caches) or int8_t.
+template <class T, class Store>
+void kv_cache_write(const KvCache& c, const T* k, const T* v, std::size_t stride, int32_t n,
+                    Store store) {
+  const KvCacheShape& s = c.shape;
+  const int32_t first = s.window && n > s.capacity ? n - s.capacity : 0;
+  const auto hd = static_cast<std::size_t>(s.head_dim);
+  for (int32_t t = first; t < n; ++t) {
+    const int32_t slot = kv_cache_slot(c, t);
+    for (int32_t g = 0; g < s.num_kv_heads; ++g) {
+      const std::size_t src = static_cast<std::size_t>(t) * stride + static_cast<std::size_t>(g) * hd;
+      const std::size_t dst = kv_cache_offset(s, g, slot);
+      store(c.k, dst, k + src, s.head_dim);
+      store(c.v, dst, v + src, s.head_dim);
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace attn

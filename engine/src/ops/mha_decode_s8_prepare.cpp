@@ -1,0 +1,62 @@
+// Decoder-step multi-head attention, int8: prepare (see attn/mha_decode_s8.h).
+#include "attn/mha_decode_s8.h"
+#include "int8/fc_s8_prepare.h"
+#include "ops/validate.h"
+
+namespace attn {
+
+Status mha_decode_s8_prepare(const MhaDecodeShape& shape, int32_t capacity,
+                             const MhaDecodeS8Quant& quant, const MhaS8Weights& weights,
+                             QuantizedMultiplier* channel_storage, MhaDecodeS8Params* params) {
+  if (params == nullptr || channel_storage == nullptr) return Status::kNullPointer;
+  MhaDecodeShape s = shape;
+  if (s.num_kv_heads == 0) s.num_kv_heads = s.num_heads;
+  if (!detail::dims_ok({s.embed_dim, s.num_heads, s.num_kv_heads, s.max_tokens, capacity})) {
+    return Status::kBadShape;
+  }
+  if (s.embed_dim % s.num_heads != 0 || s.num_heads % s.num_kv_heads != 0) {
+    return Status::kShapeMismatch;
+  }
+  if (s.embed_dim > kMhaS8MaxFeatures || capacity > kSdpaS8MaxSeqKv) return Status::kOverflow;
+  if (s.rope.dims != 0) return Status::kUnsupported;
+  if (s.cache_element != KvElement::kS8) return Status::kBadArgument;
+  const QuantParams* all[] = {&quant.input, &quant.q,    &quant.k,  &quant.v,
+                              &quant.scores, &quant.attn, &quant.out};
+  for (const QuantParams* p : all) {
+    if (!quant_params_ok(*p)) return Status::kBadArgument;
+  }
+  MhaDecodeS8Params p;
+  p.shape = s;
+  p.capacity = capacity;
+  const int32_t hd = s.embed_dim / s.num_heads;
+  SdpaS8Quant sq;
+  sq.q = quant.q;
+  sq.k = quant.k;
+  sq.v = quant.v;
+  sq.scores = quant.scores;
+  sq.out = quant.attn;
+  sq.beta = quant.beta;
+  Status st = sdpa_s8_prepare({1, s.max_tokens, capacity, hd, hd}, sq, &p.attend);
+  if (st != Status::kOk) return st;
+  // Every layer checked before any channel storage is written.
+  const int32_t kvd = s.num_kv_heads * hd;
+  const FcS8Weights* w[4] = {&weights.q, &weights.k, &weights.v, &weights.out};
+  const int32_t out[4] = {s.embed_dim, kvd, kvd, s.embed_dim};
+  const QuantParams* x[4] = {&quant.input, &quant.input, &quant.input, &quant.attn};
+  const QuantParams* y[4] = {&quant.q, &quant.k, &quant.v, &quant.out};
+  FcS8Layer* layer[4] = {&p.q, &p.k, &p.v, &p.out};
+  for (int l = 0; l < 4; ++l) {
+    st = detail::fc_s8_check(*w[l], out[l], *x[l], *y[l]);
+    if (st != Status::kOk) return st;
+  }
+  std::size_t offset = 0;
+  for (int l = 0; l < 4; ++l) {
+    detail::fc_s8_prepare(*w[l], s.embed_dim, out[l], *x[l], *y[l], channel_storage + offset,
+                          layer[l]);
+    offset += static_cast<std::size_t>(out[l]);
+  }
+  *params = p;
+  return Status::kOk;
+}
+
+}  // namespace attn

@@ -1,0 +1,166 @@
+// Token-by-token attention (mha_decode_f32 / mha_decode_s8 over a KV cache)
+// against the one-shot ops over the whole sequence: float32 within 1e-6 of
+// one-shot causal mha_f32 (relative to the output's largest magnitude), int8
+// bit-identical to mha_s8 with a causal mask, and with a sliding window after
+// the ring has wrapped (>= 3x the window) against a band mask. Chunk sizes 1,
+// 3, 7 and the whole sequence. Grouped-query weights are compared with the
+// one-shot op over the same weights with each kv head's rows repeated.
+#include <cmath>
+#include <cstring>
+
+#include "attn/kv_cache.h"
+#include "attn/mha.h"
+#include "attn/mha_decode.h"
+#include "attn/mha_decode_s8.h"
+#include "attn/mha_s8.h"
+#include "case.h"
+
+namespace {
+
+using attn_test::Rng;
+
+constexpr int kE = 16;
+constexpr int kT = 24;   // tokens
+constexpr int kW = 7;    // window: kT >= 3 * kW
+constexpr int kMaxTok = 24;
+constexpr int kChunks[] = {1, 3, 7, kT};
+
+std::size_t uz(int i) { return static_cast<std::size_t>(i); }
+
+struct Model {
+  int heads = 4, kv_heads = 4;
+  float wq[kE * kE], wk[kE * kE], wv[kE * kE], wo[kE * kE];
+  float bq[kE], bk[kE], bv[kE], bo[kE];
+  // MHA-shaped k/v weights: kv head rows repeated for each query head.
+  float wk_full[kE * kE], wv_full[kE * kE], bk_full[kE], bv_full[kE];
+};
+
+void make_model(Rng& r, Model* m, int heads, int kv_heads) {
+  m->heads = heads;
+  m->kv_heads = kv_heads;
+  const int hd = kE / heads;
+  const int kvd = kv_heads * hd;
+  attn_test::fill_uniform(r, m->wq, uz(kE * kE), -0.5f, 0.5f);
+  attn_test::fill_uniform(r, m->wk, uz(kvd * kE), -0.5f, 0.5f);
+  attn_test::fill_uniform(r, m->wv, uz(kvd * kE), -0.5f, 0.5f);
+  attn_test::fill_uniform(r, m->wo, uz(kE * kE), -0.5f, 0.5f);
+  attn_test::fill_uniform(r, m->bq, uz(kE), -0.2f, 0.2f);
+  attn_test::fill_uniform(r, m->bk, uz(kvd), -0.2f, 0.2f);
+  attn_test::fill_uniform(r, m->bv, uz(kvd), -0.2f, 0.2f);
+  attn_test::fill_uniform(r, m->bo, uz(kE), -0.2f, 0.2f);
+  const int group = heads / kv_heads;
+  for (int h = 0; h < heads; ++h) {
+    const int g = h / group;
+    std::memcpy(m->wk_full + h * hd * kE, m->wk + g * hd * kE, uz(hd * kE) * 4);
+    std::memcpy(m->wv_full + h * hd * kE, m->wv + g * hd * kE, uz(hd * kE) * 4);
+    std::memcpy(m->bk_full + h * hd, m->bk + g * hd, uz(hd) * 4);
+    std::memcpy(m->bv_full + h * hd, m->bv + g * hd, uz(hd) * 4);
+  }
+}
+
+// Band mask [kT, kT]: query i sees keys i - w < j <= i.
+void band_mask(uint8_t* m, int w) {
+  for (int i = 0; i < kT; ++i) {
+    for (int j = 0; j < kT; ++j) m[i * kT + j] = (j <= i && j > i - w) ? 0 : 1;
+  }
+}
+
+float g_x[kT * kE], g_ref[kT * kE], g_out[kT * kE];
+// Scratch from the shared case arena (set by check_f32).
+unsigned char* g_scratch = nullptr;
+constexpr std::size_t kScratchBytes = 40 * 1024;
+alignas(64) unsigned char g_cache[4 * 1024];
+
+// One-shot causal (or band) mha_f32 with the repeated weights into g_ref.
+bool one_shot_f32(const Model& m, const uint8_t* band) {
+  const attn::MhaShape shape{1, kT, kT, kE, m.heads, 0, 0};
+  attn::MhaF32Weights w;
+  w.q_proj_weight = m.wq;
+  w.k_proj_weight = m.wk_full;
+  w.v_proj_weight = m.wv_full;
+  static float in_bias[3 * kE];
+  std::memcpy(in_bias, m.bq, sizeof m.bq);
+  std::memcpy(in_bias + kE, m.bk_full, sizeof m.bk_full);
+  std::memcpy(in_bias + 2 * kE, m.bv_full, sizeof m.bv_full);
+  w.in_proj_bias = in_bias;
+  w.out_proj_weight = m.wo;
+  w.out_proj_bias = m.bo;
+  attn::MhaF32Args a;
+  a.query = a.key = a.value = g_x;
+  a.out = g_ref;
+  a.mask.causal = band == nullptr;
+  a.mask.boolean = band;
+  return attn::mha_f32(shape, w, a, {g_scratch, kScratchBytes}) == attn::Status::kOk;
+}
+
+// The decode op over g_x in chunks into g_out.
+bool decode_f32(const Model& m, int chunk, bool window, attn::KvElement el) {
+  attn::MhaDecodeShape s;
+  s.embed_dim = kE;
+  s.num_heads = m.heads;
+  s.num_kv_heads = m.kv_heads;
+  s.max_tokens = kMaxTok;
+  s.cache_element = el;
+  attn::MhaDecodeF32Weights w;
+  w.q_proj_weight = m.wq;
+  w.k_proj_weight = m.wk;
+  w.v_proj_weight = m.wv;
+  w.q_proj_bias = m.bq;
+  w.k_proj_bias = m.bk;
+  w.v_proj_bias = m.bv;
+  w.out_proj_weight = m.wo;
+  w.out_proj_bias = m.bo;
+  const attn::KvCacheShape cs{window ? kW : kT, m.kv_heads, kE / m.heads, el, window};
+  attn::KvCache cache;
+  if (attn::kv_cache_init(cs, g_cache, sizeof g_cache, &cache) != attn::Status::kOk) return false;
+  if (attn::mha_decode_f32_scratch_bytes(s) > kScratchBytes) return false;
+  for (int t0 = 0; t0 < kT; t0 += chunk) {
+    attn::MhaDecodeF32Args a;
+    a.x = g_x + t0 * kE;
+    a.out = g_out + t0 * kE;
+    a.tokens = kT - t0 < chunk ? kT - t0 : chunk;
+    if (attn::mha_decode_f32(s, w, a, &cache, {g_scratch, kScratchBytes}) != attn::Status::kOk) {
+      return false;
+    }
+  }
+  return cache.position == kT;
+}
+
+// |out - ref| <= 1e-6 * max |ref| elementwise.
+void expect_near_one_shot(attn_test::Context& ctx) {
+  double peak = 0.0;
+  for (float v : g_ref) peak = std::fabs(v) > peak ? std::fabs(v) : peak;
+  attn_test::Arena arena;
+  double* ref = arena.alloc<double>(uz(kT * kE));
+  double* tol = arena.alloc<double>(uz(kT * kE));
+  ATTN_ASSERT_TRUE(arena.ok());
+  for (int i = 0; i < kT * kE; ++i) {
+    ref[i] = g_ref[i];
+    tol[i] = 1e-6 * peak;
+  }
+  ATTN_EXPECT_CLOSE("decode vs one-shot", g_out, ref, tol, uz(kT * kE));
+}
+
+void check_f32(attn_test::Context& ctx, int heads, int kv_heads, bool window, uint32_t seed) {
+  attn_test::Arena arena;
+  g_scratch = arena.alloc<unsigned char>(kScratchBytes);
+  ATTN_ASSERT_TRUE(arena.ok());
+  Rng r(seed);
+  static Model m;
+  make_model(r, &m, heads, kv_heads);
+  attn_test::fill_uniform(r, g_x, uz(kT * kE), -1.0f, 1.0f);
+  static uint8_t band[kT * kT];
+  band_mask(band, kW);
+  ATTN_ASSERT_TRUE(one_shot_f32(m, window ? band : nullptr));
+  for (int chunk : kChunks) {
+    ATTN_ASSERT_TRUE(decode_f32(m, chunk, window, attn::KvElement::kF32));
+    expect_near_one_shot(ctx);
+  }
+}
+
+}  // namespace
+
+ATTN_CASE(MhaDecodeF32, IncrementalEqualsOneShotCausal) { check_f32(ctx, 4, 4, false, 11); }
+ATTN_CASE(MhaDecodeF32, GroupedQueryEqualsOneShotRepeatedKv) { check_f32(ctx, 4, 2, false, 12); }
+ATTN_CASE(MhaDecodeF32, MultiQueryEqualsOneShotRepeatedKv) { check_f32(ctx, 4, 1, false, 13); }
+ATTN_CASE(MhaDecodeF32, WindowEqualsOneShotBandMask) { check_f32(ctx, 4, 2, true, 14); }

@@ -1,0 +1,182 @@
+// mha_decode_s8 over an int8 KV cache, bit-identical to one-shot mha_s8 over
+// the whole sequence (causal mask; band mask with a sliding window after the
+// ring has wrapped) for chunk sizes 1, 3, 7 and the whole sequence, MHA and
+// grouped-query (one-shot with each kv head's weight rows repeated).
+#include <cstring>
+
+#include "attn/kv_cache.h"
+#include "attn/mha_decode_s8.h"
+#include "attn/mha_s8.h"
+#include "case.h"
+
+namespace {
+
+using attn_test::Rng;
+
+constexpr int kE = 16;
+constexpr int kT = 24;
+constexpr int kW = 7;
+constexpr int kChunks[] = {1, 3, 7, kT};
+
+std::size_t uz(int i) { return static_cast<std::size_t>(i); }
+
+struct ModelS8 {
+  int8_t wq[kE * kE], wk[kE * kE], wv[kE * kE], wo[kE * kE];
+  int32_t bq[kE], bk[kE], bv[kE], bo[kE];
+  float sq[kE], sk[kE], sv[kE], so[kE];
+  int8_t wk_full[kE * kE], wv_full[kE * kE];
+  int32_t bk_full[kE], bv_full[kE];
+  float sk_full[kE], sv_full[kE];
+};
+
+void draw(Rng& r, int8_t* p, int n) {
+  for (int i = 0; i < n; ++i) p[i] = static_cast<int8_t>(r.range(-127, 127));
+}
+void draw_bias(Rng& r, int32_t* p, int n) {
+  for (int i = 0; i < n; ++i) p[i] = r.range(-3000, 3000);
+}
+
+// Repeats kv head rows of src ([kv_heads * hd] rows of `row` elements) per query head.
+template <class T>
+void repeat_heads(const T* src, T* dst, int heads, int group, int hd, int row) {
+  for (int h = 0; h < heads; ++h) {
+    std::memcpy(dst + h * hd * row, src + (h / group) * hd * row, uz(hd * row) * sizeof(T));
+  }
+}
+
+void make_model(Rng& r, ModelS8* m, int heads, int kv_heads) {
+  const int hd = kE / heads;
+  const int kvd = kv_heads * hd;
+  draw(r, m->wq, kE * kE);
+  draw(r, m->wk, kvd * kE);
+  draw(r, m->wv, kvd * kE);
+  draw(r, m->wo, kE * kE);
+  draw_bias(r, m->bq, kE);
+  draw_bias(r, m->bk, kvd);
+  draw_bias(r, m->bv, kvd);
+  draw_bias(r, m->bo, kE);
+  attn_test::fill_uniform(r, m->sq, uz(kE), 0.002f, 0.004f);
+  attn_test::fill_uniform(r, m->sk, uz(kvd), 0.002f, 0.004f);
+  attn_test::fill_uniform(r, m->sv, uz(kvd), 0.002f, 0.004f);
+  attn_test::fill_uniform(r, m->so, uz(kE), 0.002f, 0.004f);
+  const int group = heads / kv_heads;
+  repeat_heads(m->wk, m->wk_full, heads, group, hd, kE);
+  repeat_heads(m->wv, m->wv_full, heads, group, hd, kE);
+  repeat_heads(m->bk, m->bk_full, heads, group, hd, 1);
+  repeat_heads(m->bv, m->bv_full, heads, group, hd, 1);
+  repeat_heads(m->sk, m->sk_full, heads, group, hd, 1);
+  repeat_heads(m->sv, m->sv_full, heads, group, hd, 1);
+}
+
+attn::MhaDecodeS8Quant decode_quant() {
+  attn::MhaDecodeS8Quant q;
+  q.input = {0.05f, 3};
+  q.q = {0.06f, -2};
+  q.k = {0.05f, 1};
+  q.v = {0.04f, -5};
+  q.scores = {0.08f, 4};
+  q.attn = {0.03f, -1};
+  q.out = {0.05f, 2};
+  return q;
+}
+
+int8_t g_x[kT * kE], g_ref[kT * kE], g_out[kT * kE];
+// Scratch from the shared case arena (set by check_s8).
+unsigned char* g_scratch = nullptr;
+constexpr std::size_t kScratchBytes = 40 * 1024;
+alignas(64) unsigned char g_cache[4 * 1024];
+
+bool one_shot_s8(const ModelS8& m, int heads, const uint8_t* band) {
+  const attn::MhaShape shape{1, kT, kT, kE, heads, 0, 0};
+  const attn::MhaDecodeS8Quant d = decode_quant();
+  attn::MhaS8Quant q;
+  q.query = q.key = q.value = d.input;
+  q.q = d.q;
+  q.k = d.k;
+  q.v = d.v;
+  q.scores = d.scores;
+  q.attn = d.attn;
+  q.out = d.out;
+  attn::MhaS8Weights w;
+  w.q = {m.wq, m.sq, m.bq};
+  w.k = {m.wk_full, m.sk_full, m.bk_full};
+  w.v = {m.wv_full, m.sv_full, m.bv_full};
+  w.out = {m.wo, m.so, m.bo};
+  static attn::QuantizedMultiplier channels[4 * kE];
+  static attn::MhaS8Params params;
+  if (attn::mha_s8_prepare(shape, q, w, channels, &params) != attn::Status::kOk) return false;
+  attn::MhaS8Args a;
+  a.query = a.key = a.value = g_x;
+  a.out = g_ref;
+  a.mask.causal = band == nullptr;
+  a.mask.boolean = band;
+  return attn::mha_s8(params, a, {g_scratch, kScratchBytes}) == attn::Status::kOk;
+}
+
+bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window) {
+  attn::MhaDecodeShape s;
+  s.embed_dim = kE;
+  s.num_heads = heads;
+  s.num_kv_heads = kv_heads;
+  s.max_tokens = kT;
+  s.cache_element = attn::KvElement::kS8;
+  const int capacity = window ? kW : kT;
+  attn::MhaS8Weights w;
+  w.q = {m.wq, m.sq, m.bq};
+  w.k = {m.wk, m.sk, m.bk};
+  w.v = {m.wv, m.sv, m.bv};
+  w.out = {m.wo, m.so, m.bo};
+  static attn::QuantizedMultiplier channels[4 * kE];
+  static attn::MhaDecodeS8Params params;
+  if (attn::mha_decode_s8_prepare(s, capacity, decode_quant(), w, channels, &params) !=
+      attn::Status::kOk) {
+    return false;
+  }
+  if (attn::mha_decode_s8_scratch_bytes(s, capacity) > kScratchBytes) return false;
+  const attn::KvCacheShape cs{capacity, kv_heads, kE / heads, attn::KvElement::kS8, window};
+  attn::KvCache cache;
+  if (attn::kv_cache_init(cs, g_cache, sizeof g_cache, &cache) != attn::Status::kOk) return false;
+  for (int t0 = 0; t0 < kT; t0 += chunk) {
+    attn::MhaDecodeS8Args a;
+    a.x = g_x + t0 * kE;
+    a.out = g_out + t0 * kE;
+    a.tokens = kT - t0 < chunk ? kT - t0 : chunk;
+    if (attn::mha_decode_s8(&params, a, &cache, {g_scratch, kScratchBytes}) !=
+        attn::Status::kOk) {
+      return false;
+    }
+  }
+  return cache.position == kT;
+}
+
+void check_s8(attn_test::Context& ctx, int heads, int kv_heads, bool window, uint32_t seed) {
+  attn_test::Arena arena;
+  g_scratch = arena.alloc<unsigned char>(kScratchBytes);
+  ATTN_ASSERT_TRUE(arena.ok());
+  Rng r(seed);
+  static ModelS8 m;
+  make_model(r, &m, heads, kv_heads);
+  for (int8_t& v : g_x) v = static_cast<int8_t>(r.range(-128, 127));
+  static uint8_t band[kT * kT];
+  for (int i = 0; i < kT; ++i) {
+    for (int j = 0; j < kT; ++j) band[i * kT + j] = (j <= i && j > i - kW) ? 0 : 1;
+  }
+  ATTN_ASSERT_TRUE(one_shot_s8(m, heads, window ? band : nullptr));
+  int distinct = 0;  // the reference is not degenerate
+  for (int i = 1; i < kT * kE; ++i) distinct += g_ref[i] != g_ref[0] ? 1 : 0;
+  ATTN_EXPECT_TRUE(distinct > kT * kE / 2);
+  for (int chunk : kChunks) {
+    std::memset(g_out, 0x55, sizeof g_out);
+    ATTN_ASSERT_TRUE(decode_s8(m, heads, kv_heads, chunk, window));
+    int diff = 0;
+    for (int i = 0; i < kT * kE; ++i) diff += g_out[i] != g_ref[i] ? 1 : 0;
+    ATTN_EXPECT_EQ_INT(diff, 0);
+  }
+}
+
+}  // namespace
+
+ATTN_CASE(MhaDecodeS8, IncrementalBitIdenticalToOneShotCausal) { check_s8(ctx, 4, 4, false, 21); }
+ATTN_CASE(MhaDecodeS8, GroupedQueryBitIdenticalToOneShot) { check_s8(ctx, 4, 2, false, 22); }
+ATTN_CASE(MhaDecodeS8, MultiQueryBitIdenticalToOneShot) { check_s8(ctx, 2, 1, false, 23); }
+ATTN_CASE(MhaDecodeS8, WindowBitIdenticalToOneShotBandMask) { check_s8(ctx, 4, 2, true, 24); }
