@@ -27,7 +27,9 @@ int main() {
     attn::platform::print("sdpa_f32: %s\n", attn::status_str(st));
     return 1;
   }
-  for (const auto& row : out) attn::platform::print("%10.6f %10.6f %10.6f\n", row[0], row[1], row[2]);
+  for (const auto& row : out) {
+    attn::platform::print("%10.6f %10.6f %10.6f\n", row[0], row[1], row[2]);
+  }
   attn::platform::print("scratch: %u bytes (%s float kernels)\n", static_cast<unsigned>(sizeof ws),
                         ATTN_F32_BACKEND);
   return 0;

@@ -9,7 +9,8 @@
 #include "attn/attn.h"
 
 int main() {
-  constexpr attn::SdpaShape shape{/*batch*/ 1, /*seq_q*/ 2, /*seq_kv*/ 4, /*dim_k*/ 64, /*dim_v*/ 2};
+  constexpr attn::SdpaShape shape{/*batch*/ 1, /*seq_q*/ 2, /*seq_kv*/ 4, /*dim_k*/ 64,
+                                  /*dim_v*/ 2};
   static attn::Workspace<attn::sdpa_f32_scratch_bytes(shape)> ws;
   static const float q[2 * 64] = {};
   static float k[4 * 64];

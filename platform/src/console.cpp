@@ -27,8 +27,8 @@ void put_field(const char* digits, int n, bool negative, int width, bool left, b
   if (left) put_repeat(' ', pad);
 }
 
-void put_unsigned(unsigned long long v, unsigned base, bool upper, bool negative, int width,
-                  bool left, bool zero) {
+// Digits of v in `base` (most significant first) into out; returns their count.
+int unsigned_digits(unsigned long long v, unsigned base, bool upper, char* out) {
   char buf[24];
   int n = 0;
   const char* const table = upper ? "0123456789ABCDEF" : "0123456789abcdef";
@@ -36,21 +36,14 @@ void put_unsigned(unsigned long long v, unsigned base, bool upper, bool negative
     buf[n++] = table[v % base];
     v /= base;
   } while (v != 0);
-  char digits[24];
-  for (int i = 0; i < n; ++i) digits[i] = buf[n - 1 - i];
-  put_field(digits, n, negative, width, left, zero);
-}
-
-// Decimal digits of v (most significant first) into out; returns their count.
-int unsigned_digits(unsigned long long v, char* out) {
-  char buf[24];
-  int n = 0;
-  do {
-    buf[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
   for (int i = 0; i < n; ++i) out[i] = buf[n - 1 - i];
   return n;
+}
+
+void put_unsigned(unsigned long long v, unsigned base, bool upper, bool negative, int width,
+                  bool left, bool zero) {
+  char digits[24];
+  put_field(digits, unsigned_digits(v, base, upper, digits), negative, width, left, zero);
 }
 
 // C's %a of a normal double's magnitude (1.f * 2^e: "0x1.8p+70"), for values
@@ -69,7 +62,7 @@ int hex_float(uint64_t fraction, int exponent, char* out) {
   }
   out[n++] = 'p';
   out[n++] = '+';
-  return n + unsigned_digits(static_cast<unsigned long long>(exponent), out + n);
+  return n + unsigned_digits(static_cast<unsigned long long>(exponent), 10, false, out + n);
 }
 
 // %.<precision>f of |v|, v = (bits of an IEEE double), without floating
@@ -128,7 +121,7 @@ int fixed_float(uint64_t bits, int precision, char* out) {
       }
     }
   }
-  int n = unsigned_digits(integer, out);
+  int n = unsigned_digits(integer, 10, false, out);
   if (precision > 0) {
     out[n++] = '.';
     for (int i = 0; i < precision; ++i) out[n++] = digits[i];
@@ -222,8 +215,9 @@ void print(const char* fmt, ...) {
         break;
       }
       case 'f': {
-        const int digits = precision < 0 ? 6 : precision > kMaxPrecision ? kMaxPrecision : precision;
-        put_float(va_arg(args, double), digits, width, left, zero);
+        const int digits = precision < 0 ? 6 : precision;
+        put_float(va_arg(args, double), digits > kMaxPrecision ? kMaxPrecision : digits, width, left,
+                  zero);
         break;
       }
       case 'c': {
