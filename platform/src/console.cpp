@@ -138,6 +138,43 @@ void put_float(double v, int precision, int width, bool left, bool zero) {
   put_field(text, n, (bits >> 63) != 0, width, left, zero && finite);
 }
 
+// One conversion's flags, width, precision and length modifiers.
+struct Spec {
+  bool left = false;    // '-'
+  bool zero = false;    // '0'
+  int width = 0;
+  int precision = -1;   // -1: none
+  int longs = 0;        // 'l' count
+  bool size = false;    // 'z'
+};
+
+// Reads the part of a conversion between '%' and its letter from p; returns
+// the position of the letter.
+const char* parse_spec(const char* p, Spec* spec) {
+  for (;; ++p) {
+    if (*p == '-') {
+      spec->left = true;
+    } else if (*p == '0') {
+      spec->zero = true;
+    } else {
+      break;
+    }
+  }
+  while (*p >= '0' && *p <= '9') spec->width = spec->width * 10 + (*p++ - '0');
+  if (*p == '.') {
+    spec->precision = 0;
+    for (++p; *p >= '0' && *p <= '9'; ++p) spec->precision = spec->precision * 10 + (*p - '0');
+  }
+  for (; *p == 'l' || *p == 'z'; ++p) {
+    if (*p == 'z') {
+      spec->size = true;
+    } else {
+      ++spec->longs;
+    }
+  }
+  return p;
+}
+
 }  // namespace
 
 void write(const char* s) {
@@ -155,35 +192,13 @@ void print(const char* fmt, ...) {
       attn_platform_putc(*p);
       continue;
     }
-    ++p;
-    bool left = false;
-    bool zero = false;
-    for (;; ++p) {
-      if (*p == '-') {
-        left = true;
-      } else if (*p == '0') {
-        zero = true;
-      } else {
-        break;
-      }
-    }
-    int width = 0;
-    while (*p >= '0' && *p <= '9') width = width * 10 + (*p++ - '0');
-    int precision = -1;
-    if (*p == '.') {
-      precision = 0;
-      for (++p; *p >= '0' && *p <= '9'; ++p) precision = precision * 10 + (*p - '0');
-    }
-    int longs = 0;
-    bool size = false;
-    while (*p == 'l' || *p == 'z') {
-      if (*p == 'z') {
-        size = true;
-      } else {
-        ++longs;
-      }
-      ++p;
-    }
+    Spec spec;
+    p = parse_spec(p + 1, &spec);
+    const bool left = spec.left;
+    const bool zero = spec.zero;
+    const int width = spec.width;
+    const int longs = spec.longs;
+    const bool size = spec.size;
     switch (*p) {
       case 'd':
       case 'i': {
@@ -215,7 +230,7 @@ void print(const char* fmt, ...) {
         break;
       }
       case 'f': {
-        const int digits = precision < 0 ? 6 : precision;
+        const int digits = spec.precision < 0 ? 6 : spec.precision;
         put_float(va_arg(args, double), digits > kMaxPrecision ? kMaxPrecision : digits, width, left,
                   zero);
         break;
