@@ -27,8 +27,8 @@ int main() {
   short_by_one.bytes -= 1;
   const attn::Status too_small = attn::sdpa_f32(shape, args, short_by_one);
   const attn::Status st = attn::sdpa_f32(shape, args, ws.scratch());
-  std::printf("sdpa_f32 in %zu bytes: %s; in one byte less: %s\n", sizeof ws,
-              attn::status_str(st), attn::status_str(too_small));
+  std::printf("sdpa_f32 in %zu bytes: %s; in one byte less: %s\n", sizeof ws, attn::status_str(st),
+              attn::status_str(too_small));
   if (st != attn::Status::kOk || too_small != attn::Status::kScratchTooSmall) return 1;
   for (int i = 0; i < 2; ++i) {
     if (std::fabs(out[i * 2] - 4.0f) > 1e-6f || std::fabs(out[i * 2 + 1] - 5.0f) > 1e-6f) {
