@@ -10,7 +10,8 @@
 # All use the hard-float ABI, so the matching newlib multilib is picked.
 # ATTN_BOARD (the QEMU machine the tests run on) defaults from the CPU:
 #   cortex-m4 -> mps2-an386, cortex-m7 -> mps2-an500, cortex-m33 -> mps2-an505,
-#   cortex-m55 -> mps3-an547. The linker script comes from platform/boards/<board>.
+#   cortex-m55 -> mps3-an547. The linker script is platform/ld/<board>.ld, or
+#   ATTN_LINKER_SCRIPT (a board script anywhere; see platform/PORTING.md).
 set(CMAKE_SYSTEM_NAME Generic)
 set(CMAKE_SYSTEM_PROCESSOR arm)
 
@@ -60,4 +61,7 @@ set(CMAKE_FIND_ROOT_PATH /usr/lib/arm-none-eabi)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+# Packages: both the sysroot and the host paths, so that an installed attn (or
+# another cross-built package) is found through CMAKE_PREFIX_PATH or <Pkg>_DIR
+# as on a native build; ONLY would re-root those paths under the sysroot.
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)

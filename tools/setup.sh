@@ -2,14 +2,15 @@
 # Installs the Debian packages the project needs, skipping those already
 # installed. Usage: tools/setup.sh [host|all]   (default: all)
 #   host  compiler, CMake, GoogleTest, Benchmark, Highway, xsimd, Eigen, CLI11,
-#         nlohmann-json, NumPy, PyTorch, matplotlib, clang (+ libFuzzer), clang-tidy,
-#         clang-format, cppcheck, OpenBLAS (a second BLAS alternative: tools/test.sh
-#         runs the Python reference tests under it and under Debian's reference BLAS)
+#         nlohmann-json, pkg-config, NumPy, PyTorch, matplotlib, clang (+ libFuzzer),
+#         clang-tidy, clang-format, cppcheck, OpenBLAS (a second BLAS alternative:
+#         tools/test.sh runs the Python reference tests under it and under Debian's
+#         reference BLAS)
 #   all   host + Arm cross compilers, newlib, QEMU
 set -euo pipefail
 
 host_pkgs=(g++ cmake ninja-build git libgtest-dev libbenchmark-dev libhwy-dev libxsimd-dev
-  libeigen3-dev libcli11-dev nlohmann-json3-dev python3-numpy python3-torch
+  libeigen3-dev libcli11-dev nlohmann-json3-dev pkgconf python3-numpy python3-torch
   python3-matplotlib clang libclang-rt-14-dev clang-tidy clang-format cppcheck
   libopenblas0-pthread)
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf gcc-arm-none-eabi

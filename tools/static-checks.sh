@@ -22,13 +22,23 @@ jobs=2
 status=0
 t_all=$(date +%s)
 
+# The build tree the checks read: its compile commands (clang-tidy) and the
+# generated attn/config.h the public headers include.
+configure_static() {
+  cmake -S . -B build/static -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DATTN_SIMD=hwy -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+}
+config_include=build/static/engine/include
+
 headers() {
   local t0 tmp n=0 bad=0
   t0=$(date +%s)
+  configure_static
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' RETURN
   local flags=(-std=c++17 -fsyntax-only -fno-exceptions -fno-rtti -Wall -Wextra -Werror -Wshadow
-               -Wconversion -Wno-sign-conversion -Wcast-align -Iengine/include -Iplatform/include)
+               -Wconversion -Wno-sign-conversion -Wcast-align -Iengine/include -I"$config_include"
+               -Iplatform/include)
   local compilers=("g++" "clang++-14" "arm-none-eabi-g++")
   for cxx in "${compilers[@]}"; do require "$cxx" || return 1; done
   local h rel
@@ -66,6 +76,7 @@ cppcheck_run() {
   local t0 out rc=0
   t0=$(date +%s)
   require cppcheck || return 1
+  configure_static
   out=$(mktemp)
   # Suppressions:
   #   useStlAlgorithm: raw loops are the house style in freestanding code.
@@ -80,7 +91,7 @@ cppcheck_run() {
   cppcheck --force --quiet --inline-suppr --std=c++17 --language=c++ \
     --enable=warning,style,performance,portability \
     --template='{file}:{line}:{column}: {severity}: {message} [{id}]' \
-    -Iengine/include -Iengine/src -Iplatform/include -Iplatform/src \
+    -Iengine/include -I"$config_include" -Iengine/src -Iplatform/include -Iplatform/src \
     --suppress=missingIncludeSystem --suppress=useStlAlgorithm \
     --suppress=knownConditionTrueFalse --suppress=shadowFunction \
     --suppress=cppcheckError:engine/src/model/model_load.cpp \
@@ -102,8 +113,7 @@ tidy() {
   t0=$(date +%s)
   require clang-tidy-14 || return 1
   require run-clang-tidy-14 || return 1
-  cmake -S . -B build/static -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-    -DATTN_SIMD=hwy -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+  configure_static
   out=$(mktemp)
   # run-clang-tidy exits nonzero on any diagnostic (WarningsAsErrors: '*').
   if ! run-clang-tidy-14 -p build/static -j "$jobs" -quiet "$PWD/(engine|platform)/" >"$out" 2>&1; then
@@ -118,7 +128,7 @@ tidy() {
 
 # Directories whose C/C++ files already follow .clang-format: add one here when
 # it is formatted (tests/data holds generated files and is never formatted).
-format_dirs=(bench/baremetal platform/include tests/hardening tests/host tests/install tools/convert)
+format_dirs=(bench/baremetal examples platform/include tests/hardening tests/host tests/platform tools/convert)
 
 format_check() {
   local t0 f bad=0 n=0 changed=0 others=0

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "attn/config.h"
 #include "attn/int8/kernels_s8.h"
 #include "attn/softmax_s8.h"
 #include "case.h"
@@ -131,5 +132,23 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
         ATTN_EXPECT_TRUE(std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
       }
     }
+  }
+}
+
+// The generated attn/config.h names the int8 kernel set the library was
+// compiled with (the library's own kernels_s8_name(); x86 reports the level
+// it chose at run time, NEON whether it uses SDOT).
+ATTN_CASE(KernelsS8, ConfigNamesTheCompiledSet) {
+  const char* const config = ATTN_S8_KERNELS;
+  const char* const library = attn::detail::kernels_s8_name();
+  if (std::strcmp(config, "x86") == 0) {
+    static const char* const levels[] = {"avx512-vnni", "avx-vnni", "avx2", "scalar"};
+    bool known = false;
+    for (const char* level : levels) known = known || std::strcmp(library, level) == 0;
+    ATTN_EXPECT_TRUE(known);
+  } else if (std::strcmp(config, "neon") == 0) {
+    ATTN_EXPECT_TRUE(std::strncmp(library, "neon", 4) == 0);
+  } else {
+    ATTN_EXPECT_TRUE(std::strcmp(library, config) == 0);
   }
 }

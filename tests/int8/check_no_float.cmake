@@ -9,6 +9,17 @@ set(sources engine/src/int8/softmax_s8.cpp engine/src/int8/sdpa_s8.cpp engine/sr
 file(GLOB extra ${ROOT}/engine/src/int8/*_s8_eval.cpp ${ROOT}/engine/src/int8/kernels_s8_*.cpp)
 list(REMOVE_DUPLICATES extra)
 foreach(cpu cortex-m4 cortex-m33 cortex-m55)
+  # The attn/config.h a Cortex-M build of the library generates (ref float
+  # kernels; the one-row int8 core).
+  set(PROJECT_VERSION soft-float-check)
+  set(ATTN_BACKEND_NAME ref)
+  set(ATTN_S8_KERNELS dsp)
+  if(cpu STREQUAL "cortex-m55")
+    set(ATTN_S8_KERNELS mve)
+  endif()
+  set(ATTN_SDPA_QUERY_TILE 8)
+  set(ATTN_SDPA_S8_QUERY_TILE 1)
+  configure_file(${ROOT}/engine/cmake/config.h.in ${OUT}/${cpu}/attn/config.h @ONLY)
   set(all ${sources})
   foreach(e ${extra})
     file(RELATIVE_PATH r ${ROOT} ${e})
@@ -22,7 +33,7 @@ foreach(cpu cortex-m4 cortex-m33 cortex-m55)
     execute_process(
       COMMAND ${CXX} -std=c++17 -O2 -mthumb -mcpu=${cpu} -mfloat-abi=soft -fno-exceptions -fno-rtti
               -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion
-              -I${ROOT}/engine/include -I${ROOT}/engine/src -c ${abs} -o ${obj}
+              -I${ROOT}/engine/include -I${OUT}/${cpu} -I${ROOT}/engine/src -c ${abs} -o ${obj}
       RESULT_VARIABLE rc ERROR_VARIABLE err)
     if(NOT rc EQUAL 0)
       message(FATAL_ERROR "compiling ${src} for ${cpu} failed:\n${err}")

@@ -23,8 +23,8 @@
 // kernels (kSdpaQueryTile = 8), 25024 bytes with a SIMD backend.
 //
 // kSdpaQueryTile is 8 in ref builds (RAM first: Cortex-M) and 32 when the
-// build selects a SIMD backend (ATTN_SIMD=hwy|xsimd define ATTN_SDPA_QUERY_TILE
-// for the library and its users): the SIMD core keeps queries along the vector
+// build selects a SIMD backend (ATTN_SIMD=hwy|xsimd; the generated attn/config.h
+// records it for the library and its users): the SIMD core keeps queries along the vector
 // and needs two 16-lane vectors of queries per broadcast key element to reach
 // the FMA peak (see kernels/generic/kernels_f32-inl.h). The formula is a
 // compile-time constant, so it cannot follow SVE's run-time vector length:
@@ -46,15 +46,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/config.h"
 #include "attn/mask.h"
 #include "attn/scratch.h"
 #include "attn/status.h"
 
 namespace attn {
 
-#ifndef ATTN_SDPA_QUERY_TILE
-#define ATTN_SDPA_QUERY_TILE 8
-#endif
 inline constexpr int32_t kSdpaQueryTile = ATTN_SDPA_QUERY_TILE;
 static_assert(kSdpaQueryTile == 8 || kSdpaQueryTile % 16 == 0, "query tile: 8 or a multiple of 16");
 inline constexpr int32_t kSdpaKeyBlock = 64;

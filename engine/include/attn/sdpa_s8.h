@@ -47,7 +47,8 @@
 //                         + align64(4 * T * r16(dim_v))          int32 output tile
 // T is 16 on x86-64 (GCC/Clang), where the query-tiled core runs (int8 GEMMs
 // of T query rows, vpdpbusd at the AVX-VNNI / AVX-512 VNNI levels), and 1
-// elsewhere (Cortex-M keeps the one-row core and its scratch). None of it
+// elsewhere (Cortex-M keeps the one-row core and its scratch), as recorded in
+// the generated attn/config.h. None of it
 // depends on seq_q.
 //
 // Exactness limits (int32 accumulation, |x - zp| <= 255 for int8 x and zp):
@@ -60,6 +61,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/config.h"
 #include "attn/int8/quantize.h"
 #include "attn/mask.h"
 #include "attn/scratch.h"
@@ -116,13 +118,6 @@ constexpr std::size_t sdpa_s8_row_bytes(int32_t seq_kv, int32_t dim_k, int32_t d
   return sat::to_size(sdpa_s8_row_bytes64(seq_kv, dim_k, dim_v));
 }
 
-#ifndef ATTN_SDPA_S8_QUERY_TILE
-#if defined(__x86_64__) && defined(__GNUC__)
-#define ATTN_SDPA_S8_QUERY_TILE 16
-#else
-#define ATTN_SDPA_S8_QUERY_TILE 1
-#endif
-#endif
 inline constexpr int32_t kSdpaS8QueryTile = ATTN_SDPA_S8_QUERY_TILE;
 static_assert(kSdpaS8QueryTile >= 1 && kSdpaS8QueryTile <= 64, "int8 query tile: 1 .. 64");
 

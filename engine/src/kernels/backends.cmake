@@ -98,8 +98,4 @@ endif()
 set(ATTN_SIMD_BACKENDS ${_attn_backends} CACHE INTERNAL "float kernel backends compiled into attn")
 set(ATTN_SELECTED_BACKEND ${ATTN_BACKEND_NAME} CACHE INTERNAL "float kernel backend the ops use")
 target_compile_definitions(attn PRIVATE ATTN_BACKEND=${ATTN_BACKEND_NAME})
-if(NOT ATTN_BACKEND_NAME STREQUAL "ref")
-  # The SIMD core's query tile (attn/sdpa.h); public: it sizes the users' scratch.
-  target_compile_definitions(attn PUBLIC ATTN_SDPA_QUERY_TILE=32)
-endif()
 message(STATUS "attn: float kernels ${ATTN_BACKEND_NAME} (compiled: ${_attn_backends})")

@@ -1,0 +1,43 @@
+# Writes attn/config.h (engine/cmake/config.h.in) into the build tree's
+# include directory: the float backend, the int8 kernel set and the two query
+# tiles, which size the users' scratch. Needs ATTN_BACKEND_NAME (backends.cmake).
+include(CheckCXXSourceCompiles)
+
+# The int8 kernel set the compiler's target selects: the first of these whose
+# predefined macros hold (the order of attn/int8/kernels_s8.h), else ref.
+function(attn_detect_s8_kernels out_var)
+  set(conditions
+    "mve|defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)"
+    "dsp|defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)"
+    "neon|defined(__aarch64__) && defined(__ARM_NEON)"
+    "x86|defined(__x86_64__) && defined(__GNUC__)")
+  foreach(entry IN LISTS conditions)
+    string(REPLACE "|" ";" entry "${entry}")
+    list(GET entry 0 name)
+    list(GET entry 1 condition)
+    set(CMAKE_REQUIRED_QUIET ON)
+    check_cxx_source_compiles("#if !(${condition})\n#error not ${name}\n#endif\nint main() { return 0; }"
+      ATTN_S8_KERNELS_IS_${name})
+    if(ATTN_S8_KERNELS_IS_${name})
+      set(${out_var} ${name} PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(${out_var} ref PARENT_SCOPE)
+endfunction()
+
+attn_detect_s8_kernels(ATTN_S8_KERNELS)
+if(ATTN_BACKEND_NAME STREQUAL "ref")
+  set(ATTN_SDPA_QUERY_TILE 8)
+else()
+  set(ATTN_SDPA_QUERY_TILE 32)
+endif()
+if(ATTN_S8_KERNELS STREQUAL "x86")
+  set(ATTN_SDPA_S8_QUERY_TILE 16)
+else()
+  set(ATTN_SDPA_S8_QUERY_TILE 1)
+endif()
+set(ATTN_CONFIG_INCLUDE_DIR ${CMAKE_CURRENT_BINARY_DIR}/include)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/config.h.in ${ATTN_CONFIG_INCLUDE_DIR}/attn/config.h @ONLY)
+message(STATUS "attn: int8 kernels ${ATTN_S8_KERNELS}; query tiles ${ATTN_SDPA_QUERY_TILE} (float), "
+               "${ATTN_SDPA_S8_QUERY_TILE} (int8)")
