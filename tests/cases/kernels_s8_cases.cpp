@@ -5,7 +5,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "attn/int8/kernels_s8.h"
+#include "kernels/s8/kernels_s8.h"
 #include "attn/softmax_s8.h"
 #include "case.h"
 

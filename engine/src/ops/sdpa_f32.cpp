@@ -1,7 +1,7 @@
 // Scaled dot-product attention, float32 (see attn/sdpa.h).
 #include "attn/sdpa.h"
 
-#include "ops/attend_f32.h"
+#include "core/attend_f32.h"
 #include "ops/sdpa_batch.h"
 #include "ops/validate.h"
 

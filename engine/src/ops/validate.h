@@ -8,7 +8,7 @@
 
 #include "attn/mask.h"
 #include "attn/status.h"
-#include "ops/attend_f32.h"
+#include "core/attend_f32.h"
 
 namespace attn {
 namespace detail {
