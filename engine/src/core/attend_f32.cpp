@@ -195,12 +195,6 @@ void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t n
   kernels::pv_tile_f32(s, s_stride, nq, nk, v, v_stride, dim_v, acc, acc_stride);
 }
 
-void* aligned_scratch(void* data, std::size_t bytes, std::size_t needed) {
-  if (data == nullptr || needed == 0 || bytes < needed) return nullptr;
-  const auto addr = reinterpret_cast<std::uintptr_t>(data);
-  return static_cast<unsigned char*>(data) + (align_up(addr) - addr);
-}
-
 void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
   const Tile t = carve(scratch, a.dim_k, a.dim_v);
   for (int32_t i0 = 0; i0 < a.seq_q; i0 += kSdpaQueryTile) {

@@ -29,17 +29,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/attend_mask.h"
+
 namespace attn {
 namespace detail {
-
-// The mask of one batch item (matrices already offset to that item).
-struct AttendMask {
-  bool causal = false;
-  int32_t key_length = 0;  // keys j >= key_length are masked; seq_kv when unused
-  const float* keras = nullptr;
-  const float* additive = nullptr;
-  const uint8_t* boolean = nullptr;
-};
 
 struct AttendF32 {
   const float* q = nullptr;
@@ -71,9 +64,6 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch);
 void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t nk,
                            const float* v, std::size_t v_stride, int32_t dim_v, float* m,
                            float* l, float* acc, std::size_t acc_stride);
-
-// Rounds `scratch.data` up to 64 bytes and checks the size; null if too small.
-void* aligned_scratch(void* data, std::size_t bytes, std::size_t needed);
 
 }  // namespace detail
 }  // namespace attn

@@ -44,17 +44,6 @@ bool keras_masked(float f) { return (float_bits(f) & 0x7fffffffu) != 0; }
 
 }  // namespace
 
-AttendS8Mask batch_mask_s8(const Mask& mask, int32_t b, int32_t seq_kv) {
-  AttendS8Mask m;
-  m.causal = mask.causal;
-  m.key_length = mask.key_lengths != nullptr ? mask.key_lengths[b] : seq_kv;
-  const std::size_t off = static_cast<std::size_t>(b) * mask.matrix_batch_stride;
-  m.keras = mask.keras != nullptr ? mask.keras + off : nullptr;
-  m.additive = mask.additive != nullptr ? mask.additive + off : nullptr;
-  m.boolean = mask.boolean != nullptr ? mask.boolean + off : nullptr;
-  return m;
-}
-
 Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t seq_kv) {
   if (mask.additive == nullptr) return Status::kOk;
   const int32_t items = mask.matrix_batch_stride == 0 ? 1 : batch;
@@ -128,7 +117,7 @@ namespace {
 //             in the GEMM's epilogue where the level has that form)
 // Every value is the one the row path computes (same integer sums, same
 // requantization and softmax kernels).
-void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m,
+void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
                      void* ws) {
   constexpr int32_t kT = kSdpaS8QueryTile;
   const auto skv = static_cast<std::size_t>(a.seq_kv);
@@ -246,7 +235,7 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
 }  // namespace
 #endif
 
-void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m, void* ws) {
+void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m, void* ws) {
 #if ATTN_SDPA_S8_QUERY_TILE > 1
   // The tiled core pays a K / V packing per call: worth it from a few rows.
   if (m.keras == nullptr && m.additive == nullptr && m.boolean == nullptr && a.seq_q >= 4 &&

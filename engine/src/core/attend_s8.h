@@ -8,6 +8,7 @@
 #include "attn/mask.h"
 #include "attn/sdpa_s8.h"
 #include "attn/status.h"
+#include "core/attend_mask.h"
 
 namespace attn {
 namespace detail {
@@ -26,17 +27,6 @@ struct AttendS8 {
   int32_t seq_q = 0, seq_kv = 0, dim_k = 0, dim_v = 0;
 };
 
-// The mask of one batch item, as the int8 core reads it.
-struct AttendS8Mask {
-  bool causal = false;
-  int32_t key_length = 0;
-  const float* keras = nullptr;  // [seq_q, seq_kv] rows of seq_kv, or null
-  const float* additive = nullptr;
-  const uint8_t* boolean = nullptr;
-};
-
-AttendS8Mask batch_mask_s8(const Mask& mask, int32_t b, int32_t seq_kv);
-
 // kUnsupported if an additive mask entry is neither 0 nor <= -1e9 (checked
 // over every batch item the mask covers), else kOk.
 Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t seq_kv);
@@ -47,7 +37,7 @@ Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t
 // the tiled core's. Without a matrix mask and from 4 query rows on, x86
 // builds whose tile kernels are fast (tile_s8_fast) take the tiled core; the
 // results are the same bits either way.
-void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendS8Mask& m, void* ws);
+void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m, void* ws);
 
 // The second half of attend_s8 for one query row whose int8 scores[0..limit)
 // are computed: softmax in place (over keep[j] != 0 when keep is not null),

@@ -6,7 +6,7 @@
 #include "kernels/f32/kernels_f32.h"
 #include "core/attend_f32.h"
 #include "core/one_query_f32.h"
-#include "ops/validate.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 

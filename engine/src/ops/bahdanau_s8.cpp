@@ -4,7 +4,7 @@
 #include "kernels/s8/fixedpoint.h"
 #include "core/attend_s8.h"
 #include "ops/fc_s8.h"
-#include "core/attend_f32.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace {

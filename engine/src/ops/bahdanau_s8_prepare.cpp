@@ -6,7 +6,7 @@
 #include "attn/bahdanau_s8.h"
 #include "kernels/s8/fixedpoint.h"
 #include "ops/fc_s8_prepare.h"
-#include "ops/validate.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "core/attend_s8.h"
 #include "ops/fc_s8.h"
-#include "core/attend_f32.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 
@@ -49,7 +49,7 @@ Status luong_s8(const LuongS8Params& params, const LuongS8Args& args, Scratch sc
     a.seq_kv = s.seq;
     a.dim_k = s.query_dim;
     a.dim_v = s.key_dim;
-    detail::AttendS8Mask m;
+    detail::AttendMask m;
     m.key_length = args.key_lengths != nullptr ? args.key_lengths[b] : s.seq;
     detail::attend_s8(params.attend, a, m, core_ws);
   }

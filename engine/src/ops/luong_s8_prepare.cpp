@@ -1,7 +1,7 @@
 // Luong attention, int8: prepare (see attn/luong_s8.h).
 #include "attn/luong_s8.h"
 #include "ops/fc_s8_prepare.h"
-#include "ops/validate.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace {

@@ -4,8 +4,7 @@
 
 #include "core/attend_s8.h"
 #include "ops/fc_s8.h"
-#include "core/attend_f32.h"
-#include "ops/validate.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 
@@ -40,7 +39,7 @@ Status mha_s8(const MhaS8Params& params, const MhaS8Args& args, Scratch scratch)
     detail::fc_s8(params.q, args.query + ub * sq * e, e, s.seq_q, qp, e);
     detail::fc_s8(params.k, args.key + ub * skv * kd, kd, s.seq_kv, kp, e);
     detail::fc_s8(params.v, args.value + ub * skv * vd, vd, s.seq_kv, vp, e);
-    const detail::AttendS8Mask m = detail::batch_mask_s8(args.mask, b, s.seq_kv);
+    const detail::AttendMask m = detail::batch_mask(args.mask, b, s.seq_kv);
     for (int32_t h = 0; h < s.num_heads; ++h) {
       const auto col = static_cast<std::size_t>(h) * uhd;
       detail::AttendS8 a;

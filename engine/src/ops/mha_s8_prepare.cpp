@@ -1,7 +1,7 @@
 // Multi-head attention, int8: prepare (see attn/mha_s8.h).
 #include "attn/mha_s8.h"
 #include "ops/fc_s8_prepare.h"
-#include "ops/validate.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 

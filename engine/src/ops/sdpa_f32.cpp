@@ -2,8 +2,7 @@
 #include "attn/sdpa.h"
 
 #include "core/attend_f32.h"
-#include "ops/sdpa_batch.h"
-#include "ops/validate.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 

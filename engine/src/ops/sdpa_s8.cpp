@@ -4,9 +4,7 @@
 #include "attn/sdpa_s8.h"
 
 #include "core/attend_s8.h"
-#include "core/attend_f32.h"
-#include "ops/sdpa_batch.h"
-#include "ops/validate.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 
@@ -26,7 +24,7 @@ Status sdpa_s8(const SdpaS8Params& params, const SdpaS8Args& args, Scratch scrat
   for (int32_t b = 0; b < shape.batch; ++b) {
     detail::AttendS8 a = detail::sdpa_batch_item<detail::AttendS8>(shape, args, b);
     a.weights_stride = static_cast<std::size_t>(shape.seq_kv);
-    detail::attend_s8(params, a, detail::batch_mask_s8(args.mask, b, shape.seq_kv), ws);
+    detail::attend_s8(params, a, detail::batch_mask(args.mask, b, shape.seq_kv), ws);
   }
   return Status::kOk;
 }

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "attn/sdpa_s8.h"
-#include "ops/validate.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace {
