@@ -6,8 +6,10 @@
 //   "neon" / "neon-dotprod"  AArch64: SMULL/SADALP widening products, SDOT
 //          when built for +dotprod
 //   "avx512-vnni" / "avx-vnni" / "avx2" / "scalar"  x86-64 (GCC/Clang): chosen
-//          at run time from the CPU (kernels_s8_x86.cpp)
+//          at run time from the CPU (x86/kernels_s8_x86.cpp)
 //   "ref"  everything else
+// kernel_set.h picks the set (one folder per ISA); entries a set does not
+// implement are the reference ones.
 // Every version gives identical int32 results (integer sums are exact); the
 // tests compare each against the reference on odd lengths and offsets.
 #pragma once
@@ -15,29 +17,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
-#define ATTN_S8_KERNELS_MVE 1
-#elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
-#define ATTN_S8_KERNELS_DSP 1
-#elif defined(__aarch64__) && defined(__ARM_NEON)
-#define ATTN_S8_KERNELS_NEON 1
-#elif defined(__x86_64__) && defined(__GNUC__)
-#define ATTN_S8_KERNELS_X86 1
-#endif
+#include "kernels/s8/kernel_set.h"
 
 namespace attn {
 namespace detail {
-
-#if defined(ATTN_S8_KERNELS_MVE)
-inline constexpr int32_t kPvDensePercent = 75;
-#elif defined(ATTN_S8_KERNELS_X86)
-// x86: always the dense kernel. A zero weight costs a quarter of a vpdpbusd
-// there, while compacting the rows mispredicts a branch per key (the dense
-// path ran int8 SDPA at L = 256 about twice as fast on a Zen 5).
-inline constexpr int32_t kPvDensePercent = 0;
-#else
-inline constexpr int32_t kPvDensePercent = 100;
-#endif
 
 // Returns sum_i a[i] * b[i] and stores sum_i b[i] in *sum_b; n >= 0.
 // Exact (no int32 overflow) for n <= 131072.
@@ -222,17 +205,6 @@ bool tile_s8_fast();
 // Name of the kernel set dot_s8 / mac_s8 use: "ref", "dsp" or "mve".
 const char* kernels_s8_name();
 
-#if defined(ATTN_S8_KERNELS_X86)
-// x86 run-time dispatch levels: 0 scalar, 1 AVX2, 2 AVX-VNNI, 3 AVX-512 VNNI.
-// Every level shares one packed query-row layout, so a level may change
-// between qrow_s8_pack and qrow_s8_dot. Default: the best the CPU supports.
-bool kernels_s8_x86_supported(int lvl);  // this CPU runs level lvl
-int kernels_s8_x86_level();
-// Tests and benchmarks: use level `lvl` from now on (-1: the CPU's best);
-// false (no change) if the CPU lacks it. Not synchronised with running kernels.
-bool kernels_s8_x86_select(int lvl);
-const char* kernels_s8_x86_level_name(int lvl);
-#endif
 
 }  // namespace detail
 }  // namespace attn

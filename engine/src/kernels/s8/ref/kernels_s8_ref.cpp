@@ -98,24 +98,23 @@ void softmax_s8_row_ref(const int32_t* exp_table, int32_t diff_min, const int8_t
   }
 }
 
-#if !defined(ATTN_S8_KERNELS_MVE) && !defined(ATTN_S8_KERNELS_X86)
+// The entries of every group this build's kernel set (kernels/s8/kernel_set.h)
+// does not implement.
+#if !defined(ATTN_S8_HAS_SOFTMAX_ROW)
 void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
                     int32_t n) {
   softmax_s8_row_ref(exp_table, diff_min, in, out, n);
 }
 #endif
 
-#if !defined(ATTN_S8_KERNELS_MVE) && !defined(ATTN_S8_KERNELS_NEON) && \
-    !defined(ATTN_S8_KERNELS_X86)
-// The DSP set has no faster requantization than the scalar one.
+#if !defined(ATTN_S8_HAS_REQUANTIZE_ROW)
 void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
                        int32_t shift, int32_t zero_point, int8_t* out) {
   requantize_row_s8_ref(acc, n, offset, multiplier, shift, zero_point, out);
 }
 #endif
 
-#if !defined(ATTN_S8_KERNELS_MVE) && !defined(ATTN_S8_KERNELS_DSP) && \
-    !defined(ATTN_S8_KERNELS_NEON) && !defined(ATTN_S8_KERNELS_X86)
+#if !defined(ATTN_S8_HAS_ROW_KERNELS)
 int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
   return dot_s8_ref(a, b, n, sum_b);
 }

@@ -198,7 +198,8 @@ int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const i
   return weights_from_codes_s8(w, n, n_pad);
 }
 
-#if !defined(ATTN_S8_KERNELS_X86)
+// The tile entries of a kernel set without tile kernels (kernels/s8/kernel_set.h).
+#if !defined(ATTN_S8_HAS_TILE_KERNELS)
 void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
                        std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
                        int32_t* sum_w) {
