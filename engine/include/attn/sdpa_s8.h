@@ -1,5 +1,5 @@
 // Scaled dot-product attention, int8, bit-identical to TensorFlow Lite's op
-// sequence (see shared/INT8.md):
+// sequence (see docs/INT8.md):
 //
 //   S = BATCH_MATMUL(Q, K, adj_y)  -> int8 scores  (scores scale / zero point)
 //   P = SOFTMAX(S, beta)           -> int8, scale 1/256, zero point -128

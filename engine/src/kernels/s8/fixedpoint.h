@@ -1,4 +1,4 @@
-// int8 fixed-point primitives with TensorFlow Lite's bits (see INT8.md).
+// int8 fixed-point primitives with TensorFlow Lite's bits (see docs/INT8.md).
 //
 // These are the integer building blocks of every int8 op: the Q31 multiplier
 // arithmetic of TFLite's requantization (SaturatingRoundingDoublingHighMul,
