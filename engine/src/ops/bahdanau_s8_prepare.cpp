@@ -68,8 +68,8 @@ Status bahdanau_s8_prepare(const BahdanauShape& shape, const BahdanauS8Quant& qu
   if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim, shape.units})) {
     return Status::kBadShape;
   }
-  if (shape.query_dim > kMhaS8MaxFeatures || shape.key_dim > kMhaS8MaxFeatures ||
-      shape.units > kMhaS8MaxFeatures) {
+  if (shape.query_dim > kFcS8MaxFeatures || shape.key_dim > kFcS8MaxFeatures ||
+      shape.units > kFcS8MaxFeatures) {
     return Status::kOverflow;
   }
   const QuantParams* all[] = {&quant.query, &quant.keys,   &quant.query_proj, &quant.keys_proj,

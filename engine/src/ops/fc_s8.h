@@ -6,7 +6,7 @@
 
 #include "kernels/s8/fixedpoint.h"
 #include "kernels/s8/kernels_s8.h"
-#include "attn/mha_s8.h"
+#include "attn/int8/layers_s8.h"
 
 namespace attn {
 namespace detail {
@@ -21,7 +21,7 @@ inline void fc_s8(const FcS8Layer& l, const int8_t* x, std::size_t x_stride, int
     for (int32_t c = 0; c < l.out_features; ++c) {
       int32_t sum_w = 0;
       const int32_t dot = dot_s8(xr, l.weight + static_cast<std::size_t>(c) * in, l.in_features, &sum_w);
-      // sum (x - x_zp) w = dot - x_zp sum w, exact for in <= kMhaS8MaxFeatures;
+      // sum (x - x_zp) w = dot - x_zp sum w, exact for in <= kFcS8MaxFeatures;
       // the bias is added with int32 wrap-around, as TFLite's accumulator.
       int32_t acc = dot - l.input_zero_point * sum_w;
       if (l.bias != nullptr) acc = q::wrap_add(acc, l.bias[c]);

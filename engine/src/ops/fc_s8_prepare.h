@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "attn/mha_s8.h"
+#include "attn/int8/layers_s8.h"
 #include "attn/status.h"
 
 namespace attn {

@@ -42,7 +42,7 @@ Status luong_general_s8_prepare(const LuongGeneralShape& shape, const LuongS8Qua
   if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim})) {
     return Status::kBadShape;
   }
-  if (shape.key_dim > kMhaS8MaxFeatures) return Status::kOverflow;
+  if (shape.key_dim > kFcS8MaxFeatures) return Status::kOverflow;
   if (!quant_params_ok(quant.keys_proj) || !quant_params_ok(quant.keys)) {
     return Status::kBadArgument;
   }
