@@ -20,7 +20,7 @@ constexpr auto kBk = static_cast<std::size_t>(kSdpaKeyBlock);
 
 std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
-// Scratch carved into the tile buffers, in the order of the formula in sdpa.h.
+// The tile buffers at the offsets of SdpaF32Layout (attn/sdpa.h).
 struct Tile {
   float* qs;   // [kTq, dim_k] scaled queries
   float* s;    // [kTq, kBk] scores, then probabilities
@@ -32,18 +32,14 @@ struct Tile {
 
 Tile carve(void* scratch, int32_t dim_k, int32_t dim_v) {
   auto* p = static_cast<unsigned char*>(scratch);
+  const SdpaF32Layout<RawBytes> lay(dim_k, dim_v);
   Tile t{};
-  t.qs = static_cast<float*>(static_cast<void*>(p));
-  p += f32_bytes(kTq * idx(dim_k));
-  t.s = static_cast<float*>(static_cast<void*>(p));
-  p += f32_bytes(kTq * kBk);
-  t.acc = static_cast<float*>(static_cast<void*>(p));
-  p += f32_bytes(kTq * idx(dim_v));
-  t.m = static_cast<float*>(static_cast<void*>(p));
-  p += f32_bytes(kTq);
-  t.l = static_cast<float*>(static_cast<void*>(p));
-  p += f32_bytes(kTq);
-  t.visible = static_cast<int32_t*>(static_cast<void*>(p));
+  t.qs = static_cast<float*>(static_cast<void*>(p + lay.scaled_q));
+  t.s = static_cast<float*>(static_cast<void*>(p + lay.scores));
+  t.acc = static_cast<float*>(static_cast<void*>(p + lay.acc));
+  t.m = static_cast<float*>(static_cast<void*>(p + lay.row_max));
+  t.l = static_cast<float*>(static_cast<void*>(p + lay.row_sum));
+  t.visible = static_cast<int32_t*>(static_cast<void*>(p + lay.visible));
   return t;
 }
 

@@ -62,13 +62,11 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
                        int32_t seq_kv, int8_t* orow, int8_t* wrow, void* ws) {
   const auto skv = static_cast<std::size_t>(seq_kv);
   const auto ulimit = static_cast<std::size_t>(limit);
-  auto* base = static_cast<unsigned char*>(ws) + 2 * align_up(skv);
-  auto* wts = static_cast<int16_t*>(static_cast<void*>(base));
-  base += align_up(2 * skv);
-  auto* rows = static_cast<const int8_t**>(static_cast<void*>(base));
-  base += align_up(sizeof(void*) * skv);
-  base += align_up(2 * static_cast<std::size_t>(params.shape.dim_k));
-  auto* acc = static_cast<int32_t*>(static_cast<void*>(base));
+  auto* base = static_cast<unsigned char*>(ws);
+  const SdpaS8Layout<RawBytes> lay(seq_kv, params.shape.dim_k, dim_v);
+  auto* wts = static_cast<int16_t*>(static_cast<void*>(base + lay.weights));
+  auto* rows = static_cast<const int8_t**>(static_cast<void*>(base + lay.rows));
+  auto* acc = static_cast<int32_t*>(static_cast<void*>(base + lay.acc));
   // P row, in place.
   softmax_row_s8(params.softmax, scores, scores, limit, keep);
   if (wrow != nullptr) {
@@ -123,27 +121,18 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
   const auto skv = static_cast<std::size_t>(a.seq_kv);
   const auto dv = static_cast<std::size_t>(a.dim_v);
   const std::size_t kv16 = round_up_s8(skv, 16);
-  const std::size_t kv4 = round_up_s8(skv, 4);
-  const std::size_t dk4 = round_up_s8(static_cast<std::size_t>(a.dim_k), 4);
   const std::size_t dv16 = round_up_s8(dv, 16);
-  auto* base = static_cast<unsigned char*>(ws) + sdpa_s8_row_bytes(a.seq_kv, a.dim_k, a.dim_v);
-  auto* kpacked = reinterpret_cast<int8_t*>(base);
-  base += align_up(kv16 * dk4);
-  auto* ksum = static_cast<int32_t*>(static_cast<void*>(base));
-  base += align_up(4 * kv16);
-  auto* vpacked = reinterpret_cast<int8_t*>(base);
-  base += align_up(kv4 * dv16);
-  auto* u = base;
-  base += align_up(kT * dk4);
-  auto* qsum = static_cast<int32_t*>(static_cast<void*>(base));
-  base += align_up(4 * kT);
-  auto* limits = static_cast<int32_t*>(static_cast<void*>(base));
-  base += align_up(4 * kT);
-  auto* dots = static_cast<int32_t*>(static_cast<void*>(base));
-  base += align_up(4 * kT * kv16);
-  auto* probs = reinterpret_cast<int8_t*>(base);
-  base += align_up(kT * kv16);
-  auto* acc = static_cast<int32_t*>(static_cast<void*>(base));
+  const SdpaS8Layout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v);
+  auto* base = static_cast<unsigned char*>(ws) + lay.row_bytes;
+  auto* kpacked = reinterpret_cast<int8_t*>(base + lay.kpacked);
+  auto* ksum = static_cast<int32_t*>(static_cast<void*>(base + lay.ksum));
+  auto* vpacked = reinterpret_cast<int8_t*>(base + lay.vpacked);
+  auto* u = base + lay.qtile;
+  auto* qsum = static_cast<int32_t*>(static_cast<void*>(base + lay.qsum));
+  auto* limits = static_cast<int32_t*>(static_cast<void*>(base + lay.limits));
+  auto* dots = static_cast<int32_t*>(static_cast<void*>(base + lay.dots));
+  auto* probs = reinterpret_cast<int8_t*>(base + lay.probs);
+  auto* acc = static_cast<int32_t*>(static_cast<void*>(base + lay.out_acc));
 
   // Keys any row can see (the causal limit of the last row is seq_kv).
   const int32_t max_limit = m.key_length;
@@ -247,15 +236,12 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& 
   const auto skv = static_cast<std::size_t>(a.seq_kv);
   const auto dv = static_cast<std::size_t>(a.dim_v);
   auto* base = static_cast<unsigned char*>(ws);
-  auto* scores = reinterpret_cast<int8_t*>(base);
-  base += align_up(skv);
-  auto* keep = base;
-  base += align_up(skv);
-  base += align_up(2 * skv);  // int16 weights (softmax_pv_row_s8)
+  const SdpaS8Layout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v);
+  auto* scores = reinterpret_cast<int8_t*>(base + lay.scores);
+  auto* keep = base + lay.keep;
   // V row pointers in softmax_pv_row_s8; int32 dot products before that.
-  auto* dots = static_cast<int32_t*>(static_cast<void*>(base));
-  base += align_up(sizeof(void*) * skv);
-  void* qrow_packed = base;
+  auto* dots = static_cast<int32_t*>(static_cast<void*>(base + lay.rows));
+  void* qrow_packed = base + lay.qrow;
 
   const int32_t qzp = params.q_zero_point;
   const int32_t kzp = params.k_zero_point;
