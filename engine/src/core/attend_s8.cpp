@@ -104,6 +104,94 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
 #if ATTN_SDPA_S8_QUERY_TILE > 1
 namespace {
 
+// The tiled core's buffers at SdpaS8Layout's offsets (after the row buffers).
+struct S8Tiles {
+  int8_t* kpacked;
+  int32_t* ksum;
+  int8_t* vpacked;
+  uint8_t* u;      // packed query tile
+  int32_t* qsum;   // [T] sum (q - q_zp) per row
+  int32_t* limits; // [T] keys each row sees
+  int32_t* dots;   // [T, kv16] int32 scores
+  int8_t* probs;   // [T, kv16] int8 scores, then weights
+  int32_t* acc;    // [T, dv16] int32 outputs
+  std::size_t kv16, dv16;
+};
+
+S8Tiles carve_tiles(const AttendS8& a, void* ws) {
+  const SdpaS8Layout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v);
+  auto* base = static_cast<unsigned char*>(ws) + lay.row_bytes;
+  S8Tiles b{};
+  b.kpacked = reinterpret_cast<int8_t*>(base + lay.kpacked);
+  b.ksum = static_cast<int32_t*>(static_cast<void*>(base + lay.ksum));
+  b.vpacked = reinterpret_cast<int8_t*>(base + lay.vpacked);
+  b.u = base + lay.qtile;
+  b.qsum = static_cast<int32_t*>(static_cast<void*>(base + lay.qsum));
+  b.limits = static_cast<int32_t*>(static_cast<void*>(base + lay.limits));
+  b.dots = static_cast<int32_t*>(static_cast<void*>(base + lay.dots));
+  b.probs = reinterpret_cast<int8_t*>(base + lay.probs);
+  b.acc = static_cast<int32_t*>(static_cast<void*>(base + lay.out_acc));
+  b.kv16 = round_up_s8(static_cast<std::size_t>(a.seq_kv), 16);
+  b.dv16 = round_up_s8(static_cast<std::size_t>(a.dim_v), 16);
+  return b;
+}
+
+// S rows of the tile at row i0 requantized to int8 into b.probs (in the GEMM's
+// epilogue where the level has it, else from the int32 results).
+void tile_scores(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& b, int32_t i0,
+                 int32_t nq, int32_t tile_limit) {
+  constexpr int32_t kT = kSdpaS8QueryTile;
+  const auto ui0 = static_cast<std::size_t>(i0);
+  qtile_s8_pack(a.q + ui0 * a.q_stride, a.q_stride, nq, params.q_zero_point, a.dim_k, b.u,
+                b.qsum);
+  int32_t offsets[kT];
+  for (int32_t t = 0; t < nq; ++t) offsets[t] = params.k_zero_point * b.qsum[t];
+  if (qk_tile_s8_rq(b.u, nq, params.q_zero_point, b.kpacked, b.ksum, tile_limit, a.dim_k, offsets,
+                    params.scores_multiplier.multiplier, params.scores_multiplier.shift,
+                    params.scores_zero_point, b.probs, b.kv16)) {
+    return;
+  }
+  qk_tile_s8(b.u, nq, params.q_zero_point, b.kpacked, b.ksum, tile_limit, a.dim_k, b.dots, b.kv16);
+  for (int32_t t = 0; t < nq; ++t) {
+    const auto ut = static_cast<std::size_t>(t);
+    if (b.limits[t] == 0) continue;
+    requantize_row_s8(b.dots + ut * b.kv16, b.limits[t], offsets[t],
+                      params.scores_multiplier.multiplier, params.scores_multiplier.shift,
+                      params.scores_zero_point, b.probs + ut * b.kv16);
+  }
+}
+
+// O rows of the tile from the weights in b.probs (row sums sum_w), requantized
+// to int8 (in the GEMM's epilogue where the level has it, else from the int32
+// results); a row with no visible key gets the output zero point.
+void tile_outputs(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& b, int32_t i0,
+                  int32_t nq, int32_t tile_limit, const int32_t* sum_w) {
+  constexpr int32_t kT = kSdpaS8QueryTile;
+  const auto ui0 = static_cast<std::size_t>(i0);
+  const int32_t ozp = params.out_zero_point;
+  const auto* w = reinterpret_cast<const uint8_t*>(b.probs);
+  bool fused = false;
+  if (tile_limit > 0) {
+    int32_t vz_sums[kT];
+    for (int32_t t = 0; t < nq; ++t) vz_sums[t] = params.v_zero_point * sum_w[t];
+    fused = pv_tile_s8_rq(w, b.kv16, nq, b.vpacked, tile_limit, a.dim_v, vz_sums,
+                          params.out_multiplier.multiplier, params.out_multiplier.shift, ozp,
+                          a.out + ui0 * a.out_stride, a.out_stride);
+    if (!fused) pv_tile_s8(w, b.kv16, nq, b.vpacked, tile_limit, a.dim_v, b.acc, b.dv16);
+  }
+  for (int32_t t = 0; t < nq; ++t) {
+    const auto ut = static_cast<std::size_t>(t);
+    int8_t* orow = a.out + (ui0 + ut) * a.out_stride;
+    if (b.limits[t] == 0) {
+      for (int32_t c = 0; c < a.dim_v; ++c) orow[c] = static_cast<int8_t>(ozp);
+      continue;
+    }
+    if (fused) continue;
+    requantize_row_s8(b.acc + ut * b.dv16, a.dim_v, params.v_zero_point * sum_w[t],
+                      params.out_multiplier.multiplier, params.out_multiplier.shift, ozp, orow);
+  }
+}
+
 // The query-tiled core (causal and key-length masks; no matrix mask): K and
 // V packed once, then per tile of T query rows
 //   S tile  = qk_tile_s8 (int8 GEMM, sum (q - q_zp) k), requantized per row
@@ -119,31 +207,15 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
                      void* ws) {
   constexpr int32_t kT = kSdpaS8QueryTile;
   const auto skv = static_cast<std::size_t>(a.seq_kv);
-  const auto dv = static_cast<std::size_t>(a.dim_v);
-  const std::size_t kv16 = round_up_s8(skv, 16);
-  const std::size_t dv16 = round_up_s8(dv, 16);
-  const SdpaS8Layout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v);
-  auto* base = static_cast<unsigned char*>(ws) + lay.row_bytes;
-  auto* kpacked = reinterpret_cast<int8_t*>(base + lay.kpacked);
-  auto* ksum = static_cast<int32_t*>(static_cast<void*>(base + lay.ksum));
-  auto* vpacked = reinterpret_cast<int8_t*>(base + lay.vpacked);
-  auto* u = base + lay.qtile;
-  auto* qsum = static_cast<int32_t*>(static_cast<void*>(base + lay.qsum));
-  auto* limits = static_cast<int32_t*>(static_cast<void*>(base + lay.limits));
-  auto* dots = static_cast<int32_t*>(static_cast<void*>(base + lay.dots));
-  auto* probs = reinterpret_cast<int8_t*>(base + lay.probs);
-  auto* acc = static_cast<int32_t*>(static_cast<void*>(base + lay.out_acc));
-
+  const S8Tiles b = carve_tiles(a, ws);
   // Keys any row can see (the causal limit of the last row is seq_kv).
   const int32_t max_limit = m.key_length;
   if (max_limit > 0) {
-    kpack_s8(a.k, a.k_stride, max_limit, a.dim_k, kpacked, ksum);
-    vpack_s8(a.v, a.v_stride, max_limit, a.dim_v, vpacked);
+    kpack_s8(a.k, a.k_stride, max_limit, a.dim_k, b.kpacked, b.ksum);
+    vpack_s8(a.v, a.v_stride, max_limit, a.dim_v, b.vpacked);
   }
-
   alignas(64) unsigned char lut[kSoftmaxS8LutBytes];
   softmax_s8_tile_prepare(params.softmax.exp_table, params.softmax.diff_min, max_limit, lut);
-  const int32_t ozp = params.out_zero_point;
   for (int32_t i0 = 0; i0 < a.seq_q; i0 += kT) {
     const int32_t nq = a.seq_q - i0 < kT ? a.seq_q - i0 : kT;
     int32_t tile_limit = 0;
@@ -153,71 +225,25 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
         const int32_t c = i0 + t + a.seq_kv - a.seq_q + 1;
         if (c < limit) limit = c < 0 ? 0 : c;
       }
-      limits[t] = limit;
+      b.limits[t] = limit;
       if (limit > tile_limit) tile_limit = limit;
     }
-    const auto ui0 = static_cast<std::size_t>(i0);
-    // S rows requantized to int8 (in the GEMM's epilogue where the level has
-    // it, else from the int32 results), then the softmax of each in place as
-    // unsigned weights w = p + 128 (0 past its limit, up to the tile's).
-    if (tile_limit > 0) {
-      qtile_s8_pack(a.q + ui0 * a.q_stride, a.q_stride, nq, params.q_zero_point, a.dim_k, u,
-                    qsum);
-      int32_t offsets[kT];
-      for (int32_t t = 0; t < nq; ++t) offsets[t] = params.k_zero_point * qsum[t];
-      if (!qk_tile_s8_rq(u, nq, params.q_zero_point, kpacked, ksum, tile_limit, a.dim_k, offsets,
-                         params.scores_multiplier.multiplier, params.scores_multiplier.shift,
-                         params.scores_zero_point, probs, kv16)) {
-        qk_tile_s8(u, nq, params.q_zero_point, kpacked, ksum, tile_limit, a.dim_k, dots, kv16);
-        for (int32_t t = 0; t < nq; ++t) {
-          const auto ut = static_cast<std::size_t>(t);
-          if (limits[t] == 0) continue;
-          requantize_row_s8(dots + ut * kv16, limits[t], offsets[t],
-                            params.scores_multiplier.multiplier, params.scores_multiplier.shift,
-                            params.scores_zero_point, probs + ut * kv16);
-        }
-      }
-    }
+    if (tile_limit > 0) tile_scores(params, a, b, i0, nq, tile_limit);
+    // The softmax of each S row in place as unsigned weights w = p + 128 (0
+    // past its limit, up to the tile's).
     const auto tile4 = round_up_s8(static_cast<std::size_t>(tile_limit), 4);
     int32_t sum_w[kT];
-    softmax_s8_tile_w(lut, params.softmax.exp_table, params.softmax.diff_min, probs, kv16, nq,
-                      limits, static_cast<int32_t>(tile4), sum_w);
-    if (a.weights != nullptr) {
-      for (int32_t t = 0; t < nq; ++t) {
-        const auto ut = static_cast<std::size_t>(t);
-        const auto ulimit = static_cast<std::size_t>(limits[t]);
-        const auto* w = reinterpret_cast<const uint8_t*>(probs + ut * kv16);
-        int8_t* wrow = a.weights + (ui0 + ut) * a.weights_stride;
-        for (std::size_t j = 0; j < ulimit; ++j) wrow[j] = static_cast<int8_t>(w[j] ^ 0x80u);
-        if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
-      }
-    }
-    // O rows requantized to int8 (in the GEMM's epilogue where the level has
-    // it, else from the int32 results).
-    bool fused = false;
-    if (tile_limit > 0) {
-      int32_t vz_sums[kT];
-      for (int32_t t = 0; t < nq; ++t) vz_sums[t] = params.v_zero_point * sum_w[t];
-      fused = pv_tile_s8_rq(reinterpret_cast<const uint8_t*>(probs), kv16, nq, vpacked,
-                            tile_limit, a.dim_v, vz_sums, params.out_multiplier.multiplier,
-                            params.out_multiplier.shift, ozp, a.out + ui0 * a.out_stride,
-                            a.out_stride);
-      if (!fused) {
-        pv_tile_s8(reinterpret_cast<const uint8_t*>(probs), kv16, nq, vpacked, tile_limit,
-                   a.dim_v, acc, dv16);
-      }
-    }
-    for (int32_t t = 0; t < nq; ++t) {
+    softmax_s8_tile_w(lut, params.softmax.exp_table, params.softmax.diff_min, b.probs, b.kv16, nq,
+                      b.limits, static_cast<int32_t>(tile4), sum_w);
+    for (int32_t t = 0; a.weights != nullptr && t < nq; ++t) {
       const auto ut = static_cast<std::size_t>(t);
-      int8_t* orow = a.out + (ui0 + ut) * a.out_stride;
-      if (limits[t] == 0) {
-        for (std::size_t c = 0; c < dv; ++c) orow[c] = static_cast<int8_t>(ozp);
-        continue;
-      }
-      if (fused) continue;
-      requantize_row_s8(acc + ut * dv16, a.dim_v, params.v_zero_point * sum_w[t],
-                        params.out_multiplier.multiplier, params.out_multiplier.shift, ozp, orow);
+      const auto ulimit = static_cast<std::size_t>(b.limits[t]);
+      const auto* w = reinterpret_cast<const uint8_t*>(b.probs + ut * b.kv16);
+      int8_t* wrow = a.weights + (static_cast<std::size_t>(i0) + ut) * a.weights_stride;
+      for (std::size_t j = 0; j < ulimit; ++j) wrow[j] = static_cast<int8_t>(w[j] ^ 0x80u);
+      if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
     }
+    tile_outputs(params, a, b, i0, nq, tile_limit, sum_w);
   }
 }
 
