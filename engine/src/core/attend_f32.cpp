@@ -30,16 +30,22 @@ struct Tile {
   int32_t* visible;  // [kTq] keys not masked
 };
 
+// Walks the layout in its order: each step is the previous buffer's size.
 Tile carve(void* scratch, int32_t dim_k, int32_t dim_v) {
-  auto* p = static_cast<unsigned char*>(scratch);
   const SdpaF32Layout<RawBytes> lay(dim_k, dim_v);
+  auto* p = static_cast<unsigned char*>(scratch) + lay.scaled_q;
   Tile t{};
-  t.qs = static_cast<float*>(static_cast<void*>(p + lay.scaled_q));
-  t.s = static_cast<float*>(static_cast<void*>(p + lay.scores));
-  t.acc = static_cast<float*>(static_cast<void*>(p + lay.acc));
-  t.m = static_cast<float*>(static_cast<void*>(p + lay.row_max));
-  t.l = static_cast<float*>(static_cast<void*>(p + lay.row_sum));
-  t.visible = static_cast<int32_t*>(static_cast<void*>(p + lay.visible));
+  t.qs = static_cast<float*>(static_cast<void*>(p));
+  p += lay.scores - lay.scaled_q;
+  t.s = static_cast<float*>(static_cast<void*>(p));
+  p += lay.acc - lay.scores;
+  t.acc = static_cast<float*>(static_cast<void*>(p));
+  p += lay.row_max - lay.acc;
+  t.m = static_cast<float*>(static_cast<void*>(p));
+  p += lay.row_sum - lay.row_max;
+  t.l = static_cast<float*>(static_cast<void*>(p));
+  p += lay.visible - lay.row_sum;
+  t.visible = static_cast<int32_t*>(static_cast<void*>(p));
   return t;
 }
 
