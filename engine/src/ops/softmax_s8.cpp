@@ -8,15 +8,15 @@
 
 namespace attn {
 
-Status softmax_s8(const SoftmaxS8Params& params, int32_t rows, int32_t cols, const int8_t* in,
-                  int8_t* out) {
-  if (in == nullptr || out == nullptr) return Status::kNullPointer;
-  if (rows <= 0 || cols <= 0) return Status::kBadShape;
-  if (cols > kSoftmaxS8MaxCols) return Status::kOverflow;
-  const auto n = static_cast<std::size_t>(cols);
-  for (int32_t r = 0; r < rows; ++r) {
+Status softmax_s8(const SoftmaxS8Shape& shape, const SoftmaxS8Params& params,
+                  const SoftmaxS8Args& args) {
+  if (args.in == nullptr || args.out == nullptr) return Status::kNullPointer;
+  if (shape.rows <= 0 || shape.cols <= 0) return Status::kBadShape;
+  if (shape.cols > kSoftmaxS8MaxCols) return Status::kOverflow;
+  const auto n = static_cast<std::size_t>(shape.cols);
+  for (int32_t r = 0; r < shape.rows; ++r) {
     const std::size_t off = static_cast<std::size_t>(r) * n;
-    detail::softmax_row_s8(params, in + off, out + off, cols, nullptr);
+    detail::softmax_row_s8(params, args.in + off, args.out + off, shape.cols, nullptr);
   }
   return Status::kOk;
 }
