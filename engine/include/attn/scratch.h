@@ -40,8 +40,8 @@ constexpr std::size_t to_size(uint64_t n) {
 }  // namespace sat
 
 // The size arithmetic of the cores' layout structs (SdpaF32Layout,
-// SdpaS8Layout), so that one struct gives both the public byte counts and the
-// offsets the core carves:
+// SdpaS8RowLayout, SdpaS8TileLayout), so that one struct gives both the public
+// byte counts and the offsets the core carves:
 //   SatBytes  64-bit saturating (the constexpr *_scratch_bytes of any shape)
 //   RawBytes  size_t, plain (the core's carving of a shape the op validated)
 // block(a, b, elem) = align64(a * b * elem) bytes.

@@ -111,22 +111,35 @@ constexpr uint64_t block(uint64_t a, uint64_t b = 1, uint64_t elem = 1) {
 inline constexpr int32_t kSdpaS8QueryTile = ATTN_SDPA_S8_QUERY_TILE;
 static_assert(kSdpaS8QueryTile >= 1 && kSdpaS8QueryTile <= 64, "int8 query tile: 1 .. 64");
 
-// The int8 core's scratch (attend_s8): byte offsets of its buffers from the
-// core's 64-byte-aligned base, each a 64-byte block (the formula above).
+// The int8 core's scratch (attend_s8), the formula above as byte offsets from
+// the core's 64-byte-aligned base, each buffer a 64-byte block: the one-row
+// section (SdpaS8RowLayout), then the query-tile section (SdpaS8TileLayout,
+// empty when kSdpaS8QueryTile is 1; offsets from the row section's end).
 // B: SatBytes (the public sizes) or RawBytes (the core's carving).
 template <class B = SatBytes>
-struct SdpaS8Layout {
+struct SdpaS8RowLayout {
   using T = typename B::T;
-  // The one-row core: [0, row_bytes).
   T scores = 0;   // int8 [seq_kv] scores, then probabilities
   T keep = 0;     // uint8 [seq_kv] mask flags
   T weights = 0;  // int16 [seq_kv] softmax weights
   T rows = 0;     // const int8_t* [seq_kv] V rows of the non-zero weights (int32 dots before)
   T qrow = 0;     // the prepared query row (2 * dim_k bytes)
   T acc = 0;      // int32 [dim_v] accumulators
-  T row_bytes = 0;
-  // The query-tiled core (kSdpaS8QueryTile > 1; else all 0), offsets from
-  // row_bytes on.
+  T bytes = 0;
+  constexpr SdpaS8RowLayout(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+    const auto skv = static_cast<T>(seq_kv);
+    keep = B::add(scores, B::block(skv));
+    weights = B::add(keep, B::block(skv));
+    rows = B::add(weights, B::block(skv, 2));
+    qrow = B::add(rows, B::block(skv, sizeof(void*)));
+    acc = B::add(qrow, B::block(static_cast<T>(dim_k), 2));
+    bytes = B::add(acc, B::block(static_cast<T>(dim_v), 4));
+  }
+};
+
+template <class B = SatBytes>
+struct SdpaS8TileLayout {
+  using T = typename B::T;
   T kpacked = 0;  // packed K, r16(seq_kv) x r4(dim_k)
   T ksum = 0;     // int32 [r16(seq_kv)] key sums
   T vpacked = 0;  // packed V, r4(seq_kv) x r16(dim_v)
@@ -136,26 +149,14 @@ struct SdpaS8Layout {
   T dots = 0;     // int32 [T, r16(seq_kv)] score tile
   T probs = 0;    // int8 [T, r16(seq_kv)] probabilities
   T out_acc = 0;  // int32 [T, r16(dim_v)] output tile
-  T tile_bytes = 0;
-  T bytes = 0;  // row_bytes + tile_bytes
-
-  constexpr SdpaS8Layout(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
-    const auto skv = static_cast<T>(seq_kv);
-    const auto dk = static_cast<T>(dim_k);
-    const auto dv = static_cast<T>(dim_v);
-    keep = B::add(scores, B::block(skv));
-    weights = B::add(keep, B::block(skv));
-    rows = B::add(weights, B::block(skv, 2));
-    qrow = B::add(rows, B::block(skv, sizeof(void*)));
-    acc = B::add(qrow, B::block(dk, 2));
-    row_bytes = B::add(acc, B::block(dv, 4));
-    bytes = row_bytes;
+  T bytes = 0;
+  constexpr SdpaS8TileLayout(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
     if (kSdpaS8QueryTile <= 1) return;
     const auto t = static_cast<T>(kSdpaS8QueryTile);
-    const T kv16 = (skv + 15) / 16 * 16;
-    const T kv4 = (skv + 3) / 4 * 4;
-    const T dk4 = (dk + 3) / 4 * 4;
-    const T dv16 = (dv + 15) / 16 * 16;
+    const T kv16 = (static_cast<T>(seq_kv) + 15) / 16 * 16;
+    const T kv4 = (static_cast<T>(seq_kv) + 3) / 4 * 4;
+    const T dk4 = (static_cast<T>(dim_k) + 3) / 4 * 4;
+    const T dv16 = (static_cast<T>(dim_v) + 15) / 16 * 16;
     ksum = B::add(kpacked, B::block(kv16, dk4));
     vpacked = B::add(ksum, B::block(kv16, 4));
     qtile = B::add(vpacked, B::block(kv4, dv16));
@@ -164,15 +165,14 @@ struct SdpaS8Layout {
     dots = B::add(limits, B::block(t, 4));
     probs = B::add(dots, B::block(t, kv16, 4));
     out_acc = B::add(probs, B::block(t, kv16));
-    tile_bytes = B::add(out_acc, B::block(t, dv16, 4));
-    bytes = B::add(row_bytes, tile_bytes);
+    bytes = B::add(out_acc, B::block(t, dv16, 4));
   }
 };
 
 // The per-row buffers of the int8 attention core.
 constexpr uint64_t sdpa_s8_row_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
   if (seq_kv <= 0 || dim_k <= 0 || dim_v <= 0) return 0;
-  return SdpaS8Layout<>(seq_kv, dim_k, dim_v).row_bytes;
+  return SdpaS8RowLayout<>(seq_kv, dim_k, dim_v).bytes;
 }
 constexpr std::size_t sdpa_s8_row_bytes(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
   return sat::to_size(sdpa_s8_row_bytes64(seq_kv, dim_k, dim_v));
@@ -181,13 +181,13 @@ constexpr std::size_t sdpa_s8_row_bytes(int32_t seq_kv, int32_t dim_k, int32_t d
 // The query-tile buffers of the int8 core (0 when the tile is 1).
 constexpr uint64_t sdpa_s8_tile_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
   if (seq_kv <= 0 || dim_k <= 0 || dim_v <= 0) return 0;
-  return SdpaS8Layout<>(seq_kv, dim_k, dim_v).tile_bytes;
+  return SdpaS8TileLayout<>(seq_kv, dim_k, dim_v).bytes;
 }
 
 // Everything the int8 attention core (attend_s8) needs.
 constexpr uint64_t sdpa_s8_core_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
-  if (seq_kv <= 0 || dim_k <= 0 || dim_v <= 0) return 0;
-  return SdpaS8Layout<>(seq_kv, dim_k, dim_v).bytes;
+  const uint64_t row = sdpa_s8_row_bytes64(seq_kv, dim_k, dim_v);
+  return row == 0 ? 0 : sat::add(row, sdpa_s8_tile_bytes64(seq_kv, dim_k, dim_v));
 }
 constexpr std::size_t sdpa_s8_core_bytes(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
   return sat::to_size(sdpa_s8_core_bytes64(seq_kv, dim_k, dim_v));

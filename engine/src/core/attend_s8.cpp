@@ -62,11 +62,14 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
                        int32_t seq_kv, int8_t* orow, int8_t* wrow, void* ws) {
   const auto skv = static_cast<std::size_t>(seq_kv);
   const auto ulimit = static_cast<std::size_t>(limit);
-  auto* base = static_cast<unsigned char*>(ws);
-  const SdpaS8Layout<RawBytes> lay(seq_kv, params.shape.dim_k, dim_v);
-  auto* wts = static_cast<int16_t*>(static_cast<void*>(base + lay.weights));
-  auto* rows = static_cast<const int8_t**>(static_cast<void*>(base + lay.rows));
-  auto* acc = static_cast<int32_t*>(static_cast<void*>(base + lay.acc));
+  // SdpaS8RowLayout's buffers, walked in order (each step the sizes in between).
+  const SdpaS8RowLayout<RawBytes> lay(seq_kv, params.shape.dim_k, dim_v);
+  auto* base = static_cast<unsigned char*>(ws) + lay.weights;
+  auto* wts = static_cast<int16_t*>(static_cast<void*>(base));
+  base += lay.rows - lay.weights;
+  auto* rows = static_cast<const int8_t**>(static_cast<void*>(base));
+  base += lay.acc - lay.rows;
+  auto* acc = static_cast<int32_t*>(static_cast<void*>(base));
   // P row, in place.
   softmax_row_s8(params.softmax, scores, scores, limit, keep);
   if (wrow != nullptr) {
@@ -104,7 +107,7 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
 #if ATTN_SDPA_S8_QUERY_TILE > 1
 namespace {
 
-// The tiled core's buffers at SdpaS8Layout's offsets (after the row buffers).
+// The tiled core's buffers at SdpaS8TileLayout's offsets (after the row buffers).
 struct S8Tiles {
   int8_t* kpacked;
   int32_t* ksum;
@@ -119,8 +122,9 @@ struct S8Tiles {
 };
 
 S8Tiles carve_tiles(const AttendS8& a, void* ws) {
-  const SdpaS8Layout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v);
-  auto* base = static_cast<unsigned char*>(ws) + lay.row_bytes;
+  const SdpaS8RowLayout<RawBytes> row(a.seq_kv, a.dim_k, a.dim_v);
+  const SdpaS8TileLayout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v);
+  auto* base = static_cast<unsigned char*>(ws) + row.bytes;
   S8Tiles b{};
   b.kpacked = reinterpret_cast<int8_t*>(base + lay.kpacked);
   b.ksum = static_cast<int32_t*>(static_cast<void*>(base + lay.ksum));
@@ -262,7 +266,7 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& 
   const auto skv = static_cast<std::size_t>(a.seq_kv);
   const auto dv = static_cast<std::size_t>(a.dim_v);
   auto* base = static_cast<unsigned char*>(ws);
-  const SdpaS8Layout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v);
+  const SdpaS8RowLayout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v);
   auto* scores = reinterpret_cast<int8_t*>(base + lay.scores);
   auto* keep = base + lay.keep;
   // V row pointers in softmax_pv_row_s8; int32 dot products before that.
