@@ -197,104 +197,26 @@ void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t n
   kernels::pv_tile_f32(s, s_stride, nq, nk, v, v_stride, dim_v, acc, acc_stride);
 }
 
-namespace {
-
-// Loads the tile's scaled queries (rows [r][d], or columns [d][tq] with zero
-// padding columns) and resets its running max, sum and visible counts.
-void start_tile(const AttendF32& a, const Tile& t, const Layout& lay, int32_t i0, int32_t nq) {
-  if (lay.transposed) {
-    kernels::transpose_scale_f32(a.q + idx(i0) * a.q_stride, a.q_stride, nq, a.dim_k, a.scale,
-                                 t.qs, lay.tq);
-  }
-  for (int32_t r = 0; r < (lay.transposed ? lay.tq : nq); ++r) {
-    if (!lay.transposed) {
-      const float* q = a.q + idx(i0 + r) * a.q_stride;
-      float* qs = t.qs + idx(r) * idx(a.dim_k);
-      for (int32_t d = 0; d < a.dim_k; ++d) qs[d] = q[d] * a.scale;
-    }
-    t.m[r] = kNegInf;
-    t.l[r] = 0.0f;
-    t.visible[r] = 0;
-  }
-}
-
-// One-block tile, row layout (SIMD builds): softmax_f32 per row (a row with
-// no visible key: all 0), P.V into the zeroed output rows, the weights
-// straight from those probabilities.
-void one_block_rows(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
-                    int32_t i0, int32_t nq, int32_t kv_end) {
-  if (kv_end > 0) {
-    score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
-    for (int32_t r = 0; r < nq; ++r) {
-      float* p = t.s + idx(r) * lay.row;
-      if (t.visible[r] == 0) {
-        for (int32_t j = 0; j < kv_end; ++j) p[j] = 0.0f;
-      } else {
-        kernels::softmax_f32(p, kv_end);
-      }
-    }
-    kernels::pv_tile_f32(t.s, lay.row, nq, kv_end, a.v, a.v_stride, a.dim_v,
-                         a.out + idx(i0) * a.out_stride, a.out_stride);
-  }
-  for (int32_t r = 0; a.weights != nullptr && r < nq; ++r) {
-    write_weights_row(a, t.s + idx(r) * lay.row, 1, kv_end, a.weights_alpha,
-                      a.weights + idx(i0 + r) * idx(a.seq_kv), a.seq_kv);
-  }
-}
-
-// One-block tile, transposed layout: softmax_t, the probabilities scaled by
-// 1 / l_i, P.V into the zeroed output rows.
-void one_block_transposed(const AttendF32& a, const AttendMask& mask, const Tile& t,
-                          const Layout& lay, int32_t i0, int32_t nq, int32_t kv_end) {
-  score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
-  // acc is not used (nq = 0 rows): nothing to rescale in the first block.
-  kernels::softmax_t_f32(t.s, lay.tq, kv_end, t.m, t.l, 0, t.acc, idx(a.dim_v), a.dim_v);
-  float inv_l[kSdpaQueryTile];
-  for (int32_t r = 0; r < lay.tq; ++r) {
-    inv_l[r] = r < nq && t.visible[r] != 0 ? 1.0f / t.l[r] : 0.0f;
-  }
-  for (int32_t j = 0; j < kv_end; ++j) {
-    float* p = t.s + idx(j) * idx(lay.tq);
-    for (int32_t r = 0; r < lay.tq; ++r) p[r] *= inv_l[r];
-  }
-  kernels::pv_tile_t_f32(t.s, lay.tq, nq, kv_end, a.v, a.v_stride, a.dim_v,
-                         a.out + idx(i0) * a.out_stride, a.out_stride);
-}
-
-// Streaming tile: the online softmax over key blocks into acc, then
-// out_i = acc_i / l_i (0 for a row with no visible key).
-void streaming_tile(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
-                    int32_t i0, int32_t nq, int32_t kv_end) {
-  for (int32_t j0 = 0; j0 < kv_end; j0 += lay.bk) {
-    const int32_t nk = kv_end - j0 < lay.bk ? kv_end - j0 : lay.bk;
-    score_block(a, mask, t, lay, i0, nq, j0, nk, t.visible);
-    const float* v = a.v + idx(j0) * a.v_stride;
-    if (lay.transposed) {
-      // The first block finds acc all zero: nothing to rescale (nq = 0 rows).
-      kernels::softmax_t_f32(t.s, lay.tq, nk, t.m, t.l, j0 == 0 ? 0 : nq, t.acc, idx(a.dim_v),
-                             a.dim_v);
-      kernels::pv_tile_t_f32(t.s, lay.tq, nq, nk, v, a.v_stride, a.dim_v, t.acc, idx(a.dim_v));
-    } else {
-      online_softmax_update(t.s, lay.row, nq, nk, v, a.v_stride, a.dim_v, t.m, t.l, t.acc,
-                            idx(a.dim_v));
-    }
-  }
-  for (int32_t r = 0; r < nq; ++r) {
-    float* out = a.out + idx(i0 + r) * a.out_stride;
-    const float* acc = t.acc + idx(r) * idx(a.dim_v);
-    const float inv_l = t.visible[r] == 0 ? 0.0f : 1.0f / t.l[r];
-    for (int32_t c = 0; c < a.dim_v; ++c) out[c] = t.visible[r] == 0 ? 0.0f : acc[c] * inv_l;
-  }
-}
-
-}  // namespace
-
 void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
   const Tile t = carve(scratch, a.dim_k, a.dim_v);
   for (int32_t i0 = 0; i0 < a.seq_q; i0 += kSdpaQueryTile) {
     const int32_t nq = a.seq_q - i0 < kSdpaQueryTile ? a.seq_q - i0 : kSdpaQueryTile;
     const Layout lay = layout_for(nq);
-    start_tile(a, t, lay, i0, nq);
+    // Scaled queries: rows [r][d], or columns [d][tq] (padding columns zero).
+    if (lay.transposed) {
+      kernels::transpose_scale_f32(a.q + idx(i0) * a.q_stride, a.q_stride, nq, a.dim_k, a.scale,
+                                   t.qs, lay.tq);
+    }
+    for (int32_t r = 0; r < (lay.transposed ? lay.tq : nq); ++r) {
+      if (!lay.transposed) {
+        const float* q = a.q + idx(i0 + r) * a.q_stride;
+        float* qs = t.qs + idx(r) * idx(a.dim_k);
+        for (int32_t d = 0; d < a.dim_k; ++d) qs[d] = q[d] * a.scale;
+      }
+      t.m[r] = kNegInf;
+      t.l[r] = 0.0f;
+      t.visible[r] = 0;
+    }
     // Keys past the last row's limit are masked for the whole tile.
     const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
     // A tile whose keys fit one block (short sequences; decode up to
@@ -310,13 +232,61 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
     // (Cortex-M) rows keep the online path, whose worst-case stack this branch
     // would grow by 40 B (tests/baremetal/ops/stack_budget.json).
     if (kSdpaQueryTile % 16 == 0 && one_block && !lay.transposed) {
-      one_block_rows(a, mask, t, lay, i0, nq, kv_end);
+      // Rows: softmax_f32 per row (a row with no visible key: all 0), the
+      // weights straight from those probabilities.
+      if (kv_end > 0) {
+        score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
+        for (int32_t r = 0; r < nq; ++r) {
+          float* p = t.s + idx(r) * lay.row;
+          if (t.visible[r] == 0) {
+            for (int32_t j = 0; j < kv_end; ++j) p[j] = 0.0f;
+          } else {
+            kernels::softmax_f32(p, kv_end);
+          }
+        }
+        kernels::pv_tile_f32(t.s, lay.row, nq, kv_end, a.v, a.v_stride, a.dim_v,
+                             a.out + idx(i0) * a.out_stride, a.out_stride);
+      }
+      for (int32_t r = 0; a.weights != nullptr && r < nq; ++r) {
+        write_weights_row(a, t.s + idx(r) * lay.row, 1, kv_end, a.weights_alpha,
+                          a.weights + idx(i0 + r) * idx(a.seq_kv), a.seq_kv);
+      }
       continue;
     }
-    if (!one_block) {
-      streaming_tile(a, mask, t, lay, i0, nq, kv_end);
-    } else if (kv_end > 0) {
-      one_block_transposed(a, mask, t, lay, i0, nq, kv_end);
+    if (one_block && kv_end > 0) {
+      score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
+      // acc is not used (nq = 0 rows): nothing to rescale in the first block.
+      kernels::softmax_t_f32(t.s, lay.tq, kv_end, t.m, t.l, 0, t.acc, idx(a.dim_v), a.dim_v);
+      float inv_l[kSdpaQueryTile];
+      for (int32_t r = 0; r < lay.tq; ++r) {
+        inv_l[r] = r < nq && t.visible[r] != 0 ? 1.0f / t.l[r] : 0.0f;
+      }
+      for (int32_t j = 0; j < kv_end; ++j) {
+        float* p = t.s + idx(j) * idx(lay.tq);
+        for (int32_t r = 0; r < lay.tq; ++r) p[r] *= inv_l[r];
+      }
+      kernels::pv_tile_t_f32(t.s, lay.tq, nq, kv_end, a.v, a.v_stride, a.dim_v,
+                             a.out + idx(i0) * a.out_stride, a.out_stride);
+    }
+    for (int32_t j0 = 0; !one_block && j0 < kv_end; j0 += lay.bk) {
+      const int32_t nk = kv_end - j0 < lay.bk ? kv_end - j0 : lay.bk;
+      score_block(a, mask, t, lay, i0, nq, j0, nk, t.visible);
+      const float* v = a.v + idx(j0) * a.v_stride;
+      if (lay.transposed) {
+        // The first block finds acc all zero: nothing to rescale (nq = 0 rows).
+        kernels::softmax_t_f32(t.s, lay.tq, nk, t.m, t.l, j0 == 0 ? 0 : nq, t.acc, idx(a.dim_v),
+                               a.dim_v);
+        kernels::pv_tile_t_f32(t.s, lay.tq, nq, nk, v, a.v_stride, a.dim_v, t.acc, idx(a.dim_v));
+      } else {
+        online_softmax_update(t.s, lay.row, nq, nk, v, a.v_stride, a.dim_v, t.m, t.l, t.acc,
+                              idx(a.dim_v));
+      }
+    }
+    for (int32_t r = 0; !one_block && r < nq; ++r) {
+      float* out = a.out + idx(i0 + r) * a.out_stride;
+      const float* acc = t.acc + idx(r) * idx(a.dim_v);
+      const float inv_l = t.visible[r] == 0 ? 0.0f : 1.0f / t.l[r];
+      for (int32_t c = 0; c < a.dim_v; ++c) out[c] = t.visible[r] == 0 ? 0.0f : acc[c] * inv_l;
     }
     if (a.weights != nullptr) write_weights(a, mask, t, lay, i0, nq);
   }
