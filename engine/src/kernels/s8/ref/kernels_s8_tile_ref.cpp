@@ -230,49 +230,17 @@ void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t
   pv_tile_s8_ref(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
 }
 bool tile_s8_fast() { return false; }
-bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                   int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
-                   int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
-  (void)w;
-  (void)w_stride;
-  (void)nq;
-  (void)vpacked;
-  (void)nrows;
-  (void)n;
-  (void)offsets;
-  (void)multiplier;
-  (void)shift;
-  (void)out_zp;
-  (void)out;
-  (void)out_stride;
+// No fused form without tile kernels: the caller runs pv_tile_s8 and
+// requantize_row_s8 (and qk_tile_s8 for the scores).
+bool pv_tile_s8_rq(const uint8_t*, std::size_t, int32_t, const int8_t*, int32_t, int32_t,
+                   const int32_t*, int32_t, int32_t, int32_t, int8_t*, std::size_t) {
   return false;
 }
-bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                   const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
-                   int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
-                   std::size_t out_stride) {
-  (void)u;
-  (void)nq;
-  (void)zp;
-  (void)kpacked;
-  (void)ksum;
-  (void)nkeys;
-  (void)n;
-  (void)offsets;
-  (void)multiplier;
-  (void)shift;
-  (void)out_zp;
-  (void)out;
-  (void)out_stride;
+bool qk_tile_s8_rq(const uint8_t*, int32_t, int32_t, const int8_t*, const int32_t*, int32_t,
+                   int32_t, const int32_t*, int32_t, int32_t, int32_t, int8_t*, std::size_t) {
   return false;
 }
-void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
-                             void* lut) {
-  (void)exp_table;
-  (void)diff_min;
-  (void)n_max;
-  (void)lut;
-}
+void softmax_s8_tile_prepare(const int32_t*, int32_t, int32_t, void*) {}
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
                          const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad) {
   (void)lut;
