@@ -17,13 +17,13 @@
 
 #include "bench_check.h"
 #include "bench_common.h"
-#include "kernels/exp_poly.h"
-#include "kernels/kernels_f32.h"
+#include "kernels/f32/exp_poly.h"
+#include "kernels/f32/kernels_f32.h"
 #if ATTN_BENCH_HAVE_HWY
-#include "kernels/hwy/kernels_f32_hwy.h"
+#include "kernels/f32/hwy/kernels_f32_hwy.h"
 #endif
 #if ATTN_BENCH_HAVE_XSIMD
-#include "kernels/xsimd/kernels_f32_xsimd.h"
+#include "kernels/f32/xsimd/kernels_f32_xsimd.h"
 #endif
 
 namespace attn_bench {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/int8/kernels_s8.h"
+#include "kernels/s8/kernels_s8.h"
 #include "attn/sdpa_s8.h"
 #include "bench_check.h"
 #include "bench_common.h"

@@ -747,7 +747,7 @@ struct SoftmaxEval {
   int32_t cols = 5;
   const int8_t* in = g_in1;
   int8_t* out = g_out;
-  Status run() const { return attn::softmax_s8(g_softmax, rows, cols, in, out); }
+  Status run() const { return attn::softmax_s8({rows, cols}, g_softmax, {in, out}); }
 };
 
 ATTN_CASE(BadInputS8, Softmax) {

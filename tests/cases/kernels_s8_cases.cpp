@@ -6,7 +6,7 @@
 #include <initializer_list>
 
 #include "attn/config.h"
-#include "attn/int8/kernels_s8.h"
+#include "kernels/s8/kernels_s8.h"
 #include "attn/softmax_s8.h"
 #include "case.h"
 

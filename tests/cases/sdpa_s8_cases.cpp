@@ -134,7 +134,7 @@ ATTN_CASE(SoftmaxS8, MatchesNumpyReferenceBitForBit) {
   for (auto& e : x) e = static_cast<int8_t>(r.range(-128, 127));
   static attn::SoftmaxS8Params p;
   ATTN_ASSERT_TRUE(attn::softmax_s8_prepare(0.1f, 1.0f, &p) == attn::Status::kOk);
-  ATTN_ASSERT_TRUE(attn::softmax_s8(p, 3, 10, x, y) == attn::Status::kOk);
+  ATTN_ASSERT_TRUE(attn::softmax_s8({3, 10}, p, {x, y}) == attn::Status::kOk);
   ATTN_EXPECT_EQ_INT(count_diff(y, kSoftmaxOut23, 30), 0);
 }
 
@@ -144,11 +144,11 @@ ATTN_CASE(SoftmaxS8, UniformRowAndOneHot) {
   // Four equal values: each 1/4 = 64/256 -> code 64 - 128 = -64.
   const int8_t flat[4] = {9, 9, 9, 9};
   int8_t y[4];
-  ATTN_ASSERT_TRUE(attn::softmax_s8(p, 1, 4, flat, y) == attn::Status::kOk);
+  ATTN_ASSERT_TRUE(attn::softmax_s8({1, 4}, p, {flat, y}) == attn::Status::kOk);
   for (int8_t v : y) ATTN_EXPECT_EQ_INT(v, -64);
   // One element far above the rest (255 steps * 0.05 = 12.75): ~1 -> 127.
   const int8_t hot[3] = {127, -128, -128};
-  ATTN_ASSERT_TRUE(attn::softmax_s8(p, 1, 3, hot, y) == attn::Status::kOk);
+  ATTN_ASSERT_TRUE(attn::softmax_s8({1, 3}, p, {hot, y}) == attn::Status::kOk);
   ATTN_EXPECT_EQ_INT(y[0], 127);
   ATTN_EXPECT_EQ_INT(y[1], -128);
 }
@@ -162,9 +162,9 @@ ATTN_CASE(SoftmaxS8, ArgumentErrors) {
   ATTN_EXPECT_TRUE(attn::softmax_s8_prepare(1.0f, 1.0f, nullptr) == attn::Status::kNullPointer);
   ATTN_ASSERT_TRUE(attn::softmax_s8_prepare(1.0f, 1.0f, &p) == attn::Status::kOk);
   int8_t x[2] = {0, 0};
-  ATTN_EXPECT_TRUE(attn::softmax_s8(p, 1, 0, x, x) == attn::Status::kBadShape);
-  ATTN_EXPECT_TRUE(attn::softmax_s8(p, 1, 4096, x, x) == attn::Status::kOverflow);
-  ATTN_EXPECT_TRUE(attn::softmax_s8(p, 1, 2, nullptr, x) == attn::Status::kNullPointer);
+  ATTN_EXPECT_TRUE(attn::softmax_s8({1, 0}, p, {x, x}) == attn::Status::kBadShape);
+  ATTN_EXPECT_TRUE(attn::softmax_s8({1, 4096}, p, {x, x}) == attn::Status::kOverflow);
+  ATTN_EXPECT_TRUE(attn::softmax_s8({1, 2}, p, {nullptr, x}) == attn::Status::kNullPointer);
 }
 
 ATTN_CASE(SdpaS8, ContractsAndAllMaskedRows) {

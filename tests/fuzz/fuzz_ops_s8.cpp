@@ -82,7 +82,8 @@ void fuzz_softmax(Reader& in) {
   fill_s8(in, x, flags >> 2);
   y.poison();
   const bool in_place = (flags & 1) != 0;
-  const Status st = attn::softmax_s8(params, rows, cols, x.data(), in_place ? x.data() : y.data());
+  const Status st =
+      attn::softmax_s8({rows, cols}, params, {x.data(), in_place ? x.data() : y.data()});
   attn_fuzz::note("softmax_s8", attn::status_str(st));
   if (st != Status::kOk) {
     if (!in_place) FUZZ_CHECK(y.untouched());

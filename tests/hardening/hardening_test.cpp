@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "attn/int8/fixedpoint.h"
+#include "kernels/s8/fixedpoint.h"
 
 namespace {
 

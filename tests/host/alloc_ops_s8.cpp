@@ -25,8 +25,8 @@ attn::QuantParams qp(float scale, int32_t zero_point) { return {scale, zero_poin
 void softmax_and_sdpa(Inputs& in, const attn::Scratch& s, Results* r) {
   attn::SoftmaxS8Params sp;
   r->add("softmax_s8_prepare", attn::softmax_s8_prepare(0.1f, 1.0f, &sp));
-  r->add("softmax_s8", attn::softmax_s8(sp, 3, 70, in.qa.data(), in.qout.data()));
-  r->add("softmax_s8 (in place)", attn::softmax_s8(sp, 2, 9, in.qout.data(), in.qout.data()));
+  r->add("softmax_s8", attn::softmax_s8({3, 70}, sp, {in.qa.data(), in.qout.data()}));
+  r->add("softmax_s8 (in place)", attn::softmax_s8({2, 9}, sp, {in.qout.data(), in.qout.data()}));
   r->add("softmax_s8_prepare (bad scale)", attn::softmax_s8_prepare(-1.0f, 1.0f, &sp),
          attn::Status::kBadArgument);
 

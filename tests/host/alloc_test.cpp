@@ -24,7 +24,7 @@
 
 #include "alloc_counter.h"
 #include "alloc_ops.h"
-#include "attn/int8/kernels_s8.h"
+#include "kernels/s8/kernels_s8.h"
 
 #if ATTN_TEST_HWY
 #include "hwy/targets.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "attn/bahdanau_s8.h"
-#include "attn/int8/fixedpoint.h"
+#include "kernels/s8/fixedpoint.h"
 #include "case.h"
 #include "case_file.h"
 

@@ -3,10 +3,9 @@
 # __aeabi_d*, __aeabi_[ui]2[fd], libm): eval must run on an FPU-less core
 # without pulling in soft-float code.
 #   cmake -DCXX=arm-none-eabi-g++ -DNM=arm-none-eabi-nm -DROOT=<repo> -DOUT=<dir> -P check_no_float.cmake
-set(sources engine/src/int8/softmax_s8.cpp engine/src/int8/sdpa_s8.cpp engine/src/int8/attend_s8.cpp engine/src/int8/mha_s8.cpp engine/src/int8/luong_s8.cpp engine/src/int8/bahdanau_s8.cpp
-            engine/src/ops/mha_decode_s8.cpp
-            engine/src/int8/kernels_s8_ref.cpp)
-file(GLOB extra ${ROOT}/engine/src/int8/*_s8_eval.cpp ${ROOT}/engine/src/int8/kernels_s8_*.cpp)
+set(sources engine/src/ops/softmax_s8.cpp engine/src/ops/sdpa_s8.cpp engine/src/core/attend_s8.cpp
+            engine/src/ops/mha_s8.cpp engine/src/ops/mha_decode_s8.cpp engine/src/ops/luong_s8.cpp engine/src/ops/bahdanau_s8.cpp)
+file(GLOB_RECURSE extra ${ROOT}/engine/src/kernels/s8/*.cpp)
 list(REMOVE_DUPLICATES extra)
 foreach(cpu cortex-m4 cortex-m33 cortex-m55)
   # The attn/config.h a Cortex-M build of the library generates (ref float

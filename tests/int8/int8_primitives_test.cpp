@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/int8/fixedpoint.h"
+#include "kernels/s8/fixedpoint.h"
 #include "attn/int8/quantize.h"
 #include "case.h"
-#include "attn/int8/kernels_s8.h"
+#include "kernels/s8/kernels_s8.h"
 
 namespace {
 

@@ -81,10 +81,10 @@ TEST(Int8Reference, SoftmaxMatchesBitForBit) {
               attn::Status::kOk)
         << "seed " << seed;
     std::vector<int8_t> y(x.size());
-    ASSERT_EQ(attn::softmax_s8(p, rows, cols, x.data(), y.data()), attn::Status::kOk);
+    ASSERT_EQ(attn::softmax_s8({rows, cols}, p, {x.data(), y.data()}), attn::Status::kOk);
     EXPECT_EQ(count_diff(y, expected), 0) << "softmax seed " << seed;
     // In place gives the same bits.
-    ASSERT_EQ(attn::softmax_s8(p, rows, cols, x.data(), x.data()), attn::Status::kOk);
+    ASSERT_EQ(attn::softmax_s8({rows, cols}, p, {x.data(), x.data()}), attn::Status::kOk);
     EXPECT_EQ(count_diff(x, expected), 0) << "in-place softmax seed " << seed;
     ++cases;
   }

@@ -1,4 +1,4 @@
-// The x86 int8 kernels (engine/src/int8/kernels_s8_x86.cpp) at every dispatch
+// The x86 int8 kernels (engine/src/kernels/s8/x86/kernels_s8_x86.cpp) at every dispatch
 // level this CPU supports (scalar, AVX2, AVX-VNNI, AVX-512 VNNI) against the
 // portable references, bit for bit: lengths 1..300, misaligned pointers,
 // runs of the extreme values -128 / 127, every requantization shift; then
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/int8/fixedpoint.h"
-#include "attn/int8/kernels_s8.h"
+#include "kernels/s8/fixedpoint.h"
+#include "kernels/s8/kernels_s8.h"
 #include "attn/sdpa_s8.h"
 #include "attn/softmax_s8.h"
 

@@ -43,17 +43,17 @@
 #include <string>
 #include <vector>
 
-#include "kernels/exp_poly.h"
-#include "kernels/kernels_f32.h"
+#include "kernels/f32/exp_poly.h"
+#include "kernels/f32/kernels_f32.h"
 #if ATTN_TEST_HWY
 #include "hwy/highway.h"
-#include "kernels/hwy/kernels_f32_hwy.h"
+#include "kernels/f32/hwy/kernels_f32_hwy.h"
 #endif
 #if defined(__ARM_FEATURE_SVE)
 #include <arm_sve.h>
 #endif
 #if ATTN_TEST_XSIMD
-#include "kernels/xsimd/kernels_f32_xsimd.h"
+#include "kernels/f32/xsimd/kernels_f32_xsimd.h"
 #endif
 
 namespace {

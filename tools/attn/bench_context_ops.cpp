@@ -136,7 +136,7 @@ BenchCall softmax_s8_call(const BenchShape& s) {
   const int32_t cols = s.seq_kv;
   BenchCall c;
   c.call = [b, params, rows, cols, in, out] {
-    return attn::softmax_s8(*params, rows, cols, in, out);
+    return attn::softmax_s8({rows, cols}, *params, {in, out});
   };
   return c;
 }

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "attn/int8/kernels_s8.h"
+#include "kernels/s8/kernels_s8.h"
 
 #if defined(ATTN_CLI_HWY)
 #include <hwy/targets.h>

@@ -57,8 +57,8 @@ void run_softmax_s8(const SoftmaxS8Flags& f) {
   std::vector<int8_t> out(output_count(x.array.shape, f.out));
   attn::SoftmaxS8Params params;
   check_status(attn::softmax_s8_prepare(input_scale, beta, &params), "softmax-s8");
-  check_status(attn::softmax_s8(params, static_cast<int32_t>(rows), static_cast<int32_t>(cols),
-                                x.data(), out.data()),
+  check_status(attn::softmax_s8({static_cast<int32_t>(rows), static_cast<int32_t>(cols)}, params,
+                                {x.data(), out.data()}),
                "softmax-s8");
   write_s8_outputs({{f.out, x.array.shape, out.data()}});
 }

@@ -9,7 +9,7 @@
 //   P   = SOFTMAX(e, beta)                        (beta defaults to 1)
 //   context = BATCH_MATMUL(P, keys)               -> int8 (context quant)
 //
-// FULLY_CONNECTED: TFLite's per-channel int8 kernel (see mha_s8.h); weights in
+// FULLY_CONNECTED: TFLite's per-channel int8 kernel (see attn/int8/layers_s8.h); weights in
 // TFLite's [out, in] layout: W1 [units, query_dim], W2 [units, key_dim],
 // v [1, units], each with per-output-channel float scales and an optional
 // int32 bias. ADD: TFLite's int8 ADD (left shift 20, both inputs rescaled to
@@ -30,8 +30,8 @@
 #include <cstdint>
 
 #include "attn/bahdanau.h"
+#include "attn/int8/layers_s8.h"
 #include "attn/int8/quantize.h"
-#include "attn/mha_s8.h"
 #include "attn/scratch.h"
 #include "attn/sdpa_s8.h"
 #include "attn/status.h"
@@ -49,12 +49,6 @@ struct BahdanauS8Quant {
 
 struct BahdanauS8Weights {
   FcS8Weights w1, w2, v;
-};
-
-// TFLite int8 ADD parameters.
-struct AddS8Params {
-  int32_t input1_zero_point = 0, input2_zero_point = 0, output_zero_point = 0;
-  QuantizedMultiplier input1{}, input2{}, output{};
 };
 
 struct BahdanauS8Params {
@@ -76,16 +70,13 @@ constexpr std::size_t bahdanau_s8_scratch_bytes(const BahdanauShape& s) {
                                sdpa_s8_row_bytes64(s.seq, 1, s.key_dim)));
 }
 
-// TFLite int8 ADD prepare: kBadArgument for invalid quantization.
-Status add_s8_prepare(const QuantParams& in1, const QuantParams& in2, const QuantParams& out,
-                      AddS8Params* params);
 // TFLite int8 TANH as a table: table[x + 128] = TANH(x) for every int8 x
 // (output scale 1/128, zero point 0). kBadArgument if the input scale is
 // below 2^-28 or its multiplier rounds to 2^31 (TFLite overflows there).
 Status tanh_s8_table(const QuantParams& in, int8_t table[256]);
 
 // Returns kOk, or kNullPointer (params/storage/weights/scales null),
-// kBadShape, kOverflow (a layer's input features > kMhaS8MaxFeatures, seq >
+// kBadShape, kOverflow (a layer's input features > kFcS8MaxFeatures, seq >
 // kSdpaS8MaxSeqKv), kBadArgument (invalid scales, zero points, beta).
 // storage: bahdanau_s8_channel_count(shape) entries, must outlive params.
 // On error neither *params nor storage is written.

@@ -7,7 +7,7 @@
 //
 // i.e. sdpa_s8 with a single query and values = keys (see sdpa_s8.h for the
 // masking rule and exactness limits). Luong general's Dense is TFLite's int8
-// per-channel FULLY_CONNECTED (see mha_s8.h): W int8 [query_dim, key_dim]
+// per-channel FULLY_CONNECTED (see attn/int8/layers_s8.h): W int8 [query_dim, key_dim]
 // (TFLite's [out, in] layout; Keras stores the transpose), per-output-channel
 // float scales, int32 bias or null. Unlike the float op (where q . b cancels
 // in the softmax), the int8 bias changes K' and its rounding, so it is applied.
@@ -24,9 +24,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/int8/layers_s8.h"
 #include "attn/int8/quantize.h"
 #include "attn/luong.h"
-#include "attn/mha_s8.h"
 #include "attn/scratch.h"
 #include "attn/sdpa_s8.h"
 #include "attn/status.h"

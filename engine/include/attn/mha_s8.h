@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/int8/layers_s8.h"
 #include "attn/int8/quantize.h"
 #include "attn/mask.h"
 #include "attn/mha.h"
@@ -46,7 +47,7 @@
 
 namespace attn {
 
-inline constexpr int32_t kMhaS8MaxFeatures = 65793;
+inline constexpr int32_t kMhaS8MaxFeatures = kFcS8MaxFeatures;
 
 struct MhaS8Quant {
   QuantParams query, key, value;  // the op's inputs
@@ -57,23 +58,8 @@ struct MhaS8Quant {
   float beta = 0.0f;  // 0 = (float)(1 / sqrt(head_dim))
 };
 
-// One FULLY_CONNECTED layer: weight [out, in], scales [out], bias [out] or null.
-struct FcS8Weights {
-  const int8_t* weight = nullptr;
-  const float* scales = nullptr;  // per output channel (prepare only)
-  const int32_t* bias = nullptr;
-};
-
 struct MhaS8Weights {
   FcS8Weights q, k, v, out;
-};
-
-struct FcS8Layer {
-  const int8_t* weight = nullptr;
-  const int32_t* bias = nullptr;
-  const QuantizedMultiplier* multipliers = nullptr;  // [out]
-  int32_t in_features = 0, out_features = 0;
-  int32_t input_zero_point = 0, output_zero_point = 0;
 };
 
 struct MhaS8Params {

@@ -52,7 +52,7 @@
 //         b2 [units] opt, v [units], bv [1] opt
 //   luong_general: W [key_dim, query_dim], b [query_dim] opt
 //
-// int8 models (TFLite conventions, ../shared/INT8.md): the same weight ids as
+// int8 models (TFLite conventions, docs/INT8.md): the same weight ids as
 // int8 (symmetric, zero point 0) in TFLite FULLY_CONNECTED layout [out, in]
 // (MHA: as PyTorch; Bahdanau W1 [units, query_dim], W2 [units, key_dim], v
 // [units]; Luong W [query_dim, key_dim]: the Keras kernels transposed), biases

@@ -39,6 +39,26 @@ constexpr std::size_t to_size(uint64_t n) {
 }
 }  // namespace sat
 
+// The size arithmetic of the cores' layout structs (SdpaF32Layout,
+// SdpaS8RowLayout, SdpaS8TileLayout), so that one struct gives both the public
+// byte counts and the offsets the core carves:
+//   SatBytes  64-bit saturating (the constexpr *_scratch_bytes of any shape)
+//   RawBytes  size_t, plain (the core's carving of a shape the op validated)
+// block(a, b, elem) = align64(a * b * elem) bytes.
+struct SatBytes {
+  using T = uint64_t;
+  static constexpr T add(T a, T b) { return sat::add(a, b); }
+  static constexpr T block(T a, T b = 1, T elem = 1) {
+    const T n = sat::mul(sat::mul(a, b), elem);
+    return n > sat::kMax - (kAlign - 1) ? sat::kMax : (n + kAlign - 1) / kAlign * kAlign;
+  }
+};
+struct RawBytes {
+  using T = std::size_t;
+  static constexpr T add(T a, T b) { return a + b; }
+  static constexpr T block(T a, T b = 1, T elem = 1) { return align_up(a * b * elem); }
+};
+
 // A view of caller memory: `bytes` bytes starting at `data`.
 struct Scratch {
   void* data = nullptr;

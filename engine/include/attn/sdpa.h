@@ -11,7 +11,8 @@
 //
 // The full seq_q x seq_kv score matrix is never built: queries are processed
 // in tiles of kSdpaQueryTile rows against key blocks of kSdpaKeyBlock keys with
-// an online (streaming) softmax, so scratch depends on dim_k and dim_v only:
+// an online (streaming) softmax, so scratch depends on dim_k and dim_v only
+// (the buffers and their offsets: SdpaF32Layout below):
 //
 //   sdpa_f32_scratch_bytes = 64                                  (alignment slack)
 //                          + align64(4 * kSdpaQueryTile * dim_k)  (scaled Q tile)
@@ -65,16 +66,35 @@ struct SdpaShape {
   int32_t dim_v = 0;
 };
 
-// Scratch bytes sdpa_f32 needs for `shape` (0 if a dimension is not positive).
+// The float core's scratch (attend_f32), one query tile at a time: byte
+// offsets of its buffers from the 64-byte-aligned start, each align64(4 * n).
+// B: SatBytes (sdpa_f32_scratch_bytes) or RawBytes (the core's carving).
+template <class B = SatBytes>
+struct SdpaF32Layout {
+  using T = typename B::T;
+  T scaled_q = 0;  // float [kSdpaQueryTile, dim_k] scaled queries
+  T scores = 0;    // float [kSdpaQueryTile, kSdpaKeyBlock] scores, then probabilities
+  T acc = 0;       // float [kSdpaQueryTile, dim_v] output accumulators
+  T row_max = 0;   // float [kSdpaQueryTile] running max
+  T row_sum = 0;   // float [kSdpaQueryTile] running sum
+  T visible = 0;   // int32 [kSdpaQueryTile] keys not masked
+  T bytes = 0;     // the total
+  constexpr SdpaF32Layout(int32_t dim_k, int32_t dim_v) {
+    const auto tq = static_cast<T>(kSdpaQueryTile);
+    scores = B::add(scaled_q, B::block(tq, static_cast<T>(dim_k), 4));
+    acc = B::add(scores, B::block(tq, static_cast<T>(kSdpaKeyBlock), 4));
+    row_max = B::add(acc, B::block(tq, static_cast<T>(dim_v), 4));
+    row_sum = B::add(row_max, B::block(tq, 1, 4));
+    visible = B::add(row_sum, B::block(tq, 1, 4));
+    bytes = B::add(visible, B::block(tq, 1, 4));
+  }
+};
+
+// Scratch bytes sdpa_f32 needs for `shape` (0 if a dimension is not positive):
+// 64 (alignment slack) + SdpaF32Layout(dim_k, dim_v).bytes.
 constexpr std::size_t sdpa_f32_scratch_bytes(const SdpaShape& shape) {
   if (shape.dim_k <= 0 || shape.dim_v <= 0) return 0;
-  const auto tq = static_cast<uint64_t>(kSdpaQueryTile);
-  const uint64_t n =
-      sat::add(sat::add(kAlign, sat::f32_bytes(tq, static_cast<uint64_t>(shape.dim_k))),
-               sat::add(sat::f32_bytes(tq, static_cast<uint64_t>(kSdpaKeyBlock)),
-                        sat::add(sat::f32_bytes(tq, static_cast<uint64_t>(shape.dim_v)),
-                                 sat::mul(3, sat::f32_bytes(tq)))));
-  return sat::to_size(n);
+  return sat::to_size(sat::add(kAlign, SdpaF32Layout<>(shape.dim_k, shape.dim_v).bytes));
 }
 
 struct SdpaF32Args {

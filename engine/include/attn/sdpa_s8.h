@@ -1,5 +1,5 @@
 // Scaled dot-product attention, int8, bit-identical to TensorFlow Lite's op
-// sequence (see shared/INT8.md):
+// sequence (see docs/INT8.md):
 //
 //   S = BATCH_MATMUL(Q, K, adj_y)  -> int8 scores  (scores scale / zero point)
 //   P = SOFTMAX(S, beta)           -> int8, scale 1/256, zero point -128
@@ -99,44 +99,84 @@ namespace s8_bytes {
 // align64(a * b * elem) in saturating 64-bit arithmetic (see sat:: in
 // scratch.h): a shape too large for the address space needs SIZE_MAX bytes.
 constexpr uint64_t block(uint64_t a, uint64_t b = 1, uint64_t elem = 1) {
-  const uint64_t n = sat::mul(sat::mul(a, b), elem);
-  return n > sat::kMax - (kAlign - 1) ? sat::kMax : (n + kAlign - 1) / kAlign * kAlign;
+  return SatBytes::block(a, b, elem);
 }
 }  // namespace s8_bytes
 
-// The per-row buffers of the int8 attention core (64-byte aligned blocks).
+inline constexpr int32_t kSdpaS8QueryTile = ATTN_SDPA_S8_QUERY_TILE;
+static_assert(kSdpaS8QueryTile >= 1 && kSdpaS8QueryTile <= 64, "int8 query tile: 1 .. 64");
+
+// The int8 core's scratch (attend_s8), the formula above as byte offsets from
+// the core's 64-byte-aligned base, each buffer a 64-byte block: the one-row
+// section (SdpaS8RowLayout), then the query-tile section (SdpaS8TileLayout,
+// empty when kSdpaS8QueryTile is 1; offsets from the row section's end).
+// B: SatBytes (the public sizes) or RawBytes (the core's carving).
+template <class B = SatBytes>
+struct SdpaS8RowLayout {
+  using T = typename B::T;
+  T scores = 0;   // int8 [seq_kv] scores, then probabilities
+  T keep = 0;     // uint8 [seq_kv] mask flags
+  T weights = 0;  // int16 [seq_kv] softmax weights
+  T rows = 0;     // const int8_t* [seq_kv] V rows of the non-zero weights (int32 dots before)
+  T qrow = 0;     // the prepared query row (2 * dim_k bytes)
+  T acc = 0;      // int32 [dim_v] accumulators
+  T bytes = 0;
+  constexpr SdpaS8RowLayout(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+    const auto skv = static_cast<T>(seq_kv);
+    keep = B::add(scores, B::block(skv));
+    weights = B::add(keep, B::block(skv));
+    rows = B::add(weights, B::block(skv, 2));
+    qrow = B::add(rows, B::block(skv, sizeof(void*)));
+    acc = B::add(qrow, B::block(static_cast<T>(dim_k), 2));
+    bytes = B::add(acc, B::block(static_cast<T>(dim_v), 4));
+  }
+};
+
+template <class B = SatBytes>
+struct SdpaS8TileLayout {
+  using T = typename B::T;
+  T kpacked = 0;  // packed K, r16(seq_kv) x r4(dim_k)
+  T ksum = 0;     // int32 [r16(seq_kv)] key sums
+  T vpacked = 0;  // packed V, r4(seq_kv) x r16(dim_v)
+  T qtile = 0;    // packed query tile, T x r4(dim_k)
+  T qsum = 0;     // int32 [T] row sums
+  T limits = 0;   // int32 [T] row limits
+  T dots = 0;     // int32 [T, r16(seq_kv)] score tile
+  T probs = 0;    // int8 [T, r16(seq_kv)] probabilities
+  T out_acc = 0;  // int32 [T, r16(dim_v)] output tile
+  T bytes = 0;
+  constexpr SdpaS8TileLayout(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+    if (kSdpaS8QueryTile <= 1) return;
+    const auto t = static_cast<T>(kSdpaS8QueryTile);
+    const T kv16 = (static_cast<T>(seq_kv) + 15) / 16 * 16;
+    const T kv4 = (static_cast<T>(seq_kv) + 3) / 4 * 4;
+    const T dk4 = (static_cast<T>(dim_k) + 3) / 4 * 4;
+    const T dv16 = (static_cast<T>(dim_v) + 15) / 16 * 16;
+    ksum = B::add(kpacked, B::block(kv16, dk4));
+    vpacked = B::add(ksum, B::block(kv16, 4));
+    qtile = B::add(vpacked, B::block(kv4, dv16));
+    qsum = B::add(qtile, B::block(t, dk4));
+    limits = B::add(qsum, B::block(t, 4));
+    dots = B::add(limits, B::block(t, 4));
+    probs = B::add(dots, B::block(t, kv16, 4));
+    out_acc = B::add(probs, B::block(t, kv16));
+    bytes = B::add(out_acc, B::block(t, dv16, 4));
+  }
+};
+
+// The per-row buffers of the int8 attention core.
 constexpr uint64_t sdpa_s8_row_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
   if (seq_kv <= 0 || dim_k <= 0 || dim_v <= 0) return 0;
-  const auto skv = static_cast<uint64_t>(seq_kv);
-  uint64_t n = sat::mul(2, s8_bytes::block(skv));
-  n = sat::add(n, s8_bytes::block(skv, 2));
-  n = sat::add(n, s8_bytes::block(skv, sizeof(void*)));
-  n = sat::add(n, s8_bytes::block(static_cast<uint64_t>(dim_k), 2));
-  return sat::add(n, s8_bytes::block(static_cast<uint64_t>(dim_v), 4));
+  return SdpaS8RowLayout<>(seq_kv, dim_k, dim_v).bytes;
 }
 constexpr std::size_t sdpa_s8_row_bytes(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
   return sat::to_size(sdpa_s8_row_bytes64(seq_kv, dim_k, dim_v));
 }
 
-inline constexpr int32_t kSdpaS8QueryTile = ATTN_SDPA_S8_QUERY_TILE;
-static_assert(kSdpaS8QueryTile >= 1 && kSdpaS8QueryTile <= 64, "int8 query tile: 1 .. 64");
-
 // The query-tile buffers of the int8 core (0 when the tile is 1).
 constexpr uint64_t sdpa_s8_tile_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
-  if (kSdpaS8QueryTile <= 1 || seq_kv <= 0 || dim_k <= 0 || dim_v <= 0) return 0;
-  const auto t = static_cast<uint64_t>(kSdpaS8QueryTile);
-  const uint64_t kv16 = (static_cast<uint64_t>(seq_kv) + 15) / 16 * 16;
-  const uint64_t kv4 = (static_cast<uint64_t>(seq_kv) + 3) / 4 * 4;
-  const uint64_t dk4 = (static_cast<uint64_t>(dim_k) + 3) / 4 * 4;
-  const uint64_t dv16 = (static_cast<uint64_t>(dim_v) + 15) / 16 * 16;
-  uint64_t n = s8_bytes::block(kv16, dk4);
-  n = sat::add(n, s8_bytes::block(kv16, 4));
-  n = sat::add(n, s8_bytes::block(kv4, dv16));
-  n = sat::add(n, s8_bytes::block(t, dk4));
-  n = sat::add(n, sat::mul(2, s8_bytes::block(t, 4)));
-  n = sat::add(n, s8_bytes::block(t, kv16, 4));
-  n = sat::add(n, s8_bytes::block(t, kv16));
-  return sat::add(n, s8_bytes::block(t, dv16, 4));
+  if (seq_kv <= 0 || dim_k <= 0 || dim_v <= 0) return 0;
+  return SdpaS8TileLayout<>(seq_kv, dim_k, dim_v).bytes;
 }
 
 // Everything the int8 attention core (attend_s8) needs.

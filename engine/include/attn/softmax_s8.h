@@ -45,10 +45,22 @@ struct SoftmaxS8Params {
 // multiplier would be below one).
 Status softmax_s8_prepare(float input_scale, float beta, SoftmaxS8Params* params);
 
-// Returns kOk, or without writing anything: kNullPointer, kBadShape (rows or
-// cols <= 0), kOverflow (cols > kSoftmaxS8MaxCols). in and out may alias
-// exactly (in place).
-Status softmax_s8(const SoftmaxS8Params& params, int32_t rows, int32_t cols, const int8_t* in,
-                  int8_t* out);
+struct SoftmaxS8Shape {
+  int32_t rows = 0;
+  int32_t cols = 0;
+};
+
+struct SoftmaxS8Args {
+  const int8_t* in = nullptr;  // [rows, cols]
+  int8_t* out = nullptr;       // [rows, cols]; may alias in exactly (in place)
+};
+
+// Returns kOk, or without writing anything:
+//   kNullPointer  in or out is null
+//   kBadShape     rows or cols <= 0
+//   kOverflow     cols > kSoftmaxS8MaxCols
+// Needs no scratch.
+Status softmax_s8(const SoftmaxS8Shape& shape, const SoftmaxS8Params& params,
+                  const SoftmaxS8Args& args);
 
 }  // namespace attn

@@ -2,8 +2,7 @@
 #include "attn/kv_cache.h"
 
 #include "core/kv_cache_rows.h"
-#include "ops/attend_f32.h"
-#include "ops/validate.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace {

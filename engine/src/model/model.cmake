@@ -1,8 +1,6 @@
-# Model blobs: the zero-copy loader and the runners of loaded models.
+# Model blobs: the zero-copy loader and the runners of loaded models (float
+# and int8).
 target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/model_load.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/model_run.cpp)
-# int8 models through the int8 ops, when this build has them.
-if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/../int8/mha_s8_prepare.cpp)
-  target_sources(attn PRIVATE ${CMAKE_CURRENT_LIST_DIR}/model_s8.cpp)
-endif()
+  ${CMAKE_CURRENT_LIST_DIR}/model_run.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model_s8.cpp)

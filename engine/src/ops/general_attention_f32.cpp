@@ -1,9 +1,9 @@
 // General attention, float32 (see attn/general_attention.h).
 #include "attn/general_attention.h"
 
-#include "kernels/kernels_f32.h"
-#include "ops/attend_f32.h"
-#include "ops/validate.h"
+#include "kernels/f32/kernels_f32.h"
+#include "core/attend_f32.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 

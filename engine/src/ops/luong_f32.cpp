@@ -1,10 +1,10 @@
 // Luong dot and general attention, float32 (see attn/luong.h).
 #include "attn/luong.h"
 
-#include "kernels/kernels_f32.h"
-#include "ops/attend_f32.h"
-#include "ops/one_query_f32.h"
-#include "ops/validate.h"
+#include "kernels/f32/kernels_f32.h"
+#include "core/attend_f32.h"
+#include "core/one_query_f32.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace {

@@ -14,9 +14,9 @@
 
 #include "core/kv_cache_rows.h"
 #include "core/rope.h"
-#include "kernels/kernels_f32.h"
-#include "ops/attend_f32.h"
-#include "ops/validate.h"
+#include "kernels/f32/kernels_f32.h"
+#include "core/attend_f32.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace {

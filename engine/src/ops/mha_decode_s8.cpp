@@ -2,10 +2,10 @@
 // Integer arithmetic only (tests/int8 checks its Cortex-M soft-float objects).
 #include "attn/mha_decode_s8.h"
 
+#include "core/attend_s8.h"
 #include "core/kv_cache_rows.h"
-#include "int8/attend_s8.h"
-#include "int8/fc_s8.h"
-#include "ops/attend_f32.h"
+#include "ops/fc_s8.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace {
@@ -40,7 +40,7 @@ void attend_tokens(const MhaDecodeS8Params& p, const KvCache& c, const int8_t* q
   // Linear: keys 0 .. pos0 + nt - 1, causal (offset pos0). Window (nt = 1):
   // every valid slot of the ring, none masked.
   const int32_t seq_kv = detail::kv_cache_visible(c.shape, pos0 + nt - 1);
-  detail::AttendS8Mask m;
+  detail::AttendMask m;
   m.causal = !c.shape.window;
   m.key_length = seq_kv;
   for (int32_t h = 0; h < s.num_heads; ++h) {

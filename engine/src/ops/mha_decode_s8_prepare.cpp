@@ -1,7 +1,7 @@
 // Decoder-step multi-head attention, int8: prepare (see attn/mha_decode_s8.h).
 #include "attn/mha_decode_s8.h"
-#include "int8/fc_s8_prepare.h"
-#include "ops/validate.h"
+#include "ops/fc_s8_prepare.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 

@@ -1,9 +1,9 @@
 // Multi-head attention, float32 (see attn/mha.h).
 #include "attn/mha.h"
 
-#include "kernels/kernels_f32.h"
-#include "ops/attend_f32.h"
-#include "ops/validate.h"
+#include "kernels/f32/kernels_f32.h"
+#include "core/attend_f32.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace {

@@ -1,9 +1,8 @@
 // Scaled dot-product attention, float32 (see attn/sdpa.h).
 #include "attn/sdpa.h"
 
-#include "ops/attend_f32.h"
-#include "ops/sdpa_batch.h"
-#include "ops/validate.h"
+#include "core/attend_f32.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 

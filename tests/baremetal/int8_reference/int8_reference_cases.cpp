@@ -100,7 +100,7 @@ ATTN_CASE(Int8BoardReference, SoftmaxMatchesBitForBit) {
     ATTN_EXPECT_STATUS(attn::softmax_s8_prepare(attn_test::bits_float(c.scale_bits),
                                                 attn_test::bits_float(c.beta_bits), &params),
                        attn::Status::kOk);
-    ATTN_EXPECT_STATUS(attn::softmax_s8(params, c.rows, c.cols, x, y), attn::Status::kOk);
+    ATTN_EXPECT_STATUS(attn::softmax_s8({c.rows, c.cols}, params, {x, y}), attn::Status::kOk);
     ATTN_EXPECT_EQ_INT(c.out_n, n);
     expect_bytes(ctx, "softmax", c.seed, 0, "out", y, c.out, n);
   }

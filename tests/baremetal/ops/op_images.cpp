@@ -212,7 +212,7 @@ int run_softmax_s8() {
   for (int i = 0; i < kS * kS; ++i) in[i] = static_cast<int8_t>(g_a[i] * 127.0f);
   static attn::SoftmaxS8Params params;
   attn::Status st = attn::softmax_s8_prepare(0.05f, 1.0f, &params);
-  if (st == attn::Status::kOk) st = attn::softmax_s8(params, kS, kS, in, out);
+  if (st == attn::Status::kOk) st = attn::softmax_s8({kS, kS}, params, {in, out});
   g_sink = out[0];
   return check(st, "softmax_s8");
 }

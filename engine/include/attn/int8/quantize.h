@@ -1,5 +1,5 @@
 // Quantization parameters and the prepare-time conversion of real multipliers
-// to TFLite's Q31 multiplier + shift (see INT8.md). Uses floating point:
+// to TFLite's Q31 multiplier + shift (see docs/INT8.md). Uses floating point:
 // prepare-side only; nothing on an op's eval path calls these.
 #pragma once
 

@@ -1,0 +1,104 @@
+# Selects the float kernel backend (ATTN_SIMD=auto|ref|hwy|xsimd) and adds its
+# sources to the attn target. ref is always compiled: it is the oracle.
+#
+#   auto   hwy when Highway is found on a hosted target, else ref (Cortex-M: ref)
+#   hwy    Google Highway: runtime dispatch over SSE4/AVX2/AVX-512/AVX-512+VNNI
+#          on x86, static (the compiler's baseline target) elsewhere
+#   xsimd  xsimd: the architecture the compiler flags enable
+#          (ATTN_XSIMD_FLAGS, default -march=native on a native x86 build)
+#
+# In a SIMD build (hwy or xsimd) every SIMD library found is compiled, so the
+# tests and the kernel benchmarks cover all of them; ATTN_SIMD picks the one
+# the ops use. ATTN_SIMD_BACKENDS (cache, internal) lists them.
+set(ATTN_XSIMD_FLAGS "" CACHE STRING
+  "Extra compile flags for the xsimd backend (empty: -march=native on native x86 builds)")
+
+set(_attn_have_hwy OFF)
+set(_attn_have_xsimd OFF)
+if(NOT ATTN_BARE_METAL AND NOT ATTN_SIMD STREQUAL "ref")
+  find_package(hwy CONFIG QUIET)
+  find_path(ATTN_HWY_INCLUDE_DIR hwy/highway.h)
+  if(ATTN_HWY_INCLUDE_DIR)
+    set(_attn_have_hwy ON)
+  endif()
+  find_path(ATTN_XSIMD_INCLUDE_DIR xsimd/xsimd.hpp)
+  if(ATTN_XSIMD_INCLUDE_DIR)
+    set(_attn_have_xsimd ON)
+  endif()
+endif()
+
+if(ATTN_SIMD STREQUAL "ref")
+  set(ATTN_BACKEND_NAME ref)
+elseif(ATTN_SIMD STREQUAL "auto")
+  if(_attn_have_hwy)
+    set(ATTN_BACKEND_NAME hwy)
+  else()
+    set(ATTN_BACKEND_NAME ref)
+    set(_attn_have_xsimd OFF)
+  endif()
+elseif(ATTN_SIMD STREQUAL "hwy" OR ATTN_SIMD STREQUAL "xsimd")
+  if(ATTN_BARE_METAL)
+    message(FATAL_ERROR "ATTN_SIMD=${ATTN_SIMD}: no SIMD library targets bare-metal Cortex-M; use ref")
+  endif()
+  if(NOT _attn_have_${ATTN_SIMD})
+    message(FATAL_ERROR "ATTN_SIMD=${ATTN_SIMD}: its headers were not found")
+  endif()
+  set(ATTN_BACKEND_NAME ${ATTN_SIMD})
+else()
+  message(FATAL_ERROR "ATTN_SIMD=${ATTN_SIMD}: expected auto, ref, hwy or xsimd")
+endif()
+
+set(_attn_backends ref)
+target_sources(attn PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/ref/kernels_f32_ref.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ref/gemm_f32_ref.cpp)
+if(_attn_have_hwy)
+  list(APPEND _attn_backends hwy)
+  target_sources(attn PRIVATE ${CMAKE_CURRENT_LIST_DIR}/hwy/kernels_f32_hwy.cpp)
+  target_include_directories(attn SYSTEM PRIVATE ${ATTN_HWY_INCLUDE_DIR})
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|i.86)$")
+    # Runtime dispatch needs libhwy (CPU detection); AVX3_DL is the VNNI target
+    # (and avoids Highway 1.0.3's -march=native build failure on AVX-512).
+    target_compile_definitions(attn PRIVATE HWY_WANT_AVX3_DL)
+    # Loops aligned to 64 bytes: the kernels' speed otherwise depends on where
+    # unrelated code changes put them (Decode_d64 1024 moved between 84 and
+    # 100 GFLOPS with QkRow's unchanged loop at 48 or 0 mod 64; aligned: 103).
+    set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/hwy/kernels_f32_hwy.cpp
+      TARGET_DIRECTORY attn PROPERTIES COMPILE_OPTIONS "-falign-loops=64")
+    if(TARGET hwy::hwy)
+      target_link_libraries(attn PUBLIC hwy::hwy)
+    else()
+      message(FATAL_ERROR "Highway headers found but not libhwy, needed for x86 runtime dispatch")
+    endif()
+  else()
+    # Arm: the static target only (NEON, or SVE when the flags enable it);
+    # header-only, so a cross build can use the build host's headers.
+    target_compile_definitions(attn PRIVATE HWY_COMPILE_ONLY_STATIC)
+  endif()
+endif()
+if(_attn_have_xsimd)
+  list(APPEND _attn_backends xsimd)
+  set(_attn_xsimd_src ${CMAKE_CURRENT_LIST_DIR}/xsimd/kernels_f32_xsimd.cpp)
+  target_sources(attn PRIVATE ${_attn_xsimd_src})
+  target_include_directories(attn SYSTEM PRIVATE ${ATTN_XSIMD_INCLUDE_DIR})
+  set(_attn_xsimd_flags ${ATTN_XSIMD_FLAGS})
+  if(NOT _attn_xsimd_flags AND NOT CMAKE_CROSSCOMPILING
+     AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+    set(_attn_xsimd_flags -march=native)
+  endif()
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    # GCC 12 warns inside its own avx512fintrin.h for xsimd 8.1's int shifts
+    # (-Wuninitialized too once ASan instruments the intrinsics' __Y).
+    list(APPEND _attn_xsimd_flags -Wno-maybe-uninitialized -Wno-uninitialized)
+  endif()
+  if(_attn_xsimd_flags)
+    separate_arguments(_attn_xsimd_flags)
+    set_source_files_properties(${_attn_xsimd_src} TARGET_DIRECTORY attn
+      PROPERTIES COMPILE_OPTIONS "${_attn_xsimd_flags}")
+  endif()
+endif()
+
+set(ATTN_SIMD_BACKENDS ${_attn_backends} CACHE INTERNAL "float kernel backends compiled into attn")
+set(ATTN_SELECTED_BACKEND ${ATTN_BACKEND_NAME} CACHE INTERNAL "float kernel backend the ops use")
+target_compile_definitions(attn PRIVATE ATTN_BACKEND=${ATTN_BACKEND_NAME})
+message(STATUS "attn: float kernels ${ATTN_BACKEND_NAME} (compiled: ${_attn_backends})")

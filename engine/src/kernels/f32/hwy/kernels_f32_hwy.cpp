@@ -1,0 +1,426 @@
+// Highway backend of the float kernels (kernels_f32.h), namespace attn::hwy.
+//
+// The kernels themselves are the templates of kernels/generic/kernels_f32-inl.h;
+// this file supplies their vector policy in Highway ops and compiles them once
+// per Highway target. On x86 the targets are SSE4, AVX2, AVX-512 and AVX-512
+// with VNNI (HWY_WANT_AVX3_DL), chosen at run time by HWY_DYNAMIC_DISPATCH once
+// per kernel call; elsewhere (Arm) only the static target is compiled
+// (HWY_COMPILE_ONLY_STATIC, set by backends.cmake) and the dispatch is direct.
+//
+// Note: inside namespace attn, `hwy` names this backend's namespace, so every
+// use of the Highway library here is spelled ::hwy or sits in ::attn_hwy.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/f32/hwy/kernels_f32_hwy.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/f32/exp_poly.h"
+#include "kernels/f32/generic/register_block.h"
+#include "kernels/f32/hwy/kernels_f32_hwy.h"
+#include "kernels/f32/kernels_f32.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attn_hwy {
+namespace HWY_NAMESPACE {
+namespace hn = ::hwy::HWY_NAMESPACE;
+
+// Masked loads/stores that never touch memory past n: native on AVX2 and up
+// and on SVE; elsewhere (SSE4, NEON, emulated) through a lane buffer.
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_HAVE_SCALABLE
+#define ATTN_HWY_NATIVE_MASKED 1
+#else
+#define ATTN_HWY_NATIVE_MASKED 0
+#endif
+
+struct Ops {
+  using D = hn::ScalableTag<float>;
+  using V = hn::Vec<D>;
+  static constexpr std::size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
+  static HWY_INLINE std::size_t Lanes() { return hn::Lanes(D()); }
+  static HWY_INLINE V Zero() { return hn::Zero(D()); }
+  static HWY_INLINE V Set(float f) { return hn::Set(D(), f); }
+  static HWY_INLINE V LoadU(const float* p) { return hn::LoadU(D(), p); }
+  static HWY_INLINE void StoreU(V v, float* p) { hn::StoreU(v, D(), p); }
+  static HWY_INLINE V LoadReg(const float* p) { return hn::LoadU(D(), p); }
+  static HWY_INLINE V LoadN(const float* p, std::size_t n) {
+#if ATTN_HWY_NATIVE_MASKED
+    return hn::MaskedLoad(hn::FirstN(D(), n), D(), p);
+#else
+    HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)] = {};
+    for (std::size_t i = 0; i < n; ++i) buf[i] = p[i];
+    return hn::Load(D(), buf);
+#endif
+  }
+  static HWY_INLINE void StoreN(V v, float* p, std::size_t n) {
+#if ATTN_HWY_NATIVE_MASKED
+    hn::BlendedStore(v, hn::FirstN(D(), n), D(), p);
+#else
+    HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)] = {};
+    hn::Store(v, D(), buf);
+    for (std::size_t i = 0; i < n; ++i) p[i] = buf[i];
+#endif
+  }
+  static HWY_INLINE V Add(V a, V b) { return hn::Add(a, b); }
+  static HWY_INLINE V Sub(V a, V b) { return hn::Sub(a, b); }
+  static HWY_INLINE V Mul(V a, V b) { return hn::Mul(a, b); }
+  static HWY_INLINE V Div(V a, V b) { return hn::Div(a, b); }
+  static HWY_INLINE V MulAdd(V a, V b, V c) { return hn::MulAdd(a, b, c); }
+  static HWY_INLINE V Abs(V a) { return hn::Abs(a); }
+  static HWY_INLINE V CopySign(V mag, V sign) { return hn::CopySign(mag, sign); }
+  static HWY_INLINE V IfLess(V a, V b, V yes, V no) { return hn::IfThenElse(hn::Lt(a, b), yes, no); }
+  static HWY_INLINE V MaxSkipNaN(V x, V m) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+    return hn::Max(x, m);  // maxps(x, m) = x > m ? x : m
+#else
+    return hn::IfThenElse(hn::Gt(x, m), x, m);
+#endif
+  }
+  static HWY_INLINE V ClampBelow(V x, float lo) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+    return hn::Max(Set(lo), x);  // maxps(lo, x) = lo > x ? lo : x
+#else
+    return hn::IfThenElse(hn::Lt(x, Set(lo)), Set(lo), x);
+#endif
+  }
+  static HWY_INLINE V Pow2FromMagic(V t) {
+    const hn::RebindToSigned<D> di;
+    return hn::BitCast(D(), hn::ShiftLeft<23>(hn::Add(hn::BitCast(di, t), hn::Set(di, 127))));
+  }
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // The AVX-512 exp's steps (exp_poly.h) as raw intrinsics: Highway 1.0.3
+  // has no two-register permute, and its IfThenElseZero does not fold into
+  // the FMA's zero-mask.
+  static constexpr bool kExpTable32 = true;
+  static HWY_INLINE V Pow2Table32(V t) {
+    const __m512i tab = _mm512_permutex2var_epi32(
+        _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits), _mm512_castps_si512(t.raw),
+        _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits + 16));
+    return V{_mm512_castsi512_ps(_mm512_add_epi32(tab, _mm512_slli_epi32(_mm512_castps_si512(t.raw), 18)))};
+  }
+  static HWY_INLINE V MulAddOrZeroBelow(V a, V b, V c, V x, float lo) {
+    const __mmask16 keep = _mm512_cmp_ps_mask(x.raw, _mm512_set1_ps(lo), _CMP_NLT_UQ);
+    return V{_mm512_maskz_fmadd_ps(keep, a.raw, b.raw, c.raw)};
+  }
+#else
+  static constexpr bool kExpTable32 = false;
+#endif
+  static HWY_INLINE float ReduceSum(V v) { return hn::GetLane(hn::SumOfLanes(D(), v)); }
+  static HWY_INLINE float ReduceMax(V v) {
+#if HWY_TARGET == HWY_EMU128
+    // Highway 1.0.3's EMU128 MaxOfLanes can start from the lowest finite
+    // value, so all -inf lanes reduce to -FLT_MAX (seen under -O2 -g):
+    // reduce the lanes here with the same x > m rule as MaxSkipNaN.
+    HWY_ALIGN float lanes[HWY_MAX_BYTES / sizeof(float)];
+    hn::Store(v, D(), lanes);
+    float m = lanes[0];
+    for (std::size_t i = 1; i < hn::Lanes(D()); ++i) m = lanes[i] > m ? lanes[i] : m;
+    return m;
+#else
+    return hn::GetLane(hn::MaxOfLanes(D(), v));
+#endif
+  }
+
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
+  static HWY_INLINE void Transpose4Store(V r0, V r1, V r2, V r3, float* p, std::size_t s) {
+    HWY_ALIGN float buf[4][HWY_MAX_BYTES / sizeof(float)];
+    hn::Store(r0, D(), buf[0]);
+    hn::Store(r1, D(), buf[1]);
+    hn::Store(r2, D(), buf[2]);
+    hn::Store(r3, D(), buf[3]);
+    for (std::size_t x = 0; x < Lanes(); ++x)
+      for (std::size_t k = 0; k < 4; ++k) p[x * s + k] = buf[k][x];
+  }
+  static HWY_INLINE void ReduceSum4(V a, V b, V c, V e, float* out) {
+    out[0] = ReduceSum(a);
+    out[1] = ReduceSum(b);
+    out[2] = ReduceSum(c);
+    out[3] = ReduceSum(e);
+  }
+  static HWY_INLINE void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9,
+                                     V a10, V a11, V a12, V a13, V a14, V a15, float* out) {
+    ReduceSum4(a0, a1, a2, a3, out);
+    ReduceSum4(a4, a5, a6, a7, out + 4);
+    ReduceSum4(a8, a9, a10, a11, out + 8);
+    ReduceSum4(a12, a13, a14, a15, out + 12);
+  }
+#else
+  // Sums the 128-bit blocks of v down to one and stores its 4 lanes.
+  template <class DD>
+  static HWY_INLINE void StoreBlockSum(DD dd, hn::Vec<DD> v, float* out) {
+    if constexpr (hn::MaxLanes(DD()) > 4) {
+      const hn::Half<DD> dh;
+      StoreBlockSum(dh, hn::Add(hn::LowerHalf(dh, v), hn::UpperHalf(dh, v)), out);
+    } else {
+      hn::StoreU(v, dd, out);
+    }
+  }
+  // Stores the 128-bit blocks of v at p, p + step, p + 2 step, ...
+  template <class DD>
+  static HWY_INLINE void StoreBlocks(DD dd, hn::Vec<DD> v, float* p, std::size_t step) {
+    if constexpr (hn::MaxLanes(DD()) > 4) {
+      const hn::Half<DD> dh;
+      StoreBlocks(dh, hn::LowerHalf(dh, v), p, step);
+      StoreBlocks(dh, hn::UpperHalf(dh, v), p + step * (hn::MaxLanes(DD()) / 8), step);
+    } else {
+      hn::StoreU(v, dd, p);
+    }
+  }
+  // 4x4 transposes inside each 128-bit block: lane 4b + k of r0..r3 -> p[(4b + k) * s].
+  static HWY_INLINE void Transpose4Store(V r0, V r1, V r2, V r3, float* p, std::size_t s) {
+    const D d;
+    const hn::Repartition<uint64_t, D> d64;
+    const auto t0 = hn::BitCast(d64, hn::InterleaveLower(d, r0, r1));
+    const auto t1 = hn::BitCast(d64, hn::InterleaveLower(d, r2, r3));
+    const auto t2 = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));
+    const auto t3 = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));
+    StoreBlocks(d, hn::BitCast(d, hn::InterleaveLower(d64, t0, t1)), p, 4 * s);
+    StoreBlocks(d, hn::BitCast(d, hn::InterleaveUpper(d64, t0, t1)), p + s, 4 * s);
+    StoreBlocks(d, hn::BitCast(d, hn::InterleaveLower(d64, t2, t3)), p + 2 * s, 4 * s);
+    StoreBlocks(d, hn::BitCast(d, hn::InterleaveUpper(d64, t2, t3)), p + 3 * s, 4 * s);
+  }
+  // Transpose-and-add within each 128-bit block: lane 4b + k of the result is
+  // the sum of block b of the k-th argument.
+  static HWY_INLINE V BlockSums4(V a, V b, V c, V e) {
+    const D d;
+    const hn::Repartition<uint64_t, D> d64;
+    const V ab = hn::Add(hn::InterleaveLower(d, a, b), hn::InterleaveUpper(d, a, b));
+    const V ce = hn::Add(hn::InterleaveLower(d, c, e), hn::InterleaveUpper(d, c, e));
+    const auto ab64 = hn::BitCast(d64, ab);
+    const auto ce64 = hn::BitCast(d64, ce);
+    return hn::Add(hn::BitCast(d, hn::InterleaveLower(d64, ab64, ce64)),
+                   hn::BitCast(d, hn::InterleaveUpper(d64, ab64, ce64)));
+  }
+  // Transpose-and-add within each 128-bit block, then across blocks.
+  static HWY_INLINE void ReduceSum4(V a, V b, V c, V e, float* out) {
+    StoreBlockSum(D(), BlockSums4(a, b, c, e), out);
+  }
+  // Block sums s_g of the arguments 4g..4g+3, then a transposing add across
+  // blocks: on 16 lanes, halves of (s0, s2) and (s1, s3), then adjacent
+  // blocks, leave lane 4g + k = the total of argument 4g + k (one vector, one
+  // store); on 8 lanes the halves of (s0, s1) and (s2, s3); on 4 lanes the
+  // block sums are the totals.
+  template <class DD>
+  static HWY_INLINE void ReduceSum16Impl(DD d, V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7,
+                                         V a8, V a9, V a10, V a11, V a12, V a13, V a14, V a15,
+                                         float* out) {
+    const V s0 = BlockSums4(a0, a1, a2, a3);
+    const V s1 = BlockSums4(a4, a5, a6, a7);
+    const V s2 = BlockSums4(a8, a9, a10, a11);
+    const V s3 = BlockSums4(a12, a13, a14, a15);
+    if constexpr (hn::MaxLanes(DD()) == 16) {
+      // h0 = [s0 B0+B2, s0 B1+B3, s2 B0+B2, s2 B1+B3] (blocks), h1 the same of s1, s3.
+      const V h0 = hn::Add(hn::ConcatLowerLower(d, s2, s0), hn::ConcatUpperUpper(d, s2, s0));
+      const V h1 = hn::Add(hn::ConcatLowerLower(d, s3, s1), hn::ConcatUpperUpper(d, s3, s1));
+      const V x = hn::OddEvenBlocks(h1, h0);                         // h0 B0, h1 B1, h0 B2, h1 B3
+      const V y = hn::SwapAdjacentBlocks(hn::OddEvenBlocks(h0, h1));  // h0 B1, h1 B0, h0 B3, h1 B2
+      hn::StoreU(hn::Add(x, y), d, out);
+    } else if constexpr (hn::MaxLanes(DD()) == 8) {
+      hn::StoreU(hn::Add(hn::ConcatLowerLower(d, s1, s0), hn::ConcatUpperUpper(d, s1, s0)), d, out);
+      hn::StoreU(hn::Add(hn::ConcatLowerLower(d, s3, s2), hn::ConcatUpperUpper(d, s3, s2)), d,
+                 out + 8);
+    } else {
+      StoreBlockSum(d, s0, out);
+      StoreBlockSum(d, s1, out + 4);
+      StoreBlockSum(d, s2, out + 8);
+      StoreBlockSum(d, s3, out + 12);
+    }
+  }
+  static HWY_INLINE void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9,
+                                     V a10, V a11, V a12, V a13, V a14, V a15, float* out) {
+    ReduceSum16Impl(D(), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15,
+                    out);
+  }
+#endif
+};
+
+#include "kernels/f32/generic/kernels_f32-inl.h"
+#include "kernels/f32/generic/gemm_f32-inl.h"
+
+float DotF32(const float* a, const float* b, int32_t n) { return generic::Dot<Ops>(a, b, n); }
+void QkTileF32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
+               std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  generic::QkTile<Ops>(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+float MaxF32(const float* x, int32_t n) { return generic::Max<Ops>(x, n); }
+float ExpSubSumF32(float* x, int32_t n, float m) { return generic::ExpSubSum<Ops>(x, n, m); }
+void SoftmaxF32(float* x, int32_t n) { generic::Softmax<Ops>(x, n); }
+void PvTileF32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+               std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  generic::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void TransposeScaleF32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                       float* qt, int32_t tq) {
+  generic::TransposeScale<Ops>(q, q_stride, nq, d, scale, qt, tq);
+}
+void QkTileTF32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+                int32_t nk, float* st) {
+  generic::QkTileT<Ops>(qt, tq, d, k, k_stride, nk, st);
+}
+void SoftmaxTF32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+                 std::size_t a_stride, int32_t dv) {
+  generic::SoftmaxT<Ops>(st, tq, nk, m, l, nq, acc, a_stride, dv);
+}
+void PvTileTF32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+                std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  generic::PvTileT<Ops>(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void AxpyF32(float* y, const float* x, int32_t n, float a) { generic::Axpy<Ops>(y, x, n, a); }
+void ScaleF32(float* x, int32_t n, float a) { generic::Scale<Ops>(x, n, a); }
+void AddF32(float* y, const float* a, const float* b, int32_t n) {
+  generic::AddVec<Ops>(y, a, b, n);
+}
+void TanhF32(float* x, int32_t n) { generic::Tanh<Ops>(x, n); }
+void LinearF32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+               int32_t n_out, float* y) {
+  generic::GemmNT<Ops>(x, generic::Sz(n_in), rows, n_in, w, generic::Sz(n_in), n_out, bias, false,
+                       y, generic::Sz(n_out));
+}
+void DenseF32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+              int32_t n_out, float* y) {
+  generic::GemmDense<Ops>(x, rows, n_in, w, bias, n_out, y);
+}
+void GemmNtF32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+               std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+               std::size_t y_stride) {
+  generic::GemmNT<Ops>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+}
+
+#undef ATTN_HWY_NATIVE_MASKED
+}  // namespace HWY_NAMESPACE
+}  // namespace attn_hwy
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace attn_hwy {
+
+HWY_EXPORT(DotF32);
+HWY_EXPORT(QkTileF32);
+HWY_EXPORT(MaxF32);
+HWY_EXPORT(ExpSubSumF32);
+HWY_EXPORT(SoftmaxF32);
+HWY_EXPORT(PvTileF32);
+HWY_EXPORT(TransposeScaleF32);
+HWY_EXPORT(QkTileTF32);
+HWY_EXPORT(SoftmaxTF32);
+HWY_EXPORT(PvTileTF32);
+HWY_EXPORT(AxpyF32);
+HWY_EXPORT(ScaleF32);
+HWY_EXPORT(AddF32);
+HWY_EXPORT(TanhF32);
+HWY_EXPORT(LinearF32);
+HWY_EXPORT(DenseF32);
+HWY_EXPORT(GemmNtF32);
+
+float Dot(const float* a, const float* b, int32_t n) {
+  return HWY_DYNAMIC_DISPATCH(DotF32)(a, b, n);
+}
+void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k,
+            std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  HWY_DYNAMIC_DISPATCH(QkTileF32)(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+float Max(const float* x, int32_t n) { return HWY_DYNAMIC_DISPATCH(MaxF32)(x, n); }
+float ExpSubSum(float* x, int32_t n, float m) {
+  return HWY_DYNAMIC_DISPATCH(ExpSubSumF32)(x, n, m);
+}
+void Softmax(float* x, int32_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, n); }
+void PvTile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+            std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  HWY_DYNAMIC_DISPATCH(PvTileF32)(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void TransposeScale(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                    float* qt, int32_t tq) {
+  HWY_DYNAMIC_DISPATCH(TransposeScaleF32)(q, q_stride, nq, d, scale, qt, tq);
+}
+void QkTileT(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+             int32_t nk, float* st) {
+  HWY_DYNAMIC_DISPATCH(QkTileTF32)(qt, tq, d, k, k_stride, nk, st);
+}
+void SoftmaxT(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+              std::size_t a_stride, int32_t dv) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxTF32)(st, tq, nk, m, l, nq, acc, a_stride, dv);
+}
+void PvTileT(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  HWY_DYNAMIC_DISPATCH(PvTileTF32)(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void Axpy(float* y, const float* x, int32_t n, float a) {
+  HWY_DYNAMIC_DISPATCH(AxpyF32)(y, x, n, a);
+}
+void Scale(float* x, int32_t n, float a) { HWY_DYNAMIC_DISPATCH(ScaleF32)(x, n, a); }
+void Add(float* y, const float* a, const float* b, int32_t n) {
+  HWY_DYNAMIC_DISPATCH(AddF32)(y, a, b, n);
+}
+void Tanh(float* x, int32_t n) { HWY_DYNAMIC_DISPATCH(TanhF32)(x, n); }
+void Linear(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+            int32_t n_out, float* y) {
+  HWY_DYNAMIC_DISPATCH(LinearF32)(x, rows, n_in, w, bias, n_out, y);
+}
+void Dense(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+           int32_t n_out, float* y) {
+  HWY_DYNAMIC_DISPATCH(DenseF32)(x, rows, n_in, w, bias, n_out, y);
+}
+void GemmNt(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+            std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+            std::size_t y_stride) {
+  HWY_DYNAMIC_DISPATCH(GemmNtF32)(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+}
+
+}  // namespace attn_hwy
+
+namespace attn {
+namespace hwy {
+
+float dot_f32(const float* a, const float* b, int32_t n) { return ::attn_hwy::Dot(a, b, n); }
+void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
+                 std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  ::attn_hwy::QkTile(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+float max_f32(const float* x, int32_t n) { return ::attn_hwy::Max(x, n); }
+float exp_sub_sum_f32(float* x, int32_t n, float m) { return ::attn_hwy::ExpSubSum(x, n, m); }
+void softmax_f32(float* x, int32_t n) { ::attn_hwy::Softmax(x, n); }
+void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+                 std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  ::attn_hwy::PvTile(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                         float* qt, int32_t tq) {
+  ::attn_hwy::TransposeScale(q, q_stride, nq, d, scale, qt, tq);
+}
+void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+                   int32_t nk, float* st) {
+  ::attn_hwy::QkTileT(qt, tq, d, k, k_stride, nk, st);
+}
+void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+                   std::size_t a_stride, int32_t dv) {
+  ::attn_hwy::SoftmaxT(st, tq, nk, m, l, nq, acc, a_stride, dv);
+}
+void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+                   std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  ::attn_hwy::PvTileT(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void axpy_f32(float* y, const float* x, int32_t n, float a) { ::attn_hwy::Axpy(y, x, n, a); }
+void scale_f32(float* x, int32_t n, float a) { ::attn_hwy::Scale(x, n, a); }
+void add_f32(float* y, const float* a, const float* b, int32_t n) {
+  ::attn_hwy::Add(y, a, b, n);
+}
+void tanh_f32(float* x, int32_t n) { ::attn_hwy::Tanh(x, n); }
+void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+                int32_t n_out, float* y) {
+  ::attn_hwy::Linear(x, rows, n_in, w, bias, n_out, y);
+}
+void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+               int32_t n_out, float* y) {
+  ::attn_hwy::Dense(x, rows, n_in, w, bias, n_out, y);
+}
+void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+                 std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+                 std::size_t y_stride) {
+  ::attn_hwy::GemmNt(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+}
+
+}  // namespace hwy
+}  // namespace attn
+#endif  // HWY_ONCE

@@ -1,0 +1,242 @@
+// xsimd backend of the float kernels (kernels_f32.h), namespace attn::xsimd.
+//
+// The kernels are the templates of kernels/generic/kernels_f32-inl.h, shared
+// with the Highway backend; this file supplies their vector policy in xsimd
+// 8.1 ops for the architecture the compile flags enable (backends.cmake:
+// ATTN_XSIMD_FLAGS, default -march=native on a native x86 build; NEON on Arm).
+// xsimd 8.1 has no reduce_max and no masked loads: both are written here.
+//
+// Note: inside namespace attn, `xsimd` names this backend's namespace, so the
+// library is always spelled ::xsimd here.
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/f32/exp_poly.h"
+#include "kernels/f32/generic/register_block.h"
+#include "kernels/f32/kernels_f32.h"
+#include "kernels/f32/xsimd/kernels_f32_xsimd.h"
+#include "xsimd/xsimd.hpp"
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+namespace attn_xsimd {
+
+struct Ops {
+  using V = ::xsimd::batch<float>;
+  using VI = ::xsimd::batch<int32_t>;
+  static constexpr std::size_t kN = V::size;
+  static constexpr std::size_t kMaxLanes = kN;
+  static std::size_t Lanes() { return kN; }
+  static V Zero() { return V(0.0f); }
+  static V Set(float f) { return V(f); }
+  static V LoadU(const float* p) { return V::load_unaligned(p); }
+  // A load kept in a register: GCC otherwise folds a GEMM panel's loads into
+  // every FMA that uses them (MR loads instead of one, each possibly split
+  // across cache lines), which halved the Dense speed on AVX-512.
+  static V LoadReg(const float* p) {
+    V v = V::load_unaligned(p);
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __asm__("" : "+v"(v.data));
+#endif
+    return v;
+  }
+  static void StoreU(V v, float* p) { v.store_unaligned(p); }
+  static V LoadN(const float* p, std::size_t n) {
+    alignas(64) float buf[kN] = {};
+    for (std::size_t i = 0; i < n; ++i) buf[i] = p[i];
+    return V::load_aligned(buf);
+  }
+  static void StoreN(V v, float* p, std::size_t n) {
+    alignas(64) float buf[kN];
+    v.store_aligned(buf);
+    for (std::size_t i = 0; i < n; ++i) p[i] = buf[i];
+  }
+  static V Add(V a, V b) { return a + b; }
+  static V Sub(V a, V b) { return a - b; }
+  static V Mul(V a, V b) { return a * b; }
+  static V Div(V a, V b) { return a / b; }
+  static V MulAdd(V a, V b, V c) { return ::xsimd::fma(a, b, c); }
+  static V Abs(V a) { return ::xsimd::abs(a); }
+  static V CopySign(V mag, V sign) { return ::xsimd::copysign(mag, sign); }
+  static V IfLess(V a, V b, V yes, V no) { return ::xsimd::select(a < b, yes, no); }
+#if defined(__SSE2__)
+  // x86 maxps(a, b) = a > b ? a : b (b when either is NaN): one instruction
+  // instead of a compare and a blend.
+  static V MaxSkipNaN(V x, V m) { return ::xsimd::max(x, m); }
+  static V ClampBelow(V x, float lo) { return ::xsimd::max(Set(lo), x); }
+#else
+  static V MaxSkipNaN(V x, V m) { return ::xsimd::select(x > m, x, m); }
+  static V ClampBelow(V x, float lo) { return ::xsimd::select(x < Set(lo), Set(lo), x); }
+#endif
+  static V Pow2FromMagic(V t) {
+    const VI bits = ::xsimd::bitwise_cast<VI>(t);
+    return ::xsimd::bitwise_cast<V>((bits + VI(127)) << 23);
+  }
+#if defined(__AVX512F__)
+  // The AVX-512 exp's steps (exp_poly.h): xsimd 8.1 has no two-register
+  // permute nor masked FMA, so the intrinsics on the batch's native register.
+  static_assert(kN == 16, "xsimd's AVX-512 batch<float> holds 16 lanes");
+  static constexpr bool kExpTable32 = true;
+  static V Pow2Table32(V t) {
+    const __m512i tab = _mm512_permutex2var_epi32(
+        _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits), _mm512_castps_si512(t),
+        _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits + 16));
+    return V(_mm512_castsi512_ps(_mm512_add_epi32(tab, _mm512_slli_epi32(_mm512_castps_si512(t), 18))));
+  }
+  static V MulAddOrZeroBelow(V a, V b, V c, V x, float lo) {
+    const __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(lo), _CMP_NLT_UQ);
+    return V(_mm512_maskz_fmadd_ps(keep, a, b, c));
+  }
+#else
+  static constexpr bool kExpTable32 = false;
+#endif
+  static float ReduceSum(V v) { return ::xsimd::hadd(v); }
+  static float ReduceMax(V v) {
+    alignas(64) float buf[kN];
+    v.store_aligned(buf);
+    float m = buf[0];
+    for (std::size_t i = 1; i < kN; ++i) m = buf[i] > m ? buf[i] : m;
+    return m;
+  }
+#if defined(__AVX512F__)
+  // 4x4 transposes inside each 128-bit block (unpacks), then block b of
+  // column k to p + (4b + k) s: no round trip through memory (the buffer
+  // below made TransposeScale 30% of SDPA 16 x 16).
+  static void Transpose4Store(V r0, V r1, V r2, V r3, float* p, std::size_t s) {
+    const __m512d t0 = _mm512_castps_pd(_mm512_unpacklo_ps(r0, r1));
+    const __m512d t1 = _mm512_castps_pd(_mm512_unpacklo_ps(r2, r3));
+    const __m512d t2 = _mm512_castps_pd(_mm512_unpackhi_ps(r0, r1));
+    const __m512d t3 = _mm512_castps_pd(_mm512_unpackhi_ps(r2, r3));
+    const __m512 c0 = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t1));
+    const __m512 c1 = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t1));
+    const __m512 c2 = _mm512_castpd_ps(_mm512_unpacklo_pd(t2, t3));
+    const __m512 c3 = _mm512_castpd_ps(_mm512_unpackhi_pd(t2, t3));
+    StoreBlock4<0>(c0, c1, c2, c3, p, s);
+    StoreBlock4<1>(c0, c1, c2, c3, p, s);
+    StoreBlock4<2>(c0, c1, c2, c3, p, s);
+    StoreBlock4<3>(c0, c1, c2, c3, p, s);
+  }
+  template <int B>
+  static void StoreBlock4(__m512 c0, __m512 c1, __m512 c2, __m512 c3, float* p, std::size_t s) {
+    float* q = p + 4 * B * s;
+    _mm_storeu_ps(q, _mm512_extractf32x4_ps(c0, B));
+    _mm_storeu_ps(q + s, _mm512_extractf32x4_ps(c1, B));
+    _mm_storeu_ps(q + 2 * s, _mm512_extractf32x4_ps(c2, B));
+    _mm_storeu_ps(q + 3 * s, _mm512_extractf32x4_ps(c3, B));
+  }
+#else
+  static void Transpose4Store(V r0, V r1, V r2, V r3, float* p, std::size_t s) {
+    alignas(64) float buf[4][kN];
+    r0.store_aligned(buf[0]);
+    r1.store_aligned(buf[1]);
+    r2.store_aligned(buf[2]);
+    r3.store_aligned(buf[3]);
+    for (std::size_t x = 0; x < kN; ++x)
+      for (std::size_t k = 0; k < 4; ++k) p[x * s + k] = buf[k][x];
+  }
+#endif
+  static void ReduceSum4(V a, V b, V c, V e, float* out) {
+    out[0] = ::xsimd::hadd(a);
+    out[1] = ::xsimd::hadd(b);
+    out[2] = ::xsimd::hadd(c);
+    out[3] = ::xsimd::hadd(e);
+  }
+#if defined(__AVX512F__)
+  // Lane 4b + k = the sum of 128-bit block b of the k-th argument.
+  static __m512 BlockSums4(__m512 a, __m512 b, __m512 c, __m512 e) {
+    const __m512 ab = _mm512_add_ps(_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
+    const __m512 ce = _mm512_add_ps(_mm512_unpacklo_ps(c, e), _mm512_unpackhi_ps(c, e));
+    const __m512d ab64 = _mm512_castps_pd(ab);
+    const __m512d ce64 = _mm512_castps_pd(ce);
+    return _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(ab64, ce64)),
+                         _mm512_castpd_ps(_mm512_unpackhi_pd(ab64, ce64)));
+  }
+  // Block sums s_g of the arguments 4g..4g+3, then the blocks transposed and
+  // added: h0 = [s0 B0+B2, s0 B1+B3, s1 B0+B2, s1 B1+B3] (blocks), h1 the same
+  // of s2, s3; their even plus odd blocks are the 16 totals in order.
+  static void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9, V a10,
+                          V a11, V a12, V a13, V a14, V a15, float* out) {
+    const __m512 s0 = BlockSums4(a0, a1, a2, a3);
+    const __m512 s1 = BlockSums4(a4, a5, a6, a7);
+    const __m512 s2 = BlockSums4(a8, a9, a10, a11);
+    const __m512 s3 = BlockSums4(a12, a13, a14, a15);
+    const __m512 h0 =
+        _mm512_add_ps(_mm512_shuffle_f32x4(s0, s1, 0x44), _mm512_shuffle_f32x4(s0, s1, 0xEE));
+    const __m512 h1 =
+        _mm512_add_ps(_mm512_shuffle_f32x4(s2, s3, 0x44), _mm512_shuffle_f32x4(s2, s3, 0xEE));
+    _mm512_storeu_ps(out, _mm512_add_ps(_mm512_shuffle_f32x4(h0, h1, 0x88),
+                                        _mm512_shuffle_f32x4(h0, h1, 0xDD)));
+  }
+#else
+  static void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9, V a10,
+                          V a11, V a12, V a13, V a14, V a15, float* out) {
+    ReduceSum4(a0, a1, a2, a3, out);
+    ReduceSum4(a4, a5, a6, a7, out + 4);
+    ReduceSum4(a8, a9, a10, a11, out + 8);
+    ReduceSum4(a12, a13, a14, a15, out + 12);
+  }
+#endif
+};
+
+#include "kernels/f32/generic/kernels_f32-inl.h"
+#include "kernels/f32/generic/gemm_f32-inl.h"
+
+}  // namespace attn_xsimd
+
+namespace attn {
+namespace xsimd {
+
+using Ops = ::attn_xsimd::Ops;
+namespace g = ::attn_xsimd::generic;
+
+float dot_f32(const float* a, const float* b, int32_t n) { return g::Dot<Ops>(a, b, n); }
+void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
+                 std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  g::QkTile<Ops>(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+float max_f32(const float* x, int32_t n) { return g::Max<Ops>(x, n); }
+float exp_sub_sum_f32(float* x, int32_t n, float m) { return g::ExpSubSum<Ops>(x, n, m); }
+void softmax_f32(float* x, int32_t n) { g::Softmax<Ops>(x, n); }
+void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+                 std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  g::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                         float* qt, int32_t tq) {
+  g::TransposeScale<Ops>(q, q_stride, nq, d, scale, qt, tq);
+}
+void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+                   int32_t nk, float* st) {
+  g::QkTileT<Ops>(qt, tq, d, k, k_stride, nk, st);
+}
+void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+                   std::size_t a_stride, int32_t dv) {
+  g::SoftmaxT<Ops>(st, tq, nk, m, l, nq, acc, a_stride, dv);
+}
+void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+                   std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  g::PvTileT<Ops>(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void axpy_f32(float* y, const float* x, int32_t n, float a) { g::Axpy<Ops>(y, x, n, a); }
+void scale_f32(float* x, int32_t n, float a) { g::Scale<Ops>(x, n, a); }
+void add_f32(float* y, const float* a, const float* b, int32_t n) {
+  g::AddVec<Ops>(y, a, b, n);
+}
+void tanh_f32(float* x, int32_t n) { g::Tanh<Ops>(x, n); }
+void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+                int32_t n_out, float* y) {
+  g::GemmNT<Ops>(x, g::Sz(n_in), rows, n_in, w, g::Sz(n_in), n_out, bias, false, y, g::Sz(n_out));
+}
+void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+               int32_t n_out, float* y) {
+  g::GemmDense<Ops>(x, rows, n_in, w, bias, n_out, y);
+}
+void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+                 std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+                 std::size_t y_stride) {
+  g::GemmNT<Ops>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+}
+
+}  // namespace xsimd
+}  // namespace attn

@@ -1,0 +1,225 @@
+// Cortex-M4/M7/M33 DSP-extension int8 kernels: SXTB16 (+ ROR #8) and SMLAD
+// (see kernels/s8/kernels_s8.h); each is bit-identical to its *_ref version.
+#include "kernels/s8/kernels_s8.h"
+
+#if defined(ATTN_S8_KERNELS_DSP)
+
+#include <cstring>
+
+#include <arm_acle.h>
+
+namespace attn {
+namespace detail {
+
+namespace {
+
+// SXTB16 of the odd bytes: SXTB16 with its ROR #8 operand. GCC 12 does not
+// fold a C rotate ((x >> 8) | (x << 24)) into the operand (it emits a separate
+// ROR), so this one instruction is written out.
+inline int16x2_t sxtb16_ror8(uint32_t x) {
+  int16x2_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+  return r;
+}
+
+// PKHBT / PKHTB (GCC 12 builds these from C with two instructions each).
+// pack_lo(a, b) = (a[15:0], b[15:0]); pack_hi(a, b) = (a[31:16], b[31:16]),
+// first argument in the low half.
+inline uint32_t pack_lo(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+inline uint32_t pack_hi(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
+  return r;
+}
+
+inline uint32_t load4(const int8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);  // unaligned word load (LDR allows it on M4/M7/M33)
+  return v;
+}
+
+}  // namespace
+
+int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
+  int32_t acc = 0;
+  int32_t sb = 0;
+  constexpr int16x2_t kOnes = 0x00010001;
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t a4 = load4(a + i);
+    const uint32_t b4 = load4(b + i);
+    const int16x2_t a02 = __sxtb16(static_cast<int8x4_t>(a4));
+    const int16x2_t a13 = sxtb16_ror8(a4);
+    const int16x2_t b02 = __sxtb16(static_cast<int8x4_t>(b4));
+    const int16x2_t b13 = sxtb16_ror8(b4);
+    acc = __smlad(a02, b02, acc);
+    acc = __smlad(a13, b13, acc);
+    sb = __smlad(b02, kOnes, sb);
+    sb = __smlad(b13, kOnes, sb);
+  }
+  for (; i < n; ++i) {
+    acc += static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
+    sb += b[i];
+  }
+  *sum_b = sb;
+  return acc;
+}
+
+void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    acc[i] += w * static_cast<int32_t>(b[i]);
+    acc[i + 1] += w * static_cast<int32_t>(b[i + 1]);
+    acc[i + 2] += w * static_cast<int32_t>(b[i + 2]);
+    acc[i + 3] += w * static_cast<int32_t>(b[i + 3]);
+  }
+  for (; i < n; ++i) acc[i] += w * static_cast<int32_t>(b[i]);
+}
+
+int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
+  // Groups of four as (q0, q2), (q1, q3): the halves SXTB16 / SXTB16 ROR #8
+  // extract from four key bytes. The tail stays in order.
+  auto* p = static_cast<int16_t*>(packed);
+  int32_t sum = 0;
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    p[i] = static_cast<int16_t>(q[i] - zp);
+    p[i + 1] = static_cast<int16_t>(q[i + 2] - zp);
+    p[i + 2] = static_cast<int16_t>(q[i + 1] - zp);
+    p[i + 3] = static_cast<int16_t>(q[i + 3] - zp);
+    sum += q[i] + q[i + 1] + q[i + 2] + q[i + 3];
+  }
+  for (; i < n; ++i) {
+    p[i] = static_cast<int16_t>(q[i] - zp);
+    sum += q[i];
+  }
+  return sum - zp * n;
+}
+
+int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
+  (void)zp;
+  const auto* p = static_cast<const int16_t*>(packed);
+  int32_t acc = 0;
+  int32_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint32_t q02a, q13a, q02b, q13b;
+    std::memcpy(&q02a, p + i, 4);
+    std::memcpy(&q13a, p + i + 2, 4);
+    std::memcpy(&q02b, p + i + 4, 4);
+    std::memcpy(&q13b, p + i + 6, 4);
+    const uint32_t ka = load4(k + i);
+    const uint32_t kb = load4(k + i + 4);
+    acc = __smlad(static_cast<int16x2_t>(q02a), __sxtb16(static_cast<int8x4_t>(ka)), acc);
+    acc = __smlad(static_cast<int16x2_t>(q13a), sxtb16_ror8(ka), acc);
+    acc = __smlad(static_cast<int16x2_t>(q02b), __sxtb16(static_cast<int8x4_t>(kb)), acc);
+    acc = __smlad(static_cast<int16x2_t>(q13b), sxtb16_ror8(kb), acc);
+  }
+  if (i + 4 <= n) {
+    uint32_t q02, q13;
+    std::memcpy(&q02, p + i, 4);
+    std::memcpy(&q13, p + i + 2, 4);
+    const uint32_t k4 = load4(k + i);
+    acc = __smlad(static_cast<int16x2_t>(q02), __sxtb16(static_cast<int8x4_t>(k4)), acc);
+    acc = __smlad(static_cast<int16x2_t>(q13), sxtb16_ror8(k4), acc);
+    i += 4;
+  }
+  for (; i < n; ++i) acc += static_cast<int32_t>(p[i]) * static_cast<int32_t>(k[i]);
+  return acc;
+}
+
+void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
+           int32_t n, int32_t* out) {
+  const auto* p = static_cast<const int16_t*>(packed);
+  int32_t j = 0;
+  // Two keys a step share each pair of query words.
+  for (; j + 2 <= nkeys; j += 2) {
+    const int8_t* k1 = k + static_cast<std::size_t>(j) * k_stride;
+    const int8_t* k2 = k1 + k_stride;
+    int32_t acc1 = 0, acc2 = 0;
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      uint32_t q02, q13;
+      std::memcpy(&q02, p + i, 4);
+      std::memcpy(&q13, p + i + 2, 4);
+      const uint32_t a4 = load4(k1 + i);
+      const uint32_t b4 = load4(k2 + i);
+      acc1 = __smlad(static_cast<int16x2_t>(q02), __sxtb16(static_cast<int8x4_t>(a4)), acc1);
+      acc1 = __smlad(static_cast<int16x2_t>(q13), sxtb16_ror8(a4), acc1);
+      acc2 = __smlad(static_cast<int16x2_t>(q02), __sxtb16(static_cast<int8x4_t>(b4)), acc2);
+      acc2 = __smlad(static_cast<int16x2_t>(q13), sxtb16_ror8(b4), acc2);
+    }
+    for (; i < n; ++i) {
+      acc1 += static_cast<int32_t>(p[i]) * static_cast<int32_t>(k1[i]);
+      acc2 += static_cast<int32_t>(p[i]) * static_cast<int32_t>(k2[i]);
+    }
+    out[j] = acc1;
+    out[j + 1] = acc2;
+  }
+  if (j < nkeys) out[j] = qrow_s8_dot(packed, zp, k + static_cast<std::size_t>(j) * k_stride, n);
+}
+
+// acc[c] = sum_r w[r] * row_at(r)[c] for c < n, r < nrows: four columns a
+// block, two rows a step, the (v_r[c], v_r+1[c]) pairs times the weight pair
+// (w_r, w_r+1) with SMLAD; the accumulators stay in registers. row_at gives
+// row r's first byte (an array of row pointers, or a base and a stride).
+template <class RowAt>
+inline void pv_s8_dsp(RowAt row_at, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
+  int32_t c = 0;
+  for (; c + 4 <= n; c += 4) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int32_t r = 0;
+    for (; r + 2 <= nrows; r += 2) {
+      const uint32_t v1 = load4(row_at(r) + c);
+      const uint32_t v2 = load4(row_at(r + 1) + c);
+      uint32_t w12;
+      std::memcpy(&w12, w + r, 4);  // (w_r, w_r+1)
+      const auto v1e = static_cast<uint32_t>(__sxtb16(static_cast<int8x4_t>(v1)));
+      const auto v1o = static_cast<uint32_t>(sxtb16_ror8(v1));
+      const auto v2e = static_cast<uint32_t>(__sxtb16(static_cast<int8x4_t>(v2)));
+      const auto v2o = static_cast<uint32_t>(sxtb16_ror8(v2));
+      const auto ww = static_cast<int16x2_t>(w12);
+      a0 = __smlad(static_cast<int16x2_t>(pack_lo(v1e, v2e)), ww, a0);
+      a1 = __smlad(static_cast<int16x2_t>(pack_lo(v1o, v2o)), ww, a1);
+      a2 = __smlad(static_cast<int16x2_t>(pack_hi(v1e, v2e)), ww, a2);
+      a3 = __smlad(static_cast<int16x2_t>(pack_hi(v1o, v2o)), ww, a3);
+    }
+    if (r < nrows) {
+      const int8_t* row = row_at(r) + c;
+      const int32_t wr = w[r];
+      a0 += wr * row[0];
+      a1 += wr * row[1];
+      a2 += wr * row[2];
+      a3 += wr * row[3];
+    }
+    acc[c] = a0;
+    acc[c + 1] = a1;
+    acc[c + 2] = a2;
+    acc[c + 3] = a3;
+  }
+  for (; c < n; ++c) {
+    int32_t a = 0;
+    for (int32_t r = 0; r < nrows; ++r) a += static_cast<int32_t>(w[r]) * row_at(r)[c];
+    acc[c] = a;
+  }
+}
+
+void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
+  pv_s8_dsp([rows](int32_t r) { return rows[r]; }, w, nrows, n, acc);
+}
+
+void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
+                   int32_t* acc) {
+  pv_s8_dsp([v, stride](int32_t r) { return v + static_cast<std::size_t>(r) * stride; }, w, nrows,
+            n, acc);
+}
+
+const char* kernels_s8_name() { return "dsp"; }
+
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_S8_KERNELS_DSP

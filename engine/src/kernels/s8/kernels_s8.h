@@ -1,0 +1,210 @@
+// int8 kernels of the int8 ops. Each has a portable reference (`*_ref`,
+// always built: the oracle) and the entry the ops call (`dot_s8`, `mac_s8`),
+// which is the fastest version this build targets:
+//   "mve"  Cortex-M55 Helium: VMLADAVA.S8 / VADDVA.S8 with tail predication
+//   "dsp"  Cortex-M4/M7/M33 DSP (and Armv7-A): SXTB16 (+ ROR #8) and SMLAD
+//   "neon" / "neon-dotprod"  AArch64: SMULL/SADALP widening products, SDOT
+//          when built for +dotprod
+//   "avx512-vnni" / "avx-vnni" / "avx2" / "scalar"  x86-64 (GCC/Clang): chosen
+//          at run time from the CPU (x86/kernels_s8_x86.cpp)
+//   "ref"  everything else
+// kernel_set.h picks the set (one folder per ISA); entries a set does not
+// implement are the reference ones.
+// Every version gives identical int32 results (integer sums are exact); the
+// tests compare each against the reference on odd lengths and offsets.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/s8/kernel_set.h"
+
+namespace attn {
+namespace detail {
+
+// Returns sum_i a[i] * b[i] and stores sum_i b[i] in *sum_b; n >= 0.
+// Exact (no int32 overflow) for n <= 131072.
+int32_t dot_s8_ref(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b);
+int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b);
+
+// acc[i] += w * b[i] for i < n; w in [0, 255].
+void mac_s8_ref(int32_t* acc, const int8_t* b, int32_t w, int32_t n);
+void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n);
+
+// A query row prepared once for many dot products with key rows:
+//   qrow_s8_pack(q, zp, n, packed)        packed: qrow_s8_bytes(n) bytes, 4-aligned;
+//                                         returns sum_i (q[i] - zp)
+//   qrow_s8_dot(packed, zp, k, n)       = sum_i (q[i] - zp) * k[i]
+// The packed layout is the backend's own (ref: int16 q - zp; DSP: int16
+// pairs (q0, q2), (q1, q3) matching SXTB16; MVE: the int8 bytes), so pack and
+// dot must come from the same set. Exact for n <= 65793.
+constexpr std::size_t qrow_s8_bytes(int32_t n) {
+  return (2 * static_cast<std::size_t>(n) + 3) / 4 * 4;
+}
+int32_t qrow_s8_pack_ref(const int8_t* q, int32_t zp, int32_t n, void* packed);
+int32_t qrow_s8_dot_ref(const void* packed, int32_t zp, const int8_t* k, int32_t n);
+int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed);
+int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n);
+
+// out[j] = qrow_s8_dot(packed, zp, k + j * k_stride, n) for j < nkeys: a
+// whole score row against a packed query row.
+void qk_s8_ref(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride,
+               int32_t nkeys, int32_t n, int32_t* out);
+void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
+           int32_t n, int32_t* out);
+
+// acc[c] = sum_r w[r] * rows[r][c] for c < n (acc is overwritten); w[r] in
+// [0, 255], rows[r] an int8 row of at least n elements. nrows >= 0.
+void pv_s8_ref(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n,
+               int32_t* acc);
+void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc);
+
+// The same over consecutive rows: acc[c] = sum_r w[r] * v[r * stride + c].
+// Callers take it (zero weights included) when at least kPvDensePercent % of
+// the weights are non-zero, else gather the non-zero rows for pv_s8 (the
+// break-even of this kernel set, measured on QEMU instruction counts).
+void pv_s8_strided_ref(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows,
+                       int32_t n, int32_t* acc);
+void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
+                   int32_t* acc);
+
+// out[i] = requantize(acc[i] - offset, multiplier, shift, zero_point) (TFLite's
+// MultiplyByQuantizedMultiplier, + zero point, clamp to int8) for i < n;
+// acc[i] - offset must not overflow int32.
+void requantize_row_s8_ref(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
+                           int32_t shift, int32_t zero_point, int8_t* out);
+void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
+                       int32_t shift, int32_t zero_point, int8_t* out);
+
+// One row of TFLite's int8 SOFTMAX (see attn/softmax_s8.h) from a prepared
+// 256-entry exp table (Q0.31 exp of -d, 0 where -d < diff_min): out[c] for
+// c < n, 1 <= n <= 4095; in and out may be the same buffer.
+void softmax_s8_row_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
+                        int32_t n);
+void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
+                    int32_t n);
+
+// ---- Query-tile kernels (the tiled int8 core of attend_s8; see
+// ATTN_SDPA_S8_QUERY_TILE in attn/sdpa_s8.h). Q K^T and P V of a tile of query
+// rows as small int8 GEMMs over a packed K and V (packed once per call):
+//
+// kpack_s8: K rows in blocks of 16 keys; block b holds, for each group
+// g < G = ceil(n / 4) of 4 columns, 16 keys x 4 bytes:
+//   packed[(b * G + g) * 64 + r * 4 + t] = k[(16 b + r) * k_stride + 4 g + t]
+// (0 past nkeys or n), and ksum[j] = sum_c k[j][c] for j < round16(nkeys)
+// (0 past nkeys). packed: kpack_s8_bytes(nkeys, n) bytes.
+constexpr std::size_t round_up_s8(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
+constexpr std::size_t kpack_s8_bytes(int32_t nkeys, int32_t n) {
+  return round_up_s8(static_cast<std::size_t>(nkeys), 16) * round_up_s8(static_cast<std::size_t>(n), 4);
+}
+void kpack_s8_ref(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+                  int32_t* ksum);
+void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+              int32_t* ksum);
+
+// qtile_s8_pack: nq query rows as unsigned bytes u = q ^ 0x80 = q + 128, rows of
+// round4(n) bytes (0 past n): u[i * round4(n) + c]; qsum[i] = sum_c (q[i][c] - zp).
+void qtile_s8_pack_ref(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
+                       uint8_t* u, int32_t* qsum);
+void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
+                   uint8_t* u, int32_t* qsum);
+
+// qk_tile_s8: out[i * out_stride + j] = sum_c (q[i][c] - zp) * k[j][c] for
+// i < nq, j < nkeys, from qtile_s8_pack / kpack_s8 data. Computed as
+//   sum_c u[i][c] k[j][c] - (128 + zp) ksum[j]     (vpdpbusd: u unsigned, k signed)
+// exact (int32 wrap-around cancels; the result fits for n <= 65793). Rows of
+// out hold round16(nkeys) entries: the kernels write whole 16-key blocks
+// (entries past nkeys unspecified).
+void qk_tile_s8_ref(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                    const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
+                    std::size_t out_stride);
+void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
+                std::size_t out_stride);
+
+// qk_tile_s8_rq: qk_tile_s8 with the requantization fused (the scores of the
+// tiled core): out[i * out_stride + j] =
+//   requantize(qk[i][j] - offsets[i], multiplier, shift, out_zp)
+// (requantize_row_s8 of each row; qk[i][j] - offsets[i] must not overflow)
+// for i < nq, j < nkeys; rows hold round16(nkeys) entries (whole 16-key
+// blocks written, entries past nkeys unspecified). Returns false, writing
+// nothing, when this build / level has no fused form for these parameters:
+// the caller then runs qk_tile_s8 and requantize_row_s8.
+void qk_tile_s8_rq_ref(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                       const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                       int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
+                       std::size_t out_stride);
+bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                   const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                   int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
+                   std::size_t out_stride);
+
+// vpack_s8: V rows in groups of 4, columns in blocks of 16; group g, block cb:
+//   packed[(g * CB + cb) * 64 + c * 4 + t] = v[(4 g + t) * stride + 16 cb + c]
+// (CB = ceil(n / 16); 0 past nrows or n). packed: vpack_s8_bytes(nrows, n).
+constexpr std::size_t vpack_s8_bytes(int32_t nrows, int32_t n) {
+  return round_up_s8(static_cast<std::size_t>(nrows), 4) * round_up_s8(static_cast<std::size_t>(n), 16);
+}
+void vpack_s8_ref(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
+void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
+
+// pv_tile_s8: acc[i * acc_stride + c] = sum_{j < nrows} w[i * w_stride + j] * v[j][c]
+// for i < nq, c < n (weights unsigned, 0..255; v from vpack_s8 of at least
+// nrows rows). Each w row holds round4(nrows) bytes, those past nrows 0.
+// Rows of acc hold round16(n) entries (whole 16-column blocks are written).
+void pv_tile_s8_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                    int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride);
+void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride);
+
+// pv_tile_s8_rq: pv_tile_s8 with the output requantization fused (the O rows
+// of the tiled core): out[i * out_stride + c] =
+//   requantize(pv[i][c] - offsets[i], multiplier, shift, out_zp)
+// (requantize_row_s8 of each row; pv[i][c] - offsets[i] must not overflow)
+// for i < nq, c < n: exactly n bytes per row. Returns false, writing nothing,
+// when this build / level has no fused form for these parameters: the
+// caller then runs pv_tile_s8 and requantize_row_s8.
+void pv_tile_s8_rq_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                       int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
+                       int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride);
+bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                   int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
+                   int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride);
+
+// Softmax rows of the tiled core: softmax_s8_tile_prepare builds once per
+// exp table whatever this build's row kernel precomputes for rows of at most
+// n_max columns (lut: kSoftmaxS8LutBytes bytes; x86 builds the AVX512_VBMI
+// byte tables from 64 columns on); softmax_s8_row_w then writes the unsigned
+// weights w[c] = softmax_s8_row(in)[c] + 128 for c < n and 0 for
+// n <= c < n_pad, and returns sum_c w[c] (n = 0: zeros, 0). in and w may be
+// the same buffer.
+inline constexpr std::size_t kSoftmaxS8LutBytes = 832;
+void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
+                             void* lut);
+int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in,
+                             uint8_t* w, int32_t n, int32_t n_pad);
+int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
+                         const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad);
+// The last step of every softmax_s8_row_w: w[c] holds softmax codes p (int8)
+// for c < n; makes them weights p + 128, zeroes n <= c < n_pad, returns the
+// weights' sum.
+int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad);
+
+// The same over nq rows in place: row r (rows + r * stride) holds n[r] int8
+// inputs (n[r] in [0, 4095]; 0: an all-zero weight row) and receives its
+// weights, 0 up to n_pad; sum_w[r] gets their sum. Exactly softmax_s8_row_w
+// per row (x86 with AVX512_VBMI batches the reciprocals of 16 rows).
+void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
+                       std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
+                       int32_t* sum_w);
+
+// True when this build's tile kernels beat the per-row kernels (attend_s8
+// then takes the tiled path): x86 at AVX-VNNI or AVX-512 VNNI.
+bool tile_s8_fast();
+
+// Name of the kernel set dot_s8 / mac_s8 use: "ref", "dsp" or "mve".
+const char* kernels_s8_name();
+
+
+}  // namespace detail
+}  // namespace attn

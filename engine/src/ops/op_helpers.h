@@ -1,0 +1,103 @@
+// Helpers shared by every op, float and int8 (internal): dimension, scale and
+// mask checks of the prepare step, the caller's scratch aligned, the mask and
+// the tensor views of one batch item. Pointer arithmetic and integer checks
+// only, apart from resolve_scale (float ops and prepare steps), so the int8
+// eval files may include it.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+
+#include "attn/mask.h"
+#include "attn/scratch.h"
+#include "attn/status.h"
+#include "attn/sdpa.h"
+#include "core/attend_mask.h"
+
+namespace attn {
+namespace detail {
+
+// Largest dimension the engine accepts: keeps every element count and byte
+// offset far from overflowing size_t on 32-bit targets when multiplied in pairs.
+inline constexpr int32_t kMaxDim = 1 << 20;
+
+inline bool dims_ok(std::initializer_list<int32_t> dims) {
+  for (int32_t d : dims) {
+    if (d <= 0 || d > kMaxDim) return false;
+  }
+  return true;
+}
+
+// Resolves the user's scale (0 = 1/sqrt(dim_k)); returns false when invalid.
+inline bool resolve_scale(float user_scale, int32_t dim_k, float* scale) {
+  if (user_scale == 0.0f) {
+    *scale = 1.0f / std::sqrt(static_cast<float>(dim_k));
+    return true;
+  }
+  if (!(user_scale > 0.0f) || std::isinf(user_scale)) return false;
+  *scale = user_scale;
+  return true;
+}
+
+// Checks the key lengths of a mask against seq_kv.
+inline Status check_mask(const Mask& mask, int32_t batch, int32_t seq_kv) {
+  if (mask.key_lengths != nullptr) {
+    for (int32_t b = 0; b < batch; ++b) {
+      if (mask.key_lengths[b] < 0 || mask.key_lengths[b] > seq_kv) return Status::kBadArgument;
+    }
+  }
+  return Status::kOk;
+}
+
+// Rounds `data` up to 64 bytes and checks the size: null if data is null,
+// needed is 0 or bytes < needed. `needed` includes the 64 bytes of slack.
+inline void* aligned_scratch(void* data, std::size_t bytes, std::size_t needed) {
+  if (data == nullptr || needed == 0 || bytes < needed) return nullptr;
+  const auto addr = reinterpret_cast<std::uintptr_t>(data);
+  return static_cast<unsigned char*>(data) + (align_up(addr) - addr);
+}
+
+// The mask of batch item b, for a seq_q x seq_kv attention.
+inline AttendMask batch_mask(const Mask& mask, int32_t b, int32_t seq_kv) {
+  AttendMask m;
+  m.causal = mask.causal;
+  m.key_length = mask.key_lengths != nullptr ? mask.key_lengths[b] : seq_kv;
+  const std::size_t off = static_cast<std::size_t>(b) * mask.matrix_batch_stride;
+  m.keras = mask.keras != nullptr ? mask.keras + off : nullptr;
+  m.additive = mask.additive != nullptr ? mask.additive + off : nullptr;
+  m.boolean = mask.boolean != nullptr ? mask.boolean + off : nullptr;
+  return m;
+}
+
+// Batch item b of a batched SDPA call ([batch, seq, dim] tensors, rows packed)
+// as the attention core's per-item view: `Core` is AttendF32 or AttendS8,
+// `Args` SdpaF32Args or SdpaS8Args (the same q, k, v, out, weights fields over
+// float or int8).
+template <class Core, class Args>
+Core sdpa_batch_item(const SdpaShape& shape, const Args& args, int32_t b) {
+  const auto ub = static_cast<std::size_t>(b);
+  const auto sq = static_cast<std::size_t>(shape.seq_q);
+  const auto skv = static_cast<std::size_t>(shape.seq_kv);
+  const auto dk = static_cast<std::size_t>(shape.dim_k);
+  const auto dv = static_cast<std::size_t>(shape.dim_v);
+  Core a;
+  a.q = args.q + ub * sq * dk;
+  a.q_stride = dk;
+  a.k = args.k + ub * skv * dk;
+  a.k_stride = dk;
+  a.v = args.v + ub * skv * dv;
+  a.v_stride = dv;
+  a.out = args.out + ub * sq * dv;
+  a.out_stride = dv;
+  a.weights = args.weights != nullptr ? args.weights + ub * sq * skv : nullptr;
+  a.seq_q = shape.seq_q;
+  a.seq_kv = shape.seq_kv;
+  a.dim_k = shape.dim_k;
+  a.dim_v = shape.dim_v;
+  return a;
+}
+
+}  // namespace detail
+}  // namespace attn
