@@ -27,10 +27,12 @@ function(attn_detect_s8_kernels out_var)
 endfunction()
 
 attn_detect_s8_kernels(ATTN_S8_KERNELS)
-if(ATTN_BACKEND_NAME STREQUAL "ref")
-  set(ATTN_SDPA_QUERY_TILE 8)
-else()
+# The float core's query tile: 32 with a SIMD backend, 8 with the scalar ones
+# (ref, mcu), where RAM comes first.
+if(ATTN_BACKEND_NAME STREQUAL "hwy" OR ATTN_BACKEND_NAME STREQUAL "xsimd")
   set(ATTN_SDPA_QUERY_TILE 32)
+else()
+  set(ATTN_SDPA_QUERY_TILE 8)
 endif()
 if(ATTN_S8_KERNELS STREQUAL "x86")
   set(ATTN_SDPA_S8_QUERY_TILE 16)

@@ -1,7 +1,11 @@
-# Selects the float kernel backend (ATTN_SIMD=auto|ref|hwy|xsimd) and adds its
-# sources to the attn target. ref is always compiled: it is the oracle.
+# Selects the float kernel backend (ATTN_SIMD=auto|ref|hwy|xsimd|mcu) and adds
+# its sources to the attn target. ref is always compiled: it is the oracle.
 #
-#   auto   hwy when Highway is found on a hosted target, else ref (Cortex-M: ref)
+#   auto   hwy when Highway is found on a hosted target, mcu on bare-metal
+#          Cortex-M, else ref
+#   mcu    Cortex-M scalar FPU: register-blocked Q.K^T and P.V, the shared
+#          polynomial exp, ref for the rest (bare metal only; the query tile
+#          stays 8, as in ref builds)
 #   hwy    Google Highway: runtime dispatch over SSE4/AVX2/AVX-512/AVX-512+VNNI
 #          on x86, static (the compiler's baseline target) elsewhere
 #   xsimd  xsimd: the architecture the compiler flags enable
@@ -30,7 +34,9 @@ endif()
 if(ATTN_SIMD STREQUAL "ref")
   set(ATTN_BACKEND_NAME ref)
 elseif(ATTN_SIMD STREQUAL "auto")
-  if(_attn_have_hwy)
+  if(ATTN_BARE_METAL)
+    set(ATTN_BACKEND_NAME mcu)
+  elseif(_attn_have_hwy)
     set(ATTN_BACKEND_NAME hwy)
   else()
     set(ATTN_BACKEND_NAME ref)
@@ -44,14 +50,33 @@ elseif(ATTN_SIMD STREQUAL "hwy" OR ATTN_SIMD STREQUAL "xsimd")
     message(FATAL_ERROR "ATTN_SIMD=${ATTN_SIMD}: its headers were not found")
   endif()
   set(ATTN_BACKEND_NAME ${ATTN_SIMD})
+elseif(ATTN_SIMD STREQUAL "mcu")
+  if(NOT ATTN_BARE_METAL)
+    message(FATAL_ERROR "ATTN_SIMD=mcu: the Cortex-M scalar-FPU kernels are for bare-metal builds")
+  endif()
+  set(ATTN_BACKEND_NAME mcu)
 else()
-  message(FATAL_ERROR "ATTN_SIMD=${ATTN_SIMD}: expected auto, ref, hwy or xsimd")
+  message(FATAL_ERROR "ATTN_SIMD=${ATTN_SIMD}: expected auto, ref, hwy, xsimd or mcu")
 endif()
 
 set(_attn_backends ref)
 target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ref/kernels_f32_ref.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ref/gemm_f32_ref.cpp)
+if(ATTN_BACKEND_NAME STREQUAL "mcu")
+  list(APPEND _attn_backends mcu)
+  target_sources(attn PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/mcu/kernels_f32_mcu.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mcu/qk_tile_f32_mcu.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mcu/pv_tile_f32_mcu.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mcu/exp_sub_sum_f32_mcu.cpp)
+  # Scalar register blocks by design: on Cortex-M55 GCC's vectorizer packs
+  # them into Helium registers it then spills (a 1 KiB Q.K^T frame, slower).
+  set_source_files_properties(
+    ${CMAKE_CURRENT_LIST_DIR}/mcu/qk_tile_f32_mcu.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mcu/pv_tile_f32_mcu.cpp
+    TARGET_DIRECTORY attn PROPERTIES COMPILE_OPTIONS "-fno-tree-vectorize")
+endif()
 if(_attn_have_hwy)
   list(APPEND _attn_backends hwy)
   target_sources(attn PRIVATE ${CMAKE_CURRENT_LIST_DIR}/hwy/kernels_f32_hwy.cpp)

@@ -1,0 +1,68 @@
+// Cortex-M scalar-FPU backend of the float kernels (kernels_f32.h), namespace
+// attn::mcu: the Cortex-M4/M7/M33 build (and M55's, which has no Helium
+// backend yet) runs these.
+//
+// The SDPA core's hot loops, Q.K^T and P.V, are register-blocked
+// (qk_tile_f32_mcu.cpp, pv_tile_f32_mcu.cpp) and its exp pass uses the
+// shared polynomial exp (exp_sub_sum_f32_mcu.cpp); every other kernel is the
+// reference one, called through here.
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/f32/kernels_f32.h"
+
+namespace attn {
+namespace mcu {
+
+float dot_f32(const float* a, const float* b, int32_t n) { return ref::dot_f32(a, b, n); }
+
+float max_f32(const float* x, int32_t n) { return ref::max_f32(x, n); }
+
+void softmax_f32(float* x, int32_t n) { ref::softmax_f32(x, n); }
+
+void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                         float* qt, int32_t tq) {
+  ref::transpose_scale_f32(q, q_stride, nq, d, scale, qt, tq);
+}
+
+void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+                   int32_t nk, float* st) {
+  ref::qk_tile_t_f32(qt, tq, d, k, k_stride, nk, st);
+}
+
+void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
+                   std::size_t a_stride, int32_t dv) {
+  ref::softmax_t_f32(st, tq, nk, m, l, nq, acc, a_stride, dv);
+}
+
+void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+                   std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  ref::pv_tile_t_f32(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+
+void axpy_f32(float* y, const float* x, int32_t n, float a) { ref::axpy_f32(y, x, n, a); }
+
+void scale_f32(float* x, int32_t n, float a) { ref::scale_f32(x, n, a); }
+
+void add_f32(float* y, const float* a, const float* b, int32_t n) { ref::add_f32(y, a, b, n); }
+
+void tanh_f32(float* x, int32_t n) { ref::tanh_f32(x, n); }
+
+void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+                int32_t n_out, float* y) {
+  ref::linear_f32(x, rows, n_in, w, bias, n_out, y);
+}
+
+void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+               int32_t n_out, float* y) {
+  ref::dense_f32(x, rows, n_in, w, bias, n_out, y);
+}
+
+void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+                 std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+                 std::size_t y_stride) {
+  ref::gemm_nt_f32(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+}
+
+}  // namespace mcu
+}  // namespace attn

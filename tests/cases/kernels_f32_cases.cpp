@@ -1,0 +1,130 @@
+// The float Q.K^T tile and P.V update this build selected (Cortex-M: the
+// register-blocked mcu kernels; hosted: the SIMD backend) against the ref
+// kernels, on block edges (query, key and column counts that are not
+// multiples of the blocks), odd strides and odd offsets; its exp pass against
+// double-precision exp.
+//
+// Bound: a sum of n products computed in any order with FMA or separate
+// rounding differs from the exact one by at most n * eps * sum |terms| (plus
+// the result's own rounding); two such sums by twice that. Checked against
+// ref per element with tol = 2 (n + 1) eps sum_x |a_x b_x| (+ |acc| for P.V).
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "case.h"
+#include "kernels/f32/exp_poly.h"
+#include "kernels/f32/kernels_f32.h"
+
+namespace {
+
+constexpr double kEps = 1.1920928955078125e-07;  // 2^-23
+float g_a[700], g_b[1400];
+float g_out[400], g_out_ref[400];
+double g_expected[400], g_tol[400];
+
+// Shapes straddling the 4 x 4 blocks.
+const int32_t kRows[] = {1, 2, 3, 4, 5, 7, 8, 9};
+const int32_t kCols[] = {1, 3, 4, 5, 8, 13};
+const int32_t kDepths[] = {1, 2, 3, 7, 16, 33};
+
+}  // namespace
+
+ATTN_CASE(KernelsF32, QkTileMatchesReference) {
+  attn_test::Rng rng(91);
+  attn_test::fill_uniform(rng, g_a, sizeof g_a / sizeof(float), -2.0f, 2.0f);
+  attn_test::fill_uniform(rng, g_b, sizeof g_b / sizeof(float), -2.0f, 2.0f);
+  for (int32_t off = 0; off < 3; ++off) {
+    for (int32_t nq : kRows) {
+      for (int32_t nk : kCols) {
+        for (int32_t d : kDepths) {
+          const std::size_t q_stride = static_cast<std::size_t>(d + off);
+          const std::size_t k_stride = static_cast<std::size_t>(d + 2 * off + 1);
+          const std::size_t s_stride = static_cast<std::size_t>(nk + off);
+          const float* q = g_a + off;
+          const float* k = g_b + 2 * off + 1;
+          const std::size_t n = static_cast<std::size_t>(nq) * s_stride;
+          for (std::size_t i = 0; i < n; ++i) g_out[i] = g_out_ref[i] = -7.0f;
+          attn::kernels::qk_tile_f32(q, q_stride, nq, k, k_stride, nk, d, g_out, s_stride);
+          attn::ref::qk_tile_f32(q, q_stride, nq, k, k_stride, nk, d, g_out_ref, s_stride);
+          for (std::size_t e = 0; e < n; ++e) {
+            const std::size_t i = e / s_stride, j = e % s_stride;
+            g_expected[e] = g_out_ref[e];
+            g_tol[e] = 0.0;  // gaps between rows stay untouched
+            if (j >= static_cast<std::size_t>(nk)) continue;
+            double mag = 0.0;
+            for (int32_t x = 0; x < d; ++x) {
+              mag += std::fabs(static_cast<double>(q[i * q_stride + x]) * k[j * k_stride + x]);
+            }
+            g_tol[e] = 2.0 * (d + 1) * kEps * mag;
+          }
+          ATTN_EXPECT_CLOSE("qk_tile_f32", g_out, g_expected, g_tol, n);
+        }
+      }
+    }
+  }
+}
+
+ATTN_CASE(KernelsF32, PvTileMatchesReference) {
+  attn_test::Rng rng(92);
+  attn_test::fill_uniform(rng, g_a, sizeof g_a / sizeof(float), 0.0f, 1.0f);  // probabilities
+  attn_test::fill_uniform(rng, g_b, sizeof g_b / sizeof(float), -2.0f, 2.0f);
+  for (int32_t off = 0; off < 3; ++off) {
+    for (int32_t nq : kRows) {
+      for (int32_t dv : kCols) {
+        for (int32_t nk : kDepths) {
+          const std::size_t p_stride = static_cast<std::size_t>(nk + off);
+          const std::size_t v_stride = static_cast<std::size_t>(dv + 2 * off + 1);
+          const std::size_t a_stride = static_cast<std::size_t>(dv + off);
+          const float* p = g_a + off;
+          const float* v = g_b + 2 * off + 1;
+          const std::size_t n = static_cast<std::size_t>(nq) * a_stride;
+          for (std::size_t e = 0; e < n; ++e) {
+            g_out[e] = g_out_ref[e] = rng.uniform(-1.0f, 1.0f);  // acc accumulates
+          }
+          attn::kernels::pv_tile_f32(p, p_stride, nq, nk, v, v_stride, dv, g_out, a_stride);
+          attn::ref::pv_tile_f32(p, p_stride, nq, nk, v, v_stride, dv, g_out_ref, a_stride);
+          for (std::size_t e = 0; e < n; ++e) {
+            const std::size_t i = e / a_stride, c = e % a_stride;
+            g_expected[e] = g_out_ref[e];
+            g_tol[e] = 0.0;
+            if (c >= static_cast<std::size_t>(dv)) continue;
+            double mag = std::fabs(static_cast<double>(g_out_ref[e]));
+            for (int32_t j = 0; j < nk; ++j) {
+              mag += std::fabs(static_cast<double>(p[i * p_stride + j]) * v[j * v_stride + c]);
+            }
+            g_tol[e] = 2.0 * (nk + 2) * kEps * mag;
+          }
+          ATTN_EXPECT_CLOSE("pv_tile_f32", g_out, g_expected, g_tol, n);
+        }
+      }
+    }
+  }
+}
+
+// exp_sub_sum_f32 against double-precision exp: every backend's exp is within
+// exp_poly::kMaxUlp (3) ulp of the result on [-87.3, 0] (ref: libm), -inf
+// gives 0, and the sum is within n eps of the sum of the returned values.
+ATTN_CASE(KernelsF32, ExpSubSumWithinUlpBound) {
+  attn_test::Rng rng(93);
+  static const int32_t lengths[] = {0, 1, 3, 4, 5, 16, 33, 64, 129};
+  for (int32_t n : lengths) {
+    for (int32_t i = 0; i < n; ++i) g_a[i] = rng.uniform(-80.0f, 7.0f);
+    if (n > 2) g_a[1] = -std::numeric_limits<float>::infinity();
+    const float m = 7.0f;
+    for (int32_t i = 0; i < n; ++i) g_b[i] = g_a[i];
+    const float sum = attn::kernels::exp_sub_sum_f32(g_b, n, m);
+    double sum_ref = 0.0;
+    for (int32_t i = 0; i < n; ++i) {
+      const double e = std::exp(static_cast<double>(g_a[i] - m));  // the kernel's float x - m
+      // 3 ulp of the result: ulp(e) <= 2^-23 e for normal results.
+      g_expected[i] = e;
+      g_tol[i] = attn::exp_poly::kMaxUlp * kEps * e;
+      sum_ref += g_b[i];
+    }
+    ATTN_EXPECT_CLOSE("exp_sub_sum_f32 values", g_b, g_expected, g_tol,
+                      static_cast<std::size_t>(n));
+    ATTN_EXPECT_NEAR(sum, sum_ref, (n + 1) * kEps * sum_ref);
+  }
+}
