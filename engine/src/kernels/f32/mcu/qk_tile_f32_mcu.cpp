@@ -29,7 +29,7 @@ ATTN_MCU_LEAF void qk_block(const float* q, std::size_t q_stride, const float* k
   ATTN_MCU_UNROLL
   for (int c = 0; c < C; ++c) kr[c] = k + static_cast<std::size_t>(c) * k_stride;
   float acc[R][C] = {};
-  for (int32_t x = 0; x < d; ++x) {
+  for (int32_t x = d; x > 0; --x) {
     float qv[R];
     float kv[C];
     ATTN_MCU_UNROLL
