@@ -47,7 +47,7 @@ def r(n, m):
 
 def sdpa_f32_scratch(report, dk, dv):
     """attn/sdpa.h: the query tile is 8 with the ref kernels, 32 with a SIMD backend."""
-    t = 8 if report["kernels"]["f32_backend"] == "ref" else 32
+    t = 32 if report["kernels"]["f32_backend"] in ("hwy", "xsimd") else 8
     return 64 + a64(4 * t * dk) + a64(4 * t * 64) + a64(4 * t * dv) + 3 * a64(4 * t)
 
 
