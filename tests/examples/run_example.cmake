@@ -1,6 +1,6 @@
 # Builds and runs one of examples/ the way a user does, outside the library's
 # build. Arguments (-D):
-#   EXAMPLE    firmware | host-cmake | host-make
+#   EXAMPLE    firmware | host-cmake | host-make | decode-stream
 #   MODE       find_package (installs BUILD_DIR into a scratch prefix first) |
 #              add_subdirectory (the source tree, with no CMAKE_BUILD_TYPE: the
 #              engine's compile commands must carry the Release flags) |
@@ -10,7 +10,8 @@
 #   CPU, QEMU, QEMU_MACHINE   firmware only
 # Output check: firmware and host-cmake print the seed's table, compared with
 # the seed's printed values (NumPy, float64) within 1e-6 (6 printed decimals:
-# 5e-7, float32 result: 3e-7); host-make checks itself (exit code).
+# 5e-7, float32 result: 3e-7); host-make and decode-stream check themselves
+# (exit code).
 string(REPLACE "|" ";" flags "${FLAGS}")
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -144,6 +145,10 @@ if(EXAMPLE STREQUAL "firmware")
   # The README's command line; the semihosting console writes to stderr.
   run(out ${QEMU} -M ${QEMU_MACHINE} -nographic -semihosting-config enable=on,target=native
       -kernel ${WORK_DIR}/build/app.elf)
+elseif(EXAMPLE STREQUAL "decode-stream")
+  run(out ${WORK_DIR}/build/decode_stream)
+  message(STATUS "${out}")
+  return()
 else()
   run(out ${WORK_DIR}/build/seed)
 endif()
