@@ -49,8 +49,8 @@ constexpr attn::MhaDecodeShape kStep = shape_for(1);
 constexpr attn::MhaDecodeShape kPrefill = shape_for(kTokens);
 constexpr attn::KvCacheShape kLinear{/*capacity*/ kTokens, kKvHeads, kHeadDim,
                                      attn::KvElement::kF16, /*window*/ false};
-constexpr attn::KvCacheShape kWindow{/*capacity*/ 64, kKvHeads, kHeadDim,
-                                     attn::KvElement::kF16, /*window*/ true};
+constexpr attn::KvCacheShape kWindow{/*capacity*/ 64, kKvHeads, kHeadDim, attn::KvElement::kF16,
+                                     /*window*/ true};
 
 // Caches and scratch: sizes known at compile time, no heap.
 attn::Workspace<attn::kv_cache_bytes(kLinear)> linear_storage;
@@ -79,7 +79,8 @@ int main() {
 
   // 1. One token per call, then the same tokens in one prefill call.
   attn::KvCache cache;
-  if (!ok(attn::kv_cache_init(kLinear, linear_storage.storage, sizeof linear_storage, &cache), "init"))
+  if (!ok(attn::kv_cache_init(kLinear, linear_storage.storage, sizeof linear_storage, &cache),
+          "init"))
     return 1;
   for (int32_t t = 0; t < kTokens; ++t) {
     attn::MhaDecodeF32Args a;
@@ -106,7 +107,8 @@ int main() {
 
   // 2. An endless stream through a 64-position window: memory stays fixed.
   attn::KvCache ring;
-  if (!ok(attn::kv_cache_init(kWindow, window_storage.storage, sizeof window_storage, &ring), "init"))
+  if (!ok(attn::kv_cache_init(kWindow, window_storage.storage, sizeof window_storage, &ring),
+          "init"))
     return 1;
   float out[kEmbed];
   for (int32_t t = 0; t < 10000; ++t) {

@@ -44,7 +44,7 @@ bool load_case(const std::string& name, Case* c, std::string* err) {
   c->cfg.assign(cfg.as<int64_t>(), cfg.as<int64_t>() + cfg.count());
   c->theta = theta.as<double>()[0];
   const char* names[] = {"x", "wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo", "expected"};
-  attn_npy::Array* arrays[] = {&c->x, &c->wq, &c->wk, &c->wv, &c->wo,
+  attn_npy::Array* arrays[] = {&c->x,  &c->wq, &c->wk, &c->wv, &c->wo,
                                &c->bq, &c->bk, &c->bv, &c->bo, &c->expected};
   for (int i = 0; i < 10; ++i) {
     if (!attn_npy::load(dir + names[i] + ".npy", arrays[i], err)) return false;
