@@ -15,19 +15,17 @@ namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kKerasMaskValue = -1e9f;
-constexpr auto kTq = static_cast<std::size_t>(kSdpaQueryTile);
-constexpr auto kBk = static_cast<std::size_t>(kSdpaKeyBlock);
 
 std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
 // The tile buffers at the offsets of SdpaF32Layout (attn/sdpa.h).
 struct Tile {
-  float* qs;   // [kTq, dim_k] scaled queries
-  float* s;    // [kTq, kBk] scores, then probabilities
-  float* acc;  // [kTq, dim_v]
-  float* m;    // [kTq] running max
-  float* l;    // [kTq] running sum
-  int32_t* visible;  // [kTq] keys not masked
+  float* qs;   // [kSdpaQueryTile, dim_k] scaled queries
+  float* s;    // [kSdpaQueryTile, kSdpaKeyBlock] scores, then probabilities
+  float* acc;  // [kSdpaQueryTile, dim_v]
+  float* m;    // [kSdpaQueryTile] running max
+  float* l;    // [kSdpaQueryTile] running sum
+  int32_t* visible;  // [kSdpaQueryTile] keys not masked
 };
 
 // Walks the layout in its order: each step is the previous buffer's size.
@@ -66,9 +64,9 @@ constexpr int32_t kRowLayoutMaxQueries = 4;
 // Where score (query r, key j) of a block lives in t.s: r * row + j * col,
 // for key blocks of bk keys. The transposed layout's width tq is nq rounded up
 // to 16 (at most the tile): columns past nq are zero queries, computed but
-// never used. The row layout spends the whole score buffer (kTq * kBk floats)
-// on the rows it has: 1 query (decode) sees kTq * kBk keys per block, up to 4
-// queries kTq * kBk / 4, so short tiles take few online-softmax steps.
+// never used. The row layout spends the whole score buffer (kSdpaQueryTile * kSdpaKeyBlock floats)
+// on the rows it has: 1 query (decode) sees kSdpaQueryTile * kSdpaKeyBlock keys per block, up to 4
+// queries kSdpaQueryTile * kSdpaKeyBlock / 4, so short tiles take few online-softmax steps.
 struct Layout {
   bool transposed;
   int32_t tq;
