@@ -20,9 +20,19 @@
 namespace {
 
 constexpr double kEps = 1.1920928955078125e-07;  // 2^-23
-float g_a[700], g_b[1400];
-float g_out[400], g_out_ref[400];
-double g_expected[400], g_tol[400];
+constexpr std::size_t kA = 700, kB = 1400, kOut = 400;
+
+// The cases' buffers, from the shared test arena (the board images keep no
+// RAM of their own for them).
+struct Buffers {
+  attn_test::Arena arena;
+  float* a = arena.alloc<float>(kA);
+  float* b = arena.alloc<float>(kB);
+  float* out = arena.alloc<float>(kOut);
+  float* out_ref = arena.alloc<float>(kOut);
+  double* expected = arena.alloc<double>(kOut);
+  double* tol = arena.alloc<double>(kOut);
+};
 
 // Shapes straddling the 4 x 4 blocks.
 const int32_t kRows[] = {1, 2, 3, 4, 5, 7, 8, 9};
@@ -32,9 +42,11 @@ const int32_t kDepths[] = {1, 2, 3, 7, 16, 33};
 }  // namespace
 
 ATTN_CASE(KernelsF32, QkTileMatchesReference) {
+  Buffers buf;
+  ATTN_ASSERT_TRUE(buf.arena.ok());
   attn_test::Rng rng(91);
-  attn_test::fill_uniform(rng, g_a, sizeof g_a / sizeof(float), -2.0f, 2.0f);
-  attn_test::fill_uniform(rng, g_b, sizeof g_b / sizeof(float), -2.0f, 2.0f);
+  attn_test::fill_uniform(rng, buf.a, kA, -2.0f, 2.0f);
+  attn_test::fill_uniform(rng, buf.b, kB, -2.0f, 2.0f);
   for (int32_t off = 0; off < 3; ++off) {
     for (int32_t nq : kRows) {
       for (int32_t nk : kCols) {
@@ -42,24 +54,24 @@ ATTN_CASE(KernelsF32, QkTileMatchesReference) {
           const std::size_t q_stride = static_cast<std::size_t>(d + off);
           const std::size_t k_stride = static_cast<std::size_t>(d + 2 * off + 1);
           const std::size_t s_stride = static_cast<std::size_t>(nk + off);
-          const float* q = g_a + off;
-          const float* k = g_b + 2 * off + 1;
+          const float* q = buf.a + off;
+          const float* k = buf.b + 2 * off + 1;
           const std::size_t n = static_cast<std::size_t>(nq) * s_stride;
-          for (std::size_t i = 0; i < n; ++i) g_out[i] = g_out_ref[i] = -7.0f;
-          attn::kernels::qk_tile_f32(q, q_stride, nq, k, k_stride, nk, d, g_out, s_stride);
-          attn::ref::qk_tile_f32(q, q_stride, nq, k, k_stride, nk, d, g_out_ref, s_stride);
+          for (std::size_t i = 0; i < n; ++i) buf.out[i] = buf.out_ref[i] = -7.0f;
+          attn::kernels::qk_tile_f32(q, q_stride, nq, k, k_stride, nk, d, buf.out, s_stride);
+          attn::ref::qk_tile_f32(q, q_stride, nq, k, k_stride, nk, d, buf.out_ref, s_stride);
           for (std::size_t e = 0; e < n; ++e) {
             const std::size_t i = e / s_stride, j = e % s_stride;
-            g_expected[e] = g_out_ref[e];
-            g_tol[e] = 0.0;  // gaps between rows stay untouched
+            buf.expected[e] = buf.out_ref[e];
+            buf.tol[e] = 0.0;  // gaps between rows stay untouched
             if (j >= static_cast<std::size_t>(nk)) continue;
             double mag = 0.0;
             for (int32_t x = 0; x < d; ++x) {
               mag += std::fabs(static_cast<double>(q[i * q_stride + x]) * k[j * k_stride + x]);
             }
-            g_tol[e] = 2.0 * (d + 1) * kEps * mag;
+            buf.tol[e] = 2.0 * (d + 1) * kEps * mag;
           }
-          ATTN_EXPECT_CLOSE("qk_tile_f32", g_out, g_expected, g_tol, n);
+          ATTN_EXPECT_CLOSE("qk_tile_f32", buf.out, buf.expected, buf.tol, n);
         }
       }
     }
@@ -67,9 +79,11 @@ ATTN_CASE(KernelsF32, QkTileMatchesReference) {
 }
 
 ATTN_CASE(KernelsF32, PvTileMatchesReference) {
+  Buffers buf;
+  ATTN_ASSERT_TRUE(buf.arena.ok());
   attn_test::Rng rng(92);
-  attn_test::fill_uniform(rng, g_a, sizeof g_a / sizeof(float), 0.0f, 1.0f);  // probabilities
-  attn_test::fill_uniform(rng, g_b, sizeof g_b / sizeof(float), -2.0f, 2.0f);
+  attn_test::fill_uniform(rng, buf.a, kA, 0.0f, 1.0f);  // probabilities
+  attn_test::fill_uniform(rng, buf.b, kB, -2.0f, 2.0f);
   for (int32_t off = 0; off < 3; ++off) {
     for (int32_t nq : kRows) {
       for (int32_t dv : kCols) {
@@ -77,26 +91,26 @@ ATTN_CASE(KernelsF32, PvTileMatchesReference) {
           const std::size_t p_stride = static_cast<std::size_t>(nk + off);
           const std::size_t v_stride = static_cast<std::size_t>(dv + 2 * off + 1);
           const std::size_t a_stride = static_cast<std::size_t>(dv + off);
-          const float* p = g_a + off;
-          const float* v = g_b + 2 * off + 1;
+          const float* p = buf.a + off;
+          const float* v = buf.b + 2 * off + 1;
           const std::size_t n = static_cast<std::size_t>(nq) * a_stride;
           for (std::size_t e = 0; e < n; ++e) {
-            g_out[e] = g_out_ref[e] = rng.uniform(-1.0f, 1.0f);  // acc accumulates
+            buf.out[e] = buf.out_ref[e] = rng.uniform(-1.0f, 1.0f);  // acc accumulates
           }
-          attn::kernels::pv_tile_f32(p, p_stride, nq, nk, v, v_stride, dv, g_out, a_stride);
-          attn::ref::pv_tile_f32(p, p_stride, nq, nk, v, v_stride, dv, g_out_ref, a_stride);
+          attn::kernels::pv_tile_f32(p, p_stride, nq, nk, v, v_stride, dv, buf.out, a_stride);
+          attn::ref::pv_tile_f32(p, p_stride, nq, nk, v, v_stride, dv, buf.out_ref, a_stride);
           for (std::size_t e = 0; e < n; ++e) {
             const std::size_t i = e / a_stride, c = e % a_stride;
-            g_expected[e] = g_out_ref[e];
-            g_tol[e] = 0.0;
+            buf.expected[e] = buf.out_ref[e];
+            buf.tol[e] = 0.0;
             if (c >= static_cast<std::size_t>(dv)) continue;
-            double mag = std::fabs(static_cast<double>(g_out_ref[e]));
+            double mag = std::fabs(static_cast<double>(buf.out_ref[e]));
             for (int32_t j = 0; j < nk; ++j) {
               mag += std::fabs(static_cast<double>(p[i * p_stride + j]) * v[j * v_stride + c]);
             }
-            g_tol[e] = 2.0 * (nk + 2) * kEps * mag;
+            buf.tol[e] = 2.0 * (nk + 2) * kEps * mag;
           }
-          ATTN_EXPECT_CLOSE("pv_tile_f32", g_out, g_expected, g_tol, n);
+          ATTN_EXPECT_CLOSE("pv_tile_f32", buf.out, buf.expected, buf.tol, n);
         }
       }
     }
@@ -107,23 +121,25 @@ ATTN_CASE(KernelsF32, PvTileMatchesReference) {
 // exp_poly::kMaxUlp (3) ulp of the result on [-87.3, 0] (ref: libm), -inf
 // gives 0, and the sum is within n eps of the sum of the returned values.
 ATTN_CASE(KernelsF32, ExpSubSumWithinUlpBound) {
+  Buffers buf;
+  ATTN_ASSERT_TRUE(buf.arena.ok());
   attn_test::Rng rng(93);
   static const int32_t lengths[] = {0, 1, 3, 4, 5, 16, 33, 64, 129};
   for (int32_t n : lengths) {
-    for (int32_t i = 0; i < n; ++i) g_a[i] = rng.uniform(-80.0f, 7.0f);
-    if (n > 2) g_a[1] = -std::numeric_limits<float>::infinity();
+    for (int32_t i = 0; i < n; ++i) buf.a[i] = rng.uniform(-80.0f, 7.0f);
+    if (n > 2) buf.a[1] = -std::numeric_limits<float>::infinity();
     const float m = 7.0f;
-    for (int32_t i = 0; i < n; ++i) g_b[i] = g_a[i];
-    const float sum = attn::kernels::exp_sub_sum_f32(g_b, n, m);
+    for (int32_t i = 0; i < n; ++i) buf.b[i] = buf.a[i];
+    const float sum = attn::kernels::exp_sub_sum_f32(buf.b, n, m);
     double sum_ref = 0.0;
     for (int32_t i = 0; i < n; ++i) {
-      const double e = std::exp(static_cast<double>(g_a[i] - m));  // the kernel's float x - m
+      const double e = std::exp(static_cast<double>(buf.a[i] - m));  // the kernel's float x - m
       // 3 ulp of the result: ulp(e) <= 2^-23 e for normal results.
-      g_expected[i] = e;
-      g_tol[i] = attn::exp_poly::kMaxUlp * kEps * e;
-      sum_ref += g_b[i];
+      buf.expected[i] = e;
+      buf.tol[i] = attn::exp_poly::kMaxUlp * kEps * e;
+      sum_ref += buf.b[i];
     }
-    ATTN_EXPECT_CLOSE("exp_sub_sum_f32 values", g_b, g_expected, g_tol,
+    ATTN_EXPECT_CLOSE("exp_sub_sum_f32 values", buf.b, buf.expected, buf.tol,
                       static_cast<std::size_t>(n));
     ATTN_EXPECT_NEAR(sum, sum_ref, (n + 1) * kEps * sum_ref);
   }
