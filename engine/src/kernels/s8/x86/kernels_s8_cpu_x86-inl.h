@@ -1,3 +1,6 @@
+// A fragment of kernels_s8_x86.cpp, included by that one translation unit
+// only: its definitions cannot be duplicated across units.
+// NOLINTBEGIN(misc-definitions-in-headers)
 // x86 int8 kernels: CPU feature detection and the dispatch level (part of
 // kernels_s8_x86.cpp, inside its anonymous namespace).
 
@@ -83,3 +86,4 @@ inline int32_t wrap_sub32(int32_t a, int32_t b) {
 inline int32_t wrap_mul32(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
 }
+// NOLINTEND(misc-definitions-in-headers)

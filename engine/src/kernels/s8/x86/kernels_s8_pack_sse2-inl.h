@@ -1,3 +1,6 @@
+// A fragment of kernels_s8_x86.cpp, included by that one translation unit
+// only: its definitions cannot be duplicated across units.
+// NOLINTBEGIN(misc-definitions-in-headers)
 // x86 int8 packing (kpack_s8, vpack_s8, qtile_s8_pack) at levels 1 and 2:
 // SSE2 (part of kernels_s8_x86.cpp, inside its anonymous namespace).
 
@@ -130,3 +133,4 @@ void qtile_pack_sse2(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t 
     qsum[i] = s - zp * n;
   }
 }
+// NOLINTEND(misc-definitions-in-headers)

@@ -1,3 +1,6 @@
+// A fragment of kernels_s8_x86.cpp, included by that one translation unit
+// only: its definitions cannot be duplicated across units.
+// NOLINTBEGIN(misc-definitions-in-headers)
 // x86 int8 row kernels at levels 0 (scalar) and 1 (AVX2): dot products,
 // P.V rows, requantization and the softmax row (part of kernels_s8_x86.cpp,
 // inside its anonymous namespace).
@@ -293,3 +296,4 @@ ATTN_T_AVX2 void softmax_avx2(const int32_t* table, int32_t diff_min, const int8
     out[i] = static_cast<int8_t>(v);
   }
 }
+// NOLINTEND(misc-definitions-in-headers)

@@ -1,3 +1,6 @@
+// A fragment of kernels_s8_x86.cpp, included by that one translation unit
+// only: its definitions cannot be duplicated across units.
+// NOLINTBEGIN(misc-definitions-in-headers)
 // x86 int8 row kernels at level 3 (AVX-512 VNNI): dot products, P.V rows,
 // requantization and the softmax row (part of kernels_s8_x86.cpp, inside its
 // anonymous namespace).
@@ -408,3 +411,4 @@ ATTN_T_AVX512 void softmax_avx512(const int32_t* table, int32_t diff_min, const 
 //   summed with vpsadbw (r < 2^24 in every prepared table; other tables take
 //   the gather kernel), and
 //   the output byte o(d), from the reciprocal of the sum.
+// NOLINTEND(misc-definitions-in-headers)

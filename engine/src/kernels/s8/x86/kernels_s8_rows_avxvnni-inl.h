@@ -1,3 +1,6 @@
+// A fragment of kernels_s8_x86.cpp, included by that one translation unit
+// only: its definitions cannot be duplicated across units.
+// NOLINTBEGIN(misc-definitions-in-headers)
 // x86 int8 row kernels at level 2 (AVX-VNNI, 256-bit vpdpbusd) (part of
 // kernels_s8_x86.cpp, inside its anonymous namespace).
 
@@ -113,3 +116,4 @@ ATTN_T_AVXVNNI inline void pv_store_tail(const V* a, int32_t* out, int32_t len) 
 #include "kernels/s8/x86/kernels_s8_rows_x86-inl.h"
 #undef ATTN_ROWS_T
 }  // namespace rows256
+// NOLINTEND(misc-definitions-in-headers)

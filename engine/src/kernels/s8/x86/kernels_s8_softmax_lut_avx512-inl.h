@@ -1,3 +1,6 @@
+// A fragment of kernels_s8_x86.cpp, included by that one translation unit
+// only: its definitions cannot be duplicated across units.
+// NOLINTBEGIN(misc-definitions-in-headers)
 // x86 int8 softmax rows at level 3 with AVX512_VBMI byte tables (vpermi2b),
 // from 64 columns on (part of kernels_s8_x86.cpp, inside its anonymous
 // namespace).
@@ -364,3 +367,4 @@ ATTN_T_AVX512VBMI bool softmax_lut_avx512(const int32_t* table, int32_t diff_min
   if (!softmax_lut_planes_avx512(table, diff_min, planes)) return false;
   return softmax_lut_row_avx512<false>(planes, nullptr, table, diff_min, in, out, n, n) >= 0;
 }
+// NOLINTEND(misc-definitions-in-headers)

@@ -1,3 +1,6 @@
+// A fragment of kernels_s8_x86.cpp, included by that one translation unit
+// only: its definitions cannot be duplicated across units.
+// NOLINTBEGIN(misc-definitions-in-headers)
 // x86 int8 query-tile GEMMs: the vector ops of levels 3 and 2 over the one
 // tile body (kernels_s8_tile_x86-inl.h; part of kernels_s8_x86.cpp, inside
 // its anonymous namespace).
@@ -61,3 +64,4 @@ ATTN_T_AVXVNNI inline void store(void* p, V v) { _mm256_storeu_si256(static_cast
 #include "kernels/s8/x86/kernels_s8_tile_x86-inl.h"
 #undef ATTN_TILE_T
 }  // namespace tile256
+// NOLINTEND(misc-definitions-in-headers)
