@@ -202,7 +202,7 @@ int main() {
     int32_t sq, skv, d;
     const char* shape;
   };
-  // The shapes of issue 5's CMSIS-NN table.
+  // The shapes of the README's CMSIS-NN comparison table.
   static const S8Case s8_cases[] = {{16, 16, 32, "Sq=16,Skv=16,d=32"},
                                     {64, 64, 64, "Sq=64,Skv=64,d=64"},
                                     {1, 128, 64, "decode,Sq=1,Skv=128,d=64"}};

@@ -1,4 +1,4 @@
-// The bad-argument table of every float op (issue 7): starting from a valid
+// The bad-argument table of every float op: starting from a valid
 // call, each row breaks one thing (a required null pointer, a zero, negative or
 // too large dimension, heads not dividing E, in_proj_weight with kdim/vdim !=
 // E, a key length outside [0, seq_kv], a negative/NaN/Inf scale, too little or

@@ -1,4 +1,4 @@
-// NaN and Inf inputs (issue 7): no crash, status kOk, and the outcome sdpa.h
+// NaN and Inf inputs: no crash, status kOk, and the outcome sdpa.h
 // documents: non-finite values reach the output rows they affect and no other.
 // Each case runs a clean problem, then the same problem with one poisoned
 // input, and compares bit for bit:
