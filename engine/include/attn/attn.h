@@ -7,6 +7,7 @@
 #include "attn/status.h"
 #include "attn/scratch.h"
 #include "attn/mask.h"
+#include "attn/parallel.h"
 
 // float32 ops
 #include "attn/bahdanau.h"
