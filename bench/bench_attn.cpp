@@ -466,6 +466,7 @@ int main(int argc, char** argv) {
   RegisterOps();
   RegisterKernelBenchmarks();
   RegisterS8Benchmarks();
+  RegisterPeerBenchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   std::printf("attn_bench: %d checks, %d failed\n", CheckCount(), FailureCount());

@@ -5,7 +5,8 @@
 
 Several files (one per ATTN_SIMD build) are merged. Prints, per benchmark
 family, the median time, GFLOP/s, % of the FMA peak and the ratio
-time(Eigen) / time(attn) of the same run, and draws time vs sequence length
+time(best peer) / time(attn) of the same run (the fastest of the Eigen,
+oneDNN and OpenBLAS rows of that shape), and draws time vs sequence length
 for SDPA d=64 (log-log) per backend and peer, plus the MHA / seq2seq /
 softmax ratios, into one PNG.
 """
@@ -21,11 +22,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+# The peer implementations attn_bench registers beside the attn rows.
+PEERS = ("eigen", "onednn", "openblas")
+
+
 def load(paths):
     """Returns {(family, impl, arg): row} using the median aggregate (or the only run).
 
-    Each file is one run; its Eigen rows are renamed eigen@<backend of that run>
-    and every attn row keeps a reference to the peer of its own run.
+    Each file is one run; its peer rows are renamed <peer>@<backend of that run>
+    and every attn row keeps a reference to the fastest peer of its own run.
     """
     rows = {}
     contexts = []
@@ -47,9 +52,10 @@ def load(paths):
             if b.get("run_type") == "aggregate" or key not in local:
                 local[key] = b
         for (family, impl, arg), b in local.items():
-            b["_peer"] = local.get((family, "eigen", arg))
-            if impl == "eigen":
-                impl = "eigen@" + tag
+            peers = [local[(family, p, arg)] for p in PEERS if (family, p, arg) in local]
+            b["_peer"] = min(peers, key=ns) if peers else None
+            if impl in PEERS:
+                impl = impl + "@" + tag
             if (family, impl, arg) not in rows:
                 rows[(family, impl, arg)] = b
     return rows, contexts
@@ -61,14 +67,18 @@ def ns(b):
     return b["cpu_time"] * scale
 
 
+def peer_name(b):
+    return b.get("run_name", b["name"]).split("/")[1]
+
+
 def summary(rows):
-    lines = ["| benchmark | impl | time (ns) | GFLOP/s | % peak | Eigen/attn | ns/elem |",
+    lines = ["| benchmark | impl | time (ns) | GFLOP/s | % peak | best peer/attn | ns/elem |",
              "|---|---|---:|---:|---:|---:|---:|"]
     for (family, impl, arg), b in sorted(rows.items()):
         peer = b.get("_peer")
         ratio = ""
         if peer is not None and impl.startswith("attn"):
-            ratio = "%.2fx" % (ns(peer) / ns(b))
+            ratio = "%.2fx (%s)" % (ns(peer) / ns(b), peer_name(peer))
         lines.append("| %s%s | %s | %.0f | %s | %s | %s | %s |" % (
             family, "/" + arg if arg else "", impl, ns(b),
             "%.1f" % b["GFLOPS"] if "GFLOPS" in b else "",
@@ -109,8 +119,8 @@ def plot(rows, contexts, out):
     ax.set_yticks(range(len(values)))
     ax.set_yticklabels(labels, fontsize=7)
     ax.axvline(1.0, color="k", lw=0.8)
-    ax.set_xlabel("speed-up over the Eigen peer of the same run (time(Eigen) / time(attn))")
-    ax.set_title("attn vs Eigen 3.4")
+    ax.set_xlabel("speed-up over the best peer of the same run (time(peer) / time(attn))")
+    ax.set_title("attn vs the best of Eigen 3.4, oneDNN, OpenBLAS")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
 

@@ -1,0 +1,147 @@
+// The composed peers of the float SDPA rows: what a performance engineer
+// builds from Debian's own BLAS-like libraries, single-threaded, every
+// primitive and buffer made outside the timed loop, the output checked
+// against the double-precision reference like every other row.
+//
+//   onednn    oneDNN matmul primitives: S = (Q Kᵀ) * scale (the scale an
+//             output-scale attribute, Kᵀ read in place through strides), the
+//             row softmax, O = P V. Printed in the context: the implementation
+//             oneDNN chose for each matmul (e.g. brg:avx512_core).
+//   openblas  OpenBLAS cblas_sgemm for both products (cblas_sgemv for a single
+//             query), the scale folded into Q once, the row softmax between.
+//             Printed in the context: the core OpenBLAS dispatched to.
+//
+// The row softmax between the products is this library's own SIMD softmax
+// kernel (attn::kernels::softmax_f32: one dispatched call per row, the
+// fastest row softmax available here), so a peer differs from the attn row
+// only in how the products are done and in materializing the score matrix.
+//
+// Registered beside the attn and Eigen rows under the same families
+// (SDPA_d64, Decode_d64); tools/plot_bench.py picks the best peer per shape.
+#include <cblas.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstdint>
+#include <dnnl.hpp>
+#include <string>
+
+#include "attn/attn.h"
+#include "bench_check.h"
+#include "bench_common.h"
+#include "kernels/f32/kernels_f32.h"
+
+extern "C" char* openblas_get_corename(void);
+extern "C" void openblas_set_num_threads(int num_threads);
+
+namespace attn_bench {
+namespace {
+
+constexpr int32_t kD = 64;
+
+struct PeerData {
+  PeerData(int32_t sq_, int32_t skv_)
+      : sq(sq_), skv(skv_), q(Random(Z(sq) * Z(kD), 1)), k(Random(Z(skv) * Z(kD), 2)),
+        v(Random(Z(skv) * Z(kD), 3)), qs(Z(sq) * Z(kD)), s(Z(sq) * Z(skv)), out(Z(sq) * Z(kD)) {}
+  const Expected& expected() const {
+    return Memo("sdpa/" + std::to_string(sq) + "/" + std::to_string(skv),
+                [&] { return SdpaExpected(sq, skv, kD, q.data(), k.data(), v.data()); });
+  }
+  void softmax_rows() {
+    for (int32_t i = 0; i < sq; ++i) attn::kernels::softmax_f32(s.data() + Z(i) * Z(skv), skv);
+  }
+  int32_t sq, skv;
+  FVec q, k, v, qs, s, out;
+};
+
+template <class Run>
+void TimeChecked(benchmark::State& st, PeerData& x, Run run) {
+  run();
+  if (!CheckClose(st, "out", x.out.data(), x.expected())) return;
+  for (auto _ : st) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  SetFlops(st, 4.0 * x.sq * x.skv * kD);
+}
+
+// ---------------------------------------------------------------- oneDNN
+using dnnl::memory;
+
+dnnl::engine& CpuEngine() {
+  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  return eng;
+}
+
+memory::desc Desc(int32_t rows, int32_t cols, int64_t row_stride, int64_t col_stride) {
+  return memory::desc({rows, cols}, memory::data_type::f32, {row_stride, col_stride});
+}
+
+void BM_Sdpa_onednn(benchmark::State& st, int32_t sq, int32_t skv) {
+  PeerData x(sq, skv);
+  dnnl::engine& eng = CpuEngine();
+  dnnl::stream strm(eng);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(kD));
+  // S[sq, skv] = scale * Q[sq, d] Kᵀ[d, skv]; Kᵀ is K [skv, d] read with strides (1, d).
+  const memory::desc q_md = Desc(sq, kD, kD, 1), kt_md = Desc(kD, skv, 1, kD);
+  const memory::desc s_md = Desc(sq, skv, skv, 1), v_md = Desc(skv, kD, kD, 1);
+  const memory::desc o_md = Desc(sq, kD, kD, 1);
+  dnnl::primitive_attr qk_attr;
+  qk_attr.set_output_scales(0, {scale});
+  const dnnl::matmul::primitive_desc qk_pd(dnnl::matmul::desc(q_md, kt_md, s_md), qk_attr, eng);
+  const dnnl::matmul::primitive_desc pv_pd(dnnl::matmul::desc(s_md, v_md, o_md), eng);
+  const dnnl::matmul qk(qk_pd), pv(pv_pd);
+  memory q_m(q_md, eng, x.q.data()), kt_m(kt_md, eng, x.k.data()), s_m(s_md, eng, x.s.data());
+  memory v_m(v_md, eng, x.v.data()), o_m(o_md, eng, x.out.data());
+  st.SetLabel(std::string("qk:") + qk_pd.impl_info_str() + " pv:" + pv_pd.impl_info_str());
+  const auto run = [&] {
+    qk.execute(strm, {{DNNL_ARG_SRC, q_m}, {DNNL_ARG_WEIGHTS, kt_m}, {DNNL_ARG_DST, s_m}});
+    strm.wait();
+    x.softmax_rows();
+    pv.execute(strm, {{DNNL_ARG_SRC, s_m}, {DNNL_ARG_WEIGHTS, v_m}, {DNNL_ARG_DST, o_m}});
+    strm.wait();
+  };
+  TimeChecked(st, x, run);
+}
+
+// ---------------------------------------------------------------- OpenBLAS
+void BM_Sdpa_openblas(benchmark::State& st, int32_t sq, int32_t skv) {
+  PeerData x(sq, skv);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(kD));
+  const auto run = [&] {
+    for (std::size_t i = 0; i < x.q.size(); ++i) x.qs[i] = x.q[i] * scale;
+    if (sq == 1) {
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, skv, kD, 1.0f, x.k.data(), kD, x.qs.data(), 1, 0.0f,
+                  x.s.data(), 1);
+      x.softmax_rows();
+      cblas_sgemv(CblasRowMajor, CblasTrans, skv, kD, 1.0f, x.v.data(), kD, x.s.data(), 1, 0.0f,
+                  x.out.data(), 1);
+      return;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, sq, skv, kD, 1.0f, x.qs.data(), kD,
+                x.k.data(), kD, 0.0f, x.s.data(), skv);
+    x.softmax_rows();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, sq, kD, skv, 1.0f, x.s.data(), skv,
+                x.v.data(), kD, 0.0f, x.out.data(), kD);
+  };
+  TimeChecked(st, x, run);
+}
+
+}  // namespace
+
+void RegisterPeerBenchmarks() {
+  // Single-threaded like the rows they sit beside (Debian's oneDNN runs on OpenMP).
+  openblas_set_num_threads(1);
+  omp_set_num_threads(1);
+  benchmark::AddCustomContext("openblas_core", openblas_get_corename());
+  for (int32_t s : {16, 64, 256, 1024}) {
+    Register("SDPA_d64/onednn/" + std::to_string(s), BM_Sdpa_onednn, s, s);
+    Register("SDPA_d64/openblas/" + std::to_string(s), BM_Sdpa_openblas, s, s);
+  }
+  for (int32_t s : {64, 1024, 4096}) {
+    Register("Decode_d64/onednn/" + std::to_string(s), BM_Sdpa_onednn, 1, s);
+    Register("Decode_d64/openblas/" + std::to_string(s), BM_Sdpa_openblas, 1, s);
+  }
+}
+
+}  // namespace attn_bench
