@@ -467,6 +467,7 @@ int main(int argc, char** argv) {
   RegisterKernelBenchmarks();
   RegisterS8Benchmarks();
   RegisterPeerBenchmarks();
+  RegisterPeerS8Benchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   std::printf("attn_bench: %d checks, %d failed\n", CheckCount(), FailureCount());

@@ -55,9 +55,10 @@ void Register(const std::string& name, Fn fn, Args... args) {
   if (SmokeMode()) b->Iterations(kSmokeIterations);
 }
 
-// The suites of the other files (bench_kernels.cpp, bench_s8.cpp, bench_peers.cpp).
+// The suites of the other files (bench_kernels.cpp, bench_s8.cpp, bench_peers*.cpp).
 void RegisterKernelBenchmarks();
 void RegisterS8Benchmarks();
 void RegisterPeerBenchmarks();
+void RegisterPeerS8Benchmarks();
 
 }  // namespace attn_bench

@@ -24,6 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 # The peer implementations attn_bench registers beside the attn rows.
 PEERS = ("eigen", "onednn", "openblas")
+PEERS_S8 = ("onednn_s8",)  # the int8 rows' peer (registered on VNNI CPUs only)
 
 
 def load(paths):
@@ -52,9 +53,10 @@ def load(paths):
             if b.get("run_type") == "aggregate" or key not in local:
                 local[key] = b
         for (family, impl, arg), b in local.items():
-            peers = [local[(family, p, arg)] for p in PEERS if (family, p, arg) in local]
+            kinds = PEERS_S8 if "_s8" in impl else PEERS
+            peers = [local[(family, p, arg)] for p in kinds if (family, p, arg) in local]
             b["_peer"] = min(peers, key=ns) if peers else None
-            if impl in PEERS:
+            if impl in PEERS or impl in PEERS_S8:
                 impl = impl + "@" + tag
             if (family, impl, arg) not in rows:
                 rows[(family, impl, arg)] = b
