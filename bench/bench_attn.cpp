@@ -154,7 +154,7 @@ struct SdpaData {
         out(Z(sq) * Z(d)), shape{1, sq, skv, d, d},
         scratch(attn::sdpa_f32_scratch_bytes(shape)) {}
   const Expected& expected() const {
-    return Memo("sdpa/" + std::to_string(shape.seq_q) + "/" + std::to_string(shape.seq_kv), [&] {
+    return Memo(SdpaKey(shape.seq_q, shape.seq_kv, shape.dim_k), [&] {
       return SdpaExpected(shape.seq_q, shape.seq_kv, shape.dim_k, q.data(), k.data(), v.data());
     });
   }
@@ -163,8 +163,8 @@ struct SdpaData {
   AlignedVec<unsigned char> scratch;
 };
 
-void BM_Sdpa_attn(benchmark::State& st, int32_t sq, int32_t skv) {
-  SdpaData x(sq, skv, 64);
+void BM_Sdpa_attn(benchmark::State& st, int32_t sq, int32_t skv, int32_t d) {
+  SdpaData x(sq, skv, d);
   attn::SdpaF32Args args;
   args.q = x.q.data();
   args.k = x.k.data();
@@ -184,8 +184,7 @@ void BM_Sdpa_attn(benchmark::State& st, int32_t sq, int32_t skv) {
 // The careful Eigen peer: scale folded into Q, one GEMM for the scores,
 // per-row in-place softmax, one GEMM for the output, all products noalias and
 // every buffer allocated once outside the timed loop.
-void BM_Sdpa_eigen(benchmark::State& st, int32_t sq, int32_t skv) {
-  const int32_t d = 64;
+void BM_Sdpa_eigen(benchmark::State& st, int32_t sq, int32_t skv, int32_t d) {
   SdpaData x(sq, skv, d);
   MapC q(x.q.data(), sq, d), k(x.k.data(), skv, d), v(x.v.data(), skv, d);
   MapM out(x.out.data(), sq, d);
@@ -421,13 +420,9 @@ void BM_LuongGeneral_eigen(benchmark::State& st) { LuongEigen(st, true); }
 void RegisterOps() {
   Register("BM_FmaPeak", BM_FmaPeak);  // the name the stored results use
   const std::string be = ATTN_BENCH_BACKEND;
-  for (int32_t s : {16, 64, 256, 1024}) {
-    Register("SDPA_d64/attn_" + be + "/" + std::to_string(s), BM_Sdpa_attn, s, s);
-    Register("SDPA_d64/eigen/" + std::to_string(s), BM_Sdpa_eigen, s, s);
-  }
-  for (int32_t s : {64, 1024, 4096}) {
-    Register("Decode_d64/attn_" + be + "/" + std::to_string(s), BM_Sdpa_attn, 1, s);
-    Register("Decode_d64/eigen/" + std::to_string(s), BM_Sdpa_eigen, 1, s);
+  for (const SdpaCase& c : SdpaCases()) {
+    Register(c.family + "/attn_" + be + "/" + std::to_string(c.skv), BM_Sdpa_attn, c.sq, c.skv, c.d);
+    Register(c.family + "/eigen/" + std::to_string(c.skv), BM_Sdpa_eigen, c.sq, c.skv, c.d);
   }
   for (auto eh : {std::pair<int32_t, int32_t>{64, 4}, std::pair<int32_t, int32_t>{256, 8}}) {
     for (int32_t s : {64, 256}) {

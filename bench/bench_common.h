@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "aligned_vector.h"
 
@@ -38,6 +39,27 @@ inline void EigenSoftmaxRows(MapM s) {
     r = (r.array() - m).exp();
     r *= 1.0f / r.sum();
   }
+}
+
+// The float SDPA shapes every implementation (attn, Eigen, oneDNN, OpenBLAS)
+// is registered at: family SDPA_d<d> (Sq = Skv) or Decode_d<d> (Sq = 1).
+struct SdpaCase {
+  std::string family;
+  int32_t sq, skv, d;
+};
+inline std::vector<SdpaCase> SdpaCases() {
+  std::vector<SdpaCase> cases;
+  for (int32_t s : {16, 64, 256, 1024}) cases.push_back({"SDPA_d64", s, s, 64});
+  for (int32_t s : {64, 1024, 4096}) cases.push_back({"Decode_d64", 1, s, 64});
+  // The head sizes of small MCU models and of modern decoders.
+  for (int32_t d : {32, 128}) {
+    for (int32_t s : {256, 1024}) cases.push_back({"SDPA_d" + std::to_string(d), s, s, d});
+  }
+  return cases;
+}
+// The memo key of the SDPA reference of a shape (bench_check.h Memo).
+inline std::string SdpaKey(int32_t sq, int32_t skv, int32_t d) {
+  return "sdpa/" + std::to_string(sq) + "/" + std::to_string(skv) + "/" + std::to_string(d);
 }
 
 // Counters GFLOPS and pct_peak (of the FMA peak measured at start-up).

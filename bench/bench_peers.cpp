@@ -37,20 +37,18 @@ extern "C" void openblas_set_num_threads(int num_threads);
 namespace attn_bench {
 namespace {
 
-constexpr int32_t kD = 64;
-
 struct PeerData {
-  PeerData(int32_t sq_, int32_t skv_)
-      : sq(sq_), skv(skv_), q(Random(Z(sq) * Z(kD), 1)), k(Random(Z(skv) * Z(kD), 2)),
-        v(Random(Z(skv) * Z(kD), 3)), qs(Z(sq) * Z(kD)), s(Z(sq) * Z(skv)), out(Z(sq) * Z(kD)) {}
+  PeerData(int32_t sq_, int32_t skv_, int32_t d_)
+      : sq(sq_), skv(skv_), d(d_), q(Random(Z(sq) * Z(d), 1)), k(Random(Z(skv) * Z(d), 2)),
+        v(Random(Z(skv) * Z(d), 3)), qs(Z(sq) * Z(d)), s(Z(sq) * Z(skv)), out(Z(sq) * Z(d)) {}
   const Expected& expected() const {
-    return Memo("sdpa/" + std::to_string(sq) + "/" + std::to_string(skv),
-                [&] { return SdpaExpected(sq, skv, kD, q.data(), k.data(), v.data()); });
+    return Memo(SdpaKey(sq, skv, d),
+                [&] { return SdpaExpected(sq, skv, d, q.data(), k.data(), v.data()); });
   }
   void softmax_rows() {
     for (int32_t i = 0; i < sq; ++i) attn::kernels::softmax_f32(s.data() + Z(i) * Z(skv), skv);
   }
-  int32_t sq, skv;
+  int32_t sq, skv, d;
   FVec q, k, v, qs, s, out;
 };
 
@@ -62,7 +60,7 @@ void TimeChecked(benchmark::State& st, PeerData& x, Run run) {
     run();
     benchmark::ClobberMemory();
   }
-  SetFlops(st, 4.0 * x.sq * x.skv * kD);
+  SetFlops(st, 4.0 * x.sq * x.skv * x.d);
 }
 
 // ---------------------------------------------------------------- oneDNN
@@ -77,15 +75,15 @@ memory::desc Desc(int32_t rows, int32_t cols, int64_t row_stride, int64_t col_st
   return memory::desc({rows, cols}, memory::data_type::f32, {row_stride, col_stride});
 }
 
-void BM_Sdpa_onednn(benchmark::State& st, int32_t sq, int32_t skv) {
-  PeerData x(sq, skv);
+void BM_Sdpa_onednn(benchmark::State& st, int32_t sq, int32_t skv, int32_t d) {
+  PeerData x(sq, skv, d);
   dnnl::engine& eng = CpuEngine();
   dnnl::stream strm(eng);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(kD));
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   // S[sq, skv] = scale * Q[sq, d] Kᵀ[d, skv]; Kᵀ is K [skv, d] read with strides (1, d).
-  const memory::desc q_md = Desc(sq, kD, kD, 1), kt_md = Desc(kD, skv, 1, kD);
-  const memory::desc s_md = Desc(sq, skv, skv, 1), v_md = Desc(skv, kD, kD, 1);
-  const memory::desc o_md = Desc(sq, kD, kD, 1);
+  const memory::desc q_md = Desc(sq, d, d, 1), kt_md = Desc(d, skv, 1, d);
+  const memory::desc s_md = Desc(sq, skv, skv, 1), v_md = Desc(skv, d, d, 1);
+  const memory::desc o_md = Desc(sq, d, d, 1);
   dnnl::primitive_attr qk_attr;
   qk_attr.set_output_scales(0, {scale});
   const dnnl::matmul::primitive_desc qk_pd(dnnl::matmul::desc(q_md, kt_md, s_md), qk_attr, eng);
@@ -105,24 +103,24 @@ void BM_Sdpa_onednn(benchmark::State& st, int32_t sq, int32_t skv) {
 }
 
 // ---------------------------------------------------------------- OpenBLAS
-void BM_Sdpa_openblas(benchmark::State& st, int32_t sq, int32_t skv) {
-  PeerData x(sq, skv);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(kD));
+void BM_Sdpa_openblas(benchmark::State& st, int32_t sq, int32_t skv, int32_t d) {
+  PeerData x(sq, skv, d);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const auto run = [&] {
     for (std::size_t i = 0; i < x.q.size(); ++i) x.qs[i] = x.q[i] * scale;
     if (sq == 1) {
-      cblas_sgemv(CblasRowMajor, CblasNoTrans, skv, kD, 1.0f, x.k.data(), kD, x.qs.data(), 1, 0.0f,
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, skv, d, 1.0f, x.k.data(), d, x.qs.data(), 1, 0.0f,
                   x.s.data(), 1);
       x.softmax_rows();
-      cblas_sgemv(CblasRowMajor, CblasTrans, skv, kD, 1.0f, x.v.data(), kD, x.s.data(), 1, 0.0f,
+      cblas_sgemv(CblasRowMajor, CblasTrans, skv, d, 1.0f, x.v.data(), d, x.s.data(), 1, 0.0f,
                   x.out.data(), 1);
       return;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, sq, skv, kD, 1.0f, x.qs.data(), kD,
-                x.k.data(), kD, 0.0f, x.s.data(), skv);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, sq, skv, d, 1.0f, x.qs.data(), d,
+                x.k.data(), d, 0.0f, x.s.data(), skv);
     x.softmax_rows();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, sq, kD, skv, 1.0f, x.s.data(), skv,
-                x.v.data(), kD, 0.0f, x.out.data(), kD);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, sq, d, skv, 1.0f, x.s.data(), skv,
+                x.v.data(), d, 0.0f, x.out.data(), d);
   };
   TimeChecked(st, x, run);
 }
@@ -134,13 +132,9 @@ void RegisterPeerBenchmarks() {
   openblas_set_num_threads(1);
   omp_set_num_threads(1);
   benchmark::AddCustomContext("openblas_core", openblas_get_corename());
-  for (int32_t s : {16, 64, 256, 1024}) {
-    Register("SDPA_d64/onednn/" + std::to_string(s), BM_Sdpa_onednn, s, s);
-    Register("SDPA_d64/openblas/" + std::to_string(s), BM_Sdpa_openblas, s, s);
-  }
-  for (int32_t s : {64, 1024, 4096}) {
-    Register("Decode_d64/onednn/" + std::to_string(s), BM_Sdpa_onednn, 1, s);
-    Register("Decode_d64/openblas/" + std::to_string(s), BM_Sdpa_openblas, 1, s);
+  for (const SdpaCase& c : SdpaCases()) {
+    Register(c.family + "/onednn/" + std::to_string(c.skv), BM_Sdpa_onednn, c.sq, c.skv, c.d);
+    Register(c.family + "/openblas/" + std::to_string(c.skv), BM_Sdpa_openblas, c.sq, c.skv, c.d);
   }
 }
 
