@@ -16,8 +16,10 @@
 // fastest row softmax available here), so a peer differs from the attn row
 // only in how the products are done and in materializing the score matrix.
 //
+// MHA (onednn): the projections as oneDNN matmuls too (BM_Mha_onednn).
+//
 // Registered beside the attn and Eigen rows under the same families
-// (SDPA_d64, Decode_d64); tools/plot_bench.py picks the best peer per shape.
+// (SDPA_d*, Decode_d64, MHA_E*); tools/plot_bench.py picks the best peer per shape.
 #include <cblas.h>
 #include <omp.h>
 
@@ -25,6 +27,8 @@
 #include <cstdint>
 #include <dnnl.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "attn/attn.h"
 #include "bench_check.h"
@@ -125,6 +129,81 @@ void BM_Sdpa_openblas(benchmark::State& st, int32_t sq, int32_t skv, int32_t d) 
   TimeChecked(st, x, run);
 }
 
+// ---------------------------------------------------------------- MHA
+// PyTorch nn.MultiheadAttention self-attention (in_proj [3E, E], out_proj
+// [E, E], biases), on the inputs of the attn and Eigen MHA rows (same seeds):
+// one oneDNN matmul for the three projections (weights read transposed through
+// strides, bias fused), per head a Q·Kᵀ matmul with the scale attribute on
+// strided views of the projections, the row softmax and a P·V matmul into the
+// head's columns, then the output projection with its bias fused.
+void BM_Mha_onednn(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
+  const int32_t hd = e / h;
+  const FVec x = Random(Z(s) * Z(e), 4), w_in = Random(3 * Z(e) * Z(e), 5, -0.2f, 0.2f);
+  const FVec b_in = Random(3 * Z(e), 6), w_out = Random(Z(e) * Z(e), 7, -0.2f, 0.2f);
+  const FVec b_out = Random(Z(e), 8);
+  FVec qkv(Z(s) * 3 * Z(e)), sc(Z(s) * Z(s)), heads(Z(s) * Z(e)), out(Z(s) * Z(e));
+  dnnl::engine& eng = CpuEngine();
+  dnnl::stream strm(eng);
+  const auto in_md = Desc(s, e, e, 1), w_in_md = Desc(e, 3 * e, 1, e);
+  const auto b_in_md = Desc(1, 3 * e, 3 * e, 1), qkv_md = Desc(s, 3 * e, 3 * e, 1);
+  const auto q_md = Desc(s, hd, 3 * e, 1), kt_md = Desc(hd, s, 1, 3 * e);
+  const auto sc_md = Desc(s, s, s, 1), v_md = Desc(s, hd, 3 * e, 1), o_md = Desc(s, hd, e, 1);
+  const auto w_out_md = Desc(e, e, 1, e), b_out_md = Desc(1, e, e, 1), out_md = Desc(s, e, e, 1);
+  dnnl::primitive_attr qk_attr;
+  qk_attr.set_output_scales(0, {1.0f / std::sqrt(static_cast<float>(hd))});
+  const dnnl::matmul in_proj(dnnl::matmul::primitive_desc(
+      dnnl::matmul::desc(in_md, w_in_md, b_in_md, qkv_md), eng));
+  const dnnl::matmul::primitive_desc qk_pd(dnnl::matmul::desc(q_md, kt_md, sc_md), qk_attr, eng);
+  const dnnl::matmul qk(qk_pd);
+  const dnnl::matmul pv(dnnl::matmul::primitive_desc(dnnl::matmul::desc(sc_md, v_md, o_md), eng));
+  const dnnl::matmul out_proj(dnnl::matmul::primitive_desc(
+      dnnl::matmul::desc(in_md, w_out_md, b_out_md, out_md), eng));
+  const auto mem = [&](const memory::desc& md, const float* p) {
+    return memory(md, eng, const_cast<float*>(p));
+  };
+  const memory x_m = mem(in_md, x.data()), w_in_m = mem(w_in_md, w_in.data());
+  const memory b_in_m = mem(b_in_md, b_in.data()), qkv_m = mem(qkv_md, qkv.data());
+  const memory sc_m = mem(sc_md, sc.data()), heads_m = mem(in_md, heads.data());
+  const memory w_out_m = mem(w_out_md, w_out.data()), b_out_m = mem(b_out_md, b_out.data());
+  const memory out_m = mem(out_md, out.data());
+  std::vector<memory> q_m, k_m, v_m, o_m;
+  for (int32_t hh = 0; hh < h; ++hh) {
+    const float* head = qkv.data() + Z(hh) * Z(hd);
+    q_m.push_back(mem(q_md, head));
+    k_m.push_back(mem(kt_md, head + e));
+    v_m.push_back(mem(v_md, head + 2 * e));
+    o_m.push_back(mem(o_md, heads.data() + Z(hh) * Z(hd)));
+  }
+  st.SetLabel(std::string("qk:") + qk_pd.impl_info_str());
+  const auto run = [&] {
+    in_proj.execute(strm, {{DNNL_ARG_SRC, x_m}, {DNNL_ARG_WEIGHTS, w_in_m},
+                           {DNNL_ARG_BIAS, b_in_m}, {DNNL_ARG_DST, qkv_m}});
+    for (int32_t hh = 0; hh < h; ++hh) {
+      qk.execute(strm, {{DNNL_ARG_SRC, q_m[Z(hh)]}, {DNNL_ARG_WEIGHTS, k_m[Z(hh)]},
+                        {DNNL_ARG_DST, sc_m}});
+      strm.wait();
+      for (int32_t i = 0; i < s; ++i) attn::kernels::softmax_f32(sc.data() + Z(i) * Z(s), s);
+      pv.execute(strm, {{DNNL_ARG_SRC, sc_m}, {DNNL_ARG_WEIGHTS, v_m[Z(hh)]},
+                        {DNNL_ARG_DST, o_m[Z(hh)]}});
+    }
+    out_proj.execute(strm, {{DNNL_ARG_SRC, heads_m}, {DNNL_ARG_WEIGHTS, w_out_m},
+                            {DNNL_ARG_BIAS, b_out_m}, {DNNL_ARG_DST, out_m}});
+    strm.wait();
+  };
+  run();
+  const std::string key = "mha/" + std::to_string(e) + "/" + std::to_string(h) + "/" +
+                          std::to_string(s);
+  const Expected& want = Memo(key, [&] {
+    return MhaExpected(s, e, h, x.data(), w_in.data(), b_in.data(), w_out.data(), b_out.data());
+  });
+  if (!CheckClose(st, "out", out.data(), want)) return;
+  for (auto _ : st) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  SetFlops(st, 8.0 * s * e * e + 4.0 * s * s * e);
+}
+
 }  // namespace
 
 void RegisterPeerBenchmarks() {
@@ -135,6 +214,12 @@ void RegisterPeerBenchmarks() {
   for (const SdpaCase& c : SdpaCases()) {
     Register(c.family + "/onednn/" + std::to_string(c.skv), BM_Sdpa_onednn, c.sq, c.skv, c.d);
     Register(c.family + "/openblas/" + std::to_string(c.skv), BM_Sdpa_openblas, c.sq, c.skv, c.d);
+  }
+  for (auto eh : {std::pair<int32_t, int32_t>{64, 4}, std::pair<int32_t, int32_t>{256, 8}}) {
+    for (int32_t s : {64, 256}) {
+      const std::string tag = "MHA_E" + std::to_string(eh.first) + "_H" + std::to_string(eh.second);
+      Register(tag + "/onednn/" + std::to_string(s), BM_Mha_onednn, eh.first, eh.second, s);
+    }
   }
 }
 
