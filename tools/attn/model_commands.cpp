@@ -12,6 +12,7 @@
 
 #include "attn/model.h"
 #include "attn/model_s8.h"
+#include "decode_commands.h"
 
 namespace attn_cli {
 
@@ -35,6 +36,38 @@ std::unique_ptr<LoadedModel> load_model(const std::string& path) {
   return m;
 }
 
+// An int8 input: the file itself with --raw-int8, else float32 quantized with q.
+QuantizedInput load_s8_input(const std::string& path, int min_rank, int max_rank, bool raw,
+                      const attn::QuantParams& q) {
+  QuantizedInput in;
+  in.path = path;
+  if (raw) {
+    std::string err;
+    if (!attn_npy::load(path, &in.array, &err) ||
+        !attn_npy::expect(in.array, path, "|i1", min_rank, max_rank, &err)) {
+      throw CliError(err + " (--raw-int8 takes int8 inputs)");
+    }
+    const auto* d = in.array.as<int8_t>();
+    in.values.assign(d, d + in.array.count());
+  } else {
+    F32Input x = load_f32(path, min_rank, max_rank);
+    in.array.shape = x.array.shape;
+    in.values.resize(x.array.count());
+    for (std::size_t i = 0; i < in.values.size(); ++i) {
+      const float v = x.data()[i];
+      if (!std::isfinite(v)) throw CliError(path + ": NaN or Inf cannot be quantized to int8");
+      const double r = std::round(static_cast<double>(v) / static_cast<double>(q.scale)) +
+                       q.zero_point;
+      in.values[i] = static_cast<int8_t>(std::min(127.0, std::max(-128.0, r)));
+    }
+  }
+  for (const int64_t d : in.array.shape) {
+    if (d <= 0 || d > (int64_t{1} << 30)) throw CliError(path + ": bad dimension");
+  }
+  return in;
+}
+
+
 namespace {
 
 std::string shape_str(const attn::ModelTensor& t) {
@@ -53,6 +86,7 @@ std::string op_cli_name(attn::ModelOp op) {
     case attn::ModelOp::kMha: return "mha";
     case attn::ModelOp::kBahdanau: return "bahdanau";
     case attn::ModelOp::kLuongGeneral: return "luong-general";
+    case attn::ModelOp::kMhaDecode: return "mha-decode";
     default: return "?";
   }
 }
@@ -66,9 +100,31 @@ const char* const kBahdanauActNames[] = {"query", "keys", "query_proj", "keys_pr
 const char* const kLuongActNames[] = {"query", "keys", "keys_proj", "scores", "probs",
                                       "context"};
 
+const char* const kMhaDecodeActNames[] = {"input", "q",     "k",    "v",
+                                          "scores", "probs", "attn", "out"};
+
+// int8 models: the activation (scale, zero point) table.
+void print_act_table(const attn::Model& m) {
+  if (m.dtype != attn::ModelDtype::kInt8) return;
+  const char* const* names = m.op == attn::ModelOp::kMha         ? kMhaActNames
+                             : m.op == attn::ModelOp::kBahdanau  ? kBahdanauActNames
+                             : m.op == attn::ModelOp::kMhaDecode ? kMhaDecodeActNames
+                                                                 : kLuongActNames;
+  const int32_t n = m.tensor(attn::TensorId::kActScale).dims[0];
+  std::printf("  activations (scale, zero point):");
+  for (int32_t i = 0; i < n; ++i) {
+    attn::QuantParams q;
+    attn::model_act_quant(m, i, &q);
+    std::printf("%s %s (%.6g, %d)", i == 0 ? "" : ",", names[i], static_cast<double>(q.scale),
+                q.zero_point);
+  }
+  std::printf("\n");
+}
+
 struct InfoFlags {
   std::string model;
   int seq = 64;
+  bool seq_given = false;
   int seq_kv = 0;
   int batch = 1;
 };
@@ -86,6 +142,8 @@ void print_info(const InfoFlags& f) {
   if (m.op == attn::ModelOp::kMha) {
     std::printf("  embed_dim %d, num_heads %d (head_dim %d), kdim %d, vdim %d\n", p[0], p[1],
                 p[0] / p[1], p[2], p[3]);
+  } else if (m.op == attn::ModelOp::kMhaDecode) {
+    print_decode_params(m);
   } else if (m.op == attn::ModelOp::kBahdanau) {
     std::printf("  query_dim %d, key_dim %d, units %d\n", p[0], p[1], p[2]);
   } else {
@@ -106,6 +164,11 @@ void print_info(const InfoFlags& f) {
   }
   std::printf("  parameters: %zu values, %zu bytes; blob (flash, read in place): %u bytes\n",
               values, param_bytes, static_cast<unsigned>(m.total_bytes));
+  if (m.op == attn::ModelOp::kMhaDecode) {
+    print_decode_memory(m, f.seq_given ? f.seq : 1);
+    print_act_table(m);
+    return;
+  }
   const int32_t skv = f.seq_kv > 0 ? f.seq_kv : f.seq;
   std::size_t scratch = 0, io = 0;
   const std::size_t b = static_cast<std::size_t>(f.batch);
@@ -148,62 +211,7 @@ void print_info(const InfoFlags& f) {
   std::printf("  %s inputs + outputs: %zu bytes\n", q8 ? "int8" : "float32", io);
   std::printf("  RAM estimate: %zu bytes (scratch + inputs/outputs + attn::Model %zu)\n",
               scratch + io + sizeof(attn::Model), sizeof(attn::Model));
-  if (q8) {
-    const char* const* names = m.op == attn::ModelOp::kMha        ? kMhaActNames
-                               : m.op == attn::ModelOp::kBahdanau ? kBahdanauActNames
-                                                                  : kLuongActNames;
-    const int32_t n = m.tensor(attn::TensorId::kActScale).dims[0];
-    std::printf("  activations (scale, zero point):");
-    for (int32_t i = 0; i < n; ++i) {
-      attn::QuantParams q;
-      attn::model_act_quant(m, i, &q);
-      std::printf("%s %s (%.6g, %d)", i == 0 ? "" : ",", names[i], static_cast<double>(q.scale),
-                  q.zero_point);
-    }
-    std::printf("\n");
-  }
-}
-
-// ------------------------------------------------------------------- inputs
-struct S8Input {
-  std::string path;
-  attn_npy::Array array;
-  std::vector<int8_t> values;
-  int rank() const { return static_cast<int>(array.shape.size()); }
-  int64_t dim(int axis) const {
-    return array.shape[static_cast<std::size_t>(axis < 0 ? rank() + axis : axis)];
-  }
-};
-
-// An int8 input: the file itself with --raw-int8, else float32 quantized with q.
-S8Input load_s8_input(const std::string& path, int min_rank, int max_rank, bool raw,
-                      const attn::QuantParams& q) {
-  S8Input in;
-  in.path = path;
-  if (raw) {
-    std::string err;
-    if (!attn_npy::load(path, &in.array, &err) ||
-        !attn_npy::expect(in.array, path, "|i1", min_rank, max_rank, &err)) {
-      throw CliError(err + " (--raw-int8 takes int8 inputs)");
-    }
-    const auto* d = in.array.as<int8_t>();
-    in.values.assign(d, d + in.array.count());
-  } else {
-    F32Input x = load_f32(path, min_rank, max_rank);
-    in.array.shape = x.array.shape;
-    in.values.resize(x.array.count());
-    for (std::size_t i = 0; i < in.values.size(); ++i) {
-      const float v = x.data()[i];
-      if (!std::isfinite(v)) throw CliError(path + ": NaN or Inf cannot be quantized to int8");
-      const double r = std::round(static_cast<double>(v) / static_cast<double>(q.scale)) +
-                       q.zero_point;
-      in.values[i] = static_cast<int8_t>(std::min(127.0, std::max(-128.0, r)));
-    }
-  }
-  for (const int64_t d : in.array.shape) {
-    if (d <= 0 || d > (int64_t{1} << 30)) throw CliError(path + ": bad dimension");
-  }
-  return in;
+  print_act_table(m);
 }
 
 template <class A>
@@ -245,7 +253,7 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
   }
   // Shapes (from float or int8 inputs alike).
   F32Input xf, kf, vf;
-  S8Input xs, ks, vs;
+  QuantizedInput xs, ks, vs;
   std::vector<int64_t> xshape, kshape, vshape;
   if (q8) {
     xs = load_s8_input(f.query, 2, 3, flags.raw_int8, qq);
@@ -375,8 +383,8 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f,
     attn::model_act_quant(m, index, &q);
     return q;
   };
-  const S8Input q = load_s8_input(f.query, 1, 2, flags.raw_int8, qp(0));
-  const S8Input h = load_s8_input(f.keys, 2, 3, flags.raw_int8, qp(1));
+  const QuantizedInput q = load_s8_input(f.query, 1, 2, flags.raw_int8, qp(0));
+  const QuantizedInput h = load_s8_input(f.keys, 2, 3, flags.raw_int8, qp(1));
   if (h.rank() != q.rank() + 1) {
     throw CliError(f.keys + ": rank " + std::to_string(h.rank()) + ", expected " +
                    std::to_string(q.rank() + 1) + " for query " + f.query);
@@ -504,10 +512,15 @@ void add_info(CLI::App* app, Runner* runner) {
       "info", "Validate a model blob (from tools/attn-convert) with the engine's loader and "
               "print its summary: tensors, parameter bytes, scratch and RAM for given sizes");
   s->add_option("model", f->model, "model blob (.attn)")->required()->type_name("MODEL");
-  s->add_option("--seq", f->seq, "sequence length (mha: seq_q) for scratch/RAM (default 64)");
+  s->add_option("--seq", f->seq,
+                "sequence length (mha: seq_q; mha-decode: new tokens per call) for scratch/RAM "
+                "(default 64; mha-decode 1)");
   s->add_option("--seq-kv", f->seq_kv, "mha: key length (default --seq)");
   s->add_option("--batch", f->batch, "batch size for RAM (default 1)");
-  s->callback([f, runner] { *runner = [f] { print_info(*f); }; });
+  s->callback([f, s, runner] {
+    f->seq_given = s->get_option("--seq")->count() > 0;
+    *runner = [f] { print_info(*f); };
+  });
 }
 
 void add_model_flags(CLI::App* sub, ModelFlags* flags,

@@ -19,6 +19,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "attn/int8/quantize.h"
 #include "attn/model.h"
 #include "commands.h"
 #include "common.h"
@@ -35,6 +36,22 @@ struct LoadedModel {
 
 // Reads and validates `path`; throws "<path>: not a valid attn model blob: <reason>".
 std::unique_ptr<LoadedModel> load_model(const std::string& path);
+
+// An int8 input of a model run: int8 codes, with the file's shape.
+struct QuantizedInput {
+  std::string path;
+  attn_npy::Array array;  // shape (and, with --raw-int8, the file itself)
+  std::vector<int8_t> values;
+  int rank() const { return static_cast<int>(array.shape.size()); }
+  int64_t dim(int axis) const {
+    return array.shape[static_cast<std::size_t>(axis < 0 ? rank() + axis : axis)];
+  }
+};
+
+// The file itself with `raw` (an int8 .npy), else a float32 .npy quantized with
+// q (round half away from zero, clamped to int8); rank in [min_rank, max_rank].
+QuantizedInput load_s8_input(const std::string& path, int min_rank, int max_rank, bool raw,
+                             const attn::QuantParams& q);
 
 // The CLI's name of a model's op: "mha", "bahdanau", "luong-general".
 std::string op_cli_name(attn::ModelOp op);

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "decode_commands.h"
 #include "f32_commands.h"
 #include "int8_commands.h"
 #include "model_commands.h"
@@ -219,6 +220,13 @@ const RunOp kRunOps[] = {
      "self-attention, or cross-attention with --kv. float32, int8 (--dtype int8) or a model "
      "blob (--model)",
      add_op<MhaOp>},
+    {"mha-decode",
+     "Token-by-token multi-head attention over a KV cache: the tokens X [T,E] go through the "
+     "decoder step --chunk tokens per call (1 = pure decode); the output equals one-shot causal "
+     "attention (a band mask with --window) whatever the chunking. Llama-style or PyTorch "
+     "weights, grouped-query heads, RoPE, f32/f16 cache; or a model blob (--model, float or "
+     "int8 with an int8 cache)",
+     add_mha_decode},
     {"bahdanau",
      "Bahdanau (additive) attention, Keras Dense layout (x @ W + b): e_t = v . tanh(q W1 + b1 + "
      "h_t W2 + b2) + bv, context = sum_t softmax(e)_t h_t. float32, int8 (--dtype int8) or a "
@@ -249,7 +257,8 @@ void add_run(CLI::App* app, Runner* runner) {
   CLI::App* run = app->add_subcommand(
       "run", "Run one op on C-order .npy inputs and write .npy outputs: float32, TFLite-exact "
              "int8 (softmax-s8; sdpa, mha, luong-dot, luong-general, bahdanau with --dtype "
-             "int8), or a model blob from attn-convert (mha, bahdanau, luong-general --model)");
+             "int8), or a model blob from attn-convert (mha, mha-decode, bahdanau, "
+             "luong-general --model)");
   run->require_subcommand(1);
   for (const RunOp& op : kRunOps) op.add(run->add_subcommand(op.name, op.description), runner);
   // Name the value of every string flag FILE (DIR for --weights) in --help.

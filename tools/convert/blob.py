@@ -16,7 +16,7 @@ ALIGN = 64
 MAX_TENSORS = 32
 CRC_OFFSET = 12
 
-OPS = {"mha": 1, "bahdanau": 2, "luong_general": 3}
+OPS = {"mha": 1, "bahdanau": 2, "luong_general": 3, "mha_decode": 4}
 OP_NAMES = {v: k for k, v in OPS.items()}
 MODEL_DTYPES = {"f32": 1, "int8": 2}
 MODEL_DTYPE_NAMES = {v: k for k, v in MODEL_DTYPES.items()}
@@ -30,6 +30,7 @@ TENSOR_IDS = {
     "v_proj_weight": 5, "out_proj.weight": 6, "out_proj.bias": 7,
     "in_proj_weight_scale": 8, "q_proj_weight_scale": 9, "k_proj_weight_scale": 10,
     "v_proj_weight_scale": 11, "out_proj.weight_scale": 12,
+    "q_proj_bias": 13, "k_proj_bias": 14, "v_proj_bias": 15,
     "W1": 16, "b1": 17, "W2": 18, "b2": 19, "v": 20, "bv": 21,
     "W1_scale": 22, "W2_scale": 23, "v_scale": 24,
     "W": 28, "b": 29, "W_scale": 30,
@@ -43,6 +44,7 @@ ACTS = {
     "bahdanau": ["query", "keys", "query_proj", "keys_proj", "sum", "tanh", "scores",
                  "probs", "context"],
     "luong_general": ["query", "keys", "keys_proj", "scores", "probs", "context"],
+    "mha_decode": ["input", "q", "k", "v", "scores", "probs", "attn", "out"],
 }
 
 # Hyper-parameters by op, in header order.
@@ -50,7 +52,24 @@ PARAMS = {
     "mha": ["embed_dim", "num_heads", "kdim", "vdim"],
     "bahdanau": ["query_dim", "key_dim", "units"],
     "luong_general": ["query_dim", "key_dim"],
+    # rope_theta is stored as its float32 bits (write_blob / read_blob convert).
+    "mha_decode": ["embed_dim", "num_heads", "num_kv_heads", "capacity", "window",
+                   "rope_dims", "rope_style", "rope_theta"],
 }
+ROPE_STYLES = ("half", "interleaved")
+
+
+def param_word(name, value):
+    """A hyper-parameter as the header's int32 (rope_theta: its float32 bits)."""
+    if name == "rope_theta":
+        return struct.unpack("<i", struct.pack("<f", float(value)))[0] if value else 0
+    return int(value)
+
+
+def param_value(name, word):
+    if name == "rope_theta":
+        return float(struct.unpack("<f", struct.pack("<i", word))[0])
+    return word
 
 
 class BlobError(ValueError):
@@ -93,7 +112,7 @@ def write_blob(op, dtype, params, tensors, name=""):
         pos = align(pos + len(raw))
     total = pos
     buf = bytearray(total)
-    p = [int(params[k]) for k in PARAMS[op]] + [0] * (8 - len(PARAMS[op]))
+    p = [param_word(k, params[k]) for k in PARAMS[op]] + [0] * (8 - len(PARAMS[op]))
     struct.pack_into("<4sHHII", buf, 0, MAGIC, VERSION, HEADER_BYTES, total, 0)
     struct.pack_into("<HHIII8i", buf, 16, OPS[op], MODEL_DTYPES[dtype], 0, len(tensors),
                      HEADER_BYTES, *p)
@@ -162,4 +181,5 @@ def read_blob(data):
                                        offset=off).reshape(shape)
         layout.append((tname, tdn, shape, off, nbytes))
     return Blob(opn, MODEL_DTYPE_NAMES[dtype],
-                dict(zip(PARAMS[opn], params[:len(PARAMS[opn])])), name, tensors, total, layout)
+                {k: param_value(k, v) for k, v in zip(PARAMS[opn], params)}, name, tensors, total,
+                layout)

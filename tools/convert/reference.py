@@ -89,3 +89,70 @@ def luong_general(w, query, keys):
     context = np.einsum("bt,btd->bd", probs, keys)
     return dict(query=query, keys=keys, keys_proj=kp, scores=scores, probs=probs,
                 context=context, out=context)
+
+
+def rope(x, positions, dims, style="half", theta=10000.0):
+    """Rotary position embedding of x [..., T, heads, hd] at integer positions [T]:
+    pair i < dims/2 turns by angle p * theta^(-2i/dims); half-split pairs
+    (x[i], x[i + dims/2]) (Llama, GPT-NeoX), interleaved (x[2i], x[2i + 1]) (GPT-J);
+    (a, b) -> (a cos - b sin, b cos + a sin); elements from dims on unchanged."""
+    x = np.array(x, np.float64)
+    if dims == 0:
+        return x
+    inv = float(theta) ** (-2.0 * np.arange(dims // 2) / dims)
+    ang = np.asarray(positions, np.float64)[:, None] * inv  # [T, dims/2]
+    cos, sin = np.cos(ang)[:, None, :], np.sin(ang)[:, None, :]
+    if style == "half":
+        ia, ib = np.arange(dims // 2), np.arange(dims // 2) + dims // 2
+    else:
+        ia, ib = np.arange(0, dims, 2), np.arange(1, dims, 2)
+    a, b = x[..., ia].copy(), x[..., ib].copy()
+    x[..., ia] = a * cos - b * sin
+    x[..., ib] = b * cos + a * sin
+    return x
+
+
+def band_mask(t, window=0):
+    """Additive [T, T] mask: causal, and with a window W only the last W positions
+    (j > i - W) of each query i."""
+    i, j = np.arange(t)[:, None], np.arange(t)[None, :]
+    keep = j <= i
+    if window:
+        keep &= j > i - window
+    return np.where(keep, 0.0, -np.inf)
+
+
+def mha_decode(w, heads, kv_heads, x, window=0, rope_dims=0, rope_style="half",
+               rope_theta=10000.0, fq=None):
+    """A decoder layer over one whole sequence x [T, E] (what token-by-token
+    decoding must equal): Llama-style weights (q/k/v_proj_weight [out, in],
+    out_proj.weight, q/k/v_proj_bias and out_proj.bias optional), kv head g serves
+    query heads g*H/G .. (g+1)*H/G - 1, RoPE on Q and K at positions 0..T-1,
+    causal (band with a window) softmax. fq(name, array) is applied at every
+    int8 op boundary (quantize-dequantize for the simulation; identity here).
+    Returns the intermediates by blob.ACTS["mha_decode"] name; "scores" holds only
+    the scores a query sees."""
+    fq = fq or (lambda name, a: a)
+    f = {k: np.asarray(v, np.float64) for k, v in w.items()}
+    x = fq("input", np.asarray(x, np.float64))
+    t, e = x.shape
+    hd, g = e // heads, kv_heads
+
+    def proj(name, bias, rows):
+        return x @ f[name].T + f.get(bias, np.zeros(rows))
+
+    q = fq("q", proj("q_proj_weight", "q_proj_bias", e))
+    k = fq("k", proj("k_proj_weight", "k_proj_bias", g * hd))
+    v = fq("v", proj("v_proj_weight", "v_proj_bias", g * hd))
+    pos = np.arange(t)
+    qh = rope(q.reshape(t, heads, hd), pos, rope_dims, rope_style, rope_theta).transpose(1, 0, 2)
+    kh = rope(k.reshape(t, g, hd), pos, rope_dims, rope_style, rope_theta).transpose(1, 0, 2)
+    vh = v.reshape(t, g, hd).transpose(1, 0, 2)
+    group = np.arange(heads) // (heads // g)
+    scores = fq("scores", qh @ kh[group].transpose(0, 2, 1))  # [H, T, T]
+    mask = band_mask(t, window)
+    probs = fq("probs", softmax(scores / np.sqrt(hd) + mask))
+    attn = fq("attn", (probs @ vh[group]).transpose(1, 0, 2).reshape(t, e))
+    out = fq("out", attn @ f["out_proj.weight"].T + f.get("out_proj.bias", np.zeros(e)))
+    return dict(input=x, q=q, k=k, v=v, scores=scores[:, np.isfinite(mask)], probs=probs,
+                attn=attn, out=out)

@@ -28,4 +28,5 @@
 
 // Model blobs: loader (model.h) and runners
 #include "attn/model.h"
+#include "attn/model_decode.h"
 #include "attn/model_s8.h"

@@ -20,7 +20,7 @@
 //    12   4   crc32           CRC-32 (IEEE 802.3 / zlib: reflected polynomial
 //                             0xEDB88320, initial 0xFFFFFFFF, final xor 0xFFFFFFFF)
 //                             of bytes [0, total_bytes) with these 4 bytes read as 0
-//    16   2   op              1 mha, 2 bahdanau, 3 luong_general (ModelOp)
+//    16   2   op              1 mha, 2 bahdanau, 3 luong_general, 4 mha_decode (ModelOp)
 //    18   2   dtype           1 f32, 2 int8 (ModelDtype)
 //    20   4   flags           0 (reserved)
 //    24   4   tensor_count    1 .. kModelMaxTensors
@@ -29,6 +29,12 @@
 //                               mha:           embed_dim, num_heads, kdim, vdim
 //                               bahdanau:      query_dim, key_dim, units
 //                               luong_general: query_dim, key_dim
+//                               mha_decode:    embed_dim, num_heads, num_kv_heads,
+//                                 capacity (cache slots, the window with a window),
+//                                 window (0 linear cache, 1 sliding window),
+//                                 rope_dims (0 none; even, <= head_dim), rope_style
+//                                 (0 half-split, 1 interleaved), rope_theta (float32
+//                                 bits, finite and > 1; 0 without RoPE)
 //    64  32   name            printable ASCII, NUL padded (informational)
 //    96  32   reserved        0
 //
@@ -51,6 +57,11 @@
 //   bahdanau: W1 [query_dim, units], b1 [units] opt, W2 [key_dim, units],
 //         b2 [units] opt, v [units], bv [1] opt
 //   luong_general: W [key_dim, query_dim], b [query_dim] opt
+//   mha_decode (a decoder layer, Llama-style separate projections, G =
+//         num_kv_heads, hd = E / num_heads): q_proj_weight [E, E],
+//         k_proj_weight [G*hd, E], v_proj_weight [G*hd, E], out_proj_weight [E, E];
+//         q_proj_bias [E], k_proj_bias [G*hd], v_proj_bias [G*hd], out_proj_bias [E]
+//         opt. Its KV cache: model_kv_cache_shape (attn/model_decode.h).
 //
 // int8 models (TFLite conventions, docs/INT8.md): the same weight ids as
 // int8 (symmetric, zero point 0) in TFLite FULLY_CONNECTED layout [out, in]
@@ -60,10 +71,11 @@
 // scale per output channel (*_weight_scale / *_scale ids), and for every op
 //   act_scale [n] f32 > 0 and act_zero_point [n] int32 in [-128, 127]:
 //   the per-tensor activation parameters, indexed by MhaAct / BahdanauAct /
-//   LuongAct (n = that enum's kCount).
+//   LuongAct / MhaDecodeAct (n = that enum's kCount).
 // The loader validates int8 blobs fully; int8 models run through mha_s8,
-// bahdanau_s8 and luong_s8 (attn/model_s8.h: model_*_s8_prepare). The float
-// runners below return kUnsupported for int8.
+// bahdanau_s8 and luong_s8 (attn/model_s8.h: model_*_s8_prepare) and
+// mha_decode_s8 (attn/model_decode.h). The float runners below return
+// kUnsupported for int8.
 // ---------------------------------------------------------------------------
 //
 // Validation (model_load): the buffer is checked before anything inside it is
@@ -119,7 +131,13 @@ inline constexpr std::size_t kEntryBytes = 24;
 inline constexpr std::size_t kEntryReserved = 28;
 }  // namespace model_offset
 
-enum class ModelOp : uint16_t { kNone = 0, kMha = 1, kBahdanau = 2, kLuongGeneral = 3 };
+enum class ModelOp : uint16_t {
+  kNone = 0,
+  kMha = 1,
+  kBahdanau = 2,
+  kLuongGeneral = 3,
+  kMhaDecode = 4,
+};
 enum class ModelDtype : uint16_t { kNone = 0, kF32 = 1, kInt8 = 2 };
 enum class TensorDtype : uint8_t { kNone = 0, kF32 = 1, kInt8 = 2, kInt32 = 3 };
 
@@ -137,6 +155,9 @@ enum class TensorId : uint16_t {
   kMhaKProjWeightScale = 10,   // int8: [E]
   kMhaVProjWeightScale = 11,   // int8: [E]
   kMhaOutProjWeightScale = 12, // int8: [E]
+  kMhaQProjBias = 13,  // mha_decode: [E]
+  kMhaKProjBias = 14,  // mha_decode: [G*hd]
+  kMhaVProjBias = 15,  // mha_decode: [G*hd]
   kBahdanauW1 = 16,
   kBahdanauB1 = 17,
   kBahdanauW2 = 18,
@@ -168,6 +189,13 @@ enum class BahdanauAct : int32_t {
 // Luong general: FC(keys, W) -> BATCH_MATMUL(query) -> SOFTMAX(beta 1) -> BATCH_MATMUL(keys).
 enum class LuongAct : int32_t {
   kQuery = 0, kKeys, kKeysProj, kScores, kProbs, kContext, kCount
+};
+
+// mha_decode: FULLY_CONNECTED q/k/v of the new tokens (k, v: the cache's
+// codes) -> BATCH_MATMUL (raw Q_h K_g^T) -> SOFTMAX -> BATCH_MATMUL ->
+// FULLY_CONNECTED out.
+enum class MhaDecodeAct : int32_t {
+  kInput = 0, kQ, kK, kV, kScores, kProbs, kAttn, kOut, kCount
 };
 
 // Why model_load rejected a blob (model_load's status is kBadModel for all of
@@ -248,7 +276,8 @@ uint32_t model_crc32(uint32_t crc, const void* data, std::size_t n);
 // The CRC a blob of `total_bytes` should carry (its crc field read as 0).
 uint32_t model_blob_crc(const void* blob, std::size_t total_bytes);
 
-// Names for printing (static, never null): "mha", "bahdanau", "luong_general";
+// Names for printing (static, never null): "mha", "bahdanau", "luong_general",
+// "mha_decode";
 // "f32", "int8", "int32"; and a tensor id's name as the converter spells it
 // ("in_proj_weight", "W1", "act_scale", ...).
 const char* model_op_str(ModelOp op);
@@ -270,8 +299,10 @@ Status model_luong_general_f32_weights(const Model& model, LuongGeneralF32Weight
 
 // Scratch bytes the model's op needs for these run-time sizes: mha uses
 // seq_q and seq_kv; bahdanau and luong_general (one query per batch item)
-// use seq_kv as their key sequence length `seq` and ignore seq_q. 0 for a
-// model that is not loaded or sizes <= 0.
+// use seq_kv as their key sequence length `seq` and ignore seq_q; a float
+// mha_decode model takes seq_q new tokens per call (its scratch does not
+// depend on the context; batch and seq_kv are only checked > 0) with a float32
+// cache. 0 for a model that is not loaded or sizes <= 0.
 std::size_t model_scratch_bytes(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv);
 
 // Runs a loaded float model: the op's own function with the model's weights

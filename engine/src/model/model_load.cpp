@@ -59,6 +59,8 @@ std::size_t itemsize(TensorDtype d) {
   }
 }
 
+bool dim_ok(int32_t d) { return d >= 1 && d <= kMaxModelDim; }
+
 // What the op expects of one tensor id.
 struct Spec {
   bool known = false;
@@ -85,6 +87,59 @@ Spec spec2(bool required, TensorDtype dt, int32_t d0, int32_t d1) {
   return s;
 }
 
+int32_t act_count(ModelOp op) {
+  switch (op) {
+    case ModelOp::kMha: return static_cast<int32_t>(MhaAct::kCount);
+    case ModelOp::kBahdanau: return static_cast<int32_t>(BahdanauAct::kCount);
+    case ModelOp::kLuongGeneral: return static_cast<int32_t>(LuongAct::kCount);
+    case ModelOp::kMhaDecode: return static_cast<int32_t>(MhaDecodeAct::kCount);
+    default: return 0;
+  }
+}
+
+// A decoder layer: separate projections, K/V rows G*hd (params validated).
+Spec decode_spec(bool q8, const int32_t* p, TensorId id) {
+  const TensorDtype w = q8 ? TensorDtype::kInt8 : TensorDtype::kF32;
+  const TensorDtype b = q8 ? TensorDtype::kInt32 : TensorDtype::kF32;
+  const TensorDtype f = TensorDtype::kF32;
+  const int32_t e = p[0], kv = p[2] * (p[0] / p[1]);
+  switch (id) {
+    case TensorId::kMhaQProjWeight: return spec2(true, w, e, e);
+    case TensorId::kMhaKProjWeight: return spec2(true, w, kv, e);
+    case TensorId::kMhaVProjWeight: return spec2(true, w, kv, e);
+    case TensorId::kMhaOutProjWeight: return spec2(true, w, e, e);
+    case TensorId::kMhaQProjBias: return spec1(false, b, e);
+    case TensorId::kMhaKProjBias: return spec1(false, b, kv);
+    case TensorId::kMhaVProjBias: return spec1(false, b, kv);
+    case TensorId::kMhaOutProjBias: return spec1(false, b, e);
+    default: break;
+  }
+  if (q8) {
+    switch (id) {
+      case TensorId::kMhaQProjWeightScale:
+      case TensorId::kMhaOutProjWeightScale: return spec1(true, f, e);
+      case TensorId::kMhaKProjWeightScale:
+      case TensorId::kMhaVProjWeightScale: return spec1(true, f, kv);
+      default: break;
+    }
+  }
+  return Spec{};
+}
+
+// mha_decode: heads divide E, kv heads divide heads, capacity, window 0/1,
+// rotary dims even and <= head_dim, style 0/1, theta finite > 1 (all 0
+// without rotary dims).
+bool decode_params_ok(const int32_t* p) {
+  if (!dim_ok(p[0]) || !dim_ok(p[1]) || !dim_ok(p[2]) || !dim_ok(p[3])) return false;
+  if (p[0] % p[1] != 0 || p[1] % p[2] != 0 || (p[4] != 0 && p[4] != 1)) return false;
+  const int32_t hd = p[0] / p[1];
+  if (p[5] == 0) return p[6] == 0 && p[7] == 0;
+  float theta;
+  std::memcpy(&theta, &p[7], sizeof theta);
+  return p[5] > 0 && p[5] % 2 == 0 && p[5] <= hd && (p[6] == 0 || p[6] == 1) &&
+         std::isfinite(theta) && theta > 1.0f;
+}
+
 // The spec of `id` for a model of op/dtype with validated params.
 Spec spec_for(ModelOp op, ModelDtype dtype, const int32_t* p, TensorId id) {
   const bool q8 = dtype == ModelDtype::kInt8;
@@ -92,17 +147,10 @@ Spec spec_for(ModelOp op, ModelDtype dtype, const int32_t* p, TensorId id) {
   const TensorDtype b = q8 ? TensorDtype::kInt32 : TensorDtype::kF32;
   const TensorDtype f = TensorDtype::kF32;
   if (q8 && id == TensorId::kActScale) {
-    const int32_t n = op == ModelOp::kMha        ? static_cast<int32_t>(MhaAct::kCount)
-                      : op == ModelOp::kBahdanau ? static_cast<int32_t>(BahdanauAct::kCount)
-                                                 : static_cast<int32_t>(LuongAct::kCount);
-    return spec1(true, f, n);
+    return spec1(true, f, act_count(op));
   }
-  if (q8 && id == TensorId::kActZeroPoint) {
-    const int32_t n = op == ModelOp::kMha        ? static_cast<int32_t>(MhaAct::kCount)
-                      : op == ModelOp::kBahdanau ? static_cast<int32_t>(BahdanauAct::kCount)
-                                                 : static_cast<int32_t>(LuongAct::kCount);
-    return spec1(true, TensorDtype::kInt32, n);
-  }
+  if (q8 && id == TensorId::kActZeroPoint) return spec1(true, TensorDtype::kInt32, act_count(op));
+  if (op == ModelOp::kMhaDecode) return decode_spec(q8, p, id);
   if (op == ModelOp::kMha) {
     const int32_t e = p[0], kd = p[2], vd = p[3];
     switch (id) {
@@ -157,8 +205,6 @@ Spec spec_for(ModelOp op, ModelDtype dtype, const int32_t* p, TensorId id) {
   return Spec{};
 }
 
-bool dim_ok(int32_t d) { return d >= 1 && d <= kMaxModelDim; }
-
 // Checks the op's hyper-parameters; unused ones must be 0.
 bool params_ok(ModelOp op, const int32_t* p) {
   int used = 0;
@@ -176,6 +222,7 @@ bool params_ok(ModelOp op, const int32_t* p) {
       used = 2;
       if (!dim_ok(p[0]) || !dim_ok(p[1])) return false;
       break;
+    case ModelOp::kMhaDecode: return decode_params_ok(p);
     default: return false;
   }
   for (int i = used; i < kModelParamCount; ++i) {
@@ -277,7 +324,7 @@ ModelError load(const unsigned char* d, std::size_t size, Model* m) {
   if (model_blob_crc(d, total) != rd32(d + o::kCrc)) return ModelError::kBadCrc;
 
   const uint16_t op = rd16(d + o::kOp);
-  if (op < 1 || op > 3) return ModelError::kBadOp;
+  if (op < 1 || op > 4) return ModelError::kBadOp;
   const uint16_t dtype = rd16(d + o::kDtype);
   if (dtype < 1 || dtype > 2) return ModelError::kBadDtype;
   if (rd32(d + o::kFlags) != 0) return ModelError::kBadFlags;
@@ -433,98 +480,6 @@ Status model_load(const void* data, std::size_t size, Model* out, ModelError* er
     return Status::kBadModel;
   }
   return Status::kOk;
-}
-
-const char* model_error_str(ModelError error) {
-  switch (error) {
-    case ModelError::kNone: return "ok";
-    case ModelError::kNullArgument: return "null buffer or output";
-    case ModelError::kTooSmall: return "buffer shorter than the model header";
-    case ModelError::kBadMagic: return "not a model blob (bad magic)";
-    case ModelError::kBadVersion: return "unsupported format version";
-    case ModelError::kBadHeaderSize: return "bad header size";
-    case ModelError::kMisalignedBuffer: return "buffer address not 4-byte aligned";
-    case ModelError::kTruncated: return "truncated: total size exceeds the buffer";
-    case ModelError::kBadTotalSize: return "total size smaller than the header";
-    case ModelError::kBadCrc: return "CRC-32 mismatch (corrupt data)";
-    case ModelError::kBadOp: return "unknown op kind";
-    case ModelError::kBadDtype: return "unknown model dtype";
-    case ModelError::kBadFlags: return "flags or reserved header bytes not zero";
-    case ModelError::kBadName: return "model name not printable ASCII";
-    case ModelError::kBadParams: return "hyper-parameters invalid for the op";
-    case ModelError::kBadTableOffset: return "tensor table misaligned or out of bounds";
-    case ModelError::kBadTensorCount: return "tensor count 0 or too large";
-    case ModelError::kBadTensorEntry: return "tensor entry inconsistent (rank, dims, bytes)";
-    case ModelError::kUnknownTensor: return "tensor id unknown for this op and dtype";
-    case ModelError::kDuplicateTensor: return "tensor id listed twice";
-    case ModelError::kBadTensorDtype: return "tensor dtype wrong for its id";
-    case ModelError::kBadTensorShape: return "tensor shape disagrees with the hyper-parameters";
-    case ModelError::kMisalignedTensor: return "tensor offset not 64-byte aligned";
-    case ModelError::kTensorOutOfBounds: return "tensor data out of bounds";
-    case ModelError::kTensorOverlap: return "tensors overlap";
-    case ModelError::kMissingTensor: return "required tensor missing";
-    case ModelError::kBadQuantParams: return "quantization scale or zero point out of range";
-    case ModelError::kNonFiniteWeight: return "a float32 weight or bias is NaN or infinite";
-  }
-  return "unknown model error";
-}
-
-const char* model_op_str(ModelOp op) {
-  switch (op) {
-    case ModelOp::kMha: return "mha";
-    case ModelOp::kBahdanau: return "bahdanau";
-    case ModelOp::kLuongGeneral: return "luong_general";
-    default: return "none";
-  }
-}
-
-const char* model_dtype_str(ModelDtype dtype) {
-  switch (dtype) {
-    case ModelDtype::kF32: return "f32";
-    case ModelDtype::kInt8: return "int8";
-    default: return "none";
-  }
-}
-
-const char* tensor_dtype_str(TensorDtype dtype) {
-  switch (dtype) {
-    case TensorDtype::kF32: return "f32";
-    case TensorDtype::kInt8: return "int8";
-    case TensorDtype::kInt32: return "int32";
-    default: return "none";
-  }
-}
-
-const char* tensor_id_str(TensorId id) {
-  switch (id) {
-    case TensorId::kMhaInProjWeight: return "in_proj_weight";
-    case TensorId::kMhaInProjBias: return "in_proj_bias";
-    case TensorId::kMhaQProjWeight: return "q_proj_weight";
-    case TensorId::kMhaKProjWeight: return "k_proj_weight";
-    case TensorId::kMhaVProjWeight: return "v_proj_weight";
-    case TensorId::kMhaOutProjWeight: return "out_proj.weight";
-    case TensorId::kMhaOutProjBias: return "out_proj.bias";
-    case TensorId::kMhaInProjWeightScale: return "in_proj_weight_scale";
-    case TensorId::kMhaQProjWeightScale: return "q_proj_weight_scale";
-    case TensorId::kMhaKProjWeightScale: return "k_proj_weight_scale";
-    case TensorId::kMhaVProjWeightScale: return "v_proj_weight_scale";
-    case TensorId::kMhaOutProjWeightScale: return "out_proj.weight_scale";
-    case TensorId::kBahdanauW1: return "W1";
-    case TensorId::kBahdanauB1: return "b1";
-    case TensorId::kBahdanauW2: return "W2";
-    case TensorId::kBahdanauB2: return "b2";
-    case TensorId::kBahdanauV: return "v";
-    case TensorId::kBahdanauBv: return "bv";
-    case TensorId::kBahdanauW1Scale: return "W1_scale";
-    case TensorId::kBahdanauW2Scale: return "W2_scale";
-    case TensorId::kBahdanauVScale: return "v_scale";
-    case TensorId::kLuongW: return "W";
-    case TensorId::kLuongB: return "b";
-    case TensorId::kLuongWScale: return "W_scale";
-    case TensorId::kActScale: return "act_scale";
-    case TensorId::kActZeroPoint: return "act_zero_point";
-  }
-  return "unknown";
 }
 
 }  // namespace attn

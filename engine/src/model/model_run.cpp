@@ -1,5 +1,6 @@
 // Views of a loaded model as the ops' weights and shapes, and running it.
 #include "attn/model.h"
+#include "attn/model_decode.h"
 
 namespace attn {
 namespace {
@@ -104,6 +105,9 @@ std::size_t model_scratch_bytes(const Model& model, int32_t batch, int32_t seq_q
       return bahdanau_f32_scratch_bytes(model_bahdanau_shape(model, batch, seq_kv));
     case ModelOp::kLuongGeneral:
       return luong_general_f32_scratch_bytes(model_luong_general_shape(model, batch, seq_kv));
+    case ModelOp::kMhaDecode:
+      if (seq_q <= 0 || model.dtype != ModelDtype::kF32) return 0;
+      return mha_decode_f32_scratch_bytes(model_mha_decode_shape(model, seq_q, KvElement::kF32));
     default: return 0;
   }
 }

@@ -22,6 +22,7 @@ int32_t act_count(ModelOp op) {
     case ModelOp::kMha: return static_cast<int32_t>(MhaAct::kCount);
     case ModelOp::kBahdanau: return static_cast<int32_t>(BahdanauAct::kCount);
     case ModelOp::kLuongGeneral: return static_cast<int32_t>(LuongAct::kCount);
+    case ModelOp::kMhaDecode: return static_cast<int32_t>(MhaDecodeAct::kCount);
     default: return 0;
   }
 }
