@@ -18,6 +18,8 @@ scratch for a sequence length, estimated flash and RAM).
   attn-convert mha --from w.npz --heads 4 --dtype int8 --calibrate X.npy --out mha8.attn
   attn-convert bahdanau --from w.npz --out b.attn          (W1, b1, W2, b2, v[, bv])
   attn-convert luong-general --from w.npz --out l.attn     (W, b)
+  attn-convert mha-decode --from llama_attn.pt --heads 8 --capacity 1024 \
+      [--window W] [--rope-dim 64 --rope-theta 10000 --rope-style half] --out dec.attn
   attn-convert info model.attn [--seq N]
 
 Exit status 0 on success, 2 on any input error (the message names the file and
@@ -52,10 +54,94 @@ def add_tools(p):
                         "else build/host/tools)")
 
 
+def add_decode_parser(sub):
+    d = sub.add_parser("mha-decode", help="a decoder layer (Llama-style attention) with its "
+                                          "KV cache configuration",
+                       description="Llama-style attention state_dict names: q_proj.weight [E,E], "
+                                   "k_proj.weight and v_proj.weight [kv_heads*head_dim, E] (kv "
+                                   "heads inferred from the shapes), o_proj.weight [E,E], "
+                                   "optional .bias of each; or nn.MultiheadAttention names "
+                                   "(kv heads = heads). A prefix (e.g. "
+                                   "'model.layers.0.self_attn.') is found automatically when the "
+                                   "file holds one such layer. The blob also holds the cache's "
+                                   "capacity or window and the rotary configuration; `attn run "
+                                   "mha-decode --model` decodes with it.")
+    add_common(d, "int8: calibration token sequences [N, T, E] or [T, E], decoded causally "
+                  "(with the window) as the device will")
+    d.set_defaults(seq=1)
+    d.add_argument("--heads", type=int, required=True, metavar="H", help="number of query heads")
+    d.add_argument("--kv-heads", type=int, metavar="G", help="check: kv heads (from the shapes)")
+    d.add_argument("--prefix", help="state_dict key prefix of the attention layer")
+    d.add_argument("--capacity", type=int, metavar="C",
+                   help="linear cache: positions it holds (a longer stream is an error)")
+    d.add_argument("--window", type=int, metavar="W",
+                   help="sliding window: each token sees the last W positions (a ring of W "
+                        "slots; --capacity, if given, must be W)")
+    d.add_argument("--rope-dim", type=int, default=0, metavar="D",
+                   help="rotary dims per head (even, <= head_dim; default 0 = no RoPE)")
+    d.add_argument("--rope-theta", type=float, metavar="THETA",
+                   help="rotary base (default 10000; needs --rope-dim)")
+    d.add_argument("--rope-style", choices=["half", "interleaved"],
+                   help="half (Llama/NeoX, default) or interleaved (GPT-J); needs --rope-dim")
+
+
+def decode_config(args, params):
+    """The cache and rotary hyper-parameters of mha-decode, checked."""
+    hd = params["embed_dim"] // params["num_heads"]
+    if args.window is not None:
+        if args.window <= 0:
+            raise ConvertError("--window must be > 0")
+        if args.capacity is not None and args.capacity != args.window:
+            raise ConvertError(f"--capacity {args.capacity} with --window {args.window}: a "
+                               "sliding-window cache holds exactly the window (give one)")
+        capacity, window = args.window, 1
+    elif args.capacity is not None:
+        if args.capacity <= 0:
+            raise ConvertError("--capacity must be > 0")
+        capacity, window = args.capacity, 0
+    else:
+        raise ConvertError("mha-decode needs --capacity C (a linear cache) or --window W")
+    d = args.rope_dim
+    if d == 0 and (args.rope_theta is not None or args.rope_style is not None):
+        raise ConvertError("--rope-theta and --rope-style need --rope-dim D")
+    if d < 0 or d % 2 or d > hd:
+        raise ConvertError(f"--rope-dim {d}: rotary dims must be even and <= head_dim {hd}")
+    theta = args.rope_theta if args.rope_theta is not None else 10000.0
+    if d and not (1.0 < np.float32(theta) < np.inf):
+        raise ConvertError(f"--rope-theta {theta}: must be finite and > 1")
+    params.update(capacity=capacity, window=window, rope_dims=d,
+                  rope_style=1 if args.rope_style == "interleaved" else 0,
+                  rope_theta=float(np.float32(theta)) if d else 0.0)
+    return params
+
+
+def quantize_decode(args, w, params):
+    """int8 decoder: calibration, quantization, simulated error."""
+    if params["rope_dims"]:
+        raise ConvertError("--dtype int8 with --rope-dim: the engine's int8 decoder has no "
+                           "rotary positions yet (mha_decode_s8 returns kUnsupported); "
+                           "convert as f32")
+    if params["capacity"] > 4095:
+        raise ConvertError(f"--dtype int8: capacity {params['capacity']} above the int8 "
+                           "attention's 4095 keys")
+    x = sources.load_npy(args.calibrate, "calibration tokens", params["embed_dim"], (2, 3))
+    x = x[None] if x.ndim == 2 else x
+    h, g, win = params["num_heads"], params["num_kv_heads"], params["capacity"] * params["window"]
+    runs = [reference.mha_decode(w, h, g, seq, win) for seq in x]
+    calib = {n: np.concatenate([r[n].reshape(-1) for r in runs]) for n in runs[0]}
+    tensors, acts, qw = quant.quantize_mha_decode(w, calib, args.percentile)
+    sim = np.concatenate([quant.simulate_mha_decode(qw, acts, h, g, seq, win).reshape(-1)
+                          for seq in x])
+    tensors += quant.act_tensors(acts, blobfmt.ACTS["mha_decode"])
+    error = quant.error_stats(sim, calib["out"])
+    error["n"] = x.shape[0]
+    return tensors, error
+
+
 def parser():
     ap = argparse.ArgumentParser(prog="attn-convert", description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", metavar="{mha,bahdanau,luong-general,info}")
+    sub = ap.add_subparsers(dest="cmd", metavar="{mha,mha-decode,bahdanau,luong-general,info}")
     sub.required = True
     m = sub.add_parser("mha", help="PyTorch nn.MultiheadAttention weights",
                        description="PyTorch nn.MultiheadAttention state_dict names: "
@@ -77,6 +163,7 @@ def parser():
                         "attention is peakier and needs wider activation ranges)")
     m.add_argument("--seq-kv", type=int, metavar="N", help="key length for the summary "
                                                            "(default --seq)")
+    add_decode_parser(sub)
     b = sub.add_parser("bahdanau", help="Keras-style Bahdanau (additive) attention",
                        description="NumPy .npz (or .pt) arrays: W1 [query_dim, units], b1 "
                                    "[units], W2 [key_dim, units], b2 [units], v [units] or "
@@ -92,7 +179,8 @@ def parser():
                                                               "[N, T, key_dim]")
     i = sub.add_parser("info", help="summary of an existing blob")
     i.add_argument("model", help="a .attn blob")
-    i.add_argument("--seq", type=int, default=64, metavar="N")
+    i.add_argument("--seq", type=int, metavar="N",
+                   help="sequence length (mha-decode: new tokens per call); default 64 (1)")
     i.add_argument("--batch", type=int, default=1, metavar="B")
     add_tools(i)
     return ap
@@ -102,10 +190,36 @@ def fmt_bytes(n):
     return f"{n:,} B" + (f" ({n / 1024:.1f} KiB)" if n >= 1024 else "")
 
 
+def decode_memory_summary(info, tools, tokens, w):
+    """A decoder layer: cache bytes per element and scratch per call, from the engine."""
+    p = info.params
+    q8 = info.dtype == "int8"
+    kind = "sliding window of" if p["window"] else "linear,"
+    w(f"  KV cache ({kind} {p['capacity']} positions, {p['num_kv_heads']} kv heads):\n")
+    if q8:
+        f = cost.engine_figures(tools, 32, info.op, "int8", p, 1, tokens, p["capacity"])
+        w(f"    cache bytes: int8 {fmt_bytes(f['cache_bytes'])}\n")
+        w(f"    scratch on this host for {tokens} new token(s) per call: "
+          f"{fmt_bytes(f['scratch_bytes'])} + multipliers and parameters "
+          f"{fmt_bytes(f['extra_bytes'])}\n")
+        return
+    f = cost.engine_figures(tools, 32, info.op, "f32", p, 1, tokens, p["capacity"])
+    w(f"    cache bytes: f32 {fmt_bytes(f['cache_bytes'])}, f16 "
+      f"{fmt_bytes(f['cache_f16_bytes'])}\n")
+    for tile, what in cost.TILES:
+        f = cost.engine_figures(tools, tile, info.op, "f32", p, 1, tokens, p["capacity"])
+        w(f"    scratch for {tokens} new token(s) per call, query tile {tile} ({what}): "
+          f"f32 cache {fmt_bytes(f['scratch_bytes'])}, f16 cache "
+          f"{fmt_bytes(f['scratch_f16_bytes'])}\n")
+
+
 def memory_summary(info, tools, sq, skv, batch, w):
     """Scratch and RAM lines, every engine figure from the scratch helpers (cost.py)."""
     p = info.params
     q8 = info.dtype == "int8"
+    if info.op == "mha_decode":
+        decode_memory_summary(info, tools, sq, w)
+        return
     seqs = f"seq_q {sq}, seq_kv {skv}" if info.op == "mha" else f"seq {skv}"
     io = cost.io_bytes(info.op, p, batch, sq, skv, itemsize=1 if q8 else 4)
     w(f"  {'int8' if q8 else 'float'} inputs + outputs (batch {batch}, {seqs}): "
@@ -137,7 +251,7 @@ def summary(info, source, seq, seq_kv, batch, error=None, out=sys.stdout, tools=
     w = out.write
     w(f"{info.op} {info.dtype} model '{info.name}' from {source}\n")
     w("  " + ", ".join(f"{k} {v}" for k, v in p.items()))
-    if info.op == "mha":
+    if info.op in ("mha", "mha_decode"):
         w(f" (head_dim {p['embed_dim'] // p['num_heads']})")
     w("\n")
     param_bytes = 0
@@ -217,9 +331,14 @@ def calib_qk(args, params):
 
 
 def convert(args):
-    op = {"mha": "mha", "bahdanau": "bahdanau", "luong-general": "luong_general"}[args.cmd]
+    op = {"mha": "mha", "bahdanau": "bahdanau", "luong-general": "luong_general",
+          "mha-decode": "mha_decode"}[args.cmd]
     arrays = sources.load_arrays(args.src)
-    if op == "mha":
+    if op == "mha_decode":
+        w, params = sources.decode_weights(arrays, args.src, args.heads, args.prefix,
+                                           args.kv_heads)
+        params = decode_config(args, params)
+    elif op == "mha":
         w, params = sources.mha_weights(arrays, args.src, args.heads, args.prefix, args.kdim,
                                         args.vdim)
     elif op == "bahdanau":
@@ -236,13 +355,18 @@ def convert(args):
             raise ConvertError("--calibrate is only used with --dtype int8")
         order = {"mha": ["in_proj_weight", "q_proj_weight", "k_proj_weight", "v_proj_weight",
                          "in_proj_bias", "out_proj.weight", "out_proj.bias"],
+                 "mha_decode": ["q_proj_weight", "k_proj_weight", "v_proj_weight",
+                                "q_proj_bias", "k_proj_bias", "v_proj_bias", "out_proj.weight",
+                                "out_proj.bias"],
                  "bahdanau": ["W1", "b1", "W2", "b2", "v", "bv"],
                  "luong_general": ["W", "b"]}[op]
         tensors = [(n, "f32", w[n]) for n in order if n in w]
     else:
         if not args.calibrate:
             raise ConvertError("--dtype int8 needs --calibrate X.npy (sample inputs)")
-        if op == "mha":
+        if op == "mha_decode":
+            tensors, error = quantize_decode(args, w, params)
+        elif op == "mha":
             q, k, v = calib_mha(args, params)
             h = params["num_heads"]
             masks = [None]
@@ -265,9 +389,10 @@ def convert(args):
             calib = reference.luong_general(w, q, h)
             tensors, acts, qw = quant.quantize_luong_general(w, calib, args.percentile)
             sim = quant.simulate_luong_general(qw, acts, q, h)
-        tensors += quant.act_tensors(acts, blobfmt.ACTS[op])
-        error = quant.error_stats(sim, calib["out"])
-        error["n"] = q.shape[0]
+        if op != "mha_decode":
+            tensors += quant.act_tensors(acts, blobfmt.ACTS[op])
+            error = quant.error_stats(sim, calib["out"])
+            error["n"] = q.shape[0]
     name = args.name or default_name(args)
     data = blobfmt.write_blob(op, args.dtype, params, tensors, name)
     info = blobfmt.read_blob(data)  # round trip: what we wrote parses
@@ -296,7 +421,8 @@ def info_cmd(args):
         info = blobfmt.read_blob(data)
     except blobfmt.BlobError as e:
         raise ConvertError(f"{args.model}: {e}")
-    summary(info, args.model, args.seq, None, args.batch, tools=args.tools)
+    seq = args.seq if args.seq is not None else (1 if info.op == "mha_decode" else 64)
+    summary(info, args.model, seq, None, args.batch, tools=args.tools)
 
 
 def main(argv=None):

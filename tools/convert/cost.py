@@ -44,8 +44,12 @@ def helper(tools, tile):
 
 def engine_figures(tools, tile, op, dtype, params, batch, seq_q, seq_kv):
     """The helper's JSON for one tile: scratch_bytes, sdpa_scratch_bytes, extra_bytes,
-    model_bytes, query_tile, s8_query_tile."""
-    p = [int(params[k]) for k in PARAMS[op]] + [0] * (4 - len(PARAMS[op]))
+    model_bytes, query_tile, s8_query_tile (mha_decode: also cache_bytes and, float,
+    cache_f16_bytes and scratch_f16_bytes)."""
+    if op == "mha_decode":  # seq_q: new tokens per call, seq_kv: the capacity
+        p = [int(params[k]) for k in ("embed_dim", "num_heads", "num_kv_heads", "rope_dims")]
+    else:
+        p = [int(params[k]) for k in PARAMS[op]] + [0] * (4 - len(PARAMS[op]))
     args = [helper(tools, tile), op, dtype, str(batch), str(seq_q), str(seq_kv)] + \
         [str(v) for v in p]
     try:
@@ -60,7 +64,9 @@ def engine_figures(tools, tile, op, dtype, params, batch, seq_q, seq_kv):
 
 def io_bytes(op, p, batch, seq_q, seq_kv, itemsize=4):
     """Bytes of the op's inputs and outputs (the caller's activation buffers)."""
-    if op == "mha":
+    if op == "mha_decode":
+        n = seq_q * p["embed_dim"] * 2
+    elif op == "mha":
         n = batch * (seq_q * p["embed_dim"] * 2 + seq_kv * (p["kdim"] + p["vdim"]))
     else:
         n = batch * (p["query_dim"] + seq_kv * p["key_dim"] + p["key_dim"])

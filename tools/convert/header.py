@@ -15,7 +15,41 @@ SHAPE_FN = {
                       "int32_t batch, int32_t seq",
                       "return {batch, seq, kQueryDim, kKeyDim};", "shape(1, kSeq)"),
 }
-OP_ENUM = {"mha": "kMha", "bahdanau": "kBahdanau", "luong_general": "kLuongGeneral"}
+OP_ENUM = {"mha": "kMha", "bahdanau": "kBahdanau", "luong_general": "kLuongGeneral",
+           "mha_decode": "kMhaDecode"}
+
+
+def decode_lines(q8, seq):
+    """A decoder layer: its decoder and cache shapes, scratch and cache bytes."""
+    elem = "kS8" if q8 else "kF32"
+    lines = [
+        "",
+        "// The decoder shape for `max_tokens` new tokens per call, and the cache.",
+        "constexpr attn::MhaDecodeShape shape(int32_t max_tokens, attn::KvElement element) {",
+        "  return {kEmbedDim, kNumHeads, kNumKvHeads, max_tokens, element,",
+        "          {kRopeDims, kRopeStyle == 1 ? attn::RopeStyle::kInterleaved"
+        " : attn::RopeStyle::kHalfSplit, kRopeTheta}};",
+        "}",
+        "constexpr attn::KvCacheShape cache_shape(attn::KvElement element) {",
+        "  return {kCapacity, kNumKvHeads, kEmbedDim / kNumHeads, element, kWindow == 1};",
+        "}",
+        f"// Memory for {seq} new token(s) per call (--seq) with a"
+        f" {'int8' if q8 else 'float32'} cache:",
+        f"inline constexpr int32_t kSeq = {seq};",
+        f"inline constexpr std::size_t kCacheBytes = "
+        f"attn::kv_cache_bytes(cache_shape(attn::KvElement::{elem}));",
+    ]
+    if q8:
+        lines += [
+            "inline constexpr std::size_t kScratchBytes = attn::mha_decode_s8_scratch_bytes("
+            f"shape(kSeq, attn::KvElement::{elem}), kCapacity);",
+            "inline constexpr std::size_t kChannelCount = attn::mha_decode_s8_channel_count("
+            f"shape(kSeq, attn::KvElement::{elem}));",
+        ]
+    else:
+        lines.append("inline constexpr std::size_t kScratchBytes = "
+                     f"attn::mha_decode_f32_scratch_bytes(shape(kSeq, attn::KvElement::{elem}));")
+    return lines
 
 
 def cxx_ident(name):
@@ -45,6 +79,7 @@ def make_header(blob, blob_info, namespace, source, seq):
         "#include <cstddef>",
         "#include <cstdint>",
         "",
+        '#include "attn/model_decode.h"' if op == "mha_decode" else
         '#include "attn/model_s8.h"' if q8 else '#include "attn/model.h"',
         "",
         f"namespace {namespace} {{",
@@ -53,13 +88,18 @@ def make_header(blob, blob_info, namespace, source, seq):
         f"inline constexpr attn::ModelDtype kDtype = attn::ModelDtype::k{'F32' if dtype == 'f32' else 'Int8'};",
     ]
     for k, v in params.items():
-        lines.append(f"inline constexpr int32_t k{camel(k)} = {int(v)};")
+        if k == "rope_theta":
+            lines.append(f"inline constexpr float k{camel(k)} = {float(v)!r}f;")
+        else:
+            lines.append(f"inline constexpr int32_t k{camel(k)} = {int(v)};")
     lines.append("")
     lines.append("// Tensor offsets and sizes within kBlob (bytes; offsets are 64-byte aligned).")
     for tname, tdt, shape, off, nbytes in blob_info.layout:
         ident = camel(cxx_ident(tname.replace(".", "_")))
         lines.append(f"inline constexpr std::size_t kOffset{ident} = {off};  "
                      f"// {tname} {tdt} {list(shape)}, {nbytes} bytes")
+    if op == "mha_decode":
+        return finish(lines + decode_lines(q8, seq), blob, namespace)
     st, fn, args, body, default_call = SHAPE_FN[op]
     lines += [
         "",
@@ -85,8 +125,12 @@ def make_header(blob, blob_info, namespace, source, seq):
             f"inline constexpr std::size_t kScratchBytes = attn::{s8[0]}({default_call});",
             f"inline constexpr std::size_t kChannelCount = {s8[1]};",
         ]
-    lines += ["", f"inline constexpr std::size_t kBlobBytes = {len(blob)};",
-              "alignas(64) inline constexpr unsigned char kBlob[kBlobBytes] = {"]
+    return finish(lines, blob, namespace)
+
+
+def finish(lines, blob, namespace):
+    lines = lines + ["", f"inline constexpr std::size_t kBlobBytes = {len(blob)};",
+                     "alignas(64) inline constexpr unsigned char kBlob[kBlobBytes] = {"]
     for i in range(0, len(blob), 16):
         lines.append("    " + ",".join(f"0x{b:02x}" for b in blob[i:i + 16]) + ",")
     lines += ["};", "", f"}}  // namespace {namespace}", ""]

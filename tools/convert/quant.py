@@ -258,3 +258,35 @@ def error_stats(got, want):
     cos = float(got @ want / denom) if denom > 0 else 1.0
     return dict(max_abs=float(d.max()), mean_abs=float(d.mean()), cosine=cos,
                 ref_max_abs=float(np.abs(want).max()))
+
+
+# ---- decoder layer (mha_decode) -----------------------------------------------------
+
+DECODE_LAYERS = (("q_proj_weight", "q_proj_bias", "input"), ("k_proj_weight", "k_proj_bias", "input"),
+                 ("v_proj_weight", "v_proj_bias", "input"), ("out_proj.weight", "out_proj.bias",
+                                                             "attn"))
+
+
+def quantize_mha_decode(w, calib, percentile):
+    """w: float decoder tensors by blob name; calib: intermediates (reference.mha_decode,
+    concatenated over the calibration sequences). Returns (tensors, act qparams,
+    dequantized weights for the simulation)."""
+    from .blob import ACTS
+    acts = calibrate(calib, ACTS["mha_decode"], percentile, {"probs": PROBS_QPARAMS})
+    tensors, qw = [], {}
+    for wname, bname, inp in DECODE_LAYERS:
+        q, s = quantize_weight(w[wname], 0)
+        sname = wname.replace("weight", "weight_scale")
+        tensors += [(wname, "int8", q), (sname, "f32", s)]
+        qw[wname] = dq_weight(q, s, 0)
+        if bname in w:
+            qb = quantize_bias(w[bname], acts[inp][0], s)
+            tensors.append((bname, "int32", qb))
+            qw[bname] = qb.astype(np.float64) * (np.float32(acts[inp][0]) * s).astype(np.float64)
+    return tensors, acts, qw
+
+
+def simulate_mha_decode(qw, acts, heads, kv_heads, x, window):
+    """The int8 decoder as quantize-dequantize at every op boundary, one sequence x [T, E]."""
+    return reference.mha_decode(qw, heads, kv_heads, x, window,
+                                fq=lambda name, a: fake(a, acts[name]))["out"]

@@ -206,3 +206,76 @@ def load_npy(path, what, last_dim=None, rank=None):
     if not np.all(np.isfinite(a)):
         raise ConvertError(f"{path}: {what} contains NaN or Inf")
     return a.astype(np.float64)
+
+
+LLAMA_NAMES = ("q_proj.weight", "k_proj.weight", "v_proj.weight", "o_proj.weight")
+
+
+def find_llama_prefix(arrays, src, prefix):
+    """The state_dict prefix of a Llama-style attention (q/k/v/o_proj.weight), or None."""
+    if prefix is not None:
+        return prefix if prefix + "q_proj.weight" in arrays else None
+    found = sorted({k[:-len("q_proj.weight")] for k in arrays if k.endswith("q_proj.weight")})
+    if len(found) > 1:
+        raise ConvertError(f"{src}: several attention layers "
+                           f"({', '.join(repr(p) if p else '<root>' for p in found)}); "
+                           "choose one with --prefix")
+    return found[0] if found else None
+
+
+def decode_weights(arrays, src, heads, prefix=None, kv_heads=None):
+    """A decoder layer's weights -> (tensors by blob name, params dict): Llama-style
+    q_proj/k_proj/v_proj/o_proj (.weight [out, in], .bias optional; kv heads from
+    k_proj's rows), or nn.MultiheadAttention weights (kv heads = heads) split into
+    separate projections."""
+    if heads is None or heads <= 0:
+        raise ConvertError("mha-decode needs --heads H (the number of heads is not stored in "
+                           "the weights)")
+    p = find_llama_prefix(arrays, src, prefix)
+    if p is None:
+        t, params = mha_weights(arrays, src, heads, prefix)
+        e = params["embed_dim"]
+        if params["kdim"] != e or params["vdim"] != e:
+            raise ConvertError(f"{src}: kdim/vdim differ from embed_dim {e}: a decoder layer "
+                               "attends to its own tokens")
+        ip = t.pop("in_proj_weight", None)
+        if ip is not None:
+            t.update(q_proj_weight=ip[:e], k_proj_weight=ip[e:2 * e], v_proj_weight=ip[2 * e:])
+        ib = t.pop("in_proj_bias", None)
+        if ib is not None:
+            t.update(q_proj_bias=ib[:e], k_proj_bias=ib[e:2 * e], v_proj_bias=ib[2 * e:])
+        g = heads
+    else:
+        wq = get(arrays, p + "q_proj.weight", src)
+        if wq.ndim != 2 or wq.shape[0] != wq.shape[1]:
+            raise ConvertError(f"{src}: array '{p}q_proj.weight' has shape {list(wq.shape)}, "
+                               "expected [E, E]")
+        e = wq.shape[0]
+        if e % heads != 0:
+            raise ConvertError(f"--heads {heads} does not divide embed_dim {e} "
+                               f"(from '{p}q_proj.weight')")
+        hd = e // heads
+        wk = get(arrays, p + "k_proj.weight", src)
+        if wk.ndim != 2 or wk.shape[1] != e or wk.shape[0] % hd != 0 or \
+                heads % (wk.shape[0] // hd or 1) != 0 or wk.shape[0] == 0:
+            raise ConvertError(f"{src}: array '{p}k_proj.weight' has shape {list(wk.shape)}, "
+                               f"expected [kv_heads*{hd}, {e}] with kv_heads dividing {heads}")
+        g = wk.shape[0] // hd
+        wv = get(arrays, p + "v_proj.weight", src)
+        expect_shape(wv, wk.shape, p + "v_proj.weight", src, " (the shape of k_proj.weight)")
+        wo = get(arrays, p + "o_proj.weight", src)
+        expect_shape(wo, (e, e), p + "o_proj.weight", src)
+        t = {"q_proj_weight": wq, "k_proj_weight": wk, "v_proj_weight": wv,
+             "out_proj.weight": wo}
+        for name, blob_name, n in (("q_proj.bias", "q_proj_bias", e),
+                                   ("k_proj.bias", "k_proj_bias", g * hd),
+                                   ("v_proj.bias", "v_proj_bias", g * hd),
+                                   ("o_proj.bias", "out_proj.bias", e)):
+            b = get(arrays, p + name, src, required=False)
+            expect_shape(b, (n,), p + name, src)
+            if b is not None:
+                t[blob_name] = b
+    if kv_heads is not None and kv_heads != g:
+        raise ConvertError(f"--kv-heads {kv_heads} but the weights have {g} kv heads "
+                           f"(k_proj rows / head_dim)")
+    return t, dict(embed_dim=e, num_heads=heads, num_kv_heads=g)
