@@ -2,14 +2,15 @@
 // own ModelError, truncation at every length, and loaded models running
 // bit-identically to the ops called with the same weights.
 //
-// The blobs are built here by a small writer that follows the format comment
-// in model.h independently of the Python converter (tests/model checks the
-// converter's blobs).
+// The blobs are built by a small writer (model_blob_writer.h) that follows the
+// format comment in model.h independently of the Python converter
+// (tests/model checks the converter's blobs).
 #include <cstring>
 #include <limits>
 
 #include "attn/model.h"
 #include "case.h"
+#include "model_blob_writer.h"
 
 namespace {
 
@@ -20,71 +21,13 @@ using attn::TensorDtype;
 using attn::TensorId;
 namespace off = attn::model_offset;
 
-void wr16(unsigned char* p, uint32_t v) {
-  p[0] = static_cast<unsigned char>(v);
-  p[1] = static_cast<unsigned char>(v >> 8);
-}
-
-void wr32(unsigned char* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
-}
-
-uint32_t rd32(const unsigned char* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
-}
-
-void fix_crc(unsigned char* blob) {
-  const uint32_t total = rd32(blob + off::kTotalBytes);
-  wr32(blob + off::kCrc, attn::model_blob_crc(blob, total));
-}
-
-struct TensorSpec {
-  TensorId id;
-  TensorDtype dtype;
-  int32_t rank;
-  uint32_t dims[4];
-  const void* data;
-};
-
-std::size_t itemsize(TensorDtype d) { return d == TensorDtype::kInt8 ? 1 : 4; }
-
-std::size_t align64(std::size_t n) { return (n + 63) / 64 * 64; }
-
-// Writes a blob into out (zeroed first) and returns its total size, 0 if cap is short.
-std::size_t build_blob(unsigned char* out, std::size_t cap, ModelOp op, ModelDtype dtype,
-                       const int32_t (&params)[8], const TensorSpec* tensors, int count) {
-  std::memset(out, 0, cap);
-  const std::size_t table = attn::kModelHeaderBytes;
-  std::size_t pos = align64(table + 32 * static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    const TensorSpec& t = tensors[i];
-    std::size_t n = itemsize(t.dtype);
-    for (int r = 0; r < t.rank; ++r) n *= t.dims[r];
-    if (pos + n > cap) return 0;
-    unsigned char* e = out + table + 32 * static_cast<std::size_t>(i);
-    wr16(e + off::kEntryId, static_cast<uint32_t>(t.id));
-    e[off::kEntryDtype] = static_cast<unsigned char>(t.dtype);
-    e[off::kEntryRank] = static_cast<unsigned char>(t.rank);
-    for (int r = 0; r < t.rank; ++r) wr32(e + off::kEntryDims + 4 * r, t.dims[r]);
-    wr32(e + off::kEntryOffset, static_cast<uint32_t>(pos));
-    wr32(e + off::kEntryBytes, static_cast<uint32_t>(n));
-    std::memcpy(out + pos, t.data, n);
-    pos = align64(pos + n);
-  }
-  wr32(out + off::kMagic, attn::kModelMagic);
-  wr16(out + off::kVersion, attn::kModelVersion);
-  wr16(out + off::kHeaderBytes, attn::kModelHeaderBytes);
-  wr32(out + off::kTotalBytes, static_cast<uint32_t>(pos));
-  wr16(out + off::kOp, static_cast<uint32_t>(op));
-  wr16(out + off::kDtype, static_cast<uint32_t>(dtype));
-  wr32(out + off::kTensorCount, static_cast<uint32_t>(count));
-  wr32(out + off::kTableOffset, static_cast<uint32_t>(table));
-  for (int i = 0; i < 8; ++i) wr32(out + off::kParams + 4 * i, static_cast<uint32_t>(params[i]));
-  std::memcpy(out + off::kName, "test", 4);
-  fix_crc(out);
-  return pos;
-}
+using model_blob_writer::align64;
+using model_blob_writer::build_blob;
+using model_blob_writer::fix_crc;
+using model_blob_writer::rd32;
+using model_blob_writer::TensorSpec;
+using model_blob_writer::wr16;
+using model_blob_writer::wr32;
 
 // Luong general, query_dim 3, key_dim 4: W [4, 3] (entry 0, offset 192),
 // b [3] (entry 1, offset 256), total 320.
@@ -135,7 +78,7 @@ const Corruption kCorruptions[] = {
   {"padding byte", [](unsigned char* b) { b[300] = 1; }, false, ModelError::kBadCrc},
   {"op unfixed crc", [](unsigned char* b) { wr16(b + off::kOp, 1); }, false, ModelError::kBadCrc},
   {"op 0", [](unsigned char* b) { wr16(b + off::kOp, 0); }, true, ModelError::kBadOp},
-  {"op 4", [](unsigned char* b) { wr16(b + off::kOp, 4); }, true, ModelError::kBadOp},
+  {"op 5", [](unsigned char* b) { wr16(b + off::kOp, 5); }, true, ModelError::kBadOp},
   {"op 0xFFFF", [](unsigned char* b) { wr16(b + off::kOp, 0xFFFF); }, true, ModelError::kBadOp},
   {"op mha (wrong kind)", [](unsigned char* b) { wr16(b + off::kOp, 1); }, true, ModelError::kBadParams},
   {"op bahdanau (wrong kind)", [](unsigned char* b) { wr16(b + off::kOp, 2); }, true, ModelError::kBadParams},
