@@ -4,6 +4,7 @@
 // the same arrays, and every bad hyper-parameter or tensor is rejected with
 // its own reason.
 #include <cstring>
+#include <new>
 
 #include "attn/model_decode.h"
 #include "case.h"
@@ -28,10 +29,17 @@ namespace off = attn::model_offset;
 constexpr int32_t kE = 8, kKv = 4, kCap = 6, kT = 5;
 float g_q[kE * kE], g_k[kKv * kE], g_v[kKv * kE], g_o[kE * kE], g_qb[kE], g_kb[kKv];
 float g_x[kT * kE];
-float g_out_model[kT * kE], g_out_op[kT * kE];
-alignas(64) unsigned char g_blob[2048];
-alignas(64) unsigned char g_cache[attn::kv_cache_bytes({kCap, 1, kKv, KvElement::kF32, false})];
-alignas(64) unsigned char g_cache2[sizeof g_cache];
+constexpr std::size_t kCacheBytes = attn::kv_cache_bytes({kCap, 1, kKv, KvElement::kF32, false});
+
+// The large buffers, from the case arena (case.h).
+struct Buffers {
+  alignas(64) unsigned char blob[2048];
+  alignas(64) unsigned char cache[kCacheBytes];
+  alignas(64) unsigned char cache2[kCacheBytes];
+  float out_model[kT * kE], out_op[kT * kE];
+  attn::Model model;
+};
+Buffers* g_buf = nullptr;
 
 int32_t bits_of(float f) {
   int32_t b;
@@ -44,7 +52,7 @@ void fill(float* p, int n, int seed) {
 }
 
 std::size_t build_decoder(const int32_t (&params)[8], const TensorSpec* t, int count) {
-  return build_blob(g_blob, sizeof g_blob, ModelOp::kMhaDecode, ModelDtype::kF32, params, t,
+  return build_blob(g_buf->blob, sizeof g_buf->blob, ModelOp::kMhaDecode, ModelDtype::kF32, params, t,
                     count);
 }
 
@@ -65,7 +73,7 @@ attn::Status decode(const attn::MhaDecodeShape& s, const attn::MhaDecodeF32Weigh
                     unsigned char* storage, float* out, attn::Scratch scratch) {
   attn::KvCache cache;
   attn::Status st = attn::kv_cache_init({kCap, 1, kKv, KvElement::kF32, false}, storage,
-                                        sizeof g_cache, &cache);
+                                        kCacheBytes, &cache);
   for (int32_t t0 = 0; st == attn::Status::kOk && t0 < kT; t0 += 3) {
     attn::MhaDecodeF32Args a;
     a.x = g_x + t0 * kE;
@@ -79,6 +87,10 @@ attn::Status decode(const attn::MhaDecodeShape& s, const attn::MhaDecodeF32Weigh
 }  // namespace
 
 ATTN_CASE(ModelDecode, BlobDecodesLikeTheOp) {
+  attn_test::Arena arena;
+  void* mem = arena.bytes(sizeof(Buffers));
+  ATTN_ASSERT_TRUE(arena.ok());
+  g_buf = new (mem) Buffers;
   fill(g_q, kE * kE, 1);
   fill(g_k, kKv * kE, 2);
   fill(g_v, kKv * kE, 3);
@@ -90,8 +102,8 @@ ATTN_CASE(ModelDecode, BlobDecodesLikeTheOp) {
   good_tensors(t);
   const std::size_t n = build_decoder(kParams, t, 6);
   ATTN_ASSERT_TRUE(n > 0);
-  static attn::Model m;
-  ATTN_ASSERT_TRUE(attn::model_load(g_blob, n, &m) == attn::Status::kOk);
+  attn::Model& m = g_buf->model;
+  ATTN_ASSERT_TRUE(attn::model_load(g_buf->blob, n, &m) == attn::Status::kOk);
   ATTN_EXPECT_TRUE(m.op == ModelOp::kMhaDecode);
 
   const attn::MhaDecodeShape s = attn::model_mha_decode_shape(m, 3, KvElement::kF32);
@@ -112,10 +124,10 @@ ATTN_CASE(ModelDecode, BlobDecodesLikeTheOp) {
   ATTN_EXPECT_TRUE(w.q_proj_weight == m.tensor(TensorId::kMhaQProjWeight).data);
   ATTN_EXPECT_TRUE(w.v_proj_bias == nullptr && w.out_proj_bias == nullptr &&
                    w.in_proj_weight == nullptr && w.k_proj_bias != nullptr);
-  static attn::Workspace<attn::mha_decode_f32_scratch_bytes(
-      {kE, 2, 1, 3, KvElement::kF32, {2, attn::RopeStyle::kHalfSplit, 100.0f}})>
-      ws;
-  ATTN_ASSERT_TRUE(decode(s, w, g_cache, g_out_model, ws.scratch()) == attn::Status::kOk);
+  const std::size_t scratch_bytes = attn::mha_decode_f32_scratch_bytes(s);
+  const attn::Scratch scratch{arena.bytes(scratch_bytes), scratch_bytes};
+  ATTN_ASSERT_TRUE(arena.ok());
+  ATTN_ASSERT_TRUE(decode(s, w, g_buf->cache, g_buf->out_model, scratch) == attn::Status::kOk);
   attn::MhaDecodeF32Weights direct;
   direct.q_proj_weight = g_q;
   direct.k_proj_weight = g_k;
@@ -123,20 +135,26 @@ ATTN_CASE(ModelDecode, BlobDecodesLikeTheOp) {
   direct.out_proj_weight = g_o;
   direct.q_proj_bias = g_qb;
   direct.k_proj_bias = g_kb;
-  ATTN_ASSERT_TRUE(decode(s, direct, g_cache2, g_out_op, ws.scratch()) == attn::Status::kOk);
-  ATTN_EXPECT_TRUE(std::memcmp(g_out_model, g_out_op, sizeof g_out_op) == 0);
+  ATTN_ASSERT_TRUE(decode(s, direct, g_buf->cache2, g_buf->out_op, scratch) ==
+                   attn::Status::kOk);
+  ATTN_EXPECT_TRUE(std::memcmp(g_buf->out_model, g_buf->out_op, sizeof g_buf->out_op) == 0);
 
   attn::QuantizedMultiplier channels[1];
   attn::MhaDecodeS8Params p8;
   ATTN_EXPECT_TRUE(attn::model_mha_decode_s8_prepare(m, 1, channels, 1, &p8) ==
                    attn::Status::kUnsupported);
   ATTN_EXPECT_TRUE(attn::model_mha_decode_f32_weights(m, nullptr) == attn::Status::kNullPointer);
-  static attn::Model empty;
+  attn::Model& empty = m;
+  attn::model_load(nullptr, 0, &empty);  // resets it
   ATTN_EXPECT_TRUE(attn::model_mha_decode_f32_weights(empty, &w) == attn::Status::kBadArgument);
   ATTN_EXPECT_EQ_INT(attn::model_mha_decode_shape(empty, 1, KvElement::kF32).embed_dim, 0);
 }
 
 ATTN_CASE(ModelDecode, BadHyperParametersAndTensorsRejected) {
+  attn_test::Arena arena;
+  void* mem = arena.bytes(sizeof(Buffers));
+  ATTN_ASSERT_TRUE(arena.ok());
+  g_buf = new (mem) Buffers;
   // (params index, value): kv heads not dividing heads, kv heads 0, capacity
   // 0, window 2, odd rotary dims, rotary dims above head_dim, rotary style 2,
   // theta 1, theta infinite, theta without rotary dims.
@@ -148,14 +166,14 @@ ATTN_CASE(ModelDecode, BadHyperParametersAndTensorsRejected) {
                               {5, 6}, {6, 2}, {7, bits_of(1.0f)}, {7, 0x7F800000}, {5, 0}};
   TensorSpec t[6];
   good_tensors(t);
-  static attn::Model m;
+  attn::Model& m = g_buf->model;
   for (const ParamCase& pc : params) {
     const std::size_t n = build_decoder(kParams, t, 6);
-    wr32(g_blob + off::kParams + 4 * static_cast<std::size_t>(pc.index),
+    wr32(g_buf->blob + off::kParams + 4 * static_cast<std::size_t>(pc.index),
          static_cast<uint32_t>(pc.value));
-    fix_crc(g_blob);
+    fix_crc(g_buf->blob);
     ModelError why = ModelError::kNone;
-    ATTN_EXPECT_TRUE(attn::model_load(g_blob, n, &m, &why) == attn::Status::kBadModel);
+    ATTN_EXPECT_TRUE(attn::model_load(g_buf->blob, n, &m, &why) == attn::Status::kBadModel);
     ATTN_EXPECT_EQ_INT(static_cast<int>(why), static_cast<int>(ModelError::kBadParams));
   }
   ModelError why = ModelError::kNone;
@@ -163,21 +181,20 @@ ATTN_CASE(ModelDecode, BadHyperParametersAndTensorsRejected) {
   TensorSpec wide[6];
   good_tensors(wide);
   wide[1].dims[0] = kE;
-  static float big[kE * kE];
-  wide[1].data = big;
+  wide[1].data = g_q;  // [E, E] values
   std::size_t n = build_decoder(kParams, wide, 6);
-  ATTN_EXPECT_TRUE(attn::model_load(g_blob, n, &m, &why) == attn::Status::kBadModel);
+  ATTN_EXPECT_TRUE(attn::model_load(g_buf->blob, n, &m, &why) == attn::Status::kBadModel);
   ATTN_EXPECT_TRUE(why == ModelError::kBadTensorShape);
   // No v_proj (the last four: v, o, biases; drop entry 2).
   TensorSpec missing[5] = {t[0], t[1], t[3], t[4], t[5]};
   n = build_decoder(kParams, missing, 5);
-  ATTN_EXPECT_TRUE(attn::model_load(g_blob, n, &m, &why) == attn::Status::kBadModel);
+  ATTN_EXPECT_TRUE(attn::model_load(g_buf->blob, n, &m, &why) == attn::Status::kBadModel);
   ATTN_EXPECT_TRUE(why == ModelError::kMissingTensor);
   // A packed in_proj_weight is not part of a decoder layer.
   TensorSpec packed[6];
   good_tensors(packed);
   packed[5] = {TensorId::kMhaInProjBias, TensorDtype::kF32, 1, {kKv, 0, 0, 0}, g_kb};
   n = build_decoder(kParams, packed, 6);
-  ATTN_EXPECT_TRUE(attn::model_load(g_blob, n, &m, &why) == attn::Status::kBadModel);
+  ATTN_EXPECT_TRUE(attn::model_load(g_buf->blob, n, &m, &why) == attn::Status::kBadModel);
   ATTN_EXPECT_TRUE(why == ModelError::kUnknownTensor);
 }
