@@ -12,7 +12,9 @@
 // on small inputs stays inside every buffer the op's header documents (the
 // loader must have checked every shape the runner relies on); int8 models go
 // through model_*_s8_prepare (which may refuse scales whose multipliers are
-// out of range, with a status) and, when prepared, the int8 op.
+// out of range, with a status) and, when prepared, the int8 op. A decoder
+// layer (mha_decode) decodes kSeqQ tokens in two calls over a cache of the
+// model's shape (a full linear cache is its kCacheFull).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include <cstring>
 
 #include "attn/model.h"
+#include "attn/model_decode.h"
 #include "attn/model_s8.h"
 #include "fuzz_common.h"
 
@@ -43,10 +46,79 @@ void fill(Buf<float>& b) {
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 7) * 0.25f - 0.75f;
 }
 
+void fill_s8(Buf<int8_t>& b) {
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>((i * 37u) % 256u);
+}
+
 constexpr int32_t kBatch = 2, kSeqQ = 3, kSeqKv = 5;
 constexpr uint64_t kMaxElems = 1u << 20;
 
+// Decodes n tokens in calls of 2 through `step(first, count, cache)` over a
+// cache of the model's shape with `element`; false if the shape is too large.
+template <class Step>
+bool decode_in_chunks(const Model& m, attn::KvElement element, Step step) {
+  const attn::KvCacheShape cs = attn::model_kv_cache_shape(m, element);
+  const std::size_t bytes = attn::kv_cache_bytes(cs);
+  if (bytes == 0 || bytes > kMaxElems) return false;
+  Buf<unsigned char> storage(bytes);
+  attn::KvCache cache;
+  FUZZ_CHECK(attn::kv_cache_init(cs, storage.data(), bytes, &cache) == Status::kOk);
+  for (int32_t t0 = 0; t0 < kSeqQ; t0 += 2) {
+    const Status st = step(t0, t0 + 2 <= kSeqQ ? 2 : kSeqQ - t0, &cache);
+    FUZZ_CHECK(st == Status::kOk || (st == Status::kCacheFull && !cs.window));
+    if (st != Status::kOk) break;
+  }
+  return true;
+}
+
+void run_decode_f32(const Model& m) {
+  const attn::MhaDecodeShape sh = attn::model_mha_decode_shape(m, 2, attn::KvElement::kF16);
+  const uint64_t n = attn_fuzz::count({kSeqQ, sh.embed_dim}, kMaxElems);
+  const std::size_t need = attn::mha_decode_f32_scratch_bytes(sh);
+  if (n > kMaxElems || need > kMaxElems) return;
+  attn::MhaDecodeF32Weights w;
+  FUZZ_CHECK(attn::model_mha_decode_f32_weights(m, &w) == Status::kOk);
+  Buf<float> x(n), out(n);
+  fill(x);
+  Buf<unsigned char> scratch(need);
+  decode_in_chunks(m, attn::KvElement::kF16, [&](int32_t t0, int32_t tokens, attn::KvCache* c) {
+    attn::MhaDecodeF32Args a;
+    a.x = x.data() + static_cast<std::size_t>(t0) * static_cast<std::size_t>(sh.embed_dim);
+    a.out = out.data() + static_cast<std::size_t>(t0) * static_cast<std::size_t>(sh.embed_dim);
+    a.tokens = tokens;
+    return attn::mha_decode_f32(sh, w, a, c, {scratch.data(), need});
+  });
+}
+
+void run_decode_s8(const Model& m) {
+  const attn::MhaDecodeShape sh = attn::model_mha_decode_shape(m, 2, attn::KvElement::kS8);
+  const uint64_t n = attn_fuzz::count({kSeqQ, sh.embed_dim}, kMaxElems);
+  const std::size_t nch = attn::mha_decode_s8_channel_count(sh);
+  if (n > kMaxElems || nch > kMaxElems) return;
+  Buf<attn::QuantizedMultiplier> ch(nch);
+  attn::MhaDecodeS8Params params;
+  const Status ps = attn::model_mha_decode_s8_prepare(m, 2, ch.data(), nch, &params);
+  attn_fuzz::note("model_mha_decode_s8_prepare", attn::status_str(ps));
+  if (ps != Status::kOk) return;
+  const std::size_t need = attn::mha_decode_s8_scratch_bytes(params.shape, params.capacity);
+  if (need > kMaxElems) return;
+  Buf<int8_t> x(n), out(n);
+  fill_s8(x);
+  Buf<unsigned char> scratch(need);
+  decode_in_chunks(m, attn::KvElement::kS8, [&](int32_t t0, int32_t tokens, attn::KvCache* c) {
+    attn::MhaDecodeS8Args a;
+    a.x = x.data() + static_cast<std::size_t>(t0) * static_cast<std::size_t>(sh.embed_dim);
+    a.out = out.data() + static_cast<std::size_t>(t0) * static_cast<std::size_t>(sh.embed_dim);
+    a.tokens = tokens;
+    return attn::mha_decode_s8(&params, a, c, {scratch.data(), need});
+  });
+}
+
 void run(const Model& m) {
+  if (m.op == attn::ModelOp::kMhaDecode) {
+    if (m.dtype == attn::ModelDtype::kF32) run_decode_f32(m);
+    return;
+  }
   const int32_t lengths[kBatch] = {kSeqKv, 2};
   const std::size_t need = attn::model_scratch_bytes(m, kBatch, kSeqQ, kSeqKv);
   Buf<unsigned char> scratch(need);
@@ -123,12 +195,12 @@ void run(const Model& m) {
   }
 }
 
-void fill_s8(Buf<int8_t>& b) {
-  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>((i * 37u) % 256u);
-}
-
 // An int8 model through model_*_s8_prepare and the int8 op.
 void run_s8(const Model& m) {
+  if (m.op == attn::ModelOp::kMhaDecode) {
+    run_decode_s8(m);
+    return;
+  }
   const int32_t lengths[kBatch] = {kSeqKv, 2};
   switch (m.op) {
     case attn::ModelOp::kMha: {

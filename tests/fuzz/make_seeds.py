@@ -72,7 +72,7 @@ def npy_seeds():
 
 # ---------------------------------------------------------------- model
 F32, I8, I32 = 1, 2, 3
-OPS = {"mha": 1, "bahdanau": 2, "luong_general": 3}
+OPS = {"mha": 1, "bahdanau": 2, "luong_general": 3, "mha_decode": 4}
 
 
 def blob(op, dtype, params, tensors, name):
@@ -213,6 +213,23 @@ def ops_seeds():
               bytes([3, d(B), d(S), d(dq), d(dk), 0, 140, 3, 128, 0x0a]) + tail(400))
 
 
+def model_decode_seeds():
+    """Decoder layers (mha_decode): E 4, 2 heads, 1 kv head (head_dim 2, kv rows 2)."""
+    E, H, G, kv = 4, 2, 1, 2
+    theta = struct.unpack("<i", struct.pack("<f", 100.0))[0]
+    # capacity 2, linear: the third token finds the cache full.
+    write("model", "mha_decode.attn", blob("mha_decode", F32, [E, H, G, 2, 0, 2, 0, theta], [
+        (3, F32, [E, E], f32(E, E)), (4, F32, [kv, E], f32(kv, E)), (5, F32, [kv, E], f32(kv, E)),
+        (6, F32, [E, E], f32(E, E)), (13, F32, [E], f32(E)), (14, F32, [kv], f32(kv))],
+        "decoder"))
+    write("model", "mha_decode_int8.attn", blob("mha_decode", I8, [E, H, G, 2, 1], [
+        (3, I8, [E, E], s8(E, E)), (4, I8, [kv, E], s8(kv, E)), (5, I8, [kv, E], s8(kv, E)),
+        (6, I8, [E, E], s8(E, E)), (9, F32, [E], scales(E)), (10, F32, [kv], scales(kv)),
+        (11, F32, [kv], scales(kv)), (12, F32, [E], scales(E)), (15, I32, [kv], i32(kv)),
+        (32, F32, [8], scales(8)), (33, I32, [8], i32(8, -128, 127))], "decoder int8"))
+
+
 npy_seeds()
 model_seeds()
 ops_seeds()
+model_decode_seeds()  # last: the seeds above keep their bytes
