@@ -133,6 +133,20 @@ def main():
             check(rep["scratch_bytes"] == want, f"{blob}: scratch {rep['scratch_bytes']}, "
                                                 f"attn info says {want}")
 
+    # One decoder step at a context: GQA with float32 and float16 caches, int8.
+    e, h, g, ctx = 64, 4, 2, 300
+    hd = e // h
+    ops = 2 * (2 * e * e + 2 * e * g * hd) + 4 * h * (ctx + 1) * hd
+    for extra, dtype in (([], "f32"), (["--cache-dtype", "f16"], "f32"),
+                         (["--cache-dtype", "int8"], "int8")):
+        tag = f"mha-decode {' '.join(extra) or 'f32'}"
+        rep = bench_json(tag, "mha-decode", "--dim", str(e), "--heads", str(h), "--kv-heads",
+                         str(g), "--seq-kv", str(ctx), *extra)
+        if rep:
+            check(rep["dtype"] == dtype and rep["shape"]["seq_q"] == 1 and
+                  rep["shape"]["seq_kv"] == ctx and rep["scratch_bytes"] > 0, f"{tag}: {rep}")
+            check(rep["ops_per_call"] == ops, f"{tag}: ops {rep['ops_per_call']} != {ops}")
+
     rc, out, err = attn("bench", "luong-dot", "--time", "0.01")
     check(rc == 0 and "time per call" in out and "GFLOP/s" in out and "scratch" in out,
           f"text report: {rc} {out!r} {err!r}")
@@ -141,7 +155,11 @@ def main():
                          (["sdpa", "--mask", "caual"], "'caual' is neither causal/none nor a file"),
                          (["luong-dot", "--seq-q", "4"], "--seq-q"),
                          (["sdpa", "--seq-kv", "0"], "must be positive"),
-                         (["general", "--dtype", "int8"], "no int8 form")):
+                         (["general", "--dtype", "int8"], "no int8 form"),
+                         (["sdpa", "--kv-heads", "2"], "mha-decode only"),
+                         (["mha-decode", "--batch", "2"], "one stream"),
+                         (["mha-decode", "--heads", "4", "--kv-heads", "3"], "--kv-heads"),
+                         (["mha-decode", "--cache-dtype", "f16", "--dtype", "int8"], "f16")):
         rc, out, err = attn("bench", *args, "--time", "0.01")
         check(rc == 2 and needle in err and len(err.strip().splitlines()) == 1 and out == "",
               f"bench {args}: rc {rc}, one-line error with {needle!r}: {err!r}")

@@ -29,14 +29,14 @@ constexpr std::size_t kMinCalls = 3;
 constexpr std::size_t kMaxCalls = 1000000;
 
 struct BenchFlags {
-  std::string op, dtype, model, mask = "none";
+  std::string op, dtype, model, mask = "none", cache_dtype;
   BenchShape shape;
   int32_t seq_kv = 0;  // when --seq-kv is not given: --seq-q
   double budget_s = 1.0;
   int warmup = 3;
   bool json = false;
   CLI::Option *seq_q_opt = nullptr, *heads_opt = nullptr, *mask_opt = nullptr, *dim_opt = nullptr,
-              *dtype_opt = nullptr, *seq_kv_opt = nullptr;
+              *dtype_opt = nullptr, *seq_kv_opt = nullptr, *kv_heads_opt = nullptr;
 };
 
 // The shape, dtype and op count after checking the flags against the op.
@@ -65,6 +65,19 @@ BenchPlan plan(const BenchFlags& f) {
   }
   p.shape = f.shape;
   p.shape.seq_kv = f.seq_kv_opt->count() > 0 ? f.seq_kv : f.shape.seq_q;
+  std::string dtype = f.dtype;
+  if (name == "mha-decode") {
+    // A decode step: one new token unless --seq-q says otherwise; Skv is the context.
+    if (f.seq_q_opt->count() == 0) p.shape.seq_q = 1;
+    if (!f.model.empty()) throw CliError("--model: mha-decode takes its shape from the flags");
+    if (f.cache_dtype == "int8" && dtype == "f32") throw CliError("--cache-dtype int8 is int8");
+    if (f.cache_dtype == "f16" && dtype == "int8") throw CliError("--cache-dtype f16 is float");
+    if (f.cache_dtype == "int8") dtype = "int8";
+    p.shape.f16_cache = f.cache_dtype == "f16";
+    if (p.shape.kv_heads < 0) throw CliError("--kv-heads must be positive");
+  } else if (f.kv_heads_opt->count() > 0 || !f.cache_dtype.empty()) {
+    throw CliError("--kv-heads and --cache-dtype: mha-decode only");
+  }
   if (!p.op->seq_q) p.shape.seq_q = 1;
   if (f.op == "general" && p.shape.seq_kv != p.shape.seq_q) {
     throw CliError("--seq-kv: general attention is self-attention (Skv = Sq)");
@@ -77,7 +90,7 @@ BenchPlan plan(const BenchFlags& f) {
     throw CliError("--time: a budget in seconds in (0, 3600]");
   }
   if (f.warmup < 1) throw CliError("--warmup: at least 1 (its first call checks the status)");
-  const std::string dtype = f.dtype.empty() ? (p.op->f32 ? "f32" : "int8") : f.dtype;
+  if (dtype.empty()) dtype = p.op->f32 ? "f32" : "int8";
   p.int8 = dtype == "int8";
   if (f.model.empty() && !(p.int8 ? p.op->int8 : p.op->f32)) {
     throw CliError("--dtype " + dtype + ": " + name + " has no " + dtype + " form");
@@ -228,6 +241,10 @@ std::string shape_text(const BenchOp& op, const BenchShape& s) {
   r += (op.seq_q ? " Skv=" : " T=") + std::to_string(s.seq_kv);
   r += " D=" + std::to_string(s.dim);
   if (op.heads) r += " H=" + std::to_string(s.heads);
+  if (std::string(op.name) == "mha-decode") {
+    r += " G=" + std::to_string(s.kv_heads > 0 ? s.kv_heads : s.heads) +
+         (s.f16_cache ? " f16 cache" : "");
+  }
   return r;
 }
 
@@ -296,13 +313,20 @@ void add_bench(CLI::App* app, Runner* runner) {
                 "dimensions and dtype from it")
       ->type_name("MODEL");
   s->add_option("--batch", f->shape.batch, "batch B (default 1)");
-  f->seq_q_opt = s->add_option("--seq-q", f->shape.seq_q, "queries Sq (default 128)");
+  f->seq_q_opt = s->add_option("--seq-q", f->shape.seq_q,
+                               "queries Sq (default 128; mha-decode: new tokens per call, 1)");
   f->seq_kv_opt = s->add_option("--seq-kv", f->seq_kv,
-                                "keys Skv, or T for the one-query ops (default --seq-q)");
+                                "keys Skv, or T for the one-query ops (default --seq-q; "
+                                "mha-decode: the context already cached)");
   f->dim_opt =
       s->add_option("--dim", f->shape.dim, "head dimension D (mha: the embed dim E; default 64)");
   f->heads_opt = s->add_option("--heads", f->shape.heads,
                                "heads H (sdpa: B*H independent heads; mha: must divide D)");
+  f->kv_heads_opt = s->add_option("--kv-heads", f->shape.kv_heads,
+                                  "mha-decode: kv heads G dividing H (default H)");
+  s->add_option("--cache-dtype", f->cache_dtype,
+                "mha-decode: KV cache f32 (default), f16 or int8 (= --dtype int8)")
+      ->check(CLI::IsMember({"f32", "f16", "int8"}));
   f->mask_opt =
       s->add_option("--mask", f->mask, "causal, none (default) or a mask .npy as for attn run")
           ->type_name("causal|none|FILE");

@@ -207,6 +207,10 @@ const BenchOp kBenchOps[] = {
      "2*B*(2*Sq*D*D + 2*Skv*D*D + 2*Sq*Skv*D) (projections Q, K, V and out; every head's Q K^T "
      "and P V; E = kdim = vdim = D)",
      mha_bench_ops, true, true, true, mha_f32_call, mha_s8_call},
+    {"mha-decode",
+     "2*Sq*(2*D*D + 2*D*G*hd) + 4*H*Sq*(Skv+Sq)*hd (projections of the Sq new tokens; Q K^T "
+     "and P V over the Skv cached positions and the new ones; hd = D/H, G kv heads)",
+     mha_decode_ops, true, true, false, mha_decode_f32_call, mha_decode_s8_call},
     {"general", "2*B*(3*S*D*D + 2*S*S*D) (X W_Q, X W_K, X W_V; Q K^T and P V; S = Sq)", general_ops,
      true, false, true, general_f32_call, nullptr},
     {"bahdanau", "2*B*(D*D + T*D*D + T*D + T*D) (q W1; h W2; v . tanh; context; Dq = Dk = U = D)",

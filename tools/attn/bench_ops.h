@@ -20,6 +20,8 @@ struct BenchShape {
   int32_t seq_kv = 128;
   int32_t dim = 64;
   int32_t heads = 1;
+  int32_t kv_heads = 0;    // mha-decode: --kv-heads (0 = heads)
+  bool f16_cache = false;  // mha-decode: --cache-dtype f16
   MaskInputs masks;  // --mask causal|none|FILE
 };
 
@@ -59,6 +61,11 @@ std::string bench_op_names();
 double mha_ops(int64_t b, int64_t sq, int64_t skv, int64_t e, int64_t kdim, int64_t vdim);
 double bahdanau_ops(int64_t b, int64_t t, int64_t dq, int64_t dk, int64_t u);
 double luong_general_ops(int64_t b, int64_t t, int64_t dq, int64_t dk, bool int8);
+
+// One decoder step of Sq new tokens at context Skv (bench_decode_ops.cpp).
+double mha_decode_ops(const BenchShape& s);
+BenchCall mha_decode_f32_call(const BenchShape& s);
+BenchCall mha_decode_s8_call(const BenchShape& s);
 
 // A model blob's op on synthetic inputs (bench_model.cpp): mha, bahdanau or
 // luong-general, float32 or int8 as the blob says; dimensions from the blob,
