@@ -49,7 +49,7 @@ inline std::size_t align64(std::size_t n) { return (n + 63) / 64 * 64; }
 
 // Writes a blob into out (zeroed first) and returns its total size, 0 if cap is short.
 inline std::size_t build_blob(unsigned char* out, std::size_t cap, ModelOp op, ModelDtype dtype,
-                       const int32_t (&params)[8], const TensorSpec* tensors, int count) {
+                              const int32_t (&params)[8], const TensorSpec* tensors, int count) {
   std::memset(out, 0, cap);
   const std::size_t table = attn::kModelHeaderBytes;
   std::size_t pos = align64(table + 32 * static_cast<std::size_t>(count));

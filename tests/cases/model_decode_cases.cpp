@@ -52,8 +52,8 @@ void fill(float* p, int n, int seed) {
 }
 
 std::size_t build_decoder(const int32_t (&params)[8], const TensorSpec* t, int count) {
-  return build_blob(g_buf->blob, sizeof g_buf->blob, ModelOp::kMhaDecode, ModelDtype::kF32, params, t,
-                    count);
+  return build_blob(g_buf->blob, sizeof g_buf->blob, ModelOp::kMhaDecode, ModelDtype::kF32, params,
+                    t, count);
 }
 
 const int32_t kParams[8] = {kE, 2, 1, kCap, 0, 2, 0, bits_of(100.0f)};
@@ -72,8 +72,8 @@ void good_tensors(TensorSpec (&t)[6]) {
 attn::Status decode(const attn::MhaDecodeShape& s, const attn::MhaDecodeF32Weights& w,
                     unsigned char* storage, float* out, attn::Scratch scratch) {
   attn::KvCache cache;
-  attn::Status st = attn::kv_cache_init({kCap, 1, kKv, KvElement::kF32, false}, storage,
-                                        kCacheBytes, &cache);
+  attn::Status st =
+      attn::kv_cache_init({kCap, 1, kKv, KvElement::kF32, false}, storage, kCacheBytes, &cache);
   for (int32_t t0 = 0; st == attn::Status::kOk && t0 < kT; t0 += 3) {
     attn::MhaDecodeF32Args a;
     a.x = g_x + t0 * kE;
@@ -116,8 +116,7 @@ ATTN_CASE(ModelDecode, BlobDecodesLikeTheOp) {
   const attn::KvCacheShape c = attn::model_kv_cache_shape(m, KvElement::kF16);
   ATTN_EXPECT_TRUE(c.capacity == kCap && c.num_kv_heads == 1 && c.head_dim == kKv &&
                    c.element == KvElement::kF16 && !c.window);
-  ATTN_EXPECT_EQ_INT(attn::model_scratch_bytes(m, 1, 3, 1),
-                     attn::mha_decode_f32_scratch_bytes(s));
+  ATTN_EXPECT_EQ_INT(attn::model_scratch_bytes(m, 1, 3, 1), attn::mha_decode_f32_scratch_bytes(s));
 
   attn::MhaDecodeF32Weights w;
   ATTN_ASSERT_TRUE(attn::model_mha_decode_f32_weights(m, &w) == attn::Status::kOk);
@@ -135,8 +134,7 @@ ATTN_CASE(ModelDecode, BlobDecodesLikeTheOp) {
   direct.out_proj_weight = g_o;
   direct.q_proj_bias = g_qb;
   direct.k_proj_bias = g_kb;
-  ATTN_ASSERT_TRUE(decode(s, direct, g_buf->cache2, g_buf->out_op, scratch) ==
-                   attn::Status::kOk);
+  ATTN_ASSERT_TRUE(decode(s, direct, g_buf->cache2, g_buf->out_op, scratch) == attn::Status::kOk);
   ATTN_EXPECT_TRUE(std::memcmp(g_buf->out_model, g_buf->out_op, sizeof g_buf->out_op) == 0);
 
   attn::QuantizedMultiplier channels[1];
@@ -162,8 +160,9 @@ ATTN_CASE(ModelDecode, BadHyperParametersAndTensorsRejected) {
     int index;
     int32_t value;
   };
-  const ParamCase params[] = {{2, 3}, {2, 0}, {3, 0}, {4, 2}, {5, 1},
-                              {5, 6}, {6, 2}, {7, bits_of(1.0f)}, {7, 0x7F800000}, {5, 0}};
+  const ParamCase params[] = {{2, 3},          {2, 0}, {3, 0}, {4, 2},
+                              {5, 1},          {5, 6}, {6, 2}, {7, bits_of(1.0f)},
+                              {7, 0x7F800000}, {5, 0}};
   TensorSpec t[6];
   good_tensors(t);
   attn::Model& m = g_buf->model;

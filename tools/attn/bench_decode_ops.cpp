@@ -42,8 +42,7 @@ std::shared_ptr<DecodeBench> decode_bench(const BenchShape& s, attn::KvElement e
   d->cache_shape = {s.seq_kv + s.seq_q, g, hd, element, false};
   d->storage.resize(attn::kv_cache_bytes(d->cache_shape));
   if (d->storage.empty()) throw CliError("mha-decode: cache too large");
-  check_status(attn::kv_cache_init(d->cache_shape, d->storage.data(), d->storage.size(),
-                                   &d->cache),
+  check_status(attn::kv_cache_init(d->cache_shape, d->storage.data(), d->storage.size(), &d->cache),
                "mha-decode (cache)");
   const std::size_t n = b->count(1, s.seq_kv, static_cast<int64_t>(g) * hd);
   if (element == attn::KvElement::kS8) {

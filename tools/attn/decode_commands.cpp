@@ -76,7 +76,7 @@ attn::RopeConfig rope_from_flags(const DecodeFlags& f, int32_t head_dim) {
   }
   r.theta = static_cast<float>(theta);
   r.style = f.rope_style.value_or("half") == "interleaved" ? attn::RopeStyle::kInterleaved
-                                                             : attn::RopeStyle::kHalfSplit;
+                                                           : attn::RopeStyle::kHalfSplit;
   return r;
 }
 
@@ -178,9 +178,10 @@ void load_decode_weights(const std::string& dir, int64_t e, DecodeWeights* d) {
              file_exists(join_path(dir, "q_proj_weight.npy"))) {
     load_torch_weights(dir, e, d);
   } else {
-    throw CliError(dir + ": holds neither Llama-style q_proj.weight.npy, k_proj.weight.npy, "
-                         "v_proj.weight.npy, o_proj.weight.npy nor PyTorch in_proj_weight.npy "
-                         "(or q/k/v_proj_weight.npy) with out_proj.weight.npy");
+    throw CliError(dir +
+                   ": holds neither Llama-style q_proj.weight.npy, k_proj.weight.npy, "
+                   "v_proj.weight.npy, o_proj.weight.npy nor PyTorch in_proj_weight.npy "
+                   "(or q/k/v_proj_weight.npy) with out_proj.weight.npy");
   }
 }
 
@@ -235,9 +236,10 @@ void run_weights_decode(const DecodeFlags& f) {
   }
   const attn::KvElement element = parse_cache_dtype(f.cache_dtype.empty() ? "f32" : f.cache_dtype);
   if (element == attn::KvElement::kS8) {
-    throw CliError("--cache-dtype int8 needs an int8 model blob (--model from attn-convert "
-                   "mha-decode --dtype int8 --calibrate X.npy): the int8 cache holds the int8 "
-                   "K/V codes, whose scales come from calibration");
+    throw CliError(
+        "--cache-dtype int8 needs an int8 model blob (--model from attn-convert "
+        "mha-decode --dtype int8 --calibrate X.npy): the int8 cache holds the int8 "
+        "K/V codes, whose scales come from calibration");
   }
   DecodeWeights d;
   load_decode_weights(f.weights_dir, e, &d);
@@ -308,9 +310,9 @@ void run_s8_model_decode(const DecodeFlags& f, const attn::Model& m) {
   const attn::MhaDecodeShape shape = attn::model_mha_decode_shape(m, chunk, attn::KvElement::kS8);
   std::vector<attn::QuantizedMultiplier> channels(attn::mha_decode_s8_channel_count(shape));
   auto params = std::make_unique<attn::MhaDecodeS8Params>();
-  check_status(attn::model_mha_decode_s8_prepare(m, chunk, channels.data(), channels.size(),
-                                                 params.get()),
-               "mha-decode (int8 prepare)");
+  check_status(
+      attn::model_mha_decode_s8_prepare(m, chunk, channels.data(), channels.size(), params.get()),
+      "mha-decode (int8 prepare)");
   const attn::KvCacheShape cs = attn::model_kv_cache_shape(m, attn::KvElement::kS8);
   std::vector<unsigned char> storage(attn::kv_cache_bytes(cs));
   attn::KvCache cache;
@@ -356,8 +358,8 @@ void run_model_decode(const DecodeFlags& f) {
     run_s8_model_decode(f, m);
     return;
   }
-  if (f.model.raw_int8) throw CliError("--raw-int8 needs an int8 model; " + f.model.path +
-                                       " is float32");
+  if (f.model.raw_int8)
+    throw CliError("--raw-int8 needs an int8 model; " + f.model.path + " is float32");
   const F32Input x = load_f32(f.tokens, 2, 2);
   if (x.dim(1) != m.params[0]) {
     throw CliError(f.tokens + ": last dimension is " + std::to_string(x.dim(1)) +
@@ -376,8 +378,10 @@ void run_model_decode(const DecodeFlags& f) {
 
 void add_mha_decode(CLI::App* s, Runner* runner) {
   auto f = std::make_shared<DecodeFlags>();
-  s->add_option("--tokens", f->tokens, "float32 .npy tokens X [T,E] of one stream (int8 codes "
-                                       "with --model and --raw-int8)")->required();
+  s->add_option("--tokens", f->tokens,
+                "float32 .npy tokens X [T,E] of one stream (int8 codes "
+                "with --model and --raw-int8)")
+      ->required();
   s->add_option("--weights", f->weights_dir,
                 "directory of .npy weights: Llama-style q_proj.weight [E,E], k_proj.weight and "
                 "v_proj.weight [kv_heads*head_dim,E], o_proj.weight [E,E], optional "
@@ -399,8 +403,9 @@ void add_mha_decode(CLI::App* s, Runner* runner) {
                 "ring of W slots; --capacity, if given, must be W)");
   s->add_option("--rope-dim", f->rope_dim,
                 "rotary dims per head (even, <= head_dim; default 0 = no RoPE)");
-  s->add_option("--rope-theta", f->rope_theta, "rotary base theta (default 10000; needs "
-                                               "--rope-dim)");
+  s->add_option("--rope-theta", f->rope_theta,
+                "rotary base theta (default 10000; needs "
+                "--rope-dim)");
   s->add_option("--rope-style", f->rope_style,
                 "half (Llama/GPT-NeoX pairs i, i+D/2; default) or interleaved (GPT-J pairs "
                 "2i, 2i+1); needs --rope-dim")
@@ -410,8 +415,7 @@ void add_mha_decode(CLI::App* s, Runner* runner) {
                 "float32 math) or int8 (only with an int8 model blob from attn-convert "
                 "mha-decode --dtype int8 --calibrate X.npy)")
       ->check(CLI::IsMember({"f32", "f16", "int8"}));
-  s->add_option("--out", f->out, "output .npy [T,E] (float32; int8 with --raw-int8)")
-      ->required();
+  s->add_option("--out", f->out, "output .npy [T,E] (float32; int8 with --raw-int8)")->required();
   add_model_flags(s, &f->model, {"--weights", "--heads"});
   kv->excludes(s->get_option("--model"));
   s->callback([f, runner] {
@@ -431,8 +435,7 @@ void print_decode_params(const attn::Model& m) {
   const attn::KvCacheShape c = attn::model_kv_cache_shape(m, attn::KvElement::kF32);
   std::printf("  embed_dim %d, num_heads %d (head_dim %d), num_kv_heads %d\n", s.embed_dim,
               s.num_heads, c.head_dim, s.num_kv_heads);
-  std::printf("  cache: %s, %d positions\n", c.window ? "sliding window" : "linear",
-              c.capacity);
+  std::printf("  cache: %s, %d positions\n", c.window ? "sliding window" : "linear", c.capacity);
   if (s.rope.dims > 0) {
     std::printf("  rope: %d dims, %s, theta %g\n", s.rope.dims,
                 s.rope.style == attn::RopeStyle::kHalfSplit ? "half" : "interleaved",

@@ -33,9 +33,9 @@
 #include "attn/luong.h"
 #include "attn/luong_s8.h"
 #include "attn/mha.h"
-#include "attn/mha_s8.h"
 #include "attn/mha_decode.h"
 #include "attn/mha_decode_s8.h"
+#include "attn/mha_s8.h"
 #include "attn/model.h"
 #include "attn/sdpa.h"
 
@@ -138,10 +138,11 @@ int main(int argc, char** argv) {
   } else if (ok && std::strcmp(argv[1], "mha_decode") == 0) {
     f = decode_figures(int8, n + 1);
   } else {
-    std::fprintf(stderr,
-                 "usage: %s mha|bahdanau|luong_general|mha_decode f32|int8 BATCH SEQ_Q SEQ_KV P0 P1 "
-                 "P2 P3\n",
-                 argc > 0 ? argv[0] : "attn-scratch");
+    std::fprintf(
+        stderr,
+        "usage: %s mha|bahdanau|luong_general|mha_decode f32|int8 BATCH SEQ_Q SEQ_KV P0 P1 "
+        "P2 P3\n",
+        argc > 0 ? argv[0] : "attn-scratch");
     return 2;
   }
   std::printf(

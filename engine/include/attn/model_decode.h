@@ -34,8 +34,7 @@ namespace attn {
 // The decoder shape of a loaded mha_decode model (heads, kv heads, rotary
 // configuration) for `max_tokens` new tokens per call and a cache of
 // `element`. Every dimension is 0 for a model of another op.
-MhaDecodeShape model_mha_decode_shape(const Model& model, int32_t max_tokens,
-                                      KvElement element);
+MhaDecodeShape model_mha_decode_shape(const Model& model, int32_t max_tokens, KvElement element);
 
 // The cache the model was converted for (capacity, window) with `element`.
 // Every dimension is 0 for a model of another op.
@@ -52,7 +51,7 @@ Status model_mha_decode_f32_weights(const Model& model, MhaDecodeF32Weights* wei
 // kUnsupported (a float model), kScratchTooSmall (channel_count too small),
 // and those of mha_decode_s8_prepare (kUnsupported with rotary dims).
 Status model_mha_decode_s8_prepare(const Model& model, int32_t max_tokens,
-                                   QuantizedMultiplier* channel_storage,
-                                   std::size_t channel_count, MhaDecodeS8Params* params);
+                                   QuantizedMultiplier* channel_storage, std::size_t channel_count,
+                                   MhaDecodeS8Params* params);
 
 }  // namespace attn

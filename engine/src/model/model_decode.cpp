@@ -29,8 +29,7 @@ QuantParams act(const Model& m, MhaDecodeAct a) {
 
 }  // namespace
 
-MhaDecodeShape model_mha_decode_shape(const Model& model, int32_t max_tokens,
-                                      KvElement element) {
+MhaDecodeShape model_mha_decode_shape(const Model& model, int32_t max_tokens, KvElement element) {
   MhaDecodeShape s;
   s.max_tokens = max_tokens;
   s.cache_element = element;
@@ -79,8 +78,8 @@ Status model_mha_decode_f32_weights(const Model& model, MhaDecodeF32Weights* wei
 }
 
 Status model_mha_decode_s8_prepare(const Model& model, int32_t max_tokens,
-                                   QuantizedMultiplier* channel_storage,
-                                   std::size_t channel_count, MhaDecodeS8Params* params) {
+                                   QuantizedMultiplier* channel_storage, std::size_t channel_count,
+                                   MhaDecodeS8Params* params) {
   if (channel_storage == nullptr || params == nullptr) return Status::kNullPointer;
   if (!is_decode(model)) return Status::kBadArgument;
   if (model.dtype != ModelDtype::kInt8) return Status::kUnsupported;
