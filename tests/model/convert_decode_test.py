@@ -16,7 +16,9 @@
    max |y| (max abs) with cosine >= 0.999 of the float decoder (measured: 1.9%,
    0.99948);
    --raw-int8 gives the same codes.
-3. Bad converter inputs and hand-patched blobs (valid CRC, bad
+3. The generated C++ header compiles, its kCacheBytes and kScratchBytes are
+   what `attn info` prints, and its kBlob is the .attn file's bytes.
+4. Bad converter inputs and hand-patched blobs (valid CRC, bad
    hyper-parameters) exit 2 with one line.
 Exit 0 pass, 1 fail, 77 skipped (NumPy or PyTorch missing).
 """
@@ -203,6 +205,31 @@ def int8_case(d, w, x):
                              "--cache-dtype", "f16", "--out", "bad.npy"], "int8 cache")
 
 
+def header_case(d):
+    rc, _, err = run("convert", "mha-decode", "--from", "llama.pt", "--heads", str(H),
+                     "--window", "24", "--rope-dim", "8", "--seq", "2", "--out", "hdr.attn",
+                     "--header", "hdr.h", "--quiet", cwd=d)
+    check(rc == 0, f"convert --header: {err.strip()}")
+    rc2, info, _ = run("attn", "info", "hdr.attn", "--seq", "2", cwd=d)
+    if rc != 0 or rc2 != 0:
+        return
+    cache = int(info.split("cache bytes: f32 ")[1].split(",")[0])
+    scratch = int(info.split("scratch: f32 cache ")[1].split()[0])
+    blob = open(os.path.join(d, "hdr.attn"), "rb").read()
+    build = os.path.dirname(os.path.dirname(ATTN))
+    with open(os.path.join(d, "hdr_test.cpp"), "w") as f:
+        f.write('#include "hdr.h"\n'
+                f"static_assert(hdr::kCacheBytes == {cache}, \"cache bytes\");\n"
+                f"static_assert(hdr::kScratchBytes == {scratch}, \"scratch bytes\");\n"
+                f"static_assert(hdr::kBlobBytes == {len(blob)} && hdr::kBlob[{len(blob) - 1}] == "
+                f"{blob[-1]} && hdr::kWindow == 1 && hdr::kRopeTheta == 10000.0f, \"blob\");\n")
+    p = subprocess.run(["c++", "-std=c++17", "-fsyntax-only", "-I", d,
+                        "-I", os.path.join(ROOT, "engine", "include"),
+                        "-I", os.path.join(build, "engine", "include"), "hdr_test.cpp"],
+                       cwd=d, capture_output=True, text=True)
+    check(p.returncode == 0, f"generated header: {p.stderr.strip()[:2000]}")
+
+
 def patched(d, name, index, value):
     """dec.attn with params[index] = value and a valid CRC."""
     data = bytearray(open(os.path.join(d, "dec.attn"), "rb").read())
@@ -238,6 +265,7 @@ def main():
         np.save(os.path.join(d, "x.npy"), x)
         float_round_trip(d, w, x)
         int8_case(d, w, x)
+        header_case(d)
         if os.path.exists(os.path.join(d, "dec.attn")):
             bad_inputs(d)
     if failures:
