@@ -39,17 +39,18 @@
 //     (r16 / r4: rounded up to a multiple of 16 / 4)
 //                           align64(r16(seq_kv) * r4(dim_k))     packed K
 //                         + align64(4 * r16(seq_kv))             key sums
-//                         + align64(r4(seq_kv) * r16(dim_v))     packed V
-//                         + align64(T * r4(dim_k))               packed query tile
+//                         + align64(r16(seq_kv) * r16(dim_v))    packed V
+//                         + align64(E * T * r4(dim_k))           packed query tile
 //                         + 2 * align64(4 * T)                   row sums, row limits
 //                         + align64(4 * T * r16(seq_kv))         int32 score tile
 //                         + align64(T * r16(seq_kv))             int8 probabilities
 //                         + align64(4 * T * r16(dim_v))          int32 output tile
 // T is 16 on x86-64 (GCC/Clang), where the query-tiled core runs (int8 GEMMs
-// of T query rows, vpdpbusd at the AVX-VNNI / AVX-512 VNNI levels), and 1
-// elsewhere (Cortex-M keeps the one-row core and its scratch), as recorded in
-// the generated attn/config.h. None of it
-// depends on seq_q.
+// of T query rows, vpdpbusd at the AVX-VNNI / AVX-512 VNNI levels), 4 with the
+// Cortex-M DSP kernels (SMLAD), and 1 elsewhere (the one-row core and its
+// scratch); E = ATTN_SDPA_S8_QTILE_BYTES is 2 with the DSP kernels (an int16
+// query tile), else 1. Both are recorded in the generated attn/config.h. None
+// of it depends on seq_q.
 //
 // Exactness limits (int32 accumulation, |x - zp| <= 255 for int8 x and zp):
 //   dim_k  <= kSdpaS8MaxDimK  = 33025  (dim_k * 255 * 255 <= 2^31 - 1)
@@ -137,8 +138,8 @@ struct SdpaS8TileLayout {
   using T = typename B::T;
   T kpacked = 0;  // packed K, r16(seq_kv) x r4(dim_k)
   T ksum = 0;     // int32 [r16(seq_kv)] key sums
-  T vpacked = 0;  // packed V, r4(seq_kv) x r16(dim_v)
-  T qtile = 0;    // packed query tile, T x r4(dim_k)
+  T vpacked = 0;  // packed V, r16(seq_kv) x r16(dim_v)
+  T qtile = 0;    // packed query tile, T x r4(dim_k) elements of ATTN_SDPA_S8_QTILE_BYTES
   T qsum = 0;     // int32 [T] row sums
   T limits = 0;   // int32 [T] row limits
   T dots = 0;     // int32 [T, r16(seq_kv)] score tile
@@ -149,13 +150,12 @@ struct SdpaS8TileLayout {
     if (kSdpaS8QueryTile <= 1) return;
     const auto t = static_cast<T>(kSdpaS8QueryTile);
     const T kv16 = (static_cast<T>(seq_kv) + 15) / 16 * 16;
-    const T kv4 = (static_cast<T>(seq_kv) + 3) / 4 * 4;
     const T dk4 = (static_cast<T>(dim_k) + 3) / 4 * 4;
     const T dv16 = (static_cast<T>(dim_v) + 15) / 16 * 16;
     ksum = B::add(kpacked, B::block(kv16, dk4));
     vpacked = B::add(ksum, B::block(kv16, 4));
-    qtile = B::add(vpacked, B::block(kv4, dv16));
-    qsum = B::add(qtile, B::block(t, dk4));
+    qtile = B::add(vpacked, B::block(kv16, dv16));
+    qsum = B::add(qtile, B::block(t, dk4, ATTN_SDPA_S8_QTILE_BYTES));
     limits = B::add(qsum, B::block(t, 4));
     dots = B::add(limits, B::block(t, 4));
     probs = B::add(dots, B::block(t, kv16, 4));

@@ -141,9 +141,11 @@ bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
 
 // vpack_s8: V rows in groups of 4, columns in blocks of 16; group g, block cb:
 //   packed[(g * CB + cb) * 64 + c * 4 + t] = v[(4 g + t) * stride + 16 cb + c]
-// (CB = ceil(n / 16); 0 past nrows or n). packed: vpack_s8_bytes(nrows, n).
+// (CB = ceil(n / 16); 0 past nrows or n): the reference layout, which a
+// kernel set may replace with its own (pv_tile_s8 of the same set reads it).
+// packed: vpack_s8_bytes(nrows, n) (room for 16-row blocks).
 constexpr std::size_t vpack_s8_bytes(int32_t nrows, int32_t n) {
-  return round_up_s8(static_cast<std::size_t>(nrows), 4) * round_up_s8(static_cast<std::size_t>(n), 16);
+  return round_up_s8(static_cast<std::size_t>(nrows), 16) * round_up_s8(static_cast<std::size_t>(n), 16);
 }
 void vpack_s8_ref(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
 void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);

@@ -1,48 +1,21 @@
 // Cortex-M4/M7/M33 DSP-extension int8 kernels: SXTB16 (+ ROR #8) and SMLAD
-// (see kernels/s8/kernels_s8.h); each is bit-identical to its *_ref version.
+// (see kernels/s8/kernels_s8.h) and the requantization of a row (SMULL);
+// each is bit-identical to its *_ref version.
 #include "kernels/s8/kernels_s8.h"
 
 #if defined(ATTN_S8_KERNELS_DSP)
 
 #include <cstring>
 
-#include <arm_acle.h>
+#include "kernels/s8/dsp/dsp_ops.h"
 
 namespace attn {
 namespace detail {
 
-namespace {
-
-// SXTB16 of the odd bytes: SXTB16 with its ROR #8 operand. GCC 12 does not
-// fold a C rotate ((x >> 8) | (x << 24)) into the operand (it emits a separate
-// ROR), so this one instruction is written out.
-inline int16x2_t sxtb16_ror8(uint32_t x) {
-  int16x2_t r;
-  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
-  return r;
-}
-
-// PKHBT / PKHTB (GCC 12 builds these from C with two instructions each).
-// pack_lo(a, b) = (a[15:0], b[15:0]); pack_hi(a, b) = (a[31:16], b[31:16]),
-// first argument in the low half.
-inline uint32_t pack_lo(uint32_t a, uint32_t b) {
-  uint32_t r;
-  __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-inline uint32_t pack_hi(uint32_t a, uint32_t b) {
-  uint32_t r;
-  __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
-  return r;
-}
-
-inline uint32_t load4(const int8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);  // unaligned word load (LDR allows it on M4/M7/M33)
-  return v;
-}
-
-}  // namespace
+using dsp::load4;
+using dsp::pack_hi;
+using dsp::pack_lo;
+using dsp::sxtb16_ror8;
 
 int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
   int32_t acc = 0;
@@ -215,6 +188,12 @@ void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_
                    int32_t* acc) {
   pv_s8_dsp([v, stride](int32_t r) { return v + static_cast<std::size_t>(r) * stride; }, w, nrows,
             n, acc);
+}
+
+void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
+                       int32_t shift, int32_t zero_point, int8_t* out) {
+  const dsp::Requant rq(multiplier, shift, zero_point);
+  for (int32_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(rq(q::wrap_sub(acc[i], offset)));
 }
 
 const char* kernels_s8_name() { return "dsp"; }

@@ -198,17 +198,10 @@ int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const i
   return weights_from_codes_s8(w, n, n_pad);
 }
 
-// The tile entries of a kernel set without tile kernels (kernels/s8/kernel_set.h).
-#if !defined(ATTN_S8_HAS_TILE_KERNELS)
-void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
-                       std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
-                       int32_t* sum_w) {
-  for (int32_t r = 0; r < nq; ++r) {
-    int8_t* row = rows + static_cast<std::size_t>(r) * stride;
-    sum_w[r] = softmax_s8_row_w(lut, exp_table, diff_min, row, reinterpret_cast<uint8_t*>(row),
-                                n[r], n_pad);
-  }
-}
+// The tile entries of a kernel set without tile kernels (kernels/s8/kernel_set.h):
+// the GEMMs and packings unless the set has its own (ATTN_S8_HAS_TILE_GEMMS),
+// the tile softmax from the set's softmax row.
+#if !defined(ATTN_S8_HAS_TILE_KERNELS) && !defined(ATTN_S8_HAS_TILE_GEMMS)
 void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                 const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
                 std::size_t out_stride) {
@@ -239,6 +232,18 @@ bool pv_tile_s8_rq(const uint8_t*, std::size_t, int32_t, const int8_t*, int32_t,
 bool qk_tile_s8_rq(const uint8_t*, int32_t, int32_t, const int8_t*, const int32_t*, int32_t,
                    int32_t, const int32_t*, int32_t, int32_t, int32_t, int8_t*, std::size_t) {
   return false;
+}
+#endif
+
+#if !defined(ATTN_S8_HAS_TILE_KERNELS)
+void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
+                       std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
+                       int32_t* sum_w) {
+  for (int32_t r = 0; r < nq; ++r) {
+    int8_t* row = rows + static_cast<std::size_t>(r) * stride;
+    sum_w[r] = softmax_s8_row_w(lut, exp_table, diff_min, row, reinterpret_cast<uint8_t*>(row),
+                                n[r], n_pad);
+  }
 }
 void softmax_s8_tile_prepare(const int32_t*, int32_t, int32_t, void*) {}
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
