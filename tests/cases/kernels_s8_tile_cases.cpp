@@ -88,9 +88,9 @@ ATTN_CASE(KernelsS8Tile, PvTileMatchesDirectSums) {
     for (int32_t n : {1, 2, 3, 5, 8, 16, 17, 33, 64, 67}) {
       for (int32_t nq : {1, 2, 3, 5}) {
         const auto un = static_cast<std::size_t>(n);
-        const auto w4 = static_cast<int32_t>(d::round_up_s8(static_cast<std::size_t>(nrows), 4));
+        const auto w16 = static_cast<int32_t>(d::round_up_s8(static_cast<std::size_t>(nrows), 16));
         for (int32_t i = 0; i < nq; ++i) {
-          for (int32_t j = 0; j < w4; ++j) {
+          for (int32_t j = 0; j < w16; ++j) {
             g_w[i * kOutStride + static_cast<std::size_t>(j)] =
                 j < nrows ? static_cast<uint8_t>(j == i ? 255 : r.range(0, 255)) : uint8_t{0};
           }

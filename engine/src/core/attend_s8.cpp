@@ -234,11 +234,11 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
     }
     if (tile_limit > 0) tile_scores(params, a, b, i0, nq, tile_limit);
     // The softmax of each S row in place as unsigned weights w = p + 128 (0
-    // past its limit, up to the tile's).
-    const auto tile4 = round_up_s8(static_cast<std::size_t>(tile_limit), 4);
+    // past its limit, up to the tile's rounded to 16: pv_tile_s8's rows).
+    const auto tile16 = round_up_s8(static_cast<std::size_t>(tile_limit), 16);
     int32_t sum_w[kT];
     softmax_s8_tile_w(lut, params.softmax.exp_table, params.softmax.diff_min, b.probs, b.kv16, nq,
-                      b.limits, static_cast<int32_t>(tile4), sum_w);
+                      b.limits, static_cast<int32_t>(tile16), sum_w);
     for (int32_t t = 0; a.weights != nullptr && t < nq; ++t) {
       const auto ut = static_cast<std::size_t>(t);
       const auto ulimit = static_cast<std::size_t>(b.limits[t]);

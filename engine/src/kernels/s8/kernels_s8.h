@@ -152,7 +152,7 @@ void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int
 
 // pv_tile_s8: acc[i * acc_stride + c] = sum_{j < nrows} w[i * w_stride + j] * v[j][c]
 // for i < nq, c < n (weights unsigned, 0..255; v from vpack_s8 of at least
-// nrows rows). Each w row holds round4(nrows) bytes, those past nrows 0.
+// nrows rows). Each w row holds round16(nrows) bytes, those past nrows 0.
 // Rows of acc hold round16(n) entries (whole 16-column blocks are written).
 void pv_tile_s8_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                     int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride);

@@ -1,5 +1,5 @@
 // The Cortex-M DSP-extension int8 kernel set (SXTB16, SMLAD): the row kernels,
-// the requantization and the query-tile GEMMs; the softmax is the reference one.
+// the softmax row, the requantization and the query-tile GEMMs.
 // Included through kernels/s8/kernel_set.h.
 #pragma once
 
@@ -7,6 +7,7 @@
 
 #define ATTN_S8_KERNELS_DSP 1
 #define ATTN_S8_HAS_ROW_KERNELS 1  // dot, mac, qrow pack/dot, qk, pv, pv_strided, name
+#define ATTN_S8_HAS_SOFTMAX_ROW 1
 #define ATTN_S8_HAS_REQUANTIZE_ROW 1
 #define ATTN_S8_HAS_TILE_GEMMS 1  // packings, qk/pv tile GEMMs (+ fused requantization), tile_s8_fast
 

@@ -63,46 +63,59 @@ inline Acc2x2 qk_2x2(const void* qp, const int8_t* kb, int32_t groups) {
   return {a00, a01, a10, a11};
 }
 
-// P V of the weight rows w0, w1 (unsigned bytes, 4 keys a word) and the
-// columns c, c + 1 of one 16-row block of a DSP vpack_s8 column pair (vp),
-// over groups in [1, 4] key groups, added to acc; the pointers advance past
-// what was read. UXTB16 / SXTB16 split every word into the halves (keys 4g,
-// 4g + 2) and (4g + 1, 4g + 3): 4 LDR + 8 UXTB16 / SXTB16 + 8 SMLAD per 16 MACs.
-inline void pv_2x2(const uint8_t*& w0, const uint8_t*& w1, const int8_t*& vp, int32_t groups,
-                   Acc2x2& acc) {
-  int32_t a00 = acc.a00, a01 = acc.a01, a10 = acc.a10, a11 = acc.a11;
+// P V of the weight rows w0, w1 (unsigned bytes, 4 keys a word, 0 past the
+// rows read up to a multiple of 16) and the columns c, c + 1 of a DSP
+// vpack_s8 column pair (vp: its first 16-row block; the next block
+// `block_bytes` further), over blocks >= 1 blocks of 16 rows. UXTB16 /
+// SXTB16 split every word into the halves (keys 4g, 4g + 2) and (4g + 1,
+// 4g + 3): 4 LDR + 8 UXTB16 / SXTB16 + 8 SMLAD per 16 MACs; the block count
+// and stride live in memory (all 13 free registers hold operands).
+#define ATTN_DSP_PV_GROUP \
+        "ldr %[x], [%[w0]], #4\n\t" \
+        "uxtb16 %[w0e], %[x]\n\t" \
+        "uxtb16 %[w0o], %[x], ror #8\n\t" \
+        "ldr %[x], [%[w1]], #4\n\t" \
+        "uxtb16 %[w1e], %[x]\n\t" \
+        "uxtb16 %[w1o], %[x], ror #8\n\t" \
+        "ldr %[x], [%[vp]], #4\n\t" \
+        "sxtb16 %[t], %[x]\n\t" \
+        "sxtb16 %[x], %[x], ror #8\n\t" \
+        "smlad %[a00], %[w0e], %[t], %[a00]\n\t" \
+        "smlad %[a10], %[w1e], %[t], %[a10]\n\t" \
+        "smlad %[a00], %[w0o], %[x], %[a00]\n\t" \
+        "smlad %[a10], %[w1o], %[x], %[a10]\n\t" \
+        "ldr %[x], [%[vp]], #4\n\t" \
+        "sxtb16 %[t], %[x]\n\t" \
+        "sxtb16 %[x], %[x], ror #8\n\t" \
+        "smlad %[a01], %[w0e], %[t], %[a01]\n\t" \
+        "smlad %[a11], %[w1e], %[t], %[a11]\n\t" \
+        "smlad %[a01], %[w0o], %[x], %[a01]\n\t" \
+        "smlad %[a11], %[w1o], %[x], %[a11]\n\t"
+
+inline Acc2x2 pv_2x2(const uint8_t* w0, const uint8_t* w1, const int8_t* vp, int32_t blocks,
+                     std::size_t block_bytes) {
+  if (blocks <= 0) return {0, 0, 0, 0};
+  int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
   uint32_t w0e, w0o, w1e, w1o, x, t;
+  const uint32_t skip = static_cast<uint32_t>(block_bytes) - 32;  // to the next block
+  uint32_t left = static_cast<uint32_t>(blocks);
   __asm__ volatile(
       "1:\n\t"
-      "ldr %[x], [%[w0]], #4\n\t"
-      "uxtb16 %[w0e], %[x]\n\t"
-      "uxtb16 %[w0o], %[x], ror #8\n\t"
-      "ldr %[x], [%[w1]], #4\n\t"
-      "uxtb16 %[w1e], %[x]\n\t"
-      "uxtb16 %[w1o], %[x], ror #8\n\t"
-      "ldr %[x], [%[vp]], #4\n\t"
-      "sxtb16 %[t], %[x]\n\t"
-      "sxtb16 %[x], %[x], ror #8\n\t"
-      "smlad %[a00], %[w0e], %[t], %[a00]\n\t"
-      "smlad %[a10], %[w1e], %[t], %[a10]\n\t"
-      "smlad %[a00], %[w0o], %[x], %[a00]\n\t"
-      "smlad %[a10], %[w1o], %[x], %[a10]\n\t"
-      "ldr %[x], [%[vp]], #4\n\t"
-      "sxtb16 %[t], %[x]\n\t"
-      "sxtb16 %[x], %[x], ror #8\n\t"
-      "smlad %[a01], %[w0e], %[t], %[a01]\n\t"
-      "smlad %[a11], %[w1e], %[t], %[a11]\n\t"
-      "smlad %[a01], %[w0o], %[x], %[a01]\n\t"
-      "smlad %[a11], %[w1o], %[x], %[a11]\n\t"
-      "subs %[n], %[n], #1\n\t"
+      ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP
+      "ldr %[x], %[skip]\n\t"
+      "add %[vp], %[vp], %[x]\n\t"
+      "ldr %[x], %[left]\n\t"
+      "subs %[x], %[x], #1\n\t"
+      "str %[x], %[left]\n\t"
       "bne 1b\n\t"
       : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [w0] "+r"(w0),
-        [w1] "+r"(w1), [vp] "+r"(vp), [n] "+r"(groups), [w0e] "=&r"(w0e), [w0o] "=&r"(w0o),
+        [w1] "+r"(w1), [vp] "+r"(vp), [left] "+m"(left), [w0e] "=&r"(w0e), [w0o] "=&r"(w0o),
         [w1e] "=&r"(w1e), [w1o] "=&r"(w1o), [x] "=&r"(x), [t] "=&r"(t)
-      :
+      : [skip] "m"(skip)
       : "cc", "memory");
-  acc = {a00, a01, a10, a11};
+  return {a00, a01, a10, a11};
 }
+#undef ATTN_DSP_PV_GROUP
 
 // Q K^T of the tile in 2 x 2 blocks: store(i, j, a[i][j]) for i < nq,
 // j < nkeys (keys past nkeys in the last 16-key block are zero in
@@ -129,20 +142,14 @@ void qk_tile_dsp(const uint8_t* u, int32_t nq, const int8_t* kpacked, int32_t nk
 template <class Store>
 void pv_tile_dsp(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                  int32_t nrows, int32_t n, Store& store) {
-  const int32_t groups = (nrows + 3) / 4;
+  const int32_t blocks = (nrows + 15) / 16;
   const auto block_bytes = static_cast<std::size_t>((n + 1) / 2) * 32;
   for (int32_t i = 0; i < nq; i += 2) {
     const uint8_t* w0 = w + static_cast<std::size_t>(i) * w_stride;
     const uint8_t* w1 = i + 1 < nq ? w0 + w_stride : w0;  // odd tail: row i twice
     for (int32_t c = 0; c < n; c += 2) {
-      Acc2x2 s{0, 0, 0, 0};
-      const uint8_t* p0 = w0;
-      const uint8_t* p1 = w1;
-      const int8_t* pair = vpacked + static_cast<std::size_t>(c / 2) * 32;
-      for (int32_t g = 0; g < groups; g += 4, pair += block_bytes) {
-        const int8_t* vp = pair;
-        pv_2x2(p0, p1, vp, groups - g < 4 ? groups - g : 4, s);
-      }
+      const Acc2x2 s = pv_2x2(w0, w1, vpacked + static_cast<std::size_t>(c / 2) * 32, blocks,
+                              block_bytes);
       store(i, c, s.a00, s.a01, s.a10, s.a11);
     }
   }
