@@ -35,7 +35,8 @@ else()
   set(ATTN_SDPA_QUERY_TILE 8)
 endif()
 # The int8 core's query tile: 16 on x86 (VNNI GEMMs), 4 with the Cortex-M
-# DSP kernels (2 x 2 SMLAD blocks; RAM first), 1 (the one-row core) elsewhere.
+# DSP and Helium kernels (2 x 2 SMLAD / VMLADAVA blocks; RAM first), 1 (the
+# one-row core) elsewhere.
 # The DSP set packs the query tile as int16 (2 bytes an element).
 set(ATTN_SDPA_S8_QTILE_BYTES 1)
 if(ATTN_S8_KERNELS STREQUAL "x86")
@@ -43,6 +44,8 @@ if(ATTN_S8_KERNELS STREQUAL "x86")
 elseif(ATTN_S8_KERNELS STREQUAL "dsp")
   set(ATTN_SDPA_S8_QUERY_TILE 4)
   set(ATTN_SDPA_S8_QTILE_BYTES 2)
+elseif(ATTN_S8_KERNELS STREQUAL "mve")
+  set(ATTN_SDPA_S8_QUERY_TILE 4)
 else()
   set(ATTN_SDPA_S8_QUERY_TILE 1)
 endif()

@@ -45,8 +45,9 @@ const uint32_t kBahdanauScales51[13] = {0x3b83126fu, 0x3b8ce704u, 0x3b96bb99u, 0
 const int8_t kBahdanauOut51[] = {-6, -17, -8, -31, 30, -29, -11, 5};
 const int8_t kBahdanauProbs51[] = {-114, -95, -111, -32, -32, -128, -128, -95, -103, -45, -90, -51, -128, -128};
 
-// One-row core: 2 KiB; the query-tiled core (x86) adds its tile buffers.
-alignas(64) unsigned char g_ws[2048 + (attn::kSdpaS8QueryTile > 1 ? 16384 : 0)];
+// One-row core: 2 KiB; the query-tiled core adds its tile buffers (16 KiB
+// with x86's 16-row tiles, 4 KiB with Cortex-M's 4 rows).
+alignas(64) unsigned char g_ws[2048 + (attn::kSdpaS8QueryTile > 1 ? 1024 * attn::kSdpaS8QueryTile : 0)];
 
 }  // namespace
 

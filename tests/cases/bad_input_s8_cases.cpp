@@ -46,8 +46,9 @@ int8_t g_weights[128];
 // Params sentinel (prepare rows must not write the params on error).
 constexpr unsigned char kParamsSentinel = 0xa5;
 // Scratch (every op here needs well under 1 KiB on the one-row core; the
-// query-tiled core of x86 builds adds its tile buffers, a few KiB here).
-constexpr std::size_t kScratchBytes = 2048 + (attn::kSdpaS8QueryTile > 1 ? 16384 : 0);
+// query-tiled core adds its tile buffers, a few KiB here: 512 bytes a tile
+// row).
+constexpr std::size_t kScratchBytes = 2048 + (attn::kSdpaS8QueryTile > 1 ? 512 * attn::kSdpaS8QueryTile : 0);
 alignas(64) unsigned char g_scratch[kScratchBytes];
 
 // Params, static (the bahdanau and mha ones are over 1 KiB).

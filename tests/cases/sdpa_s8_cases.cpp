@@ -63,8 +63,9 @@ constexpr std::size_t kMaxElems = 4096;
 int8_t g_q[kMaxElems], g_k[kMaxElems], g_v[kMaxElems], g_out[kMaxElems], g_probs[kMaxElems];
 uint8_t g_pattern[kMaxElems];
 float g_float_mask[kMaxElems];
-// One-row core: 4 KiB; the query-tiled core (x86) adds its tile buffers.
-alignas(64) unsigned char g_scratch[4096 + (attn::kSdpaS8QueryTile > 1 ? 16384 : 0)];
+// One-row core: 4 KiB; the query-tiled core adds its tile buffers (16 KiB
+// with x86's 16-row tiles, 4 KiB with Cortex-M's 4 rows).
+alignas(64) unsigned char g_scratch[4096 + (attn::kSdpaS8QueryTile > 1 ? 1024 * attn::kSdpaS8QueryTile : 0)];
 
 void fill(attn_test::Rng& r, int8_t* x, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<int8_t>(r.range(-128, 127));

@@ -9,7 +9,7 @@ file(GLOB_RECURSE extra ${ROOT}/engine/src/kernels/s8/*.cpp)
 list(REMOVE_DUPLICATES extra)
 foreach(cpu cortex-m4 cortex-m33 cortex-m55)
   # The attn/config.h a Cortex-M build of the library generates (ref float
-  # kernels; the query-tiled int8 core with the DSP kernels, else one row).
+  # kernels; the query-tiled int8 core).
   set(PROJECT_VERSION soft-float-check)
   set(ATTN_BACKEND_NAME ref)
   set(ATTN_S8_KERNELS dsp)
@@ -17,7 +17,6 @@ foreach(cpu cortex-m4 cortex-m33 cortex-m55)
   set(ATTN_SDPA_S8_QTILE_BYTES 2)
   if(cpu STREQUAL "cortex-m55")
     set(ATTN_S8_KERNELS mve)
-    set(ATTN_SDPA_S8_QUERY_TILE 1)
     set(ATTN_SDPA_S8_QTILE_BYTES 1)
   endif()
   set(ATTN_SDPA_QUERY_TILE 8)

@@ -10,6 +10,7 @@ target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/dsp/kernels_s8_tile_dsp.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dsp/softmax_s8_row_dsp.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mve/kernels_s8_mve.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/mve/kernels_s8_tile_mve.cpp
   ${CMAKE_CURRENT_LIST_DIR}/neon/kernels_s8_neon.cpp
   ${CMAKE_CURRENT_LIST_DIR}/x86/kernels_s8_x86.cpp
 )

@@ -9,9 +9,12 @@
 //            = floor((P + 2^30 + 2^(30+x)) / 2^(31+x)), i.e. one SMLAL onto
 //            (hi, lo) = (2^(x-2), 2^30) and hi >> (x - 1). Keys below
 //            diff_min read e = 0 and give -128 as in the reference.
+// Also the tiled core's weights from the codes (weights_from_codes_s8).
 #include "kernels/s8/kernels_s8.h"
 
 #if defined(ATTN_S8_KERNELS_DSP)
+
+#include <cstring>
 
 #include "kernels/s8/dsp/dsp_ops.h"
 
@@ -59,6 +62,23 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
     __asm__("smlal %0, %1, %2, %3" : "+r"(lo), "+r"(hi) : "r"(table[-in[c]]), "r"(scale));
     out[c] = static_cast<int8_t>(__ssat((static_cast<int32_t>(hi) >> (exponent - 1)) - 128, 8));
   }
+}
+
+// weights_from_codes_s8 four bytes a step: EOR 0x80 and USADA8 for the sum.
+int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad) {
+  uint32_t sum = 0;
+  int32_t c = 0;
+  for (; c + 4 <= n; c += 4) {
+    const uint32_t x = dsp::load4(w + c) ^ 0x80808080u;
+    std::memcpy(w + c, &x, 4);
+    sum = __usada8(x, 0u, sum);
+  }
+  for (; c < n; ++c) {
+    w[c] = static_cast<uint8_t>(w[c] ^ 0x80u);
+    sum += w[c];
+  }
+  if (n_pad > n) std::memset(w + n, 0, static_cast<std::size_t>(n_pad - n));
+  return static_cast<int32_t>(sum);
 }
 
 }  // namespace detail

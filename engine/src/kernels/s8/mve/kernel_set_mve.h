@@ -1,5 +1,5 @@
 // The Cortex-M55 Helium (MVE) int8 kernel set: the row kernels, the softmax
-// row and the requantization; the tile kernels are the reference ones.
+// row, the requantization and the query-tile GEMMs.
 // Included through kernels/s8/kernel_set.h.
 #pragma once
 
@@ -8,7 +8,9 @@
 #define ATTN_S8_KERNELS_MVE 1
 #define ATTN_S8_HAS_ROW_KERNELS 1  // dot, mac, qrow pack/dot, qk, pv, pv_strided, name
 #define ATTN_S8_HAS_SOFTMAX_ROW 1
+#define ATTN_S8_HAS_WEIGHTS_FROM_CODES 1
 #define ATTN_S8_HAS_REQUANTIZE_ROW 1
+#define ATTN_S8_HAS_TILE_GEMMS 1  // packings, qk/pv tile GEMMs, tile_s8_fast
 
 namespace attn {
 namespace detail {

@@ -202,6 +202,20 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
   }
 }
 
+// weights_from_codes_s8 16 bytes a step: VEOR 0x80 and VADDVA.U8 for the sum.
+int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad) {
+  uint32_t sum = 0;
+  for (int32_t c = 0; c < n_pad; c += 16) {
+    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n_pad - c));
+    const mve_pred16_t in = vctp8q(static_cast<uint32_t>(n > c ? n - c : 0));
+    const uint8x16_t x =
+        veorq_m_u8(vdupq_n_u8(0), vldrbq_z_u8(w + c, in), vdupq_n_u8(0x80), in);  // 0 past n
+    vstrbq_p_u8(w + c, x, p);
+    sum = vaddvaq_u8(sum, x);
+  }
+  return static_cast<int32_t>(sum);
+}
+
 const char* kernels_s8_name() { return "mve"; }
 
 }  // namespace detail

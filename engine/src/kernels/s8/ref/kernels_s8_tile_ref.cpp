@@ -178,6 +178,7 @@ void pv_tile_s8_rq_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const
   }
 }
 
+#if !defined(ATTN_S8_HAS_WEIGHTS_FROM_CODES)
 int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad) {
   int32_t sum = 0;
   for (int32_t c = 0; c < n; ++c) {
@@ -187,6 +188,7 @@ int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad) {
   for (int32_t c = n; c < n_pad; ++c) w[c] = 0;
   return sum;
 }
+#endif
 
 int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in,
                              uint8_t* w, int32_t n, int32_t n_pad) {

@@ -1,0 +1,190 @@
+// Cortex-M55 Helium (MVE) query-tile int8 kernels (see kernels/s8/kernels_s8.h):
+// the Q K^T and P V GEMMs of the tiled core as VMLADAVA dot products of
+// 16-byte vectors (16 MACs an instruction) in 2 x 2 blocks, every loaded
+// vector used twice. The packings are this set's own:
+//   K      key rows of round4(n) bytes (0 past n; zero rows past nkeys), key
+//          sums; Q K^T = sum q k - zp ksum (VMLADAVA.S8 on the raw bytes)
+//   Q      the raw int8 rows, round4(n) bytes each (0 past n)
+//   V      V^T as unsigned bytes v ^ 0x80 = v + 128 in 16-row blocks:
+//            packed[((r / 16) * round16(n) + c) * 16 + r % 16] = v[r][c] + 128
+//          so P V = sum w (v + 128) - 128 sum w (VMLADAVA.U8: w and v + 128
+//          both unsigned; sum <= 255 * 255 * 4095 < 2^31)
+// Column and key tails are predicated (VCTP). Each is bit-identical to its
+// *_ref version.
+#include "kernels/s8/kernels_s8.h"
+
+#if defined(ATTN_S8_KERNELS_MVE)
+
+#include <arm_mve.h>
+
+namespace attn {
+namespace detail {
+
+namespace {
+std::size_t row4(int32_t n) { return round_up_s8(static_cast<std::size_t>(n), 4); }
+}  // namespace
+
+void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+              int32_t* ksum) {
+  const std::size_t row = row4(n);
+  const int32_t keys16 = (nkeys + 15) / 16 * 16;
+  for (int32_t j = 0; j < keys16; ++j) {
+    const int8_t* kj = k + static_cast<std::size_t>(j) * k_stride;
+    int8_t* pj = packed + static_cast<std::size_t>(j) * row;
+    int32_t s = 0;
+    for (int32_t c = 0; c < static_cast<int32_t>(row); c += 16) {
+      const mve_pred16_t p = vctp8q(static_cast<uint32_t>(static_cast<int32_t>(row) - c));
+      const mve_pred16_t in = j < nkeys ? vctp8q(static_cast<uint32_t>(n > c ? n - c : 0)) : 0;
+      const int8x16_t x = vldrbq_z_s8(kj + c, in);  // 0 past n and past nkeys
+      vstrbq_p_s8(pj + c, x, p);
+      s = vaddvaq_s8(s, x);
+    }
+    ksum[j] = s;
+  }
+}
+
+void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp, int32_t n,
+                   uint8_t* u, int32_t* qsum) {
+  const std::size_t row = row4(n);
+  for (int32_t i = 0; i < nq; ++i) {
+    const int8_t* qi = q + static_cast<std::size_t>(i) * q_stride;
+    auto* pi = reinterpret_cast<int8_t*>(u + static_cast<std::size_t>(i) * row);
+    int32_t s = 0;
+    for (int32_t c = 0; c < static_cast<int32_t>(row); c += 16) {
+      const mve_pred16_t p = vctp8q(static_cast<uint32_t>(static_cast<int32_t>(row) - c));
+      const int8x16_t x = vldrbq_z_s8(qi + c, vctp8q(static_cast<uint32_t>(n > c ? n - c : 0)));
+      vstrbq_p_s8(pi + c, x, p);
+      s = vaddvaq_s8(s, x);
+    }
+    qsum[i] = s - zp * n;
+  }
+}
+
+namespace {
+
+// The 2 x 2 block of Q K^T (query rows q0, q1, key rows k0, k1; n columns):
+// whole 16-byte vectors unpredicated, the tail under VCTP.
+struct Acc2x2 {
+  int32_t a00, a01, a10, a11;
+};
+inline Acc2x2 qk_2x2(const int8_t* q0, const int8_t* q1, const int8_t* k0, const int8_t* k1,
+                     int32_t n) {
+  int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+  int32_t c = n;
+  for (; c >= 16; c -= 16, q0 += 16, q1 += 16, k0 += 16, k1 += 16) {
+    const int8x16_t x0 = vldrbq_s8(q0), x1 = vldrbq_s8(q1);
+    const int8x16_t y0 = vldrbq_s8(k0), y1 = vldrbq_s8(k1);
+    a00 = vmladavaq_s8(a00, x0, y0);
+    a01 = vmladavaq_s8(a01, x0, y1);
+    a10 = vmladavaq_s8(a10, x1, y0);
+    a11 = vmladavaq_s8(a11, x1, y1);
+  }
+  if (c > 0) {
+    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(c));
+    const int8x16_t x0 = vldrbq_z_s8(q0, p), x1 = vldrbq_z_s8(q1, p);
+    const int8x16_t y0 = vldrbq_z_s8(k0, p), y1 = vldrbq_z_s8(k1, p);
+    a00 = vmladavaq_s8(a00, x0, y0);
+    a01 = vmladavaq_s8(a01, x0, y1);
+    a10 = vmladavaq_s8(a10, x1, y0);
+    a11 = vmladavaq_s8(a11, x1, y1);
+  }
+  return {a00, a01, a10, a11};
+}
+
+}  // namespace
+
+void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
+                std::size_t out_stride) {
+  const std::size_t row = row4(n);
+  for (int32_t i = 0; i < nq; i += 2) {
+    const auto* q0 = reinterpret_cast<const int8_t*>(u + static_cast<std::size_t>(i) * row);
+    const int8_t* q1 = i + 1 < nq ? q0 + row : q0;  // odd tail: row i twice
+    int32_t* o0 = out + static_cast<std::size_t>(i) * out_stride;
+    int32_t* o1 = i + 1 < nq ? o0 + out_stride : o0;
+    const int8_t* k0 = kpacked;
+    // kpack has zero keys up to round16, rows of out round16(nkeys) entries:
+    // the pair's second key is always there.
+    for (int32_t j = 0; j < nkeys; j += 2, k0 += 2 * row) {
+      const Acc2x2 s = qk_2x2(q0, q1, k0, k0 + row, n);
+      const int32_t z0 = zp * ksum[j], z1 = zp * ksum[j + 1];
+      o1[j] = s.a10 - z0;
+      o1[j + 1] = s.a11 - z1;
+      o0[j] = s.a00 - z0;
+      o0[j + 1] = s.a01 - z1;
+    }
+  }
+}
+
+void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
+  const auto n16 = round_up_s8(static_cast<std::size_t>(n), 16);
+  // Byte offsets of 16 consecutive columns in V^T: 16 apart.
+  const uint8x16_t offsets = vmulq_n_u8(vidupq_n_u8(0, 1), 16);
+  const int32_t rows16 = (nrows + 15) / 16 * 16;
+  for (int32_t r = 0; r < rows16; ++r) {
+    uint8_t* base = reinterpret_cast<uint8_t*>(packed) + static_cast<std::size_t>(r / 16) * n16 * 16 +
+                    static_cast<std::size_t>(r % 16);
+    const int8_t* vr = v + static_cast<std::size_t>(r) * stride;
+    for (int32_t c = 0; c < n; c += 16) {
+      const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - c));
+      // Rows past nrows: v = 0 (weights there are 0 too).
+      const uint8x16_t x = vreinterpretq_u8_s8(vldrbq_z_s8(vr + c, r < nrows ? p : 0));
+      vstrbq_scatter_offset_p_u8(base + static_cast<std::size_t>(c) * 16, offsets,
+                                 veorq_u8(x, vdupq_n_u8(0x80)), p);
+    }
+  }
+}
+
+void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
+  const auto n16 = round_up_s8(static_cast<std::size_t>(n), 16);
+  const int32_t rows16 = (nrows + 15) / 16 * 16;  // weight rows are 0 up to here
+  const auto* vt = reinterpret_cast<const uint8_t*>(vpacked);
+  for (int32_t i = 0; i < nq; i += 2) {
+    const uint8_t* w0 = w + static_cast<std::size_t>(i) * w_stride;
+    const uint8_t* w1 = i + 1 < nq ? w0 + w_stride : w0;
+    uint32_t s0 = 0, s1 = 0;  // sum w
+    for (int32_t r = 0; r < rows16; r += 16) {
+      s0 = vaddvaq_u8(s0, vldrbq_u8(w0 + r));
+      s1 = vaddvaq_u8(s1, vldrbq_u8(w1 + r));
+    }
+    int32_t* o0 = acc + static_cast<std::size_t>(i) * acc_stride;
+    int32_t* o1 = i + 1 < nq ? o0 + acc_stride : o0;
+    for (int32_t c = 0; c < n; c += 2) {  // rows of acc hold round16(n) entries
+      uint32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+      const uint8_t* t0 = vt + static_cast<std::size_t>(c) * 16;
+      const uint8_t* x0p = w0;
+      const uint8_t* x1p = w1;
+      for (int32_t r = rows16; r > 0; r -= 16, t0 += n16 * 16, x0p += 16, x1p += 16) {
+        const uint8x16_t x0 = vldrbq_u8(x0p), x1 = vldrbq_u8(x1p);
+        const uint8x16_t y0 = vldrbq_u8(t0), y1 = vldrbq_u8(t0 + 16);
+        a00 = vmladavaq_u8(a00, x0, y0);
+        a01 = vmladavaq_u8(a01, x0, y1);
+        a10 = vmladavaq_u8(a10, x1, y0);
+        a11 = vmladavaq_u8(a11, x1, y1);
+      }
+      o1[c] = static_cast<int32_t>(a10 - 128 * s1);
+      o1[c + 1] = static_cast<int32_t>(a11 - 128 * s1);
+      o0[c] = static_cast<int32_t>(a00 - 128 * s0);
+      o0[c + 1] = static_cast<int32_t>(a01 - 128 * s0);
+    }
+  }
+}
+
+// No fused requantization: the core runs requantize_row_s8 (vector) on the
+// int32 tiles.
+bool qk_tile_s8_rq(const uint8_t*, int32_t, int32_t, const int8_t*, const int32_t*, int32_t,
+                   int32_t, const int32_t*, int32_t, int32_t, int32_t, int8_t*, std::size_t) {
+  return false;
+}
+bool pv_tile_s8_rq(const uint8_t*, std::size_t, int32_t, const int8_t*, int32_t, int32_t,
+                   const int32_t*, int32_t, int32_t, int32_t, int8_t*, std::size_t) {
+  return false;
+}
+
+bool tile_s8_fast() { return true; }
+
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_S8_KERNELS_MVE
