@@ -2,7 +2,7 @@
 // bit-identical to softmax_s8_row_ref:
 //   max      4 lanes a step with SSUB8 / SEL
 //   sum      sum_c RDBP(table[max - in[c]], 12), table entries >= 0 (0 below
-//            diff_min), so RDBP is (e + 2^11) >> 12
+//            diff_min), so RDBP is (e + 2^11) >> 12 (unsigned: e <= 2^31 - 1)
 //   outputs  RDBP(SRDHM(scale, e), x) - 128 clamped to 127, x in [23, 31].
 //            With P = scale * e >= 0 the two roundings are one 64-bit
 //            floor: floor((floor((P + 2^30) / 2^31) + 2^(x-1)) / 2^x)
@@ -48,7 +48,9 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
   const int32_t max_in_row = row_max_s8(in, n);
   const int32_t* table = exp_table + max_in_row;  // table[-in[c]] = exp_table[max - in[c]]
   int32_t sum_of_exps = 0;
-  for (int32_t c = 0; c < n; ++c) sum_of_exps += (table[-in[c]] + 2048) >> 12;
+  for (int32_t c = 0; c < n; ++c) {
+    sum_of_exps += static_cast<int32_t>((static_cast<uint32_t>(table[-in[c]]) + 2048u) >> 12);
+  }
   int num_bits_over_unit = 0;
   const int32_t scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
   const int exponent = num_bits_over_unit + 31 - 8;
