@@ -125,17 +125,21 @@ void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t mu
   // RoundingDivideByPOT with VRSHL (ties up) after subtracting 1 from
   // negative values when right > 0: ties away from zero, exactly.
   const int32x4_t neg_right = vdupq_n_s32(-right);
-  for (int32_t i = 0; i < n; i += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - i));
-    int32x4_t x = vsubq_n_s32(vldrwq_z_s32(acc + i, p), offset);
+  const auto rq = [&](int32x4_t x) {
+    x = vsubq_n_s32(x, offset);
     x = vshlq_s32(x, left);                 // wrapping, as the scalar form
     x = vqrdmulhq_n_s32(x, multiplier);     // SRDHM
     const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, neg_right), 31);
     x = vrshlq_s32(vqaddq_s32(x, fixup), neg_right);
     x = vaddq_n_s32(x, zero_point);
     x = vmaxq_s32(x, vdupq_n_s32(-128));
-    x = vminq_s32(x, vdupq_n_s32(127));
-    vstrbq_p_s32(out + i, x, p);
+    return vminq_s32(x, vdupq_n_s32(127));
+  };
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) vstrbq_s32(out + i, rq(vldrwq_s32(acc + i)));  // whole vectors
+  if (i < n) {
+    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - i));
+    vstrbq_p_s32(out + i, rq(vldrwq_z_s32(acc + i, p)), p);
   }
 }
 
@@ -163,43 +167,44 @@ void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n
 
 void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
                     int32_t n) {
+  (void)diff_min;  // the table is 0 below it: those keys add 0 and give -128
   int8_t max_in_row = -128;
-  for (int32_t i = 0; i < n; i += 16) {
+  int32_t i = 0;
+  for (; i + 16 <= n; i += 16) max_in_row = vmaxvq_s8(max_in_row, vldrbq_s8(in + i));
+  if (i < n) {
     const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
     max_in_row = vmaxvq_p_s8(max_in_row, vldrbq_z_s8(in + i, p), p);
   }
-  // exp(d) by gathering table[-d] four lanes at a time; lanes with
-  // d < diff_min (or past n) are off. For the non-negative exp values
+  // exp(d) by gathering table[-d] four lanes at a time (whole vectors, then
+  // the tail's lanes under VCTP). For the non-negative exp values
   // RoundingDivideByPOT is exactly VRSHR / VRSHL (ties up = ties away).
+  const auto exp4 = [&](int32_t at) {  // whole vectors (indices in [0, 255])
+    const int32x4_t d = vsubq_n_s32(vldrbq_s32(in + at), max_in_row);
+    return vldrwq_gather_shifted_offset_s32(exp_table, vreinterpretq_u32_s32(vnegq_s32(d)));
+  };
+  const auto exp4_tail = [&](int32_t at, mve_pred16_t p) {
+    const int32x4_t d = vsubq_n_s32(vldrbq_z_s32(in + at, p), max_in_row);
+    return vldrwq_gather_shifted_offset_z_s32(exp_table, vreinterpretq_u32_s32(vnegq_s32(d)), p);
+  };
+  const int32_t n4 = n / 4 * 4;
+  const mve_pred16_t tail = vctp32q(static_cast<uint32_t>(n - n4));
   int32_t sum_of_exps = 0;
-  for (int32_t i = 0; i < n; i += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - i));
-    const int32x4_t d = vsubq_n_s32(vldrbq_z_s32(in + i, p), max_in_row);
-    const mve_pred16_t on = vcmpgeq_m_n_s32(d, diff_min, p);
-    const int32x4_t e = vldrwq_gather_shifted_offset_z_s32(
-        exp_table, vreinterpretq_u32_s32(vnegq_s32(d)), on);
-    sum_of_exps = vaddvaq_s32(sum_of_exps, vrshrq_n_s32(e, 12));
-  }
+  for (i = 0; i < n4; i += 4) sum_of_exps = vaddvaq_s32(sum_of_exps, vrshrq_n_s32(exp4(i), 12));
+  if (n4 < n) sum_of_exps = vaddvaq_s32(sum_of_exps, vrshrq_n_s32(exp4_tail(n4, tail), 12));
   int num_bits_over_unit = 0;
   const int32_t shifted_scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
   const int exponent = num_bits_over_unit + 31 - 8;
   if (exponent > 31) {  // every output rounds to 0 -> -128
-    for (int32_t i = 0; i < n; ++i) out[i] = -128;
+    for (i = 0; i < n; ++i) out[i] = -128;
     return;
   }
   const int32x4_t right = vdupq_n_s32(-exponent);
-  const int32x4_t lowest = vdupq_n_s32(-128);
-  for (int32_t i = 0; i < n; i += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - i));
-    const int32x4_t d = vsubq_n_s32(vldrbq_z_s32(in + i, p), max_in_row);
-    const mve_pred16_t on = vcmpgeq_m_n_s32(d, diff_min, p);
-    const int32x4_t e = vldrwq_gather_shifted_offset_z_s32(
-        exp_table, vreinterpretq_u32_s32(vnegq_s32(d)), on);
-    int32x4_t y = vrshlq_s32(vqrdmulhq_n_s32(e, shifted_scale), right);
-    y = vminq_s32(vsubq_n_s32(y, 128), vdupq_n_s32(127));
-    y = vpselq_s32(y, lowest, on);
-    vstrbq_p_s32(out + i, y, p);
-  }
+  const auto out4 = [&](int32x4_t e) {
+    const int32x4_t y = vrshlq_s32(vqrdmulhq_n_s32(e, shifted_scale), right);
+    return vminq_s32(vsubq_n_s32(y, 128), vdupq_n_s32(127));
+  };
+  for (i = 0; i < n4; i += 4) vstrbq_s32(out + i, out4(exp4(i)));
+  if (n4 < n) vstrbq_p_s32(out + n4, out4(exp4_tail(n4, tail)), tail);
 }
 
 // weights_from_codes_s8 16 bytes a step: VEOR 0x80 and VADDVA.U8 for the sum.

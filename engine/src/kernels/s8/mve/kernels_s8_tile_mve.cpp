@@ -62,16 +62,16 @@ void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp
 
 namespace {
 
-// The 2 x 2 block of Q K^T (query rows q0, q1, key rows k0, k1; n columns):
-// whole 16-byte vectors unpredicated, the tail under VCTP.
-struct Acc2x2 {
-  int32_t a00, a01, a10, a11;
-};
-inline Acc2x2 qk_2x2(const int8_t* q0, const int8_t* q1, const int8_t* k0, const int8_t* k1,
-                     int32_t n) {
+// The 2 x 2 block of Q K^T (query rows q0, q1, key rows k0, k1): NC whole
+// 16-byte vectors (NC > 0: unrolled; 0: `chunks` in a loop), then a tail of
+// `tail` columns (< 16) under VCTP.
+template <int NC>
+inline void qk_2x2(const int8_t* q0, const int8_t* q1, const int8_t* k0, const int8_t* k1,
+                   int32_t chunks, int32_t tail, int32_t* a) {
   int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-  int32_t c = n;
-  for (; c >= 16; c -= 16, q0 += 16, q1 += 16, k0 += 16, k1 += 16) {
+  const int32_t nc = NC > 0 ? NC : chunks;
+#pragma GCC unroll 4
+  for (int32_t c = 0; c < nc; ++c, q0 += 16, q1 += 16, k0 += 16, k1 += 16) {
     const int8x16_t x0 = vldrbq_s8(q0), x1 = vldrbq_s8(q1);
     const int8x16_t y0 = vldrbq_s8(k0), y1 = vldrbq_s8(k1);
     a00 = vmladavaq_s8(a00, x0, y0);
@@ -79,8 +79,8 @@ inline Acc2x2 qk_2x2(const int8_t* q0, const int8_t* q1, const int8_t* k0, const
     a10 = vmladavaq_s8(a10, x1, y0);
     a11 = vmladavaq_s8(a11, x1, y1);
   }
-  if (c > 0) {
-    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(c));
+  if (tail > 0) {
+    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(tail));
     const int8x16_t x0 = vldrbq_z_s8(q0, p), x1 = vldrbq_z_s8(q1, p);
     const int8x16_t y0 = vldrbq_z_s8(k0, p), y1 = vldrbq_z_s8(k1, p);
     a00 = vmladavaq_s8(a00, x0, y0);
@@ -88,7 +88,29 @@ inline Acc2x2 qk_2x2(const int8_t* q0, const int8_t* q1, const int8_t* k0, const
     a10 = vmladavaq_s8(a10, x1, y0);
     a11 = vmladavaq_s8(a11, x1, y1);
   }
-  return {a00, a01, a10, a11};
+  a[0] = a00;
+  a[1] = a01;
+  a[2] = a10;
+  a[3] = a11;
+}
+
+// Q K^T of a pair of query rows against every key pair (see qk_tile_s8).
+template <int NC>
+void qk_rows(const int8_t* q0, const int8_t* q1, const int8_t* kpacked, const int32_t* ksum,
+             int32_t zp, int32_t nkeys, int32_t n, int32_t* o0, int32_t* o1) {
+  const std::size_t row = row4(n);
+  const int8_t* k0 = kpacked;
+  // kpack has zero keys up to round16, rows of out round16(nkeys) entries:
+  // the pair's second key is always there.
+  for (int32_t j = 0; j < nkeys; j += 2, k0 += 2 * row) {
+    int32_t a[4];
+    qk_2x2<NC>(q0, q1, k0, k0 + row, n / 16, n % 16, a);
+    const int32_t z0 = zp * ksum[j], z1 = zp * ksum[j + 1];
+    o1[j] = a[2] - z0;
+    o1[j + 1] = a[3] - z1;
+    o0[j] = a[0] - z0;
+    o0[j + 1] = a[1] - z1;
+  }
 }
 
 }  // namespace
@@ -102,16 +124,11 @@ void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
     const int8_t* q1 = i + 1 < nq ? q0 + row : q0;  // odd tail: row i twice
     int32_t* o0 = out + static_cast<std::size_t>(i) * out_stride;
     int32_t* o1 = i + 1 < nq ? o0 + out_stride : o0;
-    const int8_t* k0 = kpacked;
-    // kpack has zero keys up to round16, rows of out round16(nkeys) entries:
-    // the pair's second key is always there.
-    for (int32_t j = 0; j < nkeys; j += 2, k0 += 2 * row) {
-      const Acc2x2 s = qk_2x2(q0, q1, k0, k0 + row, n);
-      const int32_t z0 = zp * ksum[j], z1 = zp * ksum[j + 1];
-      o1[j] = s.a10 - z0;
-      o1[j + 1] = s.a11 - z1;
-      o0[j] = s.a00 - z0;
-      o0[j + 1] = s.a01 - z1;
+    switch (n / 16) {  // up to 64 columns unrolled
+      case 1: qk_rows<1>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
+      case 2: qk_rows<2>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
+      case 4: qk_rows<4>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
+      default: qk_rows<0>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
     }
   }
 }
@@ -135,38 +152,69 @@ void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int
   }
 }
 
+namespace {
+
+// The 2 x 2 block of P V: weight rows w0, w1 against the V^T columns t, t + 16
+// bytes, over NB 16-row blocks (NB > 0: unrolled; 0: `blocks` in a loop).
+template <int NB>
+inline void pv_2x2(const uint8_t* w0, const uint8_t* w1, const uint8_t* t, std::size_t tstride,
+                   int32_t blocks, uint32_t* a) {
+  uint32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+  const int32_t nb = NB > 0 ? NB : blocks;
+#pragma GCC unroll 4
+  for (int32_t r = 0; r < nb; ++r, t += tstride, w0 += 16, w1 += 16) {
+    const uint8x16_t x0 = vldrbq_u8(w0), x1 = vldrbq_u8(w1);
+    const uint8x16_t y0 = vldrbq_u8(t), y1 = vldrbq_u8(t + 16);
+    a00 = vmladavaq_u8(a00, x0, y0);
+    a01 = vmladavaq_u8(a01, x0, y1);
+    a10 = vmladavaq_u8(a10, x1, y0);
+    a11 = vmladavaq_u8(a11, x1, y1);
+  }
+  a[0] = a00;
+  a[1] = a01;
+  a[2] = a10;
+  a[3] = a11;
+}
+
+// P V of a pair of weight rows over every column pair (see pv_tile_s8).
+template <int NB>
+void pv_rows(const uint8_t* w0, const uint8_t* w1, const uint8_t* vt, int32_t blocks, int32_t n,
+             int32_t* o0, int32_t* o1) {
+  const auto n16 = round_up_s8(static_cast<std::size_t>(n), 16);
+  uint32_t s0 = 0, s1 = 0;  // sum w
+  for (int32_t r = 0; r < blocks; ++r) {
+    s0 = vaddvaq_u8(s0, vldrbq_u8(w0 + 16 * r));
+    s1 = vaddvaq_u8(s1, vldrbq_u8(w1 + 16 * r));
+  }
+  s0 *= 128;
+  s1 *= 128;
+  for (int32_t c = 0; c < n; c += 2) {  // rows of acc hold round16(n) entries
+    uint32_t a[4];
+    pv_2x2<NB>(w0, w1, vt + static_cast<std::size_t>(c) * 16, n16 * 16, blocks, a);
+    o1[c] = static_cast<int32_t>(a[2] - s1);
+    o1[c + 1] = static_cast<int32_t>(a[3] - s1);
+    o0[c] = static_cast<int32_t>(a[0] - s0);
+    o0[c + 1] = static_cast<int32_t>(a[1] - s0);
+  }
+}
+
+}  // namespace
+
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                 int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
-  const auto n16 = round_up_s8(static_cast<std::size_t>(n), 16);
-  const int32_t rows16 = (nrows + 15) / 16 * 16;  // weight rows are 0 up to here
+  const int32_t blocks = (nrows + 15) / 16;  // weight rows are 0 up to here
   const auto* vt = reinterpret_cast<const uint8_t*>(vpacked);
   for (int32_t i = 0; i < nq; i += 2) {
     const uint8_t* w0 = w + static_cast<std::size_t>(i) * w_stride;
-    const uint8_t* w1 = i + 1 < nq ? w0 + w_stride : w0;
-    uint32_t s0 = 0, s1 = 0;  // sum w
-    for (int32_t r = 0; r < rows16; r += 16) {
-      s0 = vaddvaq_u8(s0, vldrbq_u8(w0 + r));
-      s1 = vaddvaq_u8(s1, vldrbq_u8(w1 + r));
-    }
+    const uint8_t* w1 = i + 1 < nq ? w0 + w_stride : w0;  // odd tail: row i twice
     int32_t* o0 = acc + static_cast<std::size_t>(i) * acc_stride;
     int32_t* o1 = i + 1 < nq ? o0 + acc_stride : o0;
-    for (int32_t c = 0; c < n; c += 2) {  // rows of acc hold round16(n) entries
-      uint32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-      const uint8_t* t0 = vt + static_cast<std::size_t>(c) * 16;
-      const uint8_t* x0p = w0;
-      const uint8_t* x1p = w1;
-      for (int32_t r = rows16; r > 0; r -= 16, t0 += n16 * 16, x0p += 16, x1p += 16) {
-        const uint8x16_t x0 = vldrbq_u8(x0p), x1 = vldrbq_u8(x1p);
-        const uint8x16_t y0 = vldrbq_u8(t0), y1 = vldrbq_u8(t0 + 16);
-        a00 = vmladavaq_u8(a00, x0, y0);
-        a01 = vmladavaq_u8(a01, x0, y1);
-        a10 = vmladavaq_u8(a10, x1, y0);
-        a11 = vmladavaq_u8(a11, x1, y1);
-      }
-      o1[c] = static_cast<int32_t>(a10 - 128 * s1);
-      o1[c + 1] = static_cast<int32_t>(a11 - 128 * s1);
-      o0[c] = static_cast<int32_t>(a00 - 128 * s0);
-      o0[c + 1] = static_cast<int32_t>(a01 - 128 * s0);
+    switch (blocks) {  // up to 64 keys unrolled
+      case 1: pv_rows<1>(w0, w1, vt, blocks, n, o0, o1); break;
+      case 2: pv_rows<2>(w0, w1, vt, blocks, n, o0, o1); break;
+      case 3: pv_rows<3>(w0, w1, vt, blocks, n, o0, o1); break;
+      case 4: pv_rows<4>(w0, w1, vt, blocks, n, o0, o1); break;
+      default: pv_rows<0>(w0, w1, vt, blocks, n, o0, o1); break;
     }
   }
 }
