@@ -207,10 +207,17 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
   if (n4 < n) vstrbq_p_s32(out + n4, out4(exp4_tail(n4, tail)), tail);
 }
 
-// weights_from_codes_s8 16 bytes a step: VEOR 0x80 and VADDVA.U8 for the sum.
+// weights_from_codes_s8 16 bytes a step: VEOR 0x80 and VADDVA.U8 for the sum
+// (whole vectors, then the tail and the zeros up to n_pad under VCTP).
 int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad) {
   uint32_t sum = 0;
-  for (int32_t c = 0; c < n_pad; c += 16) {
+  int32_t c = 0;
+  for (; c + 16 <= n; c += 16) {
+    const uint8x16_t x = veorq_u8(vldrbq_u8(w + c), vdupq_n_u8(0x80));
+    vstrbq_u8(w + c, x);
+    sum = vaddvaq_u8(sum, x);
+  }
+  for (; c < n_pad; c += 16) {
     const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n_pad - c));
     const mve_pred16_t in = vctp8q(static_cast<uint32_t>(n > c ? n - c : 0));
     const uint8x16_t x =

@@ -24,22 +24,41 @@ namespace {
 std::size_t row4(int32_t n) { return round_up_s8(static_cast<std::size_t>(n), 4); }
 }  // namespace
 
+namespace {
+
+// Copies n int8 values to dst (zero from n up to round4(n)) and returns
+// their sum: whole vectors, then the tail under VCTP.
+int32_t copy_row_s8(const int8_t* src, int32_t n, int8_t* dst) {
+  int32_t s = 0;
+  int32_t c = 0;
+  for (; c + 16 <= n; c += 16) {
+    const int8x16_t x = vldrbq_s8(src + c);
+    vstrbq_s8(dst + c, x);
+    s = vaddvaq_s8(s, x);
+  }
+  const auto row = static_cast<int32_t>(row4(n));
+  if (c < row) {
+    const int8x16_t x = vldrbq_z_s8(src + c, vctp8q(static_cast<uint32_t>(n - c)));
+    vstrbq_p_s8(dst + c, x, vctp8q(static_cast<uint32_t>(row - c)));
+    s = vaddvaq_s8(s, x);
+  }
+  return s;
+}
+
+}  // namespace
+
 void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
               int32_t* ksum) {
   const std::size_t row = row4(n);
   const int32_t keys16 = (nkeys + 15) / 16 * 16;
-  for (int32_t j = 0; j < keys16; ++j) {
-    const int8_t* kj = k + static_cast<std::size_t>(j) * k_stride;
+  for (int32_t j = 0; j < nkeys; ++j) {
+    ksum[j] = copy_row_s8(k + static_cast<std::size_t>(j) * k_stride, n,
+                          packed + static_cast<std::size_t>(j) * row);
+  }
+  for (int32_t j = nkeys; j < keys16; ++j) {  // zero keys up to the 16-key block
     int8_t* pj = packed + static_cast<std::size_t>(j) * row;
-    int32_t s = 0;
-    for (int32_t c = 0; c < static_cast<int32_t>(row); c += 16) {
-      const mve_pred16_t p = vctp8q(static_cast<uint32_t>(static_cast<int32_t>(row) - c));
-      const mve_pred16_t in = j < nkeys ? vctp8q(static_cast<uint32_t>(n > c ? n - c : 0)) : 0;
-      const int8x16_t x = vldrbq_z_s8(kj + c, in);  // 0 past n and past nkeys
-      vstrbq_p_s8(pj + c, x, p);
-      s = vaddvaq_s8(s, x);
-    }
-    ksum[j] = s;
+    for (std::size_t c = 0; c < row; ++c) pj[c] = 0;
+    ksum[j] = 0;
   }
 }
 
@@ -47,37 +66,38 @@ void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp
                    uint8_t* u, int32_t* qsum) {
   const std::size_t row = row4(n);
   for (int32_t i = 0; i < nq; ++i) {
-    const int8_t* qi = q + static_cast<std::size_t>(i) * q_stride;
-    auto* pi = reinterpret_cast<int8_t*>(u + static_cast<std::size_t>(i) * row);
-    int32_t s = 0;
-    for (int32_t c = 0; c < static_cast<int32_t>(row); c += 16) {
-      const mve_pred16_t p = vctp8q(static_cast<uint32_t>(static_cast<int32_t>(row) - c));
-      const int8x16_t x = vldrbq_z_s8(qi + c, vctp8q(static_cast<uint32_t>(n > c ? n - c : 0)));
-      vstrbq_p_s8(pi + c, x, p);
-      s = vaddvaq_s8(s, x);
-    }
-    qsum[i] = s - zp * n;
+    qsum[i] = copy_row_s8(q + static_cast<std::size_t>(i) * q_stride, n,
+                          reinterpret_cast<int8_t*>(u + static_cast<std::size_t>(i) * row)) -
+              zp * n;
   }
 }
 
 namespace {
 
-// The 2 x 2 block of Q K^T (query rows q0, q1, key rows k0, k1): NC whole
-// 16-byte vectors (NC > 0: unrolled; 0: `chunks` in a loop), then a tail of
+// The 2 x 2 block of Q K^T (query rows q0, q1, key rows k0, k1): `chunks`
+// whole 16-byte vectors (4 VLDRB + 4 VMLADAVA each, in asm: GCC 12 keeps the
+// query vectors live across key pairs and spills them), then a tail of
 // `tail` columns (< 16) under VCTP.
-template <int NC>
 inline void qk_2x2(const int8_t* q0, const int8_t* q1, const int8_t* k0, const int8_t* k1,
                    int32_t chunks, int32_t tail, int32_t* a) {
   int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-  const int32_t nc = NC > 0 ? NC : chunks;
-#pragma GCC unroll 4
-  for (int32_t c = 0; c < nc; ++c, q0 += 16, q1 += 16, k0 += 16, k1 += 16) {
-    const int8x16_t x0 = vldrbq_s8(q0), x1 = vldrbq_s8(q1);
-    const int8x16_t y0 = vldrbq_s8(k0), y1 = vldrbq_s8(k1);
-    a00 = vmladavaq_s8(a00, x0, y0);
-    a01 = vmladavaq_s8(a01, x0, y1);
-    a10 = vmladavaq_s8(a10, x1, y0);
-    a11 = vmladavaq_s8(a11, x1, y1);
+  if (chunks > 0) {
+    __asm__ volatile(
+        "1:\n\t"
+        "vldrb.u8 q0, [%[q0]], #16\n\t"
+        "vldrb.u8 q1, [%[q1]], #16\n\t"
+        "vldrb.u8 q2, [%[k0]], #16\n\t"
+        "vldrb.u8 q3, [%[k1]], #16\n\t"
+        "vmladava.s8 %[a00], q0, q2\n\t"
+        "vmladava.s8 %[a01], q0, q3\n\t"
+        "vmladava.s8 %[a10], q1, q2\n\t"
+        "vmladava.s8 %[a11], q1, q3\n\t"
+        "subs %[n], %[n], #1\n\t"
+        "bne 1b\n\t"
+        : [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11),
+          [q0] "+r"(q0), [q1] "+r"(q1), [k0] "+r"(k0), [k1] "+r"(k1), [n] "+r"(chunks)
+        :
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
   }
   if (tail > 0) {
     const mve_pred16_t p = vctp8q(static_cast<uint32_t>(tail));
@@ -95,7 +115,6 @@ inline void qk_2x2(const int8_t* q0, const int8_t* q1, const int8_t* k0, const i
 }
 
 // Q K^T of a pair of query rows against every key pair (see qk_tile_s8).
-template <int NC>
 void qk_rows(const int8_t* q0, const int8_t* q1, const int8_t* kpacked, const int32_t* ksum,
              int32_t zp, int32_t nkeys, int32_t n, int32_t* o0, int32_t* o1) {
   const std::size_t row = row4(n);
@@ -104,7 +123,7 @@ void qk_rows(const int8_t* q0, const int8_t* q1, const int8_t* kpacked, const in
   // the pair's second key is always there.
   for (int32_t j = 0; j < nkeys; j += 2, k0 += 2 * row) {
     int32_t a[4];
-    qk_2x2<NC>(q0, q1, k0, k0 + row, n / 16, n % 16, a);
+    qk_2x2(q0, q1, k0, k0 + row, n / 16, n % 16, a);
     const int32_t z0 = zp * ksum[j], z1 = zp * ksum[j + 1];
     o1[j] = a[2] - z0;
     o1[j + 1] = a[3] - z1;
@@ -124,12 +143,7 @@ void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
     const int8_t* q1 = i + 1 < nq ? q0 + row : q0;  // odd tail: row i twice
     int32_t* o0 = out + static_cast<std::size_t>(i) * out_stride;
     int32_t* o1 = i + 1 < nq ? o0 + out_stride : o0;
-    switch (n / 16) {  // up to 64 columns unrolled
-      case 1: qk_rows<1>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
-      case 2: qk_rows<2>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
-      case 4: qk_rows<4>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
-      default: qk_rows<0>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
-    }
+    qk_rows(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1);
   }
 }
 
@@ -142,7 +156,13 @@ void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int
     uint8_t* base = reinterpret_cast<uint8_t*>(packed) + static_cast<std::size_t>(r / 16) * n16 * 16 +
                     static_cast<std::size_t>(r % 16);
     const int8_t* vr = v + static_cast<std::size_t>(r) * stride;
-    for (int32_t c = 0; c < n; c += 16) {
+    int32_t c = 0;
+    for (; r < nrows && c + 16 <= n; c += 16) {  // whole vectors of a real row
+      const uint8x16_t x = vreinterpretq_u8_s8(vldrbq_s8(vr + c));
+      vstrbq_scatter_offset_u8(base + static_cast<std::size_t>(c) * 16, offsets,
+                               veorq_u8(x, vdupq_n_u8(0x80)));
+    }
+    for (; c < n; c += 16) {
       const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - c));
       // Rows past nrows: v = 0 (weights there are 0 too).
       const uint8x16_t x = vreinterpretq_u8_s8(vldrbq_z_s8(vr + c, r < nrows ? p : 0));
