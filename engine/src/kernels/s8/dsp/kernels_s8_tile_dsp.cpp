@@ -30,34 +30,33 @@ struct Acc2x2 {
 
 // Q K^T of a query pair (qp, qpair layout) and the keys r, r + 1 of a
 // kpack_s8 block (kb = block + 4 r), over groups >= 1 column groups:
-// 2 LDRD + 2 LDR + 4 SXTB16 + 8 SMLAD per 16 MACs.
+// 3 LDRD + 4 SXTB16 + 8 SMLAD per 16 MACs (14 registers).
 inline Acc2x2 qk_2x2(const void* qp, const int8_t* kb, int32_t groups) {
   if (groups <= 0) return {0, 0, 0, 0};
   int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-  uint32_t q0e, q0o, q1e, q1o, t, e;
+  uint32_t q0e, q0o, q1e, q1o, k0, k1, e;
   __asm__ volatile(
       "1:\n\t"
       "ldrd %[q0e], %[q0o], [%[qp]], #8\n\t"
       "ldrd %[q1e], %[q1o], [%[qp]], #8\n\t"
-      "ldr %[t], [%[kb]], #64\n\t"
-      "sxtb16 %[e], %[t]\n\t"
-      "sxtb16 %[t], %[t], ror #8\n\t"
+      "ldrd %[k0], %[k1], [%[kb]], #64\n\t"
+      "sxtb16 %[e], %[k0]\n\t"
+      "sxtb16 %[k0], %[k0], ror #8\n\t"
       "smlad %[a00], %[q0e], %[e], %[a00]\n\t"
       "smlad %[a10], %[q1e], %[e], %[a10]\n\t"
-      "smlad %[a00], %[q0o], %[t], %[a00]\n\t"
-      "smlad %[a10], %[q1o], %[t], %[a10]\n\t"
-      "ldr %[t], [%[kb], #-60]\n\t"
-      "sxtb16 %[e], %[t]\n\t"
-      "sxtb16 %[t], %[t], ror #8\n\t"
+      "smlad %[a00], %[q0o], %[k0], %[a00]\n\t"
+      "smlad %[a10], %[q1o], %[k0], %[a10]\n\t"
+      "sxtb16 %[e], %[k1]\n\t"
+      "sxtb16 %[k1], %[k1], ror #8\n\t"
       "smlad %[a01], %[q0e], %[e], %[a01]\n\t"
       "smlad %[a11], %[q1e], %[e], %[a11]\n\t"
-      "smlad %[a01], %[q0o], %[t], %[a01]\n\t"
-      "smlad %[a11], %[q1o], %[t], %[a11]\n\t"
+      "smlad %[a01], %[q0o], %[k1], %[a01]\n\t"
+      "smlad %[a11], %[q1o], %[k1], %[a11]\n\t"
       "subs %[n], %[n], #1\n\t"
       "bne 1b\n\t"
       : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [qp] "+r"(qp),
         [kb] "+r"(kb), [n] "+r"(groups), [q0e] "=&r"(q0e), [q0o] "=&r"(q0o), [q1e] "=&r"(q1e),
-        [q1o] "=&r"(q1o), [t] "=&r"(t), [e] "=&r"(e)
+        [q1o] "=&r"(q1o), [k0] "=&r"(k0), [k1] "=&r"(k1), [e] "=&r"(e)
       :
       : "cc", "memory");
   return {a00, a01, a10, a11};
@@ -68,8 +67,9 @@ inline Acc2x2 qk_2x2(const void* qp, const int8_t* kb, int32_t groups) {
 // vpack_s8 column pair (vp: its first 16-row block; the next block
 // `block_bytes` further), over blocks >= 1 blocks of 16 rows. UXTB16 /
 // SXTB16 split every word into the halves (keys 4g, 4g + 2) and (4g + 1,
-// 4g + 3): 4 LDR + 8 UXTB16 / SXTB16 + 8 SMLAD per 16 MACs; the block count
-// and stride live in memory (all 13 free registers hold operands).
+// 4g + 3): 2 LDR + 1 LDRD + 8 UXTB16 / SXTB16 + 8 SMLAD per 16 MACs; the
+// block count and stride live in memory (all 14 free registers hold
+// operands).
 #define ATTN_DSP_PV_GROUP \
         "ldr %[x], [%[w0]], #4\n\t" \
         "uxtb16 %[w0e], %[x]\n\t" \
@@ -77,26 +77,24 @@ inline Acc2x2 qk_2x2(const void* qp, const int8_t* kb, int32_t groups) {
         "ldr %[x], [%[w1]], #4\n\t" \
         "uxtb16 %[w1e], %[x]\n\t" \
         "uxtb16 %[w1o], %[x], ror #8\n\t" \
-        "ldr %[x], [%[vp]], #4\n\t" \
+        "ldrd %[x], %[y], [%[vp]], #8\n\t" \
         "sxtb16 %[t], %[x]\n\t" \
         "sxtb16 %[x], %[x], ror #8\n\t" \
         "smlad %[a00], %[w0e], %[t], %[a00]\n\t" \
         "smlad %[a10], %[w1e], %[t], %[a10]\n\t" \
         "smlad %[a00], %[w0o], %[x], %[a00]\n\t" \
         "smlad %[a10], %[w1o], %[x], %[a10]\n\t" \
-        "ldr %[x], [%[vp]], #4\n\t" \
-        "sxtb16 %[t], %[x]\n\t" \
-        "sxtb16 %[x], %[x], ror #8\n\t" \
+        "sxtb16 %[t], %[y]\n\t" \
+        "sxtb16 %[y], %[y], ror #8\n\t" \
         "smlad %[a01], %[w0e], %[t], %[a01]\n\t" \
         "smlad %[a11], %[w1e], %[t], %[a11]\n\t" \
-        "smlad %[a01], %[w0o], %[x], %[a01]\n\t" \
-        "smlad %[a11], %[w1o], %[x], %[a11]\n\t"
-
+        "smlad %[a01], %[w0o], %[y], %[a01]\n\t" \
+        "smlad %[a11], %[w1o], %[y], %[a11]\n\t"
 inline Acc2x2 pv_2x2(const uint8_t* w0, const uint8_t* w1, const int8_t* vp, int32_t blocks,
                      std::size_t block_bytes) {
   if (blocks <= 0) return {0, 0, 0, 0};
   int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-  uint32_t w0e, w0o, w1e, w1o, x, t;
+  uint32_t w0e, w0o, w1e, w1o, x, y, t;
   const uint32_t skip = static_cast<uint32_t>(block_bytes) - 32;  // to the next block
   uint32_t left = static_cast<uint32_t>(blocks);
   __asm__ volatile(
@@ -110,7 +108,7 @@ inline Acc2x2 pv_2x2(const uint8_t* w0, const uint8_t* w1, const int8_t* vp, int
       "bne 1b\n\t"
       : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [w0] "+r"(w0),
         [w1] "+r"(w1), [vp] "+r"(vp), [left] "+m"(left), [w0e] "=&r"(w0e), [w0o] "=&r"(w0o),
-        [w1e] "=&r"(w1e), [w1o] "=&r"(w1o), [x] "=&r"(x), [t] "=&r"(t)
+        [w1e] "=&r"(w1e), [w1o] "=&r"(w1o), [x] "=&r"(x), [y] "=&r"(y), [t] "=&r"(t)
       : [skip] "m"(skip)
       : "cc", "memory");
   return {a00, a01, a10, a11};
