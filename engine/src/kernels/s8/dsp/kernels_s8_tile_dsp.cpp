@@ -115,9 +115,9 @@ inline Acc2x2 pv_2x2(const uint8_t* w0, const uint8_t* w1, const int8_t* vp, int
 }
 #undef ATTN_DSP_PV_GROUP
 
-// Q K^T of the tile in 2 x 2 blocks: store(i, j, a[i][j]) for i < nq,
-// j < nkeys (keys past nkeys in the last 16-key block are zero in
-// kpack_s8: a pair straddling nkeys computes one and stores the other).
+// Q K^T of the tile in 2 x 2 blocks (a PairStore: rows i, i + 1, keys j,
+// j + 1), i < nq, j < nkeys (keys past nkeys in the last 16-key block are
+// zero in kpack_s8).
 template <class Store>
 void qk_tile_dsp(const uint8_t* u, int32_t nq, const int8_t* kpacked, int32_t nkeys, int32_t n,
                  Store& store) {
@@ -126,15 +126,17 @@ void qk_tile_dsp(const uint8_t* u, int32_t nq, const int8_t* kpacked, int32_t nk
   for (int32_t i = 0; i < nq; i += 2) {
     const int16_t* qp = q + static_cast<std::size_t>(i / 2) * qpair_halfwords(n);
     const int8_t* kb = kpacked;
+    store.rows(i);
     for (int32_t j = 0; j < nkeys; j += 2) {
       if (j > 0 && j % 16 == 0) kb += static_cast<std::size_t>(groups) * 64;
       const Acc2x2 s = qk_2x2(qp, kb + (j % 16) * 4, groups);
-      store(i, j, s.a00, s.a01, s.a10, s.a11);
+      store(j, s);
     }
   }
 }
 
-// P V of the tile in 2 x 2 blocks: store(i, c, a[i][c]) for i < nq, c < n.
+// P V of the tile in 2 x 2 blocks (a PairStore: rows i, i + 1, columns c,
+// c + 1), i < nq, c < n.
 // The DSP V packing holds 16-row blocks of ceil(n / 2) column pairs, 32
 // bytes each.
 template <class Store>
@@ -145,37 +147,50 @@ void pv_tile_dsp(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_
   for (int32_t i = 0; i < nq; i += 2) {
     const uint8_t* w0 = w + static_cast<std::size_t>(i) * w_stride;
     const uint8_t* w1 = i + 1 < nq ? w0 + w_stride : w0;  // odd tail: row i twice
+    store.rows(i);
     for (int32_t c = 0; c < n; c += 2) {
       const Acc2x2 s = pv_2x2(w0, w1, vpacked + static_cast<std::size_t>(c / 2) * 32, blocks,
                               block_bytes);
-      store(i, c, s.a00, s.a01, s.a10, s.a11);
+      store(c, s);
     }
   }
 }
 
-// Writes a 2 x 2 block (row i, column j) into rows of `stride` entries, only
-// the entries inside nrows x ncols, through `convert`.
+// Writes 2 x 2 blocks of rows i, i + 1 (rows(i)) at columns j, j + 1 into
+// rows of `stride` entries through convert(value - row offset). Row i + 1
+// is stored first: past nrows it is row i again, then overwritten. Column
+// j + 1 is written when below `ncols` (callers whose rows have room pass an
+// even bound).
 template <class T, class Convert>
-struct BlockStore {
+struct PairStore {
   T* out;
   std::size_t stride;
   int32_t nrows, ncols;
+  const int32_t* offsets;  // per row, or null (0)
   Convert convert;
-  void operator()(int32_t i, int32_t j, int32_t a00, int32_t a01, int32_t a10, int32_t a11) {
-    T* o = out + static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(j);
-    const bool right = j + 1 < ncols;
-    o[0] = convert(i, a00);
-    if (right) o[1] = convert(i, a01);
-    if (i + 1 < nrows) {
-      o[stride] = convert(i + 1, a10);
-      if (right) o[stride + 1] = convert(i + 1, a11);
+  T* o0 = nullptr;
+  T* o1 = nullptr;
+  int32_t off0 = 0, off1 = 0;
+  void rows(int32_t i) {
+    o0 = out + static_cast<std::size_t>(i) * stride;
+    const bool pair = i + 1 < nrows;
+    o1 = pair ? o0 + stride : o0;
+    off0 = offsets != nullptr ? offsets[i] : 0;
+    off1 = offsets != nullptr && pair ? offsets[i + 1] : off0;
+  }
+  void operator()(int32_t j, const Acc2x2& s) {
+    o1[j] = convert(s.a10 - off1);
+    o0[j] = convert(s.a00 - off0);
+    if (j + 1 < ncols) {
+      o1[j + 1] = convert(s.a11 - off1);
+      o0[j + 1] = convert(s.a01 - off0);
     }
   }
 };
 template <class T, class Convert>
-BlockStore<T, Convert> block_store(T* out, std::size_t stride, int32_t nrows, int32_t ncols,
-                                   Convert convert) {
-  return {out, stride, nrows, ncols, convert};
+PairStore<T, Convert> pair_store(T* out, std::size_t stride, int32_t nrows, int32_t ncols,
+                                 const int32_t* offsets, Convert convert) {
+  return {out, stride, nrows, ncols, offsets, convert};
 }
 
 }  // namespace
@@ -290,7 +305,8 @@ void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                 std::size_t out_stride) {
   (void)zp;
   (void)ksum;
-  auto store = block_store(out, out_stride, nq, nkeys, [](int32_t, int32_t s) { return s; });
+  // Rows of out hold round16(nkeys) entries: both keys of a pair fit.
+  auto store = pair_store(out, out_stride, nq, nkeys + 1, nullptr, [](int32_t s) { return s; });
   qk_tile_dsp(u, nq, kpacked, nkeys, n, store);
 }
 
@@ -303,16 +319,17 @@ bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
   // |sum (q - q_zp)(k - k_zp)| <= n * 255 * 255.
   if (!dsp::RequantSmall::fits(static_cast<uint64_t>(n) * 65025u, shift)) return false;
   const dsp::RequantSmall rq(multiplier, shift, out_zp);
-  auto store = block_store(out, out_stride, nq, nkeys, [&rq, offsets](int32_t i, int32_t s) {
-    return static_cast<int8_t>(rq(s - offsets[i]));
-  });
+  // Rows of out hold round16(nkeys) entries: both keys of a pair fit.
+  auto store = pair_store(out, out_stride, nq, nkeys + 1, offsets,
+                          [rq](int32_t s) { return static_cast<int8_t>(rq(s)); });
   qk_tile_dsp(u, nq, kpacked, nkeys, n, store);
   return true;
 }
 
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                 int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
-  auto store = block_store(acc, acc_stride, nq, n, [](int32_t, int32_t s) { return s; });
+  // Rows of acc hold round16(n) entries: both columns of a pair fit.
+  auto store = pair_store(acc, acc_stride, nq, n + 1, nullptr, [](int32_t s) { return s; });
   pv_tile_dsp(w, w_stride, nq, vpacked, nrows, n, store);
 }
 
@@ -322,9 +339,8 @@ bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
   // |sum_j w_j (v_jc - v_zp)| <= nrows * 255 * 255.
   if (!dsp::RequantSmall::fits(static_cast<uint64_t>(nrows) * 65025u, shift)) return false;
   const dsp::RequantSmall rq(multiplier, shift, out_zp);
-  auto store = block_store(out, out_stride, nq, n, [&rq, offsets](int32_t i, int32_t s) {
-    return static_cast<int8_t>(rq(s - offsets[i]));
-  });
+  auto store = pair_store(out, out_stride, nq, n, offsets,
+                          [rq](int32_t s) { return static_cast<int8_t>(rq(s)); });
   pv_tile_dsp(w, w_stride, nq, vpacked, nrows, n, store);
   return true;
 }
