@@ -180,7 +180,11 @@ bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
 // weights w[c] = softmax_s8_row(in)[c] + 128 for c < n and 0 for
 // n <= c < n_pad, and returns sum_c w[c] (n = 0: zeros, 0). in and w may be
 // the same buffer.
+#if defined(ATTN_S8_HAS_TILE_KERNELS)
 inline constexpr std::size_t kSoftmaxS8LutBytes = 832;
+#else
+inline constexpr std::size_t kSoftmaxS8LutBytes = 4;  // the reference tile softmax keeps none
+#endif
 void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
                              void* lut);
 int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in,
