@@ -205,7 +205,8 @@ void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_m
                        int32_t* sum_w);
 
 // True when this build's tile kernels beat the per-row kernels (attend_s8
-// then takes the tiled path): x86 at AVX-VNNI or AVX-512 VNNI.
+// then takes the tiled path): x86 at AVX-VNNI or AVX-512 VNNI, the Cortex-M
+// DSP and Helium sets.
 bool tile_s8_fast();
 
 // Name of the kernel set dot_s8 / mac_s8 use: "ref", "dsp" or "mve".

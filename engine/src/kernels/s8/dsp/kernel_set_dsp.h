@@ -10,7 +10,12 @@
 #define ATTN_S8_HAS_SOFTMAX_ROW 1
 #define ATTN_S8_HAS_WEIGHTS_FROM_CODES 1
 #define ATTN_S8_HAS_REQUANTIZE_ROW 1
-#define ATTN_S8_HAS_TILE_GEMMS 1  // packings, qk/pv tile GEMMs (+ fused requantization), tile_s8_fast
+// The tile GEMMs (packings, qk/pv tile GEMMs + fused requantization,
+// tile_s8_fast) on M-profile cores: their asm loops are Thumb-2 (LDRD of any
+// register pair); an Armv7-A build keeps the one-row core.
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define ATTN_S8_HAS_TILE_GEMMS 1
+#endif
 
 namespace attn {
 namespace detail {

@@ -7,7 +7,7 @@
 // Each is bit-identical to its *_ref version.
 #include "kernels/s8/kernels_s8.h"
 
-#if defined(ATTN_S8_KERNELS_DSP)
+#if defined(ATTN_S8_KERNELS_DSP) && defined(ATTN_S8_HAS_TILE_GEMMS)
 
 #include <cstring>
 
@@ -350,4 +350,4 @@ bool tile_s8_fast() { return true; }
 }  // namespace detail
 }  // namespace attn
 
-#endif  // ATTN_S8_KERNELS_DSP
+#endif  // ATTN_S8_KERNELS_DSP && ATTN_S8_HAS_TILE_GEMMS

@@ -1,7 +1,7 @@
 // The query-tile int8 kernels (see kernels_s8.h): the packing routines every
 // build shares, the readable references, and the entries of builds without
 // faster versions. Its own object, so builds that never take the tiled path
-// (Cortex-M) link none of it.
+// link none of it.
 #include <cstring>
 
 #include "kernels/s8/kernels_s8.h"
