@@ -563,7 +563,11 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
           } else {
             vpack_s8(vp, vs, nk, d, vpacked.data() + off);
           }
-          ASSERT_TRUE(std::equal(vref.begin(), vref.end(), vpacked.begin() + static_cast<std::ptrdiff_t>(off)))
+          // The reference layout's bytes: round4(nk) rows of round16(d) (the
+          // buffer has room for 16-row blocks).
+          const auto vbytes = static_cast<std::ptrdiff_t>(round_up_s8(uk, 4) * round_up_s8(ud, 16));
+          ASSERT_TRUE(std::equal(vref.begin(), vref.begin() + vbytes,
+                                 vpacked.begin() + static_cast<std::ptrdiff_t>(off)))
               << "vpack " << (l < 0 ? "ref" : kernels_s8_x86_level_name(l)) << " nk=" << nk
               << " d=" << d;
           std::vector<int32_t> acc(1 + uq * as, 0);
