@@ -79,4 +79,41 @@ struct BahdanauF32Args {
 Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weights,
                     const BahdanauF32Args& args, Scratch scratch);
 
+// Prepared encoder memory, for a decoder that attends to one encoder output
+// over many steps. bahdanau_f32_memory computes, once,
+//   M_j = h_j W2 + b2                      memory [batch, seq, units] float32
+// and bahdanau_f32_step then scores each decoder step against M:
+//   e_j = v . tanh(query W1 + b1 + M_j) + bv,  a = softmax(e),  context = sum_j a_j h_j
+// costing O(query_dim units + seq (units + key_dim)) per step instead of the
+// O(seq key_dim units) of re-projecting the keys. bahdanau_f32 itself is this
+// pair, the memory computed a tile of keys at a time into its scratch, with the
+// same kernel calls on the same operands: the step's outputs equal the
+// one-shot op's bit for bit.
+//
+// bahdanau_f32_memory_bytes = 4 * batch * seq * units (0 for a bad shape).
+constexpr std::size_t bahdanau_f32_memory_bytes(const BahdanauShape& s) {
+  if (s.batch <= 0 || s.seq <= 0 || s.units <= 0) return 0;
+  return sat::to_size(
+      sat::mul(sat::mul(static_cast<uint64_t>(s.batch), static_cast<uint64_t>(s.seq)),
+               sat::mul(static_cast<uint64_t>(s.units), 4)));
+}
+
+// keys [batch, seq, key_dim]; reads w2 and b2 (or null) of the weights.
+// Returns kOk, or without writing anything: kNullPointer (keys, memory or w2
+// null), kBadShape (a dimension <= 0 or above the engine's limit),
+// kScratchTooSmall (memory_bytes < bahdanau_f32_memory_bytes(shape)).
+Status bahdanau_f32_memory(const BahdanauShape& shape, const BahdanauF32Weights& weights,
+                           const float* keys, float* memory, std::size_t memory_bytes);
+
+// One decoder step against the memory of the same shape, keys and weights
+// (w2 and b2 are not read and may be null). args as for bahdanau_f32 (keys are
+// the values of the context). Scratch: bahdanau_f32_scratch_bytes(shape).
+// Returns kOk, or without writing anything: kNullPointer (query, keys,
+// context, memory, w1 or v null), kBadShape, kBadArgument (key length out of
+// [0, seq], bv not finite), kScratchTooSmall (scratch, or memory_bytes <
+// bahdanau_f32_memory_bytes(shape)).
+Status bahdanau_f32_step(const BahdanauShape& shape, const BahdanauF32Weights& weights,
+                         const BahdanauF32Args& args, const float* memory, std::size_t memory_bytes,
+                         Scratch scratch);
+
 }  // namespace attn

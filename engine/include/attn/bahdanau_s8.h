@@ -22,8 +22,16 @@
 // key_lengths [batch] optional; a batch item of length 0 outputs the context
 // zero point (and weights -128).
 //
-// Scratch: bahdanau_s8_scratch_bytes = 64 + 2 * align64(units)
-//                                     + sdpa_s8_row_bytes(seq, 1, key_dim)
+// Scratch: bahdanau_s8_scratch_bytes = 64 + 2 * align64(units) + align64(4 * units)
+//                                     + align64(4 * 256) + sdpa_s8_row_bytes(seq, 1, key_dim)
+// (A, one row, ADD's rescaled A and its table of rescaled B codes, the core).
+//
+// Prepared encoder memory: bahdanau_s8_memory computes the int8 B_j of every
+// key once, into memory [batch, seq, units] (bahdanau_s8_memory_bytes = batch
+// * seq * units bytes); bahdanau_s8_step then runs one decoder step from it,
+// costing O(query_dim units + seq (units + key_dim)) instead of also
+// O(seq key_dim units) for the B_j. bahdanau_s8 is the same code with each
+// B_j computed into scratch: the step's outputs are the one-shot op's bits.
 #pragma once
 
 #include <cstddef>
@@ -65,9 +73,17 @@ constexpr std::size_t bahdanau_s8_channel_count(const BahdanauShape& s) {
 
 constexpr std::size_t bahdanau_s8_scratch_bytes(const BahdanauShape& s) {
   if (s.units <= 0 || s.seq <= 0 || s.key_dim <= 0) return 0;
-  return sat::to_size(sat::add(sat::add(kAlign, sat::mul(2, s8_bytes::block(
-                                                               static_cast<uint64_t>(s.units)))),
-                               sdpa_s8_row_bytes64(s.seq, 1, s.key_dim)));
+  const auto u = static_cast<uint64_t>(s.units);
+  const uint64_t rows =
+      sat::add(sat::mul(2, s8_bytes::block(u)), sat::add(sat::f32_bytes(u), sat::f32_bytes(256)));
+  return sat::to_size(sat::add(sat::add(kAlign, rows), sdpa_s8_row_bytes64(s.seq, 1, s.key_dim)));
+}
+
+constexpr std::size_t bahdanau_s8_memory_bytes(const BahdanauShape& s) {
+  if (s.batch <= 0 || s.seq <= 0 || s.units <= 0) return 0;
+  return sat::to_size(
+      sat::mul(sat::mul(static_cast<uint64_t>(s.batch), static_cast<uint64_t>(s.seq)),
+               static_cast<uint64_t>(s.units)));
 }
 
 // TFLite int8 TANH as a table: table[x + 128] = TANH(x) for every int8 x
@@ -95,5 +111,20 @@ struct BahdanauS8Args {
 // Returns kOk, or without writing anything: kNullPointer, kBadArgument (key
 // length outside [0, seq]), kScratchTooSmall.
 Status bahdanau_s8(const BahdanauS8Params& params, const BahdanauS8Args& args, Scratch scratch);
+
+// keys [batch, seq, key_dim] -> memory [batch, seq, units], the int8 B_j.
+// Returns kOk, or without writing anything: kNullPointer (keys or memory
+// null), kBadShape (params not prepared), kScratchTooSmall (memory_bytes <
+// bahdanau_s8_memory_bytes(params.shape)).
+Status bahdanau_s8_memory(const BahdanauS8Params& params, const int8_t* keys, int8_t* memory,
+                          std::size_t memory_bytes);
+
+// One decoder step against the memory of the same params and keys (keys are
+// the values of the context); args and scratch as for bahdanau_s8. Returns
+// kOk, or without writing anything: kNullPointer (query, keys, context or
+// memory null), kBadArgument (a key length outside [0, seq]),
+// kScratchTooSmall (scratch, or memory_bytes < bahdanau_s8_memory_bytes).
+Status bahdanau_s8_step(const BahdanauS8Params& params, const BahdanauS8Args& args,
+                        const int8_t* memory, std::size_t memory_bytes, Scratch scratch);
 
 }  // namespace attn

@@ -19,6 +19,18 @@
 //          luong_general_f32_scratch_bytes = that with dim = key_dim, + align64(4*key_dim)
 // independent of seq (of it, one block of kSdpaQueryTile * kSdpaKeyBlock scores and
 // the context accumulator are used). A batch item with key length 0 gives zeros.
+//
+// Prepared encoder memory (Luong general): luong_general_f32_memory computes
+// K'_j = h_j W once, into memory [batch, seq, query_dim] float32
+// (luong_general_f32_memory_bytes = 4 * batch * seq * query_dim); then
+// luong_general_f32_step runs one decoder step from it:
+//   e_j = q . K'_j,  a = softmax(e),  context = sum_j a_j h_j
+// costing O(seq (query_dim + key_dim)) per step, without the one-shot op's
+// O(query_dim key_dim) product W q. b is left out of K' (q . b cancels in the
+// softmax, as above). The one-shot op computes (W q) . h_j, the step q . (h_j
+// W): the same sums, rounded in another order, so the two agree within float
+// rounding of the scores, not bit for bit. Step scratch:
+// luong_general_f32_step_scratch_bytes = luong_dot_f32_scratch_bytes({batch, seq, key_dim}).
 #pragma once
 
 #include <cstddef>
@@ -53,6 +65,17 @@ constexpr std::size_t luong_general_f32_scratch_bytes(const LuongGeneralShape& s
                                sat::f32_bytes(static_cast<uint64_t>(s.key_dim))));
 }
 
+constexpr std::size_t luong_general_f32_step_scratch_bytes(const LuongGeneralShape& s) {
+  return luong_dot_f32_scratch_bytes({s.batch, s.seq, s.key_dim});
+}
+
+constexpr std::size_t luong_general_f32_memory_bytes(const LuongGeneralShape& s) {
+  if (s.batch <= 0 || s.seq <= 0 || s.query_dim <= 0) return 0;
+  return sat::to_size(
+      sat::mul(sat::mul(static_cast<uint64_t>(s.batch), static_cast<uint64_t>(s.seq)),
+               sat::mul(static_cast<uint64_t>(s.query_dim), 4)));
+}
+
 struct LuongF32Args {
   const float* query = nullptr;
   const float* keys = nullptr;
@@ -72,5 +95,21 @@ struct LuongGeneralF32Weights {
 Status luong_dot_f32(const LuongDotShape& shape, const LuongF32Args& args, Scratch scratch);
 Status luong_general_f32(const LuongGeneralShape& shape, const LuongGeneralF32Weights& weights,
                          const LuongF32Args& args, Scratch scratch);
+
+// keys [batch, seq, key_dim] -> memory [batch, seq, query_dim] (reads w; b is
+// not used). Returns kOk, or without writing anything: kNullPointer (keys,
+// memory or w null), kBadShape, kScratchTooSmall (memory_bytes <
+// luong_general_f32_memory_bytes(shape)).
+Status luong_general_f32_memory(const LuongGeneralShape& shape,
+                                const LuongGeneralF32Weights& weights, const float* keys,
+                                float* memory, std::size_t memory_bytes);
+
+// One decoder step against the memory of the same shape and keys (keys are
+// the values). Returns kOk, or without writing anything: kNullPointer (query,
+// keys, context or memory null), kBadShape, kBadArgument (key length outside
+// [0, seq]), kScratchTooSmall (scratch below luong_general_f32_step_scratch_bytes,
+// or memory_bytes below luong_general_f32_memory_bytes).
+Status luong_general_f32_step(const LuongGeneralShape& shape, const LuongF32Args& args,
+                              const float* memory, std::size_t memory_bytes, Scratch scratch);
 
 }  // namespace attn

@@ -19,6 +19,14 @@
 //
 // Scratch: luong_s8_scratch_bytes = 64 + align64(seq * query_dim) (general only)
 //                                   + sdpa_s8_core_bytes(seq, query_dim, key_dim)
+//
+// Prepared encoder memory (Luong general): luong_general_s8_memory computes K'
+// once, into memory [batch, seq, query_dim] (luong_general_s8_memory_bytes =
+// batch * seq * query_dim bytes); luong_general_s8_step then runs one decoder
+// step from it in O(seq (query_dim + key_dim)) instead of also O(seq key_dim
+// query_dim) for K'. luong_s8 is the same code with K' computed into scratch:
+// the step's outputs are the one-shot op's bits. Step scratch:
+// luong_general_s8_step_scratch_bytes = 64 + sdpa_s8_core_bytes(seq, query_dim, key_dim).
 #pragma once
 
 #include <cstddef>
@@ -61,6 +69,15 @@ constexpr std::size_t luong_dot_s8_scratch_bytes(const LuongDotShape& s) {
 constexpr std::size_t luong_general_s8_scratch_bytes(const LuongGeneralShape& s) {
   return luong_s8_scratch_bytes(s, true);
 }
+constexpr std::size_t luong_general_s8_step_scratch_bytes(const LuongGeneralShape& s) {
+  return luong_s8_scratch_bytes(s, false);
+}
+constexpr std::size_t luong_general_s8_memory_bytes(const LuongGeneralShape& s) {
+  if (s.batch <= 0 || s.seq <= 0 || s.query_dim <= 0) return 0;
+  return sat::to_size(
+      sat::mul(sat::mul(static_cast<uint64_t>(s.batch), static_cast<uint64_t>(s.seq)),
+               static_cast<uint64_t>(s.query_dim)));
+}
 
 // Both return kOk, or kNullPointer, kBadShape, kOverflow (key_dim/query_dim
 // or seq beyond sdpa_s8's limits), kBadArgument (invalid scale, zero point,
@@ -83,5 +100,21 @@ struct LuongS8Args {
 // Returns kOk, or without writing anything: kNullPointer, kBadArgument (a key
 // length outside [0, seq]), kScratchTooSmall.
 Status luong_s8(const LuongS8Params& params, const LuongS8Args& args, Scratch scratch);
+
+// keys [batch, seq, key_dim] -> memory [batch, seq, query_dim], the int8 K'.
+// Returns kOk, or without writing anything: kNullPointer (keys or memory
+// null), kBadArgument (Luong dot params: no projection), kBadShape (params not
+// prepared), kScratchTooSmall (memory_bytes < luong_general_s8_memory_bytes).
+Status luong_general_s8_memory(const LuongS8Params& params, const int8_t* keys, int8_t* memory,
+                               std::size_t memory_bytes);
+
+// One decoder step against the memory of the same params and keys (keys are
+// the values). Returns kOk, or without writing anything: kNullPointer (query,
+// keys, context or memory null), kBadArgument (Luong dot params, a key length
+// outside [0, seq]), kScratchTooSmall (scratch below
+// luong_general_s8_step_scratch_bytes, or memory_bytes below
+// luong_general_s8_memory_bytes).
+Status luong_general_s8_step(const LuongS8Params& params, const LuongS8Args& args,
+                             const int8_t* memory, std::size_t memory_bytes, Scratch scratch);
 
 }  // namespace attn

@@ -2,8 +2,7 @@
 #include "attn/luong.h"
 
 #include "kernels/f32/kernels_f32.h"
-#include "core/attend_f32.h"
-#include "core/one_query_f32.h"
+#include "ops/luong_f32_item.h"
 #include "ops/op_helpers.h"
 
 namespace attn {
@@ -15,41 +14,20 @@ Status check_lengths(const int32_t* key_lengths, int32_t batch, int32_t seq) {
   return detail::check_mask(mask, batch, seq);
 }
 
-// Score blocks: the keys of a block are read twice (scores, then P V), so a
-// block is sized to stay in L1 (kCacheBlockBytes of keys, at least 16 keys)
-// and never exceeds the score region of the SDPA scratch the op reserves
-// (sdpa_f32_scratch_bytes({1, 1, seq, dim, dim}) holds kSdpaQueryTile rows of
-// kSdpaKeyBlock scores); the context accumulator follows that region.
-constexpr int32_t kBlock = kSdpaQueryTile * kSdpaKeyBlock;
-constexpr std::size_t kCacheBlockBytes = 32768;
-
-// e_j = q . h_j for the query row of each batch item (already in key space,
-// query_stride apart), one online-softmax pass over the keys: each score and
-// its exp are computed once (one_query_f32.h), also when weights are requested.
+// The query row of each batch item (already in key space, query_stride apart)
+// against its keys, which are also its values.
 void attend_queries(const float* queries, std::size_t query_stride, int32_t dim,
                     const LuongF32Args& args, int32_t batch, int32_t seq, void* core) {
   const auto d = static_cast<std::size_t>(dim);
   const auto t = static_cast<std::size_t>(seq);
-  auto* scores = static_cast<float*>(core);
-  auto* acc_bytes = static_cast<unsigned char*>(core) + f32_bytes(static_cast<std::size_t>(kBlock));
-  auto* acc = static_cast<float*>(static_cast<void*>(acc_bytes));
-  int32_t block = static_cast<int32_t>(kCacheBlockBytes / (4 * d));
-  block = block < 16 ? 16 : (block > kBlock ? kBlock : block);
   for (int32_t b = 0; b < batch; ++b) {
     const auto ub = static_cast<std::size_t>(b);
-    const float* q = queries + ub * query_stride;
     const float* keys = args.keys + ub * t * d;
-    float* w = args.weights != nullptr ? args.weights + ub * t : nullptr;
-    const int32_t len = args.key_lengths != nullptr ? args.key_lengths[b] : seq;
-    detail::OneQuery one;
-    detail::one_query_start(&one, acc, dim);
-    for (int32_t j0 = 0; j0 < len; j0 += block) {
-      const int32_t nk = len - j0 < block ? len - j0 : block;
-      const float* kb = keys + static_cast<std::size_t>(j0) * d;
-      kernels::qk_tile_f32(q, d, 1, kb, d, nk, dim, scores, static_cast<std::size_t>(nk));
-      detail::one_query_block(&one, scores, nk, kb, d, dim, w, j0);
-    }
-    detail::one_query_finish(one, len, seq, dim, args.context + ub * d, w);
+    const detail::LuongKeys k{keys, d, dim, keys, dim};
+    detail::luong_attend_f32(queries + ub * query_stride, k,
+                             args.key_lengths != nullptr ? args.key_lengths[b] : seq, seq,
+                             args.context + ub * d,
+                             args.weights != nullptr ? args.weights + ub * t : nullptr, core);
   }
 }
 
@@ -62,7 +40,8 @@ Status luong_dot_f32(const LuongDotShape& shape, const LuongF32Args& args, Scrat
   if (!detail::dims_ok({shape.batch, shape.seq, shape.dim})) return Status::kBadShape;
   const Status st = check_lengths(args.key_lengths, shape.batch, shape.seq);
   if (st != Status::kOk) return st;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes, luong_dot_f32_scratch_bytes(shape));
+  void* ws =
+      detail::aligned_scratch(scratch.data, scratch.bytes, luong_dot_f32_scratch_bytes(shape));
   if (ws == nullptr) return Status::kScratchTooSmall;
   attend_queries(args.query, static_cast<std::size_t>(shape.dim), shape.dim, args, shape.batch,
                  shape.seq, ws);
@@ -91,11 +70,13 @@ Status luong_general_f32(const LuongGeneralShape& shape, const LuongGeneralF32We
   LuongF32Args one = args;
   for (int32_t b = 0; b < shape.batch; ++b) {
     const auto ub = static_cast<std::size_t>(b);
-    kernels::linear_f32(args.query + ub * dq, 1, shape.query_dim, weights.w, nullptr,
-                        shape.key_dim, projected);
-    one.keys = args.keys + ub * static_cast<std::size_t>(shape.seq) * static_cast<std::size_t>(shape.key_dim);
+    kernels::linear_f32(args.query + ub * dq, 1, shape.query_dim, weights.w, nullptr, shape.key_dim,
+                        projected);
+    one.keys = args.keys +
+               ub * static_cast<std::size_t>(shape.seq) * static_cast<std::size_t>(shape.key_dim);
     one.context = args.context + ub * static_cast<std::size_t>(shape.key_dim);
-    one.weights = args.weights != nullptr ? args.weights + ub * static_cast<std::size_t>(shape.seq) : nullptr;
+    one.weights = args.weights != nullptr ? args.weights + ub * static_cast<std::size_t>(shape.seq)
+                                          : nullptr;
     one.key_lengths = args.key_lengths != nullptr ? args.key_lengths + b : nullptr;
     attend_queries(projected, 0, shape.key_dim, one, 1, shape.seq, core);
   }

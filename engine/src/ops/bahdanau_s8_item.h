@@ -1,0 +1,96 @@
+// Bahdanau attention, int8, one batch item from its key memory (internal): the
+// part that bahdanau_s8 and bahdanau_s8_step share (see attn/bahdanau_s8.h).
+// Integer only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attn/bahdanau_s8.h"
+#include "core/attend_s8.h"
+#include "kernels/s8/fixedpoint.h"
+#include "ops/fc_s8.h"
+
+namespace attn {
+namespace detail {
+
+// The scratch of bahdanau_s8_scratch_bytes, carved from its 64-byte aligned start.
+struct BahdanauS8Work {
+  int8_t* query_proj;   // A = FULLY_CONNECTED(query, W1, b1)           [units]
+  int8_t* row;          // B_j (one-shot), then T_j                    [units]
+  int32_t* query_term;  // ADD's rescaled A[u]                          [units]
+  int32_t* key_term;    // ADD's rescaled B code x, at [x + 128]        [256]
+  void* core;           // the softmax / context core (its score row first)
+};
+
+inline BahdanauS8Work bahdanau_s8_work(const BahdanauShape& s, void* ws) {
+  const auto units = static_cast<std::size_t>(s.units);
+  BahdanauS8Work w;
+  w.query_proj = static_cast<int8_t*>(ws);
+  w.row = w.query_proj + align_up(units);
+  w.query_term = static_cast<int32_t*>(static_cast<void*>(w.row + align_up(units)));
+  w.key_term = w.query_term + f32_bytes(units) / 4;
+  w.core = w.key_term + f32_bytes(256) / 4;
+  return w;
+}
+
+// TFLite int8 ADD's first stage for one input code: the code minus its zero
+// point, shifted left by 20, rescaled to twice the larger input scale.
+inline int32_t add_s8_rescale(int32_t code, int32_t zero_point, const QuantizedMultiplier& m) {
+  return q::multiply_by_quantized_multiplier((code - zero_point) * (1 << 20), m.multiplier,
+                                             m.shift);
+}
+
+// The key terms of every B code: the ADD's rescaling of its second input, as
+// a table (one rescaling per code instead of one per key and unit).
+inline void bahdanau_s8_key_terms(const BahdanauS8Params& p, int32_t* key_term) {
+  for (int32_t x = -128; x <= 127; ++x) {
+    key_term[x + 128] = add_s8_rescale(x, p.add.input2_zero_point, p.add.input2);
+  }
+}
+
+// e_j code of one key from its memory row B_j: T_j[u] = TANH(ADD(A[u], B_j[u]))
+// into w.row (b_row may be w.row), then FULLY_CONNECTED(T_j, v, bv).
+inline void bahdanau_s8_score(const BahdanauS8Params& p, const BahdanauS8Work& w,
+                              const int8_t* b_row, int8_t* score) {
+  const AddS8Params& add = p.add;
+  for (int32_t u = 0; u < p.shape.units; ++u) {
+    const int32_t sum = w.query_term[u] + w.key_term[b_row[u] + 128];
+    int32_t out =
+        q::multiply_by_quantized_multiplier(sum, add.output.multiplier, add.output.shift) +
+        add.output_zero_point;
+    out = out < -128 ? -128 : (out > 127 ? 127 : out);
+    w.row[u] = p.tanh_table[out + 128];
+  }
+  fc_s8(p.v, w.row, static_cast<std::size_t>(p.shape.units), 1, score, 1);
+}
+
+// context (and the optional weights row) of one batch item over keys j <
+// limit. memory_row(j, buf) returns B_j (in buf = w.row, or where it keeps it).
+// w.key_term must hold bahdanau_s8_key_terms.
+template <class MemoryRow>
+void bahdanau_item_s8(const BahdanauS8Params& p, const BahdanauS8Work& w, const int8_t* query,
+                      const int8_t* keys, int32_t limit, int8_t* ctx, int8_t* wrow,
+                      MemoryRow memory_row) {
+  const BahdanauShape& s = p.shape;
+  const auto kd = static_cast<std::size_t>(s.key_dim);
+  if (limit == 0) {
+    for (std::size_t c = 0; c < kd; ++c) ctx[c] = static_cast<int8_t>(p.attend.out_zero_point);
+    if (wrow != nullptr) {
+      for (int32_t j = 0; j < s.seq; ++j) wrow[j] = -128;
+    }
+    return;
+  }
+  fc_s8(p.w1, query, static_cast<std::size_t>(s.query_dim), 1, w.query_proj,
+        static_cast<std::size_t>(s.units));
+  for (int32_t u = 0; u < s.units; ++u) {
+    w.query_term[u] = add_s8_rescale(w.query_proj[u], p.add.input1_zero_point, p.add.input1);
+  }
+  auto* scores = static_cast<int8_t*>(w.core);  // the core's score row
+  for (int32_t j = 0; j < limit; ++j) bahdanau_s8_score(p, w, memory_row(j, w.row), scores + j);
+  softmax_pv_row_s8(p.attend, scores, limit, nullptr, keys, kd, s.key_dim, s.seq, ctx, wrow,
+                    w.core);
+}
+
+}  // namespace detail
+}  // namespace attn

@@ -1,0 +1,43 @@
+// Luong general attention, float32: one decoder step against the prepared key
+// memory K' (see attn/luong.h). No key and no query is projected.
+#include "attn/luong.h"
+#include "ops/luong_f32_item.h"
+#include "ops/op_helpers.h"
+
+namespace attn {
+
+Status luong_general_f32_step(const LuongGeneralShape& shape, const LuongF32Args& args,
+                              const float* memory, std::size_t memory_bytes, Scratch scratch) {
+  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr ||
+      memory == nullptr) {
+    return Status::kNullPointer;
+  }
+  if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim})) {
+    return Status::kBadShape;
+  }
+  Mask lengths;
+  lengths.key_lengths = args.key_lengths;
+  if (detail::check_mask(lengths, shape.batch, shape.seq) != Status::kOk) {
+    return Status::kBadArgument;
+  }
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
+                                     luong_general_f32_step_scratch_bytes(shape));
+  if (ws == nullptr || memory_bytes < luong_general_f32_memory_bytes(shape)) {
+    return Status::kScratchTooSmall;
+  }
+  const auto t = static_cast<std::size_t>(shape.seq);
+  const auto dq = static_cast<std::size_t>(shape.query_dim);
+  const auto dk = static_cast<std::size_t>(shape.key_dim);
+  for (int32_t b = 0; b < shape.batch; ++b) {
+    const auto ub = static_cast<std::size_t>(b);
+    const detail::LuongKeys keys{memory + ub * t * dq, dq, shape.query_dim, args.keys + ub * t * dk,
+                                 shape.key_dim};
+    detail::luong_attend_f32(args.query + ub * dq, keys,
+                             args.key_lengths != nullptr ? args.key_lengths[b] : shape.seq,
+                             shape.seq, args.context + ub * dk,
+                             args.weights != nullptr ? args.weights + ub * t : nullptr, ws);
+  }
+  return Status::kOk;
+}
+
+}  // namespace attn

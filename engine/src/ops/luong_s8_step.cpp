@@ -1,0 +1,38 @@
+// Luong general attention, int8: one decoder step against the prepared key
+// memory K' (see attn/luong_s8.h). No key is projected. Integer only.
+#include "attn/luong_s8.h"
+#include "ops/luong_s8_item.h"
+#include "ops/op_helpers.h"
+
+namespace attn {
+
+Status luong_general_s8_step(const LuongS8Params& params, const LuongS8Args& args,
+                             const int8_t* memory, std::size_t memory_bytes, Scratch scratch) {
+  const LuongGeneralShape& s = params.shape;
+  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr ||
+      memory == nullptr) {
+    return Status::kNullPointer;
+  }
+  if (!params.general) return Status::kBadArgument;
+  Mask lengths;
+  lengths.key_lengths = args.key_lengths;
+  if (detail::check_mask(lengths, s.batch, s.seq) != Status::kOk) return Status::kBadArgument;
+  void* ws =
+      detail::aligned_scratch(scratch.data, scratch.bytes, luong_general_s8_step_scratch_bytes(s));
+  if (ws == nullptr || memory_bytes < luong_general_s8_memory_bytes(s)) {
+    return Status::kScratchTooSmall;
+  }
+  const auto seq = static_cast<std::size_t>(s.seq);
+  const auto qd = static_cast<std::size_t>(s.query_dim);
+  const auto kd = static_cast<std::size_t>(s.key_dim);
+  for (int32_t b = 0; b < s.batch; ++b) {
+    const auto ub = static_cast<std::size_t>(b);
+    detail::luong_item_s8(
+        params, args.query + ub * qd, memory + ub * seq * qd, qd, args.keys + ub * seq * kd,
+        args.key_lengths != nullptr ? args.key_lengths[b] : s.seq, args.context + ub * kd,
+        args.weights != nullptr ? args.weights + ub * seq : nullptr, ws);
+  }
+  return Status::kOk;
+}
+
+}  // namespace attn
