@@ -169,6 +169,13 @@ void float_ops(Inputs& in, Results* r) {
     a.weights = in.weights.data();
     a.key_lengths = in.lens;
     r->add("bahdanau_f32", attn::bahdanau_f32({2, 70, 5, 6, 7}, w, a, s));
+    // Prepared encoder memory (in w4, unused by these ops).
+    const attn::BahdanauShape shape{2, 70, 5, 6, 7};
+    const std::size_t memory_bytes = attn::bahdanau_f32_memory_bytes(shape);
+    r->add("bahdanau_f32_memory",
+           attn::bahdanau_f32_memory(shape, w, a.keys, in.w4.data(), memory_bytes));
+    r->add("bahdanau_f32_step",
+           attn::bahdanau_f32_step(shape, w, a, in.w4.data(), memory_bytes, s));
   }
   {
     attn::LuongF32Args a;
@@ -180,6 +187,13 @@ void float_ops(Inputs& in, Results* r) {
     r->add("luong_dot_f32", attn::luong_dot_f32({2, 70, 6}, a, s));
     r->add("luong_general_f32",
            attn::luong_general_f32({2, 70, 5, 6}, {in.w1.data(), in.bias.data()}, a, s));
+    const attn::LuongGeneralShape shape{2, 70, 5, 6};
+    const std::size_t memory_bytes = attn::luong_general_f32_memory_bytes(shape);
+    r->add("luong_general_f32_memory",
+           attn::luong_general_f32_memory(shape, {in.w1.data(), in.bias.data()}, a.keys,
+                                          in.w4.data(), memory_bytes));
+    r->add("luong_general_f32_step",
+           attn::luong_general_f32_step(shape, a, in.w4.data(), memory_bytes, s));
   }
   {
     attn::GeneralAttentionF32Args a;

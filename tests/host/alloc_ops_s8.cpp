@@ -134,6 +134,11 @@ void bahdanau(Inputs& in, const attn::Scratch& s, Results* r) {
   a.weights = in.qweights.data();
   a.key_lengths = in.lens;
   r->add("bahdanau_s8", attn::bahdanau_s8(p, a, s));
+  // Prepared encoder memory (in qw4, unused by this op).
+  r->add("bahdanau_s8_memory",
+         attn::bahdanau_s8_memory(p, a.keys, in.qw4.data(), attn::bahdanau_s8_memory_bytes(shape)));
+  r->add("bahdanau_s8_step",
+         attn::bahdanau_s8_step(p, a, in.qw4.data(), attn::bahdanau_s8_memory_bytes(shape), s));
   a.keys = nullptr;
   r->add("bahdanau_s8 (null keys)", attn::bahdanau_s8(p, a, s), attn::Status::kNullPointer);
 }
@@ -160,6 +165,11 @@ void luong(Inputs& in, const attn::Scratch& s, Results* r) {
                                         {in.qw1.data(), in.channel_scales.data(), in.qbias.data()},
                                         in.channels.data(), &general));
   r->add("luong_s8 (general)", attn::luong_s8(general, a, s));
+  const std::size_t memory_bytes = attn::luong_general_s8_memory_bytes({2, 70, 5, 6});
+  r->add("luong_general_s8_memory",
+         attn::luong_general_s8_memory(general, a.keys, in.qw4.data(), memory_bytes));
+  r->add("luong_general_s8_step",
+         attn::luong_general_s8_step(general, a, in.qw4.data(), memory_bytes, s));
   r->add("luong_dot_s8_prepare (bad shape)", attn::luong_dot_s8_prepare({2, 0, 6}, quant, &dot),
          attn::Status::kBadShape);
 }
