@@ -53,6 +53,10 @@ int32_t g_bias32[4 * kD];
 attn::QuantizedMultiplier g_channels[4 * kD];
 attn::MhaS8Params g_mha_s8;
 attn::LuongS8Params g_luong_s8;
+attn::BahdanauS8Params g_bahdanau_s8;
+// Prepared encoder memory of the seq2seq steps (T = 64 keys, 64 units).
+float g_memory[64 * kD];
+int8_t g_memory8[64 * kD];
 
 int g_case = 0;
 int g_failed = 0;
@@ -184,6 +188,31 @@ int main() {
     a.context = g_out;
     return attn::bahdanau_f32(shape, w, a, scratch());
   });
+  // A decoder step against prepared encoder memory, and the one-shot op it
+  // replaces (which projects the 64 keys again).
+  const attn::BahdanauShape seq2seq{1, 64, kD, kD, kD};
+  attn::BahdanauF32Weights bahdanau_w;
+  bahdanau_w.w1 = g_w;
+  bahdanau_w.b1 = g_bias;
+  bahdanau_w.w2 = g_w + kD * kD;
+  bahdanau_w.b2 = g_bias + kD;
+  bahdanau_w.v = g_bias + 2 * kD;
+  attn::BahdanauF32Args bahdanau_a;
+  bahdanau_a.query = g_q;
+  bahdanau_a.keys = g_k;
+  bahdanau_a.context = g_out;
+  run_case("bahdanau_f32", "T=64,D=64,units=64", "f32",
+           [&] { return attn::bahdanau_f32(seq2seq, bahdanau_w, bahdanau_a, scratch()); });
+  if (attn::bahdanau_f32_memory(seq2seq, bahdanau_w, g_k, g_memory, sizeof g_memory) ==
+      attn::Status::kOk) {
+    run_case("bahdanau_f32_step", "T=64,D=64,units=64", "f32", [&] {
+      return attn::bahdanau_f32_step(seq2seq, bahdanau_w, bahdanau_a, g_memory, sizeof g_memory,
+                                     scratch());
+    });
+  } else {
+    pf::write("bahdanau_f32_memory failed\n");
+    ++g_failed;
+  }
   run_case("luong_dot_f32", "T=32,D=64", "f32", [] {
     attn::LuongF32Args a;
     a.query = g_q;
@@ -268,8 +297,49 @@ int main() {
     if (attn::luong_general_s8_prepare({1, 32, kD, kD}, quant, {g_w8, g_scales, g_bias32},
                                        g_channels, &g_luong_s8) == attn::Status::kOk) {
       run_case("luong_general_s8", "T=32,D=64", "s8", luong);
+      if (attn::luong_general_s8_memory(g_luong_s8, g_k8, g_memory8, sizeof g_memory8) ==
+          attn::Status::kOk) {
+        run_case("luong_general_s8_step", "T=32,D=64", "s8", [] {
+          attn::LuongS8Args a;
+          a.query = g_q8;
+          a.keys = g_k8;
+          a.context = g_out8;
+          return attn::luong_general_s8_step(g_luong_s8, a, g_memory8, sizeof g_memory8, scratch());
+        });
+      } else {
+        pf::write("luong_general_s8_memory failed\n");
+        ++g_failed;
+      }
     } else {
       pf::write("luong_general_s8: prepare failed\n");
+      ++g_failed;
+    }
+  }
+  {
+    attn::BahdanauS8Quant quant;
+    quant.query = quant.keys = {0.02f, 0};
+    quant.query_proj = quant.keys_proj = {0.05f, 0};
+    quant.sum = {0.05f, 0};
+    quant.scores = {0.1f, 0};
+    quant.context = {0.02f, 0};
+    const attn::BahdanauS8Weights w{{g_w8, g_scales, g_bias32},
+                                    {g_w8 + kD * kD, g_scales + kD, g_bias32 + kD},
+                                    {g_w8 + 2 * kD * kD, g_scales + 2 * kD, g_bias32 + 2 * kD}};
+    attn::BahdanauS8Args a;
+    a.query = g_q8;
+    a.keys = g_k8;
+    a.context = g_out8;
+    if (attn::bahdanau_s8_prepare({1, 64, kD, kD, kD}, quant, w, g_channels, &g_bahdanau_s8) ==
+            attn::Status::kOk &&
+        attn::bahdanau_s8_memory(g_bahdanau_s8, g_k8, g_memory8, sizeof g_memory8) ==
+            attn::Status::kOk) {
+      run_case("bahdanau_s8", "T=64,D=64,units=64", "s8",
+               [&] { return attn::bahdanau_s8(g_bahdanau_s8, a, scratch()); });
+      run_case("bahdanau_s8_step", "T=64,D=64,units=64", "s8", [&] {
+        return attn::bahdanau_s8_step(g_bahdanau_s8, a, g_memory8, sizeof g_memory8, scratch());
+      });
+    } else {
+      pf::write("bahdanau_s8: prepare or memory failed\n");
       ++g_failed;
     }
   }
