@@ -30,7 +30,11 @@ int32_t g_bad_lengths[2] = {5, 6};
 attn::QuantizedMultiplier g_storage[2 * 6 + 1];
 attn::BahdanauS8Params g_bahdanau;
 attn::LuongS8Params g_luong, g_luong_dot;
-alignas(64) unsigned char g_scratch[2048 + (attn::kSdpaS8QueryTile > 1 ? 16384 : 0)];
+constexpr std::size_t max_bytes(std::size_t a, std::size_t b) { return a > b ? a : b; }
+attn::Workspace<max_bytes(
+    max_bytes(attn::bahdanau_f32_scratch_bytes(kB), attn::luong_general_f32_step_scratch_bytes(kL)),
+    max_bytes(attn::bahdanau_s8_scratch_bytes(kB), attn::luong_general_s8_step_scratch_bytes(kL)))>
+    g_workspace;
 
 void fill_sentinels() {
   std::memset(g_memory, kSentinel, sizeof g_memory);
@@ -62,7 +66,7 @@ bool untouched() {
     ATTN_EXPECT_TRUE(untouched());      \
   } while (0)
 
-attn::Scratch scratch(std::size_t bytes) { return {g_scratch, bytes}; }
+attn::Scratch scratch(std::size_t bytes) { return {g_workspace.storage, bytes}; }
 
 attn::BahdanauF32Weights bahdanau_weights() {
   attn::BahdanauF32Weights w;
@@ -102,7 +106,7 @@ ATTN_CASE(Seq2SeqMemoryBadInput, BahdanauF32) {
                   Status::kScratchTooSmall);
 
   const std::size_t need = attn::bahdanau_f32_scratch_bytes(kB);
-  ATTN_ASSERT_TRUE(need <= sizeof g_scratch);
+  ATTN_ASSERT_TRUE(need <= sizeof g_workspace.storage);
   const auto args = seq2seq_args<attn::BahdanauF32Args>(g_query, g_keys, g_context, g_weights);
   const auto step = [&](const attn::BahdanauShape& s, const attn::BahdanauF32Weights& ww,
                         const attn::BahdanauF32Args& a, const float* memory, std::size_t bytes,
@@ -156,7 +160,7 @@ ATTN_CASE(Seq2SeqMemoryBadInput, LuongGeneralF32) {
                   Status::kScratchTooSmall);
 
   const std::size_t need = attn::luong_general_f32_step_scratch_bytes(kL);
-  ATTN_ASSERT_TRUE(need <= sizeof g_scratch);
+  ATTN_ASSERT_TRUE(need <= sizeof g_workspace.storage);
   const auto args = seq2seq_args<attn::LuongF32Args>(g_query, g_keys, g_context, g_weights);
   attn::LuongF32Args a = args;
   a.query = nullptr;
@@ -202,7 +206,7 @@ ATTN_CASE(Seq2SeqMemoryBadInput, BahdanauS8) {
                   Status::kScratchTooSmall);
 
   const std::size_t need = attn::bahdanau_s8_scratch_bytes(kB);
-  ATTN_ASSERT_TRUE(need <= sizeof g_scratch);
+  ATTN_ASSERT_TRUE(need <= sizeof g_workspace.storage);
   const auto args = seq2seq_args<attn::BahdanauS8Args>(g_query8, g_keys8, g_context8, g_weights8);
   attn::BahdanauS8Args a = args;
   a.query = nullptr;
@@ -250,7 +254,7 @@ ATTN_CASE(Seq2SeqMemoryBadInput, LuongGeneralS8) {
                   Status::kScratchTooSmall);
 
   const std::size_t need = attn::luong_general_s8_step_scratch_bytes(kL);
-  ATTN_ASSERT_TRUE(need <= sizeof g_scratch);
+  ATTN_ASSERT_TRUE(need <= sizeof g_workspace.storage);
   const auto args = seq2seq_args<attn::LuongS8Args>(g_query8, g_keys8, g_context8, g_weights8);
   attn::LuongS8Args a = args;
   a.query = nullptr;
