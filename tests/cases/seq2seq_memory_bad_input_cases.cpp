@@ -21,20 +21,21 @@ constexpr attn::BahdanauShape kB{2, 5, 3, 4, 6};
 constexpr attn::LuongGeneralShape kL{2, 5, 3, 4};
 constexpr unsigned char kSentinel = 0x5a;
 
-float g_query[2 * 3], g_keys[2 * 5 * 4], g_w1[3 * 6], g_w2[4 * 6], g_v[6], g_wl[4 * 3];
+// Inputs (zeros: every row fails before reading them; const, so in flash).
+const float g_query[2 * 3] = {}, g_keys[2 * 5 * 4] = {}, g_w1[3 * 6] = {}, g_w2[4 * 6] = {},
+                        g_v[6] = {}, g_wl[4 * 3] = {};
 float g_memory[2 * 5 * 6], g_context[2 * 4], g_weights[2 * 5];
-int8_t g_query8[2 * 3], g_keys8[2 * 5 * 4], g_w8[6 * 4], g_v8[6];
+const int8_t g_query8[2 * 3] = {}, g_keys8[2 * 5 * 4] = {}, g_w8[6 * 4] = {}, g_v8[6] = {};
 int8_t g_memory8[2 * 5 * 6], g_context8[2 * 4], g_weights8[2 * 5];
-float g_scales[6] = {0.01f, 0.012f, 0.009f, 0.011f, 0.01f, 0.013f};
+const float g_scales[6] = {0.01f, 0.012f, 0.009f, 0.011f, 0.01f, 0.013f};
 int32_t g_bad_lengths[2] = {5, 6};
 attn::QuantizedMultiplier g_storage[2 * 6 + 1];
-attn::BahdanauS8Params g_bahdanau;
-attn::LuongS8Params g_luong, g_luong_dot;
 constexpr std::size_t max_bytes(std::size_t a, std::size_t b) { return a > b ? a : b; }
-attn::Workspace<max_bytes(
+constexpr std::size_t kScratchBytes = max_bytes(
     max_bytes(attn::bahdanau_f32_scratch_bytes(kB), attn::luong_general_f32_step_scratch_bytes(kL)),
-    max_bytes(attn::bahdanau_s8_scratch_bytes(kB), attn::luong_general_s8_step_scratch_bytes(kL)))>
-    g_workspace;
+    max_bytes(attn::bahdanau_s8_scratch_bytes(kB), attn::luong_general_s8_step_scratch_bytes(kL)));
+// Scratch and int8 params from the test arena (set by each case).
+unsigned char* g_scratch = nullptr;
 
 void fill_sentinels() {
   std::memset(g_memory, kSentinel, sizeof g_memory);
@@ -66,7 +67,7 @@ bool untouched() {
     ATTN_EXPECT_TRUE(untouched());      \
   } while (0)
 
-attn::Scratch scratch(std::size_t bytes) { return {g_workspace.storage, bytes}; }
+attn::Scratch scratch(std::size_t bytes) { return {g_scratch, bytes}; }
 
 attn::BahdanauF32Weights bahdanau_weights() {
   attn::BahdanauF32Weights w;
@@ -89,6 +90,9 @@ Args seq2seq_args(const void* query, const void* keys, Ctx* context, Ctx* weight
 }  // namespace
 
 ATTN_CASE(Seq2SeqMemoryBadInput, BahdanauF32) {
+  attn_test::Arena arena;
+  g_scratch = static_cast<unsigned char*>(arena.bytes(kScratchBytes));
+  ATTN_ASSERT_TRUE(arena.ok());
   const attn::BahdanauF32Weights w = bahdanau_weights();
   const std::size_t mem = attn::bahdanau_f32_memory_bytes(kB);
   ATTN_ASSERT_TRUE(mem == sizeof g_memory);
@@ -106,7 +110,7 @@ ATTN_CASE(Seq2SeqMemoryBadInput, BahdanauF32) {
                   Status::kScratchTooSmall);
 
   const std::size_t need = attn::bahdanau_f32_scratch_bytes(kB);
-  ATTN_ASSERT_TRUE(need <= sizeof g_workspace.storage);
+  ATTN_ASSERT_TRUE(need <= kScratchBytes);
   const auto args = seq2seq_args<attn::BahdanauF32Args>(g_query, g_keys, g_context, g_weights);
   const auto step = [&](const attn::BahdanauShape& s, const attn::BahdanauF32Weights& ww,
                         const attn::BahdanauF32Args& a, const float* memory, std::size_t bytes,
@@ -145,6 +149,9 @@ ATTN_CASE(Seq2SeqMemoryBadInput, BahdanauF32) {
 }
 
 ATTN_CASE(Seq2SeqMemoryBadInput, LuongGeneralF32) {
+  attn_test::Arena arena;
+  g_scratch = static_cast<unsigned char*>(arena.bytes(kScratchBytes));
+  ATTN_ASSERT_TRUE(arena.ok());
   const attn::LuongGeneralF32Weights w{g_wl, nullptr};
   const std::size_t mem = attn::luong_general_f32_memory_bytes(kL);
   ATTN_ASSERT_TRUE(mem <= sizeof g_memory);
@@ -160,7 +167,7 @@ ATTN_CASE(Seq2SeqMemoryBadInput, LuongGeneralF32) {
                   Status::kScratchTooSmall);
 
   const std::size_t need = attn::luong_general_f32_step_scratch_bytes(kL);
-  ATTN_ASSERT_TRUE(need <= sizeof g_workspace.storage);
+  ATTN_ASSERT_TRUE(need <= kScratchBytes);
   const auto args = seq2seq_args<attn::LuongF32Args>(g_query, g_keys, g_context, g_weights);
   attn::LuongF32Args a = args;
   a.query = nullptr;
@@ -189,6 +196,11 @@ ATTN_CASE(Seq2SeqMemoryBadInput, LuongGeneralF32) {
 }
 
 ATTN_CASE(Seq2SeqMemoryBadInput, BahdanauS8) {
+  attn_test::Arena arena;
+  g_scratch = static_cast<unsigned char*>(arena.bytes(kScratchBytes));
+  auto* bahdanau = arena.alloc<attn::BahdanauS8Params>(1);
+  ATTN_ASSERT_TRUE(arena.ok());
+  attn::BahdanauS8Params& g_bahdanau = *bahdanau;
   attn::BahdanauS8Quant q;
   q.query = q.keys = q.query_proj = q.keys_proj = q.sum = q.scores = q.context = {0.02f, 0};
   const attn::BahdanauS8Weights w{
@@ -206,7 +218,7 @@ ATTN_CASE(Seq2SeqMemoryBadInput, BahdanauS8) {
                   Status::kScratchTooSmall);
 
   const std::size_t need = attn::bahdanau_s8_scratch_bytes(kB);
-  ATTN_ASSERT_TRUE(need <= sizeof g_workspace.storage);
+  ATTN_ASSERT_TRUE(need <= kScratchBytes);
   const auto args = seq2seq_args<attn::BahdanauS8Args>(g_query8, g_keys8, g_context8, g_weights8);
   attn::BahdanauS8Args a = args;
   a.query = nullptr;
@@ -233,6 +245,12 @@ ATTN_CASE(Seq2SeqMemoryBadInput, BahdanauS8) {
 }
 
 ATTN_CASE(Seq2SeqMemoryBadInput, LuongGeneralS8) {
+  attn_test::Arena arena;
+  g_scratch = static_cast<unsigned char*>(arena.bytes(kScratchBytes));
+  auto* luong = arena.alloc<attn::LuongS8Params>(2);
+  ATTN_ASSERT_TRUE(arena.ok());
+  attn::LuongS8Params& g_luong = luong[0];
+  attn::LuongS8Params& g_luong_dot = luong[1];
   attn::LuongS8Quant q;
   q.query = q.keys = q.keys_proj = q.scores = q.context = {0.02f, 0};
   ATTN_ASSERT_TRUE(attn::luong_general_s8_prepare(kL, q, {g_w8, g_scales, nullptr}, g_storage,
@@ -254,7 +272,7 @@ ATTN_CASE(Seq2SeqMemoryBadInput, LuongGeneralS8) {
                   Status::kScratchTooSmall);
 
   const std::size_t need = attn::luong_general_s8_step_scratch_bytes(kL);
-  ATTN_ASSERT_TRUE(need <= sizeof g_workspace.storage);
+  ATTN_ASSERT_TRUE(need <= kScratchBytes);
   const auto args = seq2seq_args<attn::LuongS8Args>(g_query8, g_keys8, g_context8, g_weights8);
   attn::LuongS8Args a = args;
   a.query = nullptr;
