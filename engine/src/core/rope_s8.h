@@ -10,10 +10,18 @@
 namespace attn {
 namespace detail {
 
+// floor(a * b / 2^64) with 32-bit halves (no 128-bit type on 32-bit Arm).
+inline uint64_t mul_hi64(uint64_t a, uint64_t b) {
+  const uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+  const uint64_t p0 = a0 * b0, p1 = a0 * b1, p2 = a1 * b0, p3 = a1 * b1;
+  const uint64_t mid = (p0 >> 32) + (p1 & 0xFFFFFFFFu) + (p2 & 0xFFFFFFFFu);
+  return p3 + (p1 >> 32) + (p2 >> 32) + (mid >> 32);
+}
+
 // Q0.64 ratio r = theta^(-2 / dims) of consecutive rotary frequencies, from
 // the float32 bits of theta (finite, > 1) and dims (even, > 0): log2(theta)
 // bit by bit in Q7.57, divided by dims / 2, then 2^-x by a 20-term Taylor
-// series of exp(-x ln 2) in Q1.63.
+// series of exp(-x ln 2) in Q1.63 (rope_s8_ratio.cpp; prepare time).
 uint64_t rope_s8_ratio(const RopeConfig& rope);
 
 // cs[i] = cos(angle_i), cs[dims/2 + i] = sin(angle_i) in Q1.30 for pair
