@@ -102,8 +102,9 @@ Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& arg
   int8_t* op = qp + align_up(t * e);
   int8_t* kp = op + align_up(t * e);
   int8_t* vp = kp + align_up(t * kvd);
-  auto* cs = reinterpret_cast<int32_t*>(vp + align_up(t * kvd));
-  void* core_ws = reinterpret_cast<unsigned char*>(cs) + align_up(idx(s.rope.dims) * 4);
+  void* cs_bytes = vp + align_up(t * kvd);  // 64-byte aligned
+  auto* cs = static_cast<int32_t*>(cs_bytes);
+  void* core_ws = static_cast<unsigned char*>(cs_bytes) + align_up(idx(s.rope.dims) * 4);
 
   const int32_t n = args.tokens;
   detail::fc_s8(params->q, args.x, e, n, qp, e);
