@@ -117,7 +117,7 @@ def header(x8, W, scales, biases, quant):
          "// A Llama-style attention layer (E %d, %d heads, %d kv heads, rotary %d dims\n" % (E, HEADS, KV_HEADS, HD),
          "// half-split, theta %g), int8 per-channel weights, calibrated activations,\n" % THETA,
          "// and %d int8 input tokens.\n" % TOKENS,
-         "#pragma once\n\n#include <cstdint>\n\nnamespace decoder_model {\n\n",
+         "#pragma once\n\n#include <cstdint>\n\n// clang-format off\nnamespace decoder_model {\n\n",
          "inline constexpr int32_t kEmbed = %d;\ninline constexpr int32_t kHeads = %d;\n" % (E, HEADS),
          "inline constexpr int32_t kKvHeads = %d;\ninline constexpr int32_t kTokens = %d;\n" % (KV_HEADS, TOKENS),
          "inline constexpr int32_t kWindow = %d;\ninline constexpr float kRopeTheta = %s;\n\n" % (WINDOW, hexf(THETA)),
@@ -131,7 +131,7 @@ def header(x8, W, scales, biases, quant):
         h.append(arr("kScale%s" % n.upper(), "float", [hexf(v) for v in scales[n]]))
         h.append(arr("kBias%s" % n.upper(), "int32_t", [str(int(v)) for v in biases[n]]))
     h.append(arr("kTokensIn", "int8_t", [str(int(v)) for v in x8.reshape(-1)]))
-    h.append("\n}  // namespace decoder_model\n")
+    h.append("\n}  // namespace decoder_model\n// clang-format on\n")
     return "".join(h)
 
 
