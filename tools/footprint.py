@@ -74,7 +74,7 @@ def cmd_noheap(args):
 
 OPS = ["sdpa_f32", "mha_f32", "bahdanau_f32", "luong_dot_f32", "luong_general_f32",
        "general_attention_f32", "sdpa_s8", "softmax_s8", "mha_s8", "luong_dot_s8",
-       "luong_general_s8", "bahdanau_s8", "model_load"]
+       "luong_general_s8", "bahdanau_s8", "model_load", "mha_decode_f32", "mha_decode_s8"]
 # Demangled-name prefix of each op's entry function (the stack root).
 ENTRY = {op: f"attn::{op}(" for op in OPS}
 ENTRY["luong_dot_s8"] = ENTRY["luong_general_s8"] = "attn::luong_s8("
@@ -92,6 +92,8 @@ SHAPES = {
     "luong_general_s8": "B=1 T=16 D=64",
     "bahdanau_s8": "B=1 T=16 D=64 units=32",
     "model_load": "64-byte blob",
+    "mha_decode_f32": "E=64 H=4 kv=2 ctx=128 rope",
+    "mha_decode_s8": "E=64 H=4 kv=2 ctx=128 rope",
 }
 TOOL = "arm-none-eabi-"
 
@@ -115,12 +117,15 @@ def sections(elf):
             "flash": text + rodata + data, "ram": data + bss, "stack_reserved": sizes.get(".stack", 0)}
 
 
-def scratch_symbols(elf):
+def scratch_symbols(elf, kind="scratch"):
+    """op -> bytes from the image's attn_fp_<kind>_<op> symbols (kind: scratch
+    or cache, the decoder ops' KV cache)."""
     out = {}
+    prefix = f"attn_fp_{kind}_"
     for line in run([TOOL + "nm", elf]).splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[2].startswith("attn_fp_scratch_"):
-            out[parts[2][len("attn_fp_scratch_"):]] = int(parts[0], 16)
+        if len(parts) == 3 and parts[2].startswith(prefix):
+            out[parts[2][len(prefix):]] = int(parts[0], 16)
     return out
 
 
@@ -327,6 +332,7 @@ def analyze(build_dir, preset, opt, bounds):
             "static_ram": owned_ram(elf, engine_data),
             "stack": stack,
             "scratch": scratch,
+            "cache": scratch_symbols(elf, "cache").get(op, 0),
             "stack_path": [dm.get(f, f).split("(")[0] for f in path],
             "notes": notes,
         })
@@ -351,14 +357,14 @@ def report_problems(problems, where):
 
 
 def print_table(rows, summaries, out=sys.stdout):
-    hdr = f"| {'target':<11} | {'opt':<7} | {'op':<22} | {'shape':<26} | {'flash B':>7} | {'(.text':>6} | {'.rodata)':>8} | {'static RAM B':>12} | {'stack B':>7} | {'scratch B':>9} |"
+    hdr = f"| {'target':<11} | {'opt':<7} | {'op':<22} | {'shape':<26} | {'flash B':>7} | {'(.text':>6} | {'.rodata)':>8} | {'static RAM B':>12} | {'stack B':>7} | {'scratch B':>9} | {'cache B':>7} |"
     print(hdr, file=out)
     print("|" + "|".join("-" * (len(c)) for c in hdr.split("|")[1:-1]) + "|", file=out)
     for r in rows:
-        print(f"| {r['preset']:<11} | {r['opt']:<7} | {r['op']:<22} | {r['shape']:<26} | {r['flash']:>7} | {r['text']:>6} | {r['rodata']:>8} | {r['static_ram']:>12} | {r['stack']:>7} | {r['scratch']:>9} |", file=out)
+        print(f"| {r['preset']:<11} | {r['opt']:<7} | {r['op']:<22} | {r['shape']:<26} | {r['flash']:>7} | {r['text']:>6} | {r['rodata']:>8} | {r['static_ram']:>12} | {r['stack']:>7} | {r['scratch']:>9} | {r.get('cache', 0) or '':>7} |", file=out)
     for s in summaries:
         if s:
-            print(f"| {s['preset']:<11} | {s['opt']:<7} | {'all ops':<22} | {'':<26} | {s['flash']:>7} | {s['text']:>6} | {s['rodata']:>8} | {s['static_ram']:>12} | {'':>7} | {'':>9} |", file=out)
+            print(f"| {s['preset']:<11} | {s['opt']:<7} | {'all ops':<22} | {'':<26} | {s['flash']:>7} | {s['text']:>6} | {s['rodata']:>8} | {s['static_ram']:>12} | {'':>7} | {'':>9} | {'':>7} |", file=out)
     for s in summaries:
         if s:
             print(f"\n{s['preset']} -{s['opt']}: the platform-only baseline image (start-up, console, "
@@ -458,7 +464,8 @@ def cmd_report(args):
                        "flash": "bytes of flash the op adds to a platform-only image (.text + .rodata + .data image)",
                        "static_ram": "bytes of .data + .bss the engine itself holds in the image (caller buffers, params and scratch excluded)",
                        "stack": "worst-case stack of the op's entry function (call graph, -fstack-usage)",
-                       "scratch": "bytes of caller scratch the op needs for the shape (*_scratch_bytes)"}},
+                       "scratch": "bytes of caller scratch the op needs for the shape (*_scratch_bytes)",
+                       "cache": "bytes of caller KV cache of the decoder ops (kv_cache_bytes)"}},
                   fh, indent=2)
     print(f"\nwritten {args.json}", file=sys.stderr)
     return failed

@@ -11,7 +11,7 @@ set -euo pipefail
 
 host_pkgs=(g++ cmake ninja-build git libgtest-dev libbenchmark-dev libhwy-dev libxsimd-dev
   libeigen3-dev libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev pkgconf
-  python3-numpy python3-torch python3-matplotlib clang libclang-rt-14-dev clang-tidy clang-format cppcheck
+  python3-numpy python3-mpmath python3-torch python3-matplotlib clang libclang-rt-14-dev clang-tidy clang-format cppcheck
   libopenblas0-pthread)
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf gcc-arm-none-eabi
   libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-user qemu-system-arm)

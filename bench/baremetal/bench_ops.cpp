@@ -14,12 +14,14 @@
 // cycle count is the minimum over a few repetitions.
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 #include "attn/attn.h"
 #include "attn/luong_s8.h"
 #include "attn/mha_s8.h"
 #include "attn/platform.h"
 #include "attn/sdpa_s8.h"
+#include "bench_decode.h"
 
 volatile uint32_t g_marker;
 
@@ -152,6 +154,11 @@ int main() {
     g_k8[i] = static_cast<int8_t>(g_k[i] * 100.0f);
     g_v8[i] = static_cast<int8_t>(g_v[i] * 100.0f);
   }
+  for (int i = 0; i < 4 * kD * kD; ++i) g_w8[i] = static_cast<int8_t>(g_w[i] * 800.0f);
+  for (int i = 0; i < 4 * kD; ++i) {
+    g_scales[i] = 0.01f;
+    g_bias32[i] = static_cast<int32_t>(g_bias[i] * 1000.0f);
+  }
 
   // Case 0: the empty region (marker overhead).
   run_case("empty", "-", "-", [] { return attn::Status::kOk; });
@@ -160,6 +167,24 @@ int main() {
   run_case("sdpa_f32", "Sq=64,Skv=64,d=64", "f32", [] { return sdpa(64, 64, false); });
   run_case("sdpa_f32", "Sq=64,Skv=64,d=64,causal", "f32", [] { return sdpa(64, 64, true); });
   run_case("sdpa_f32", "decode,Sq=1,Skv=128,d=64", "f32", [] { return sdpa(1, 128, false); });
+  // Decoder steps at context 128 (bench_decode.h), float and int8, without and
+  // with rotary positions over the whole head (16 dims).
+  const bench_decode::Model model{g_w, g_bias, g_w8, g_scales, g_bias32, g_q, g_q8};
+  for (const bool rope : {false, true}) {
+    const char* dshape = rope ? "E=64,H=4,kv=2,ctx=128,rope=16" : "E=64,H=4,kv=2,ctx=128";
+    if (bench_decode::prepare_f32(model, rope, scratch())) {
+      run_case("mha_decode_f32", dshape, "f32", bench_decode::step_f32);
+    } else {
+      pf::print("mha_decode_f32 %s: prepare failed\n", dshape);
+      ++g_failed;
+    }
+    if (bench_decode::prepare_s8(model, rope, scratch())) {
+      run_case("mha_decode_s8", dshape, "s8", bench_decode::step_s8);
+    } else {
+      pf::print("mha_decode_s8 %s: prepare failed\n", dshape);
+      ++g_failed;
+    }
+  }
   run_case("mha_f32", "E=64,H=4,S=32", "f32", [] {
     const attn::MhaShape shape{1, 32, 32, kD, 4, 0, 0};
     attn::MhaF32Weights w;
@@ -242,11 +267,6 @@ int main() {
       continue;
     }
     run_case("sdpa_s8", c.shape, "s8", [] { return sdpa_s8(); });
-  }
-  for (int i = 0; i < 4 * kD * kD; ++i) g_w8[i] = static_cast<int8_t>(g_w[i] * 800.0f);
-  for (int i = 0; i < 4 * kD; ++i) {
-    g_scales[i] = 0.01f;
-    g_bias32[i] = static_cast<int32_t>(g_bias[i] * 1000.0f);
   }
   {
     const attn::MhaShape shape{1, 32, 32, kD, 4, 0, 0};

@@ -271,8 +271,15 @@ ATTN_CASE(MhaDecodeS8, BadInputsLeaveOutputAndCacheUntouched) {
   static attn::QuantizedMultiplier ch[4 * kE];
   static attn::MhaDecodeS8Params p;
   attn::MhaDecodeShape bad = s;
+  bad.rope.dims = 1;
+  ATTN_EXPECT_STATUS(attn::mha_decode_s8_prepare(bad, 4, q, w, ch, &p), attn::Status::kBadArgument);
+  bad.rope.dims = 4;  // > head_dim 2
+  ATTN_EXPECT_STATUS(attn::mha_decode_s8_prepare(bad, 4, q, w, ch, &p), attn::Status::kBadArgument);
   bad.rope.dims = 2;
-  ATTN_EXPECT_STATUS(attn::mha_decode_s8_prepare(bad, 4, q, w, ch, &p), attn::Status::kUnsupported);
+  bad.rope.theta = 1.0f;
+  ATTN_EXPECT_STATUS(attn::mha_decode_s8_prepare(bad, 4, q, w, ch, &p), attn::Status::kBadArgument);
+  bad.rope.theta = NAN;
+  ATTN_EXPECT_STATUS(attn::mha_decode_s8_prepare(bad, 4, q, w, ch, &p), attn::Status::kBadArgument);
   bad = s;
   bad.num_kv_heads = 3;
   ATTN_EXPECT_STATUS(attn::mha_decode_s8_prepare(bad, 4, q, w, ch, &p), attn::Status::kShapeMismatch);

@@ -1,6 +1,6 @@
 # Builds and runs one of examples/ the way a user does, outside the library's
 # build. Arguments (-D):
-#   EXAMPLE    firmware | host-cmake | host-make | decode-stream
+#   EXAMPLE    firmware | host-cmake | host-make | decode-stream | decode-firmware
 #   MODE       find_package (installs BUILD_DIR into a scratch prefix first) |
 #              add_subdirectory (the source tree, with no CMAKE_BUILD_TYPE: the
 #              engine's compile commands must carry the Release flags) |
@@ -11,7 +11,9 @@
 # Output check: firmware and host-cmake print the seed's table, compared with
 # the seed's printed values (NumPy, float64) within 1e-6 (6 printed decimals:
 # 5e-7, float32 result: 3e-7); host-make and decode-stream check themselves
-# (exit code).
+# (exit code); decode-firmware (on the host, or on the board when CPU is set)
+# prints one line per token that must equal examples/decode-firmware/
+# expected_output.txt, the NumPy int8 reference's lines.
 string(REPLACE "|" ";" flags "${FLAGS}")
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -115,7 +117,11 @@ if(EXAMPLE STREQUAL "host-make")
 endif()
 
 set(configure ${CMAKE_COMMAND} -S ${src} -B ${WORK_DIR}/build -G Ninja ${flags})
-if(EXAMPLE STREQUAL "firmware")
+set(board OFF)
+if(EXAMPLE STREQUAL "firmware" OR (EXAMPLE STREQUAL "decode-firmware" AND CPU))
+  set(board ON)
+endif()
+if(board)
   if(MODE STREQUAL "find_package")
     # The installed toolchain file, and a board script outside the library:
     # the shipped board's memory map, from the application's own tree.
@@ -141,7 +147,23 @@ if(MODE STREQUAL "add_subdirectory")
   check_engine_flags(${WORK_DIR}/build)
 endif()
 run(out ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-if(EXAMPLE STREQUAL "firmware")
+if(EXAMPLE STREQUAL "decode-firmware")
+  if(board)
+    run(out ${QEMU} -M ${QEMU_MACHINE} -nographic -semihosting-config enable=on,target=native
+        -kernel ${WORK_DIR}/build/decode.elf)
+  else()
+    run(out ${WORK_DIR}/build/decode)
+  endif()
+  string(REGEX MATCHALL "token[^\n]*\n" lines "${out}")
+  string(JOIN "" got ${lines})
+  file(READ ${src}/expected_output.txt want)
+  if(NOT got STREQUAL want)
+    message(FATAL_ERROR "decode-firmware: the output differs from expected_output.txt:\n${out}")
+  endif()
+  list(LENGTH lines n)
+  message(STATUS "decode-firmware: ${n} token lines equal expected_output.txt")
+  return()
+elseif(EXAMPLE STREQUAL "firmware")
   # The README's command line; the semihosting console writes to stderr.
   run(out ${QEMU} -M ${QEMU_MACHINE} -nographic -semihosting-config enable=on,target=native
       -kernel ${WORK_DIR}/build/app.elf)

@@ -18,9 +18,34 @@
 // The int8 core runs per query head: a grouped kv head's K/V are read once
 // per query head of its group.
 //
-// Rotary position embedding is not defined for int8 here: prepare returns
-// kUnsupported when shape.rope.dims > 0 (one-shot mha_s8 has no rotation to
-// match, and a rotation of requantized int8 K/Q needs its own quantization).
+// Rotary position embedding (shape.rope.dims > 0): the int8 Q and K codes of
+// each head are rotated at their absolute positions after the projections and
+// before K is cached, in integer arithmetic only, so every target computes
+// the same bits (docs/INT8.md states each step):
+//   prepare: r = theta^(-2 / dims) in Q0.64 from theta's float32 bits (log2
+//            bit by bit, 2^-x by a Taylor series in Q1.63)
+//   eval, per token at position p and pair i < dims / 2:
+//     f_i = f_{i-1} * r (Q0.64 turns per position, f_0 = 1 / 2pi)
+//     phase = p * f_i modulo one turn (exact: uint64 wraps), its cos and sin
+//             in Q1.30 by Taylor polynomials on an eighth of a turn
+//     (a, b) -> (a cos - b sin, b cos + a sin), a = code - zero point,
+//             divided by 2^30 to nearest (ties away from zero) back to the
+//             same scale and zero point, clamped to int8
+//   pairs as in mha_decode.h: kHalfSplit (x[i], x[i + dims/2]), kInterleaved
+//   (x[2i], x[2i + 1]); codes from dims on unchanged.
+// The rotated codes keep the projection's (scale, zero point): calibrate q and
+// k on the rotated values (a pair's norm is what the rotation keeps), or a
+// code beyond int8 saturates. Angle error (tools/int8_rope_reference.py
+// selftest against 160-bit math): cos/sin within 1.5e-9 (< 2^-29) of those of
+// the computed phase; f_i within 3.2 (i + 1) 2^-64 turns, so the phase is
+// within p (i + 1) 2^-62 turns of p theta^(-2i/dims) / 2pi (below 1e-10 rad
+// at p = 10^6, dims 128). Against float decoding (mha_decode.h) on the same
+// dequantized model, int8 with RoPE stays within 1.6 % of the output range
+// (mean 0.2 to 0.3 %), like mha_s8 without it
+// (tests/int8/decode_rope_accuracy_test.cpp).
+// A one-shot reference is FULLY_CONNECTED -> this rotation -> causal int8
+// SDPA (tools/int8_rope_reference.py); incremental decoding equals it bit for
+// bit whatever the chunking.
 //
 // Memory: prepare stores 2 * E + 2 * G * hd per-channel multipliers in caller
 // storage (mha_decode_s8_channel_count). Eval scratch, T = max_tokens, C =
@@ -28,6 +53,7 @@
 // over every key a query sees: it grows with the cache's capacity, never with
 // the number of tokens decoded):
 //   mha_decode_s8_scratch_bytes = 64 + 2 * align64(T E) + 2 * align64(T G hd)
+//                               + align64(4 * rope.dims)      int32 cos/sin
 //                               + sdpa_s8_core_bytes(C, hd, hd)
 // Limits: capacity <= kSdpaS8MaxSeqKv (4095), E <= kMhaS8MaxFeatures.
 #pragma once
@@ -59,6 +85,7 @@ struct MhaDecodeS8Params {
   int32_t capacity = 0;    // largest cache capacity eval accepts
   FcS8Layer q, k, v, out;
   SdpaS8Params attend{};
+  uint64_t rope_ratio = 0;  // Q0.64 theta^(-2 / rope.dims) (rope.dims > 0)
 };
 
 constexpr std::size_t mha_decode_s8_channel_count(const MhaDecodeShape& s) {
@@ -71,7 +98,7 @@ constexpr std::size_t mha_decode_s8_channel_count(const MhaDecodeShape& s) {
 constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32_t capacity) {
   const int32_t g = s.num_kv_heads == 0 ? s.num_heads : s.num_kv_heads;
   if (s.embed_dim <= 0 || s.num_heads <= 0 || g <= 0 || s.max_tokens <= 0 || capacity <= 0 ||
-      s.embed_dim % s.num_heads != 0) {
+      s.embed_dim % s.num_heads != 0 || s.rope.dims < 0) {
     return 0;
   }
   const int32_t hd = s.embed_dim / s.num_heads;
@@ -79,6 +106,7 @@ constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32
   const auto kvd = static_cast<uint64_t>(g) * static_cast<uint64_t>(hd);
   uint64_t n = sat::add(kAlign, sat::mul(2, s8_bytes::block(t, static_cast<uint64_t>(s.embed_dim))));
   n = sat::add(n, sat::mul(2, s8_bytes::block(t, kvd)));
+  n = sat::add(n, sat::f32_bytes(static_cast<uint64_t>(s.rope.dims)));  // int32 cos/sin
   return sat::to_size(sat::add(n, sdpa_s8_core_bytes64(capacity, hd, hd)));
 }
 
@@ -87,10 +115,10 @@ constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32
 //   kBadShape       a dimension <= 0 or above the engine's limit
 //   kShapeMismatch  num_heads not dividing E, num_kv_heads not dividing num_heads
 //   kOverflow       E > kMhaS8MaxFeatures, capacity > kSdpaS8MaxSeqKv
-//   kUnsupported    shape.rope.dims > 0 (see above)
 //   kBadArgument    a scale or zero point invalid, a weight scale not finite
 //                   and > 0, a multiplier >= 2^30, beta invalid, cache_element
-//                   not kS8
+//                   not kS8, rope.dims odd or > head_dim, rope.theta not
+//                   finite and > 1
 Status mha_decode_s8_prepare(const MhaDecodeShape& shape, int32_t capacity,
                              const MhaDecodeS8Quant& quant, const MhaS8Weights& weights,
                              QuantizedMultiplier* channel_storage, MhaDecodeS8Params* params);

@@ -4,6 +4,7 @@
 
 #include "core/attend_s8.h"
 #include "core/kv_cache_rows.h"
+#include "core/rope_s8.h"
 #include "ops/fc_s8.h"
 #include "ops/op_helpers.h"
 
@@ -63,6 +64,27 @@ void attend_tokens(const MhaDecodeS8Params& p, const KvCache& c, const int8_t* q
   }
 }
 
+// Rotates the Q rows of every query head and the K rows of every kv head of
+// the n new tokens at positions p0 .. p0 + n - 1 (cs: dims int32).
+void rotate_tokens(const MhaDecodeS8Params& p, int8_t* qp, int8_t* kp, int32_t n, int64_t p0,
+                   int32_t* cs) {
+  const MhaDecodeShape& s = p.shape;
+  const int32_t hd = s.embed_dim / s.num_heads;
+  const std::size_t e = idx(s.embed_dim);
+  const std::size_t kvd = idx(s.num_kv_heads) * idx(hd);
+  const int32_t q_zp = p.attend.q_zero_point;
+  const int32_t k_zp = p.attend.k_zero_point;
+  for (int32_t t = 0; t < n; ++t) {
+    detail::rope_s8_angles(p0 + t, s.rope.dims, p.rope_ratio, cs);
+    for (int32_t h = 0; h < s.num_heads; ++h) {
+      detail::rope_s8_rotate(qp + idx(t) * e + idx(h * hd), s.rope, q_zp, cs);
+    }
+    for (int32_t g = 0; g < s.num_kv_heads; ++g) {
+      detail::rope_s8_rotate(kp + idx(t) * kvd + idx(g * hd), s.rope, k_zp, cs);
+    }
+  }
+}
+
 }  // namespace
 
 Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args,
@@ -80,12 +102,15 @@ Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& arg
   int8_t* op = qp + align_up(t * e);
   int8_t* kp = op + align_up(t * e);
   int8_t* vp = kp + align_up(t * kvd);
-  void* core_ws = vp + align_up(t * kvd);
+  void* cs_bytes = vp + align_up(t * kvd);  // 64-byte aligned
+  auto* cs = static_cast<int32_t*>(cs_bytes);
+  void* core_ws = static_cast<unsigned char*>(cs_bytes) + align_up(idx(s.rope.dims) * 4);
 
   const int32_t n = args.tokens;
   detail::fc_s8(params->q, args.x, e, n, qp, e);
   detail::fc_s8(params->k, args.x, e, n, kp, kvd);
   detail::fc_s8(params->v, args.x, e, n, vp, kvd);
+  if (s.rope.dims > 0) rotate_tokens(*params, qp, kp, n, cache->position, cs);
   // A window appends and attends one token at a time (see mha_decode_f32).
   const int32_t step = cache->shape.window ? 1 : n;
   for (int32_t t0 = 0; t0 < n; t0 += step) {

@@ -1,5 +1,8 @@
 // Decoder-step multi-head attention, int8: prepare (see attn/mha_decode_s8.h).
+#include <cmath>
+
 #include "attn/mha_decode_s8.h"
+#include "core/rope_s8.h"
 #include "ops/fc_s8_prepare.h"
 #include "ops/op_helpers.h"
 
@@ -18,8 +21,13 @@ Status mha_decode_s8_prepare(const MhaDecodeShape& shape, int32_t capacity,
     return Status::kShapeMismatch;
   }
   if (s.embed_dim > kMhaS8MaxFeatures || capacity > kSdpaS8MaxSeqKv) return Status::kOverflow;
-  if (s.rope.dims != 0) return Status::kUnsupported;
   if (s.cache_element != KvElement::kS8) return Status::kBadArgument;
+  const RopeConfig& r = s.rope;
+  if (r.dims < 0 || r.dims % 2 != 0 || r.dims > s.embed_dim / s.num_heads ||
+      !std::isfinite(r.theta) || !(r.theta > 1.0f) ||
+      (r.style != RopeStyle::kHalfSplit && r.style != RopeStyle::kInterleaved)) {
+    return Status::kBadArgument;
+  }
   const QuantParams* all[] = {&quant.input, &quant.q,    &quant.k,  &quant.v,
                               &quant.scores, &quant.attn, &quant.out};
   for (const QuantParams* p : all) {
@@ -28,6 +36,7 @@ Status mha_decode_s8_prepare(const MhaDecodeShape& shape, int32_t capacity,
   MhaDecodeS8Params p;
   p.shape = s;
   p.capacity = capacity;
+  if (r.dims > 0) p.rope_ratio = detail::rope_s8_ratio(r);
   const int32_t hd = s.embed_dim / s.num_heads;
   SdpaS8Quant sq;
   sq.q = quant.q;

@@ -20,6 +20,7 @@
 #include "attn/model_s8.h"
 #include "attn/platform.h"
 #include "attn/sdpa_s8.h"
+#include "decode_images.h"
 
 #ifndef ATTN_OP
 #define ATTN_OP 99
@@ -436,6 +437,7 @@ int main() {
 #if ATTN_RUN(12)
   failures += run_model_load();
 #endif
+  failures += run_mha_decode_f32_image() + run_mha_decode_s8_image();
   attn::platform::print("ops done, %d failed\n", failures);
   return failures;
 }
