@@ -1,0 +1,43 @@
+// TFLite's int8 requantization on four int32 lanes with NEON (internal):
+//   requantize(x) = RoundingDivideByPOT(SRDHM(x * 2^left, multiplier), right) + zero_point
+// (MultiplyByQuantizedMultiplier; left = max(shift, 0), right = max(-shift, 0)),
+// before the clamp to int8, which the callers do by saturating narrowing.
+// Bit-identical to q::requantize: VQRDMULH is SRDHM, and VRSHL rounds ties up,
+// so one is subtracted from negative values first when shifting right (ties
+// away from zero).
+#pragma once
+
+#include <arm_neon.h>
+
+#include <cstdint>
+
+namespace attn {
+namespace detail {
+
+struct RequantizeNeon {
+  int32x4_t left, neg_right, zero_point;
+  int32_t multiplier;
+  RequantizeNeon(int32_t mult, int32_t shift, int32_t zp)
+      : left(vdupq_n_s32(shift > 0 ? shift : 0)),
+        neg_right(vdupq_n_s32(shift > 0 ? 0 : shift)),
+        zero_point(vdupq_n_s32(zp)),
+        multiplier(mult) {}
+  int32x4_t operator()(int32x4_t x) const {
+    x = vshlq_s32(x, left);              // wrapping, as the scalar form
+    x = vqrdmulhq_n_s32(x, multiplier);  // SRDHM
+    const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, neg_right), 31);
+    x = vrshlq_s32(vqaddq_s32(x, fixup), neg_right);
+    return vaddq_s32(x, zero_point);
+  }
+};
+
+// Four int32 vectors (16 lanes, in order) to int8 with saturation: the clamp
+// of the requantization.
+inline int8x16_t narrow_s32x4_s8(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
+  const int16x8_t lo = vcombine_s16(vqmovn_s32(a), vqmovn_s32(b));
+  const int16x8_t hi = vcombine_s16(vqmovn_s32(c), vqmovn_s32(d));
+  return vcombine_s8(vqmovn_s16(lo), vqmovn_s16(hi));
+}
+
+}  // namespace detail
+}  // namespace attn
