@@ -24,7 +24,7 @@ namespace {
 
 using namespace attn::detail;
 
-constexpr int kLevels = 2;
+constexpr int kLevels = 3;
 
 std::vector<int8_t> random_s8(std::size_t n, uint32_t seed) {
   std::mt19937 rng(seed);

@@ -135,6 +135,7 @@ namespace {
 
 #if defined(__linux__)
 constexpr unsigned long kHwcapAsimdDp = 1ul << 20;  // AT_HWCAP: SDOT / UDOT
+constexpr unsigned long kHwcap2I8mm = 1ul << 13;    // AT_HWCAP2: SMMLA / USMMLA / UMMLA
 #endif
 
 // The best level this CPU runs: the build's floor, raised by the kernel's
@@ -143,9 +144,14 @@ int cpu_level() {
   int lvl = 0;
 #if defined(__ARM_FEATURE_DOTPROD)
   lvl = 1;
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+  lvl = 2;
+#endif
 #endif
 #if defined(__linux__)
-  if ((getauxval(AT_HWCAP) & kHwcapAsimdDp) != 0) lvl = 1;
+  const unsigned long hwcap = getauxval(AT_HWCAP);
+  if ((hwcap & kHwcapAsimdDp) != 0 && lvl < 1) lvl = 1;
+  if ((hwcap & kHwcapAsimdDp) != 0 && (getauxval(AT_HWCAP2) & kHwcap2I8mm) != 0) lvl = 2;
 #endif
   return lvl;
 }
@@ -176,6 +182,7 @@ const char* kernels_s8_neon_level_name(int lvl) {
   switch (lvl) {
     case 0: return "neon";
     case 1: return "dotprod";
+    case 2: return "i8mm";
     default: return "?";
   }
 }
