@@ -1,7 +1,7 @@
 // AArch64 packing of the query-tile int8 operands (see kernels/s8/kernels_s8.h)
 // in the layouts of the level-1 "dotprod" GEMMs (kernels_s8_tile_neon.cpp;
-// level 2 packs K for depths n % 8 == 0 in its own layout, tile_i8mm.h);
-// at level 0 the references. K and the query tile are the reference layouts;
+// level 2 packs V, and K for depths n % 8 == 0, in its own layouts,
+// tile_i8mm.h); at level 0 the references. K and the query tile are the reference layouts;
 // V is the reference layout with every byte ^ 0x80 (v + 128, the unsigned
 // operand of UDOT). Key and query sums by SDOT against ones.
 //   kpack_s8       4 keys at a time: each 16-column vector of the 4 rows is
@@ -118,7 +118,8 @@ void vpack_dot(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, in
   if (n % 16 != 0) {
     // Partial column blocks: the reference layout, flipped.
     vpack_s8_ref(v, stride, nrows, n, packed);
-    const std::size_t bytes = vpack_s8_bytes(nrows, n);
+    const std::size_t bytes = round_up_s8(static_cast<std::size_t>(nrows), 4) *
+                              round_up_s8(static_cast<std::size_t>(n), 16);
     for (std::size_t i = 0; i < bytes; i += 16) vst1q_u8(out + i, veorq_u8(vld1q_u8(out + i), flip));
     return;
   }
@@ -164,7 +165,9 @@ void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp
 }
 
 void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
-  if (level_dotprod()) {
+  if (kernels_s8_neon_level() >= 2) {
+    vpack_s8_i8mm(v, stride, nrows, n, packed);
+  } else if (level_dotprod()) {
     vpack_dot(v, stride, nrows, n, packed);
   } else {
     vpack_s8_ref(v, stride, nrows, n, packed);

@@ -1,4 +1,5 @@
-// AArch64 level-2 "i8mm" query-tile GEMMs (see tile_i8mm.h): the 8-byte
+// AArch64 level-2 "i8mm" query-tile GEMMs and their K / V packing (see
+// tile_i8mm.h): the 8-byte
 // matrix multiply-accumulates of Armv8.6-A (optional from Armv8.2-A), each
 // 2 x 8 by 8 x 2 bytes into a 2 x 2 int32 block: twice the MACs of a dot
 // product instruction.
@@ -119,80 +120,69 @@ void qk_rows_mm(const uint8_t* u, int32_t zp, const int8_t* kpacked, const int32
   }
 }
 
-// P V of R weight rows and one 16-column block (vb: its first 4-row group,
-// gstride bytes between groups; `groups` groups of 4 rows).
+// P V of R weight rows and one 16-column block (vb: its first 8-row group,
+// gstride bytes between groups; rows = round4(nrows) weights per row).
 template <int R>
-ATTN_INLINE void pv_block_mm(const uint8_t* const (&rp)[2 * kPairs<R>], const uint8_t* vb,
-                             std::size_t gstride, int32_t groups,
+ATTN_INLINE void pv_block_mm(const uint8_t* const (&rp)[2 * kPairs<R>], const int8_t* vb,
+                             std::size_t gstride, int32_t rows,
                              const uint32_t (&init)[2 * kPairs<R>],
-                             uint32x4_t (&acc)[kPairs<R>][8]) {
+                             int32x4_t (&acc)[kPairs<R>][8]) {
   constexpr int P = kPairs<R>;
   for (int p = 0; p < P; ++p) {
-    const uint32x4_t i = pair_init(init[2 * p], init[2 * p + 1]);
+    const int32x4_t i = vreinterpretq_s32_u32(pair_init(init[2 * p], init[2 * p + 1]));
     for (int x = 0; x < 8; ++x) acc[p][x] = i;
   }
-  // 8 rows of V (groups g, g + 1; y null: rows past the weights, zero) by
-  // the weight pairs a[p].
-  const auto step = [&](const uint8x16_t (&a)[P], const uint8_t* xg, const uint8_t* yg) {
-    for (int c = 0; c < 4; ++c) {
-      const uint32x4_t x = vreinterpretq_u32_u8(vld1q_u8(xg + 16 * c));
-      const uint32x4_t y = yg != nullptr ? vreinterpretq_u32_u8(vld1q_u8(yg + 16 * c)) : vdupq_n_u32(0);
-      const uint8x16_t b0 = vreinterpretq_u8_u32(vzip1q_u32(x, y));
-      const uint8x16_t b1 = vreinterpretq_u8_u32(vzip2q_u32(x, y));
-      for (int p = 0; p < P; ++p) {
-        acc[p][2 * c] = vmmlaq_u32(acc[p][2 * c], a[p], b0);
-        acc[p][2 * c + 1] = vmmlaq_u32(acc[p][2 * c + 1], a[p], b1);
-      }
+  const auto step = [&](const uint8x16_t (&a)[P], const int8_t* vg) {
+    for (int x = 0; x < 8; ++x) {
+      const int8x16_t b = vld1q_s8(vg + 16 * x);
+      for (int p = 0; p < P; ++p) acc[p][x] = vusmmlaq_s32(acc[p][x], a[p], b);
     }
   };
-  int32_t g = 0;
-  for (; g + 4 <= groups; g += 4) {
+  int32_t j = 0;
+  for (; j + 16 <= rows; j += 16) {  // two 8-row groups
     uint8x16_t a0[P], a1[P];
     for (int p = 0; p < P; ++p) {
-      const uint64x2_t w0 = vreinterpretq_u64_u8(vld1q_u8(rp[2 * p] + 4 * g));
-      const uint64x2_t w1 = vreinterpretq_u64_u8(vld1q_u8(rp[2 * p + 1] + 4 * g));
+      const uint64x2_t w0 = vreinterpretq_u64_u8(vld1q_u8(rp[2 * p] + j));
+      const uint64x2_t w1 = vreinterpretq_u64_u8(vld1q_u8(rp[2 * p + 1] + j));
       a0[p] = vreinterpretq_u8_u64(vzip1q_u64(w0, w1));
       a1[p] = vreinterpretq_u8_u64(vzip2q_u64(w0, w1));
     }
-    const uint8_t* vg = vb + static_cast<std::size_t>(g) * gstride;
-    step(a0, vg, vg + gstride);
-    step(a1, vg + 2 * gstride, vg + 3 * gstride);
+    const int8_t* vg = vb + static_cast<std::size_t>(j / 8) * gstride;
+    step(a0, vg);
+    step(a1, vg + gstride);
   }
-  for (; g < groups; g += 2) {
-    const bool pair = g + 2 <= groups;  // else one group of 4 rows left
+  for (; j < rows; j += 8) {  // 8 or the last 4 weights (the rest 0)
+    const std::size_t len = rows - j >= 8 ? 8 : 4;
     uint8x16_t a[P];
     for (int p = 0; p < P; ++p) {
-      uint32_t w[4] = {0, 0, 0, 0};
-      std::memcpy(&w[0], rp[2 * p] + 4 * g, pair ? 8 : 4);
-      std::memcpy(&w[2], rp[2 * p + 1] + 4 * g, pair ? 8 : 4);
-      a[p] = vreinterpretq_u8_u32(vld1q_u32(w));
+      uint8_t wb[16] = {};
+      std::memcpy(wb, rp[2 * p] + j, len);
+      std::memcpy(wb + 8, rp[2 * p + 1] + j, len);
+      a[p] = vld1q_u8(wb);
     }
-    const uint8_t* vg = vb + static_cast<std::size_t>(g) * gstride;
-    step(a, vg, pair ? vg + gstride : nullptr);
+    step(a, vb + static_cast<std::size_t>(j / 8) * gstride);
   }
 }
 
 // R rows of weights against every column block; epi(r, cb, v) as level 1's
-// pv_rows: sum w v - offset[r] (V holds v + 128: minus 128 sum w).
+// pv_rows: sum w v - offset[r].
 template <int R, typename Epilogue>
 void pv_rows_mm(const uint8_t* w, std::size_t w_stride, const int8_t* vpacked, int32_t nrows,
                 int32_t n, const int32_t* offset, Epilogue epi) {
   constexpr int P = kPairs<R>;
-  const int32_t groups = (nrows + 3) / 4;
+  const int32_t rows = (nrows + 3) / 4 * 4;
   const int32_t cblocks = (n + 15) / 16;
-  const std::size_t gstride = static_cast<std::size_t>(cblocks) * 64;
-  const auto* vp = reinterpret_cast<const uint8_t*>(vpacked);
+  const std::size_t gstride = static_cast<std::size_t>(cblocks) * 128;
   const uint8_t* rp[2 * P];
-  uint32_t init[2 * P];  // -(128 sum w + offset), modulo 2^32
+  uint32_t init[2 * P];  // -offset, modulo 2^32
   for (int r = 0; r < 2 * P; ++r) {
     const int rr = r < R ? r : R - 1;
     rp[r] = w + static_cast<std::size_t>(rr) * w_stride;
-    const uint32_t off = offset != nullptr ? static_cast<uint32_t>(offset[rr]) : 0u;
-    init[r] = 0u - 128u * byte_sum(rp[r], 4 * groups) - off;
+    init[r] = offset != nullptr ? 0u - static_cast<uint32_t>(offset[rr]) : 0u;
   }
   for (int32_t cb = 0; cb < cblocks; ++cb) {
-    uint32x4_t acc[P][8];
-    pv_block_mm<R>(rp, vp + static_cast<std::size_t>(cb) * 64, gstride, groups, init, acc);
+    int32x4_t acc[P][8];
+    pv_block_mm<R>(rp, vpacked + static_cast<std::size_t>(cb) * 128, gstride, rows, init, acc);
     for (int p = 0; p < P; ++p) {
       int32x4_t v[2][4];
       unpair(acc[p], v[0], v[1]);
@@ -251,6 +241,47 @@ void kpack_s8_i8mm(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t
       }
       ksum[j] = s0;
       ksum[j + 1] = s1;
+    }
+  }
+}
+
+void vpack_s8_i8mm(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
+  const int32_t cblocks = (n + 15) / 16;
+  for (int32_t g = 0; g * 8 < nrows; ++g) {
+    for (int32_t cb = 0; cb < cblocks; ++cb) {
+      // 8 rows of 16 columns (0 past nrows or n), transposed by three rounds
+      // of zips (bytes, 16-bit, 32-bit) into 8 column pairs of 8 rows.
+      int8x16_t r[8];
+      const int32_t cols = n - 16 * cb < 16 ? n - 16 * cb : 16;
+      for (int t = 0; t < 8; ++t) {
+        const int32_t row = 8 * g + t;
+        const int8_t* src = v + static_cast<std::size_t>(row) * stride + 16 * static_cast<std::size_t>(cb);
+        if (row < nrows && cols == 16) {
+          r[t] = vld1q_s8(src);
+        } else {
+          int8_t buf[16] = {};
+          if (row < nrows) std::memcpy(buf, src, static_cast<std::size_t>(cols));
+          r[t] = vld1q_s8(buf);
+        }
+      }
+      int16x8_t h[8];
+      for (int t = 0; t < 4; ++t) {
+        h[2 * t] = vreinterpretq_s16_s8(vzip1q_s8(r[2 * t], r[2 * t + 1]));      // columns 0-7
+        h[2 * t + 1] = vreinterpretq_s16_s8(vzip2q_s8(r[2 * t], r[2 * t + 1]));  // 8-15
+      }
+      int8_t* dst = packed + (static_cast<std::size_t>(g) * static_cast<std::size_t>(cblocks) +
+                              static_cast<std::size_t>(cb)) * 128;
+      for (int half = 0; half < 2; ++half) {  // columns 8 half .. 8 half + 7
+        const int32x4_t q01a = vreinterpretq_s32_s16(vzip1q_s16(h[half], h[2 + half]));
+        const int32x4_t q01b = vreinterpretq_s32_s16(vzip2q_s16(h[half], h[2 + half]));
+        const int32x4_t q23a = vreinterpretq_s32_s16(vzip1q_s16(h[4 + half], h[6 + half]));
+        const int32x4_t q23b = vreinterpretq_s32_s16(vzip2q_s16(h[4 + half], h[6 + half]));
+        int8_t* d = dst + 64 * half;
+        vst1q_s8(d, vreinterpretq_s8_s32(vzip1q_s32(q01a, q23a)));
+        vst1q_s8(d + 16, vreinterpretq_s8_s32(vzip2q_s32(q01a, q23a)));
+        vst1q_s8(d + 32, vreinterpretq_s8_s32(vzip1q_s32(q01b, q23b)));
+        vst1q_s8(d + 48, vreinterpretq_s8_s32(vzip2q_s32(q01b, q23b)));
+      }
     }
   }
 }

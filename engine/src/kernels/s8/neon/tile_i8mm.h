@@ -5,8 +5,8 @@
 //           bytes: 32 MACs per instruction) on K packed by kpack_s8_i8mm,
 //           for depths n % 8 == 0 (other depths keep the level-1 layout and
 //           SDOT kernels)
-//   P V     UMMLA on the level-1 V layout (v + 128): two 4-row groups zipped
-//           (ZIP1/ZIP2 of 32-bit lanes) into 2 columns x 8 rows
+//   P V     USMMLA (2 query rows x 8 unsigned weights by 2 columns x 8
+//           signed rows of V) on V packed by vpack_s8_i8mm
 // Same arguments and results as qk_tile_s8 / qk_tile_s8_rq / pv_tile_s8 /
 // pv_tile_s8_rq (kernels/s8/kernels_s8.h).
 #pragma once
@@ -24,6 +24,10 @@ constexpr bool kpack_i8mm_applies(int32_t n) { return n % 8 == 0; }
 // (0 past nkeys); ksum as kpack_s8. kpack_s8_bytes(nkeys, n) bytes.
 void kpack_s8_i8mm(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n,
                    int8_t* packed, int32_t* ksum);
+// V: 8-row group G, 16-column block cb (CB = ceil(n / 16)), column pair c:
+//   packed[((G * CB + cb) * 8 + c) * 16 + t] = v[8 G + t % 8][16 cb + 2 c + t / 8]
+// (0 past nrows or n). vpack_s8_bytes(nrows, n) bytes.
+void vpack_s8_i8mm(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
 void qk_tile_s8_i8mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                      const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
                      std::size_t out_stride);
