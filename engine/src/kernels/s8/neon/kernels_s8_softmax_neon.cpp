@@ -82,15 +82,30 @@ ATTN_INLINE void lookup256(const uint8_t* tab, const uint8x16_t (&d)[NV], int qu
   }
 }
 
-// s[p] += the byte sums of plane p at d[v] (lanes of mask only).
-template <int NV>
+// s[p] += the byte sums of plane p at d[v] (every lane, or those of mask:
+// kMasked). Each table quarter and its indices are loaded / formed once.
+template <bool kMasked, int NV>
 ATTN_INLINE void plane_sums(const uint8_t* planes, const uint8x16_t (&d)[NV], int quarters,
-                            uint8x16_t mask, uint32x4_t (&s)[3]) {
-  const uint8x16_t ones = vdupq_n_u8(1);
+                            uint8x16_t mask, uint32x4_t& s0, uint32x4_t& s1, uint32x4_t& s2) {
+  uint8x16_t r[3][NV];
   for (int p = 0; p < 3; ++p) {
-    uint8x16_t r[NV];
-    lookup256(planes + static_cast<std::size_t>(p) * kPlaneBytes, d, quarters, r);
-    for (int v = 0; v < NV; ++v) s[p] = vdotq_u32(s[p], vandq_u8(r[v], mask), ones);
+    const uint8x16x4_t t = vld1q_u8_x4(planes + static_cast<std::size_t>(p) * kPlaneBytes);
+    for (int v = 0; v < NV; ++v) r[p][v] = vqtbl4q_u8(t, d[v]);
+  }
+  for (int q = 1; q < quarters; ++q) {
+    const uint8x16_t off = vdupq_n_u8(static_cast<uint8_t>(64 * q));
+    uint8x16_t idx[NV];
+    for (int v = 0; v < NV; ++v) idx[v] = vsubq_u8(d[v], off);
+    for (int p = 0; p < 3; ++p) {
+      const uint8x16x4_t t = vld1q_u8_x4(planes + static_cast<std::size_t>(p) * kPlaneBytes + 64 * q);
+      for (int v = 0; v < NV; ++v) r[p][v] = vqtbx4q_u8(r[p][v], t, idx[v]);
+    }
+  }
+  const uint8x16_t ones = vdupq_n_u8(1);
+  for (int v = 0; v < NV; ++v) {
+    s0 = vdotq_u32(s0, kMasked ? vandq_u8(r[0][v], mask) : r[0][v], ones);
+    s1 = vdotq_u32(s1, kMasked ? vandq_u8(r[1][v], mask) : r[1][v], ones);
+    s2 = vdotq_u32(s2, kMasked ? vandq_u8(r[2][v], mask) : r[2][v], ones);
   }
 }
 
@@ -123,12 +138,14 @@ ATTN_INLINE uint8x16_t lanes_below(int32_t count) {
   return vcltq_u8(iota, vdupq_n_u8(static_cast<uint8_t>(count < 16 ? count : 16)));
 }
 
-// wt[d] for d < 64 * quarters: min(255, RoundingDivideByPOT(SRDHM(scale,
-// exp[d]), exponent)), 0 past dmax.
+// wt[d] for d <= span: min(255, RoundingDivideByPOT(SRDHM(scale, exp[d]),
+// exponent)), 0 past dmax; 0 from round16(span + 1) to the end of its
+// 64-byte quarter (read by the lookups, never selected).
 void weight_table(const int32_t* exp_table, int32_t scale, int exponent, int32_t dmax,
-                  int quarters, uint8_t* wt) {
+                  int32_t span, uint8_t* wt) {
   const int32x4_t right = vdupq_n_s32(-exponent);
-  const int32_t end = 64 * quarters;
+  const int32_t end = (span + 16) / 16 * 16;
+  for (int32_t d = end; d % 64 != 0; d += 16) vst1q_u8(wt + d, vdupq_n_u8(0));
   for (int32_t d = 0; d < end; d += 16) {
     const int32x4x4_t e = vld1q_s32_x4(exp_table + d);
     const int32x4_t a0 = vrshlq_s32(vqrdmulhq_n_s32(e.val[0], scale), right);
@@ -162,11 +179,15 @@ int32_t softmax_row_w_dot(const uint8_t* planes, const int32_t* exp_table, int32
   }
   const int quarters = (mx - mn) / 64 + 1;
   const int8x16_t vmx = vdupq_n_s8(static_cast<int8_t>(mx));
-  uint32x4_t s[3] = {vdupq_n_u32(0), vdupq_n_u32(0), vdupq_n_u32(0)};
+  uint32x4_t s0 = vdupq_n_u32(0), s1 = s0, s2 = s0;
   row_chunks(in, n, vmx, [&](int32_t, const auto& d, int32_t count) {
-    plane_sums(planes, d, quarters, lanes_below(count), s);
+    if (count < 16) {
+      plane_sums<true>(planes, d, quarters, lanes_below(count), s0, s1, s2);
+    } else {
+      plane_sums<false>(planes, d, quarters, vdupq_n_u8(0xff), s0, s1, s2);
+    }
   });
-  const uint32_t sum = vaddvq_u32(s[0]) + (vaddvq_u32(s[1]) << 8) + (vaddvq_u32(s[2]) << 16);
+  const uint32_t sum = vaddvq_u32(s0) + (vaddvq_u32(s1) << 8) + (vaddvq_u32(s2) << 16);
   int num_bits_over_unit = 0;
   const int32_t scale = q::get_reciprocal(static_cast<int32_t>(sum), 12, &num_bits_over_unit);
   const int exponent = num_bits_over_unit + 31 - 8;  // in [23, 34]
@@ -175,7 +196,7 @@ int32_t softmax_row_w_dot(const uint8_t* planes, const int32_t* exp_table, int32
     return 0;
   }
   alignas(16) uint8_t wt[256];
-  weight_table(exp_table, scale, exponent, max_diff(diff_min), quarters, wt);
+  weight_table(exp_table, scale, exponent, max_diff(diff_min), mx - mn, wt);
   const uint8x16_t ones = vdupq_n_u8(1);
   uint32x4_t sw = vdupq_n_u32(0);
   row_chunks(in, n, vmx, [&](int32_t c0, const auto& d, int32_t count) {
@@ -219,6 +240,20 @@ int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff
 void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
                        std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
                        int32_t* sum_w) {
+  if (level_dotprod()) {
+    for (int32_t r = 0; r < nq; ++r) {
+      int8_t* row = rows + static_cast<std::size_t>(r) * stride;
+      auto* w = reinterpret_cast<uint8_t*>(row);
+      if (n[r] == 0) {
+        std::memset(w, 0, static_cast<std::size_t>(n_pad));
+        sum_w[r] = 0;
+      } else {
+        sum_w[r] = softmax_row_w_dot(static_cast<const uint8_t*>(lut), exp_table, diff_min, row, w,
+                                     n[r], n_pad);
+      }
+    }
+    return;
+  }
   for (int32_t r = 0; r < nq; ++r) {
     int8_t* row = rows + static_cast<std::size_t>(r) * stride;
     sum_w[r] = softmax_s8_row_w(lut, exp_table, diff_min, row, reinterpret_cast<uint8_t*>(row),

@@ -223,24 +223,36 @@ void pv_tile_rq_mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
 void kpack_s8_i8mm(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n,
                    int8_t* packed, int32_t* ksum) {
   const int32_t H = n / 8;
-  const int8x8_t zero = vdup_n_s8(0);
+  const int8x16_t ones = vdupq_n_s8(1);
   for (int32_t b = 0; b * 16 < nkeys; ++b) {
     for (int32_t p = 0; p < 8; ++p) {
+      // Keys j, j + 1 (0 past nkeys), 16 columns at a time: ZIP1 / ZIP2 of
+      // their 64-bit halves are the pair vectors of two column groups.
       const int32_t j = 16 * b + 2 * p;
       const int8_t* k0 = j < nkeys ? k + static_cast<std::size_t>(j) * k_stride : nullptr;
       const int8_t* k1 = j + 1 < nkeys ? k + static_cast<std::size_t>(j + 1) * k_stride : nullptr;
-      int32_t s0 = 0, s1 = 0;
-      for (int32_t h = 0; h < H; ++h) {
-        const int8x8_t a = k0 != nullptr ? vld1_s8(k0 + 8 * h) : zero;
-        const int8x8_t c = k1 != nullptr ? vld1_s8(k1 + 8 * h) : zero;
-        s0 += vaddlv_s8(a);
-        s1 += vaddlv_s8(c);
-        vst1q_s8(packed + ((static_cast<std::size_t>(b) * static_cast<std::size_t>(H) +
-                            static_cast<std::size_t>(h)) * 8 + static_cast<std::size_t>(p)) * 16,
-                 vcombine_s8(a, c));
+      int8_t* d = packed + (static_cast<std::size_t>(b) * static_cast<std::size_t>(H) * 8 +
+                            static_cast<std::size_t>(p)) * 16;
+      int32x4_t s = vdupq_n_s32(0);  // lanes 0-1: key j, 2-3: key j + 1
+      int32_t h = 0;
+      for (; h + 2 <= H; h += 2) {
+        const int64x2_t a = vreinterpretq_s64_s8(k0 != nullptr ? vld1q_s8(k0 + 8 * h) : vdupq_n_s8(0));
+        const int64x2_t c = vreinterpretq_s64_s8(k1 != nullptr ? vld1q_s8(k1 + 8 * h) : vdupq_n_s8(0));
+        const int8x16_t lo = vreinterpretq_s8_s64(vzip1q_s64(a, c));
+        const int8x16_t hi = vreinterpretq_s8_s64(vzip2q_s64(a, c));
+        vst1q_s8(d + static_cast<std::size_t>(h) * 128, lo);
+        vst1q_s8(d + static_cast<std::size_t>(h + 1) * 128, hi);
+        s = vdotq_s32(vdotq_s32(s, lo, ones), hi, ones);
       }
-      ksum[j] = s0;
-      ksum[j + 1] = s1;
+      if (h < H) {
+        const int8x8_t a = k0 != nullptr ? vld1_s8(k0 + 8 * h) : vdup_n_s8(0);
+        const int8x8_t c = k1 != nullptr ? vld1_s8(k1 + 8 * h) : vdup_n_s8(0);
+        const int8x16_t v = vcombine_s8(a, c);
+        vst1q_s8(d + static_cast<std::size_t>(h) * 128, v);
+        s = vdotq_s32(s, v, ones);
+      }
+      ksum[j] = vgetq_lane_s32(s, 0) + vgetq_lane_s32(s, 1);
+      ksum[j + 1] = vgetq_lane_s32(s, 2) + vgetq_lane_s32(s, 3);
     }
   }
 }

@@ -37,8 +37,7 @@ ATTN_INLINE void row_blocks(int32_t nq, Block f) {
 // to int8 at o, `count` of them (1..16).
 template <int kMode>
 ATTN_INLINE void store_rq(const RequantizeNeon& rq, const int32x4_t (&v)[4], int8_t* o, int32_t count) {
-  const int8x16_t b = narrow_s32x4_s8(rq.apply<kMode>(v[0]), rq.apply<kMode>(v[1]),
-                                      rq.apply<kMode>(v[2]), rq.apply<kMode>(v[3]));
+  const int8x16_t b = rq.to_s8<kMode>(v);
   if (count >= 16) {
     vst1q_s8(o, b);
   } else {
