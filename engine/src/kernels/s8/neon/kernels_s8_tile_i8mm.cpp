@@ -194,7 +194,8 @@ void pv_rows_mm(const uint8_t* w, std::size_t w_stride, const int8_t* vpacked, i
 template <int kMode>
 void qk_tile_rq_mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                    const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
-                   const RequantizeNeon& rq, int8_t* out, std::size_t out_stride) {
+                   const RequantizeNeon& requantize, int8_t* out, std::size_t out_stride) {
+  const RequantizeNeon rq = requantize;  // a local copy the epilogues keep in registers
   row_blocks(nq, [&](auto rows, int32_t i) {
     qk_rows_mm<decltype(rows)::value>(
         u + static_cast<std::size_t>(i) * static_cast<std::size_t>(n), zp, kpacked, ksum, nkeys, n,
@@ -206,8 +207,9 @@ void qk_tile_rq_mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
 
 template <int kMode>
 void pv_tile_rq_mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                   int32_t nrows, int32_t n, const int32_t* offsets, const RequantizeNeon& rq,
-                   int8_t* out, std::size_t out_stride) {
+                   int32_t nrows, int32_t n, const int32_t* offsets,
+                   const RequantizeNeon& requantize, int8_t* out, std::size_t out_stride) {
+  const RequantizeNeon rq = requantize;  // a local copy the epilogues keep in registers
   row_blocks(nq, [&](auto rows, int32_t i) {
     pv_rows_mm<decltype(rows)::value>(
         w + static_cast<std::size_t>(i) * w_stride, w_stride, vpacked, nrows, n, offsets + i,
@@ -265,14 +267,15 @@ void vpack_s8_i8mm(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n
       // of zips (bytes, 16-bit, 32-bit) into 8 column pairs of 8 rows.
       int8x16_t r[8];
       const int32_t cols = n - 16 * cb < 16 ? n - 16 * cb : 16;
-      for (int t = 0; t < 8; ++t) {
-        const int32_t row = 8 * g + t;
-        const int8_t* src = v + static_cast<std::size_t>(row) * stride + 16 * static_cast<std::size_t>(cb);
-        if (row < nrows && cols == 16) {
-          r[t] = vld1q_s8(src);
-        } else {
+      const int8_t* src = v + static_cast<std::size_t>(8 * g) * stride + 16 * static_cast<std::size_t>(cb);
+      if (8 * g + 8 <= nrows && cols == 16) {
+        for (int t = 0; t < 8; ++t) r[t] = vld1q_s8(src + static_cast<std::size_t>(t) * stride);
+      } else {
+        for (int t = 0; t < 8; ++t) {
           int8_t buf[16] = {};
-          if (row < nrows) std::memcpy(buf, src, static_cast<std::size_t>(cols));
+          if (8 * g + t < nrows) {
+            std::memcpy(buf, src + static_cast<std::size_t>(t) * stride, static_cast<std::size_t>(cols));
+          }
           r[t] = vld1q_s8(buf);
         }
       }
