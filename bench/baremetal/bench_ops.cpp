@@ -185,8 +185,8 @@ int main() {
   for (const EigenCase& c : eigen_cases) {
     g_eigen_case = &c.sq;
     run_case("sdpa_f32_eigen", c.shape, "f32", [] {
-      attn_bench::EigenSdpa(g_q, g_k, g_v, g_out, g_eigen_case[0], g_eigen_case[1],
-                            g_eigen_case[2], g_eigen_work);
+      attn_bench::EigenSdpa(g_q, g_k, g_v, g_out, g_eigen_case[0], g_eigen_case[1], g_eigen_case[2],
+                            g_eigen_work);
       return attn::Status::kOk;
     });
   }
@@ -241,11 +241,12 @@ int main() {
     const char* shape;
   };
   // The shapes of the README's CMSIS-NN comparison table.
-  static const S8Case s8_cases[] = {{16, 16, 32, "Sq=16,Skv=16,d=32"},
-                                    {64, 64, 64, "Sq=64,Skv=64,d=64"},
-                                    {1, 128, 64, "decode,Sq=1,Skv=128,d=64"},
+  static const S8Case s8_cases[] = {
+    {16, 16, 32, "Sq=16,Skv=16,d=32"},
+    {64, 64, 64, "Sq=64,Skv=64,d=64"},
+    {1, 128, 64, "decode,Sq=1,Skv=128,d=64"},
 #if !(defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
-                                    {256, 256, 64, "Sq=256,Skv=256,d=64"},
+    {256, 256, 64, "Sq=256,Skv=256,d=64"},
 #endif
   };
   for (const S8Case& c : s8_cases) {

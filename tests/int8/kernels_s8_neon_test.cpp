@@ -87,9 +87,11 @@ TEST_P(KernelsS8NeonLevel, SoftmaxRowWeights) {
         ASSERT_EQ(w, w_ref) << "n=" << n << " table=" << t << " spread=" << spread;
         std::vector<int8_t> io(in);
         auto* iw = reinterpret_cast<uint8_t*>(io.data());
-        ASSERT_EQ(softmax_s8_row_w(lut, p.exp_table, p.diff_min, io.data() + off, iw + off, n, n_pad),
-                  sum_ref);
-        ASSERT_TRUE(std::equal(iw + off, iw + off + n_pad, w_ref.begin() + off)) << "in place n=" << n;
+        ASSERT_EQ(
+            softmax_s8_row_w(lut, p.exp_table, p.diff_min, io.data() + off, iw + off, n, n_pad),
+            sum_ref);
+        ASSERT_TRUE(std::equal(iw + off, iw + off + n_pad, w_ref.begin() + off))
+            << "in place n=" << n;
       }
     }
     // softmax_s8_tile_w: rows of mixed lengths (0 included) in place.
@@ -101,8 +103,10 @@ TEST_P(KernelsS8NeonLevel, SoftmaxRowWeights) {
     const int32_t lens[] = {0, 1, 63, 64, 65, 200, 256, 299};
     for (std::size_t r = 0; r < static_cast<std::size_t>(nq); ++r) {
       ns[r] = lens[(r * 3 + t) % 8];
-      for (std::size_t c = 0; c < stride; ++c) rows[r * stride + c] = base[(r * 7 + c) % base.size()];
-      for (std::size_t c = 0; c < stride; ++c) want[r * stride + c] = static_cast<uint8_t>(rows[r * stride + c]);
+      for (std::size_t c = 0; c < stride; ++c)
+        rows[r * stride + c] = base[(r * 7 + c) % base.size()];
+      for (std::size_t c = 0; c < stride; ++c)
+        want[r * stride + c] = static_cast<uint8_t>(rows[r * stride + c]);
       want_sum[r] = softmax_s8_row_w_ref(p.exp_table, p.diff_min, rows.data() + r * stride,
                                          want.data() + r * stride, ns[r], n_pad);
     }
@@ -114,8 +118,110 @@ TEST_P(KernelsS8NeonLevel, SoftmaxRowWeights) {
   }
 }
 
-// kpack_s8 + qtile_s8_pack + qk_tile_s8 (and _rq), vpack_s8 + pv_tile_s8 (and
-// _rq) at the level, against direct sums and q::requantize of them.
+// One combination of the tile kernel test: nq query rows, nk keys, depth d,
+// rows misaligned by off, the zero point and a requantization, and per-row
+// offsets small and near both ends of int32.
+struct TileCase {
+  int32_t nq, nk, d;
+  std::size_t off;
+  int32_t zp, mult, shift, ozp;
+  std::vector<int32_t> offsets;
+  std::string at() const {
+    return "nq=" + std::to_string(nq) + " nk=" + std::to_string(nk) + " d=" + std::to_string(d) +
+           " shift=" + std::to_string(shift);
+  }
+};
+
+// kpack_s8 + qtile_s8_pack + qk_tile_s8 and qk_tile_s8_rq (fused from level
+// 1 on) against direct sums and q::requantize of them.
+void check_qk(const TileCase& t, int level, uint32_t seed) {
+  const auto uq = static_cast<std::size_t>(t.nq), uk = static_cast<std::size_t>(t.nk),
+             ud = static_cast<std::size_t>(t.d);
+  const std::size_t qs = ud + 3, ks = ud + 1, os = round_up_s8(uk, 16) + 5;
+  const auto q = random_s8(t.off + uq * qs, seed);
+  const auto k = random_s8(t.off + uk * ks, seed + 1000);
+  const int8_t* qp = q.data() + t.off;
+  const int8_t* kp = k.data() + t.off;
+  std::vector<int8_t> kpacked(t.off + kpack_s8_bytes(t.nk, t.d) + 64);
+  std::vector<int32_t> ksum(round_up_s8(uk, 16));
+  kpack_s8(kp, ks, t.nk, t.d, kpacked.data() + t.off, ksum.data());
+  std::vector<uint8_t> u(t.off + uq * round_up_s8(ud, 4) + 16, 7);
+  std::vector<int32_t> qsum(uq);
+  qtile_s8_pack(qp, qs, t.nq, t.zp, t.d, u.data() + t.off, qsum.data());
+  ASSERT_EQ(u[t.off + uq * round_up_s8(ud, 4)], 7) << "qtile pack wrote past its rows";
+  std::vector<int32_t> out(1 + uq * os, 0);
+  qk_tile_s8(u.data() + t.off, t.nq, t.zp, kpacked.data() + t.off, ksum.data(), t.nk, t.d,
+             out.data() + 1, os);
+  std::vector<int8_t> s8(t.off + uq * os, 9);
+  const bool fused = qk_tile_s8_rq(u.data() + t.off, t.nq, t.zp, kpacked.data() + t.off,
+                                   ksum.data(), t.nk, t.d, t.offsets.data(), t.mult, t.shift, t.ozp,
+                                   s8.data() + t.off, os);
+  ASSERT_EQ(fused, level >= 1);
+  for (std::size_t i = 0; i < uq; ++i) {
+    int32_t sq = 0;
+    for (std::size_t c = 0; c < ud; ++c) sq += qp[i * qs + c] - t.zp;
+    ASSERT_EQ(qsum[i], sq);
+    for (std::size_t j = 0; j < uk; ++j) {
+      int64_t acc = 0;
+      for (std::size_t c = 0; c < ud; ++c) acc += (qp[i * qs + c] - t.zp) * kp[j * ks + c];
+      ASSERT_EQ(out[1 + i * os + j], acc) << "qk " << t.at() << " i=" << i << " j=" << j;
+      if (fused) {
+        ASSERT_EQ(
+            s8[t.off + i * os + j],
+            attn::q::requantize(static_cast<int32_t>(acc) - t.offsets[i], t.mult, t.shift, t.ozp))
+            << "qk rq " << t.at();
+      }
+    }
+    if (fused) {
+      ASSERT_EQ(s8[t.off + i * os + round_up_s8(uk, 16)], 9);
+    }
+  }
+}
+
+// vpack_s8 + pv_tile_s8 and pv_tile_s8_rq (fused from level 1 on, exactly d
+// bytes per row) against direct sums: weights 0..255 (255 often), rows of
+// round4(nk) bytes, 0 past nk.
+void check_pv(const TileCase& t, int level, uint32_t seed) {
+  const auto uq = static_cast<std::size_t>(t.nq), uk = static_cast<std::size_t>(t.nk),
+             ud = static_cast<std::size_t>(t.d);
+  const std::size_t vs = ud + 2, wst = round_up_s8(uk, 4) + 3;
+  const std::size_t as = round_up_s8(ud, 16) + 3, ost = ud + 5;
+  const auto v = random_s8(t.off + uk * vs, seed + 2000);
+  const int8_t* vp = v.data() + t.off;
+  const auto wr = random_s8(uq * uk, seed + 3000);
+  std::vector<uint8_t> w(t.off + uq * wst, 0);
+  for (std::size_t i = 0; i < uq; ++i) {
+    for (std::size_t j = 0; j < uk; ++j) {
+      w[t.off + i * wst + j] = static_cast<uint8_t>((i + j) % 7 == 0 ? 255 : wr[i * uk + j] + 128);
+    }
+  }
+  std::vector<int8_t> vpacked(t.off + vpack_s8_bytes(t.nk, t.d) + 64, 1);
+  vpack_s8(vp, vs, t.nk, t.d, vpacked.data() + t.off);
+  std::vector<int32_t> acc(1 + uq * as, 0);
+  pv_tile_s8(w.data() + t.off, wst, t.nq, vpacked.data() + t.off, t.nk, t.d, acc.data() + 1, as);
+  std::vector<int8_t> o8(t.off + uq * ost, 9);
+  const bool fused = pv_tile_s8_rq(w.data() + t.off, wst, t.nq, vpacked.data() + t.off, t.nk, t.d,
+                                   t.offsets.data(), t.mult, t.shift, t.ozp, o8.data() + t.off,
+                                   ost);
+  ASSERT_EQ(fused, level >= 1);
+  for (std::size_t i = 0; i < uq; ++i) {
+    for (std::size_t c = 0; c < ud; ++c) {
+      int64_t s = 0;
+      for (std::size_t j = 0; j < uk; ++j) s += w[t.off + i * wst + j] * vp[j * vs + c];
+      ASSERT_EQ(acc[1 + i * as + c], s) << "pv " << t.at() << " i=" << i << " c=" << c;
+      if (fused) {
+        ASSERT_EQ(
+            o8[t.off + i * ost + c],
+            attn::q::requantize(static_cast<int32_t>(s) - t.offsets[i], t.mult, t.shift, t.ozp))
+            << "pv rq " << t.at();
+      }
+    }
+    for (std::size_t c = ud; c < ost; ++c) ASSERT_EQ(o8[t.off + i * ost + c], 9) << "pv rq past d";
+  }
+}
+
+// The query-tile kernels at the level over tile rows 1..33, keys 1..200,
+// depths 1..128 (every i8mm / dotprod tail), misaligned rows.
 TEST_P(KernelsS8NeonLevel, QueryTileKernels) {
   const int32_t rows[] = {1, 2, 3, 4, 5, 8, 16, 17, 33};
   const int32_t keys[] = {1, 3, 8, 15, 16, 17, 33, 64, 100, 200};
@@ -123,99 +229,29 @@ TEST_P(KernelsS8NeonLevel, QueryTileKernels) {
   const int32_t zps[] = {-128, -5, 0, 127};
   const int32_t shifts[] = {0, -1, -7, -13, -23, -24, 1};
   const int32_t mults[] = {1 << 30, 1518500250, INT32_MAX};
-  std::mt19937 rng(77);
-  std::uniform_int_distribution<int> byte(0, 255);
   int combo = 0;
   for (int32_t nq : rows) {
     for (int32_t nk : keys) {
       for (int32_t d : depths) {
         ++combo;
-        const auto off = static_cast<std::size_t>(combo % 4);
-        const int32_t zp = zps[combo % 4];
-        const int32_t shift = shifts[combo % 7];
-        const int32_t mult = mults[combo % 3];
-        const int32_t ozp = zps[(combo / 3) % 4];
-        const auto uq = static_cast<std::size_t>(nq), uk = static_cast<std::size_t>(nk),
-                   ud = static_cast<std::size_t>(d);
-        const std::size_t qs = ud + 3, ks = ud + 1, vs = ud + 2;
-        const auto q = random_s8(off + uq * qs, static_cast<uint32_t>(combo));
-        const auto k = random_s8(off + uk * ks, static_cast<uint32_t>(combo + 1000));
-        const auto v = random_s8(off + uk * vs, static_cast<uint32_t>(combo + 2000));
-        const int8_t* qp = q.data() + off;
-        const int8_t* kp = k.data() + off;
-        const int8_t* vp = v.data() + off;
-        std::vector<int32_t> offsets(uq);
-        for (std::size_t i = 0; i < uq; ++i) {
-          offsets[i] = i % 4 == 1   ? INT32_MAX - (1 << 23)
-                       : i % 4 == 2 ? INT32_MIN + (1 << 23)
-                                    : static_cast<int32_t>(i * 37) - 300;
+        TileCase t{nq,
+                   nk,
+                   d,
+                   static_cast<std::size_t>(combo % 4),
+                   zps[combo % 4],
+                   mults[combo % 3],
+                   shifts[combo % 7],
+                   zps[(combo / 3) % 4],
+                   {}};
+        for (int32_t i = 0; i < nq; ++i) {
+          t.offsets.push_back(i % 4 == 1   ? INT32_MAX - (1 << 23)
+                              : i % 4 == 2 ? INT32_MIN + (1 << 23)
+                                           : i * 37 - 300);
         }
-        // Q K^T.
-        std::vector<int8_t> kpacked(off + kpack_s8_bytes(nk, d) + 64);
-        std::vector<int32_t> ksum(round_up_s8(uk, 16));
-        kpack_s8(kp, ks, nk, d, kpacked.data() + off, ksum.data());
-        std::vector<uint8_t> u(off + uq * round_up_s8(ud, 4) + 16, 7);
-        std::vector<int32_t> qsum(uq);
-        qtile_s8_pack(qp, qs, nq, zp, d, u.data() + off, qsum.data());
-        ASSERT_EQ(u[off + uq * round_up_s8(ud, 4)], 7) << "qtile pack wrote past its rows";
-        const std::size_t os = round_up_s8(uk, 16) + 5;
-        std::vector<int32_t> out(1 + uq * os, 0);
-        qk_tile_s8(u.data() + off, nq, zp, kpacked.data() + off, ksum.data(), nk, d, out.data() + 1, os);
-        std::vector<int8_t> s8(off + uq * os, 9);
-        const bool qk_fused = qk_tile_s8_rq(u.data() + off, nq, zp, kpacked.data() + off, ksum.data(),
-                                            nk, d, offsets.data(), mult, shift, ozp, s8.data() + off, os);
-        ASSERT_EQ(qk_fused, GetParam() >= 1);
-        for (std::size_t i = 0; i < uq; ++i) {
-          int32_t sq = 0;
-          for (std::size_t c = 0; c < ud; ++c) sq += qp[i * qs + c] - zp;
-          ASSERT_EQ(qsum[i], sq);
-          for (std::size_t j = 0; j < uk; ++j) {
-            int64_t acc = 0;
-            for (std::size_t c = 0; c < ud; ++c) acc += (qp[i * qs + c] - zp) * kp[j * ks + c];
-            ASSERT_EQ(out[1 + i * os + j], acc) << "qk nq=" << nq << " nk=" << nk << " d=" << d
-                                                << " i=" << i << " j=" << j;
-            if (qk_fused) {
-              ASSERT_EQ(s8[off + i * os + j],
-                        attn::q::requantize(static_cast<int32_t>(acc) - offsets[i], mult, shift, ozp))
-                  << "qk rq nq=" << nq << " nk=" << nk << " d=" << d << " shift=" << shift;
-            }
-          }
-          if (qk_fused) {
-            ASSERT_EQ(s8[off + i * os + round_up_s8(uk, 16)], 9);
-          }
-        }
-        // P V: weights 0..255 (255 often), rows of round4(nk) bytes, 0 past nk.
-        const std::size_t wst = round_up_s8(uk, 4) + 3;
-        std::vector<uint8_t> w(off + uq * wst, 0);
-        for (std::size_t i = 0; i < uq; ++i) {
-          for (std::size_t j = 0; j < uk; ++j) {
-            const int r = byte(rng);
-            w[off + i * wst + j] = static_cast<uint8_t>((i + j) % 7 == 0 ? 255 : r);
-          }
-        }
-        std::vector<int8_t> vpacked(off + vpack_s8_bytes(nk, d) + 64, 1);
-        vpack_s8(vp, vs, nk, d, vpacked.data() + off);
-        const std::size_t as = round_up_s8(ud, 16) + 3, ost = ud + 5;
-        std::vector<int32_t> acc(1 + uq * as, 0);
-        pv_tile_s8(w.data() + off, wst, nq, vpacked.data() + off, nk, d, acc.data() + 1, as);
-        std::vector<int8_t> o8(off + uq * ost, 9);
-        const bool pv_fused = pv_tile_s8_rq(w.data() + off, wst, nq, vpacked.data() + off, nk, d,
-                                            offsets.data(), mult, shift, ozp, o8.data() + off, ost);
-        ASSERT_EQ(pv_fused, GetParam() >= 1);
-        for (std::size_t i = 0; i < uq; ++i) {
-          for (std::size_t c = 0; c < ud; ++c) {
-            int64_t s = 0;
-            for (std::size_t j = 0; j < uk; ++j) s += w[off + i * wst + j] * vp[j * vs + c];
-            ASSERT_EQ(acc[1 + i * as + c], s) << "pv nq=" << nq << " nk=" << nk << " d=" << d
-                                              << " i=" << i << " c=" << c;
-            if (pv_fused) {
-              ASSERT_EQ(o8[off + i * ost + c],
-                        attn::q::requantize(static_cast<int32_t>(s) - offsets[i], mult, shift, ozp))
-                  << "pv rq nq=" << nq << " nk=" << nk << " d=" << d << " shift=" << shift;
-            }
-          }
-          for (std::size_t c = ud; c < ost; ++c) ASSERT_EQ(o8[off + i * ost + c], 9) << "pv rq past d";
-        }
+        check_qk(t, GetParam(), static_cast<uint32_t>(combo));
+        if (HasFatalFailure()) return;
+        check_pv(t, GetParam(), static_cast<uint32_t>(combo));
+        if (HasFatalFailure()) return;
       }
     }
   }
@@ -227,10 +263,9 @@ TEST_P(KernelsS8NeonLevel, SdpaSameBitsAsLevel0) {
   struct Shape {
     int32_t sq, skv, dk, dv;
   };
-  const Shape shapes[] = {{1, 1, 1, 1},     {3, 17, 5, 9},     {8, 64, 64, 64},
-                          {5, 300, 65, 33}, {16, 256, 64, 64}, {2, 129, 128, 127},
-                          {33, 200, 17, 40}, {20, 10, 3, 5},   {4, 1, 1, 1},
-                          {37, 97, 64, 64}};
+  const Shape shapes[] = {
+      {1, 1, 1, 1},       {3, 17, 5, 9},     {8, 64, 64, 64}, {5, 300, 65, 33}, {16, 256, 64, 64},
+      {2, 129, 128, 127}, {33, 200, 17, 40}, {20, 10, 3, 5},  {4, 1, 1, 1},     {37, 97, 64, 64}};
   for (const Shape& s : shapes) {
     attn::SdpaShape shape{2, s.sq, s.skv, s.dk, s.dv};
     attn::SdpaS8Quant quant;

@@ -114,8 +114,8 @@ void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n
 
 void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
                    int32_t* acc) {
-  pv_rows([v, stride](int32_t r) { return v + static_cast<std::size_t>(r) * stride; }, w, nrows,
-          n, acc);
+  pv_rows([v, stride](int32_t r) { return v + static_cast<std::size_t>(r) * stride; }, w, nrows, n,
+          acc);
 }
 
 void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,

@@ -30,8 +30,7 @@ namespace {
 
 // Keys j..j+3 (all present), n % 16 == 0: each 16-column vector of the four
 // rows, seen as 4 int32 groups, transposed into 4 group vectors of 4 keys.
-void kpack_four_keys(const int8_t* k, std::size_t k_stride, int32_t n, int8_t* dst,
-                     int32_t* ksum) {
+void kpack_four_keys(const int8_t* k, std::size_t k_stride, int32_t n, int8_t* dst, int32_t* ksum) {
   const int8x16_t ones = vdupq_n_s8(1);
   int32x4_t s = vdupq_n_s32(0);
   for (int32_t h = 0; h < n; h += 16) {
@@ -120,7 +119,8 @@ void vpack_dot(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, in
     vpack_s8_ref(v, stride, nrows, n, packed);
     const std::size_t bytes = round_up_s8(static_cast<std::size_t>(nrows), 4) *
                               round_up_s8(static_cast<std::size_t>(n), 16);
-    for (std::size_t i = 0; i < bytes; i += 16) vst1q_u8(out + i, veorq_u8(vld1q_u8(out + i), flip));
+    for (std::size_t i = 0; i < bytes; i += 16)
+      vst1q_u8(out + i, veorq_u8(vld1q_u8(out + i), flip));
     return;
   }
   for (int32_t g = 0; g < groups; ++g) {
@@ -134,7 +134,8 @@ void vpack_dot(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, in
                              : flip;
       }
       vst4q_u8(out + (static_cast<std::size_t>(g) * static_cast<std::size_t>(cblocks) +
-                      static_cast<std::size_t>(cb)) * 64,
+                      static_cast<std::size_t>(cb)) *
+                         64,
                x);
     }
   }

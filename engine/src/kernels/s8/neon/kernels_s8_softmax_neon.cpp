@@ -38,8 +38,7 @@ int32_t max_diff(int32_t diff_min) { return -diff_min < 255 ? -diff_min : 255; }
 
 }  // namespace
 
-void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
-                             void* lut) {
+void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max, void* lut) {
   (void)n_max;
   auto* planes = static_cast<uint8_t*>(lut);
   const uint32x4_t dlim = vdupq_n_u32(static_cast<uint32_t>(max_diff(diff_min)));
@@ -48,10 +47,10 @@ void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t
   for (int32_t d = 0; d < 256; d += 8) {
     // E12 of the entries the reference reads (d <= -diff_min), else 0.
     const uint32x4_t d1 = vaddq_u32(d0, step);
-    const uint32x4_t a = vandq_u32(vreinterpretq_u32_s32(vrshrq_n_s32(vld1q_s32(exp_table + d), 12)),
-                                   vcleq_u32(d0, dlim));
-    const uint32x4_t b = vandq_u32(vreinterpretq_u32_s32(vrshrq_n_s32(vld1q_s32(exp_table + d + 4), 12)),
-                                   vcleq_u32(d1, dlim));
+    const uint32x4_t a = vandq_u32(
+        vreinterpretq_u32_s32(vrshrq_n_s32(vld1q_s32(exp_table + d), 12)), vcleq_u32(d0, dlim));
+    const uint32x4_t b = vandq_u32(
+        vreinterpretq_u32_s32(vrshrq_n_s32(vld1q_s32(exp_table + d + 4), 12)), vcleq_u32(d1, dlim));
     d0 = vaddq_u32(d1, step);
     const uint16x8_t lo = vcombine_u16(vmovn_u32(a), vmovn_u32(b));
     const uint16x8_t hi = vcombine_u16(vshrn_n_u32(a, 16), vshrn_n_u32(b, 16));
@@ -97,7 +96,8 @@ ATTN_INLINE void plane_sums(const uint8_t* planes, const uint8x16_t (&d)[NV], in
     uint8x16_t idx[NV];
     for (int v = 0; v < NV; ++v) idx[v] = vsubq_u8(d[v], off);
     for (int p = 0; p < 3; ++p) {
-      const uint8x16x4_t t = vld1q_u8_x4(planes + static_cast<std::size_t>(p) * kPlaneBytes + 64 * q);
+      const uint8x16x4_t t =
+          vld1q_u8_x4(planes + static_cast<std::size_t>(p) * kPlaneBytes + 64 * q);
       for (int v = 0; v < NV; ++v) r[p][v] = vqtbx4q_u8(r[p][v], t, idx[v]);
     }
   }
@@ -116,7 +116,8 @@ ATTN_INLINE void row_chunks(const int8_t* in, int32_t n, int8x16_t vmx, Chunk f)
   int32_t c = 0;
   for (; c + 64 <= n; c += 64) {
     uint8x16_t d[4];
-    for (int v = 0; v < 4; ++v) d[v] = vreinterpretq_u8_s8(vsubq_s8(vmx, vld1q_s8(in + c + 16 * v)));
+    for (int v = 0; v < 4; ++v)
+      d[v] = vreinterpretq_u8_s8(vsubq_s8(vmx, vld1q_s8(in + c + 16 * v)));
     f(c, d, 64);
   }
   for (; c + 16 <= n; c += 16) {
@@ -141,8 +142,8 @@ ATTN_INLINE uint8x16_t lanes_below(int32_t count) {
 // wt[d] for d <= span: min(255, RoundingDivideByPOT(SRDHM(scale, exp[d]),
 // exponent)), 0 past dmax; 0 from round16(span + 1) to the end of its
 // 64-byte quarter (read by the lookups, never selected).
-void weight_table(const int32_t* exp_table, int32_t scale, int exponent, int32_t dmax,
-                  int32_t span, uint8_t* wt) {
+void weight_table(const int32_t* exp_table, int32_t scale, int exponent, int32_t dmax, int32_t span,
+                  uint8_t* wt) {
   const int32x4_t right = vdupq_n_s32(-exponent);
   const int32_t end = (span + 16) / 16 * 16;
   for (int32_t d = end; d % 64 != 0; d += 16) vst1q_u8(wt + d, vdupq_n_u8(0));
@@ -191,7 +192,7 @@ int32_t softmax_row_w_dot(const uint8_t* planes, const int32_t* exp_table, int32
   int num_bits_over_unit = 0;
   const int32_t scale = q::get_reciprocal(static_cast<int32_t>(sum), 12, &num_bits_over_unit);
   const int exponent = num_bits_over_unit + 31 - 8;  // in [23, 34]
-  if (exponent > 31) {  // every weight rounds to 0
+  if (exponent > 31) {                               // every weight rounds to 0
     std::memset(w, 0, static_cast<std::size_t>(n_pad));
     return 0;
   }

@@ -52,8 +52,8 @@ constexpr int kPairs = (R + 1) / 2;
 
 // Q K^T of R rows and one 16-key block kb (H groups of 8 columns).
 template <int R>
-ATTN_INLINE void qk_block_mm(const uint8_t* const (&rp)[2 * kPairs<R>], const int8_t* kb,
-                             int32_t H, const uint32_t (&init)[2 * kPairs<R>],
+ATTN_INLINE void qk_block_mm(const uint8_t* const (&rp)[2 * kPairs<R>], const int8_t* kb, int32_t H,
+                             const uint32_t (&init)[2 * kPairs<R>],
                              int32x4_t (&acc)[kPairs<R>][8]) {
   constexpr int P = kPairs<R>;
   for (int p = 0; p < P; ++p) {
@@ -79,7 +79,8 @@ ATTN_INLINE void qk_block_mm(const uint8_t* const (&rp)[2 * kPairs<R>], const in
   }
   if (h < H) {
     uint8x16_t a[P];
-    for (int p = 0; p < P; ++p) a[p] = vcombine_u8(vld1_u8(rp[2 * p] + 8 * h), vld1_u8(rp[2 * p + 1] + 8 * h));
+    for (int p = 0; p < P; ++p)
+      a[p] = vcombine_u8(vld1_u8(rp[2 * p] + 8 * h), vld1_u8(rp[2 * p + 1] + 8 * h));
     const int8_t* kg = kb + static_cast<std::size_t>(h) * 128;
     for (int x = 0; x < 8; ++x) {
       const int8x16_t b = vld1q_s8(kg + 16 * x);
@@ -108,7 +109,8 @@ void qk_rows_mm(const uint8_t* u, int32_t zp, const int8_t* kpacked, const int32
     qk_block_mm<R>(rp, kpacked + static_cast<std::size_t>(b) * row * 16, H, init, acc);
     const int32x4_t c = vdupq_n_s32(128 + zp);
     const int32_t* kb = ksum + 16 * b;
-    const int32x4_t ks[4] = {vld1q_s32(kb), vld1q_s32(kb + 4), vld1q_s32(kb + 8), vld1q_s32(kb + 12)};
+    const int32x4_t ks[4] = {vld1q_s32(kb), vld1q_s32(kb + 4), vld1q_s32(kb + 8),
+                             vld1q_s32(kb + 12)};
     for (int p = 0; p < P; ++p) {
       int32x4_t v[2][4];
       unpair(acc[p], v[0], v[1]);
@@ -132,7 +134,7 @@ ATTN_INLINE void pv_block_mm(const uint8_t* const (&rp)[2 * kPairs<R>], const in
     const int32x4_t i = vreinterpretq_s32_u32(pair_init(init[2 * p], init[2 * p + 1]));
     for (int x = 0; x < 8; ++x) acc[p][x] = i;
   }
-  const auto step = [&](const uint8x16_t (&a)[P], const int8_t* vg) {
+  const auto step = [&](const uint8x16_t(&a)[P], const int8_t* vg) {
     for (int x = 0; x < 8; ++x) {
       const int8x16_t b = vld1q_s8(vg + 16 * x);
       for (int p = 0; p < P; ++p) acc[p][x] = vusmmlaq_s32(acc[p][x], a[p], b);
@@ -200,7 +202,10 @@ void qk_tile_rq_mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
     qk_rows_mm<decltype(rows)::value>(
         u + static_cast<std::size_t>(i) * static_cast<std::size_t>(n), zp, kpacked, ksum, nkeys, n,
         offsets + i, [&](int r, int32_t b, const int32x4_t(&v)[4]) {
-          store_rq<kMode>(rq, v, out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b), 16);
+          store_rq<kMode>(
+              rq, v,
+              out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b),
+              16);
         });
   });
 }
@@ -214,7 +219,9 @@ void pv_tile_rq_mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
     pv_rows_mm<decltype(rows)::value>(
         w + static_cast<std::size_t>(i) * w_stride, w_stride, vpacked, nrows, n, offsets + i,
         [&](int r, int32_t cb, const int32x4_t(&v)[4]) {
-          store_rq<kMode>(rq, v, out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(cb),
+          store_rq<kMode>(rq, v,
+                          out + static_cast<std::size_t>(i + r) * out_stride +
+                              16 * static_cast<std::size_t>(cb),
                           n - 16 * cb);
         });
   });
@@ -222,8 +229,8 @@ void pv_tile_rq_mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
 
 }  // namespace
 
-void kpack_s8_i8mm(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n,
-                   int8_t* packed, int32_t* ksum) {
+void kpack_s8_i8mm(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+                   int32_t* ksum) {
   const int32_t H = n / 8;
   const int8x16_t ones = vdupq_n_s8(1);
   for (int32_t b = 0; b * 16 < nkeys; ++b) {
@@ -234,12 +241,15 @@ void kpack_s8_i8mm(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t
       const int8_t* k0 = j < nkeys ? k + static_cast<std::size_t>(j) * k_stride : nullptr;
       const int8_t* k1 = j + 1 < nkeys ? k + static_cast<std::size_t>(j + 1) * k_stride : nullptr;
       int8_t* d = packed + (static_cast<std::size_t>(b) * static_cast<std::size_t>(H) * 8 +
-                            static_cast<std::size_t>(p)) * 16;
+                            static_cast<std::size_t>(p)) *
+                               16;
       int32x4_t s = vdupq_n_s32(0);  // lanes 0-1: key j, 2-3: key j + 1
       int32_t h = 0;
       for (; h + 2 <= H; h += 2) {
-        const int64x2_t a = vreinterpretq_s64_s8(k0 != nullptr ? vld1q_s8(k0 + 8 * h) : vdupq_n_s8(0));
-        const int64x2_t c = vreinterpretq_s64_s8(k1 != nullptr ? vld1q_s8(k1 + 8 * h) : vdupq_n_s8(0));
+        const int64x2_t a =
+            vreinterpretq_s64_s8(k0 != nullptr ? vld1q_s8(k0 + 8 * h) : vdupq_n_s8(0));
+        const int64x2_t c =
+            vreinterpretq_s64_s8(k1 != nullptr ? vld1q_s8(k1 + 8 * h) : vdupq_n_s8(0));
         const int8x16_t lo = vreinterpretq_s8_s64(vzip1q_s64(a, c));
         const int8x16_t hi = vreinterpretq_s8_s64(vzip2q_s64(a, c));
         vst1q_s8(d + static_cast<std::size_t>(h) * 128, lo);
@@ -267,14 +277,16 @@ void vpack_s8_i8mm(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n
       // of zips (bytes, 16-bit, 32-bit) into 8 column pairs of 8 rows.
       int8x16_t r[8];
       const int32_t cols = n - 16 * cb < 16 ? n - 16 * cb : 16;
-      const int8_t* src = v + static_cast<std::size_t>(8 * g) * stride + 16 * static_cast<std::size_t>(cb);
+      const int8_t* src = v + static_cast<std::size_t>(8 * g) * stride +
+                          16 * static_cast<std::size_t>(cb);
       if (8 * g + 8 <= nrows && cols == 16) {
         for (int t = 0; t < 8; ++t) r[t] = vld1q_s8(src + static_cast<std::size_t>(t) * stride);
       } else {
         for (int t = 0; t < 8; ++t) {
           int8_t buf[16] = {};
           if (8 * g + t < nrows) {
-            std::memcpy(buf, src + static_cast<std::size_t>(t) * stride, static_cast<std::size_t>(cols));
+            std::memcpy(buf, src + static_cast<std::size_t>(t) * stride,
+                        static_cast<std::size_t>(cols));
           }
           r[t] = vld1q_s8(buf);
         }
@@ -285,7 +297,8 @@ void vpack_s8_i8mm(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n
         h[2 * t + 1] = vreinterpretq_s16_s8(vzip2q_s8(r[2 * t], r[2 * t + 1]));  // 8-15
       }
       int8_t* dst = packed + (static_cast<std::size_t>(g) * static_cast<std::size_t>(cblocks) +
-                              static_cast<std::size_t>(cb)) * 128;
+                              static_cast<std::size_t>(cb)) *
+                                 128;
       for (int half = 0; half < 2; ++half) {  // columns 8 half .. 8 half + 7
         const int32x4_t q01a = vreinterpretq_s32_s16(vzip1q_s16(h[half], h[2 + half]));
         const int32x4_t q01b = vreinterpretq_s32_s16(vzip2q_s16(h[half], h[2 + half]));
@@ -308,8 +321,9 @@ void qk_tile_s8_i8mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpa
     qk_rows_mm<decltype(rows)::value>(
         u + static_cast<std::size_t>(i) * static_cast<std::size_t>(n), zp, kpacked, ksum, nkeys, n,
         nullptr, [&](int r, int32_t b, const int32x4_t(&v)[4]) {
-          vst1q_s32_x4(out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b),
-                       {{v[0], v[1], v[2], v[3]}});
+          vst1q_s32_x4(
+              out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b),
+              {{v[0], v[1], v[2], v[3]}});
         });
   });
 }
@@ -332,7 +346,8 @@ void pv_tile_s8_i8mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const i
     pv_rows_mm<decltype(rows)::value>(
         w + static_cast<std::size_t>(i) * w_stride, w_stride, vpacked, nrows, n, nullptr,
         [&](int r, int32_t cb, const int32x4_t(&v)[4]) {
-          vst1q_s32_x4(acc + static_cast<std::size_t>(i + r) * acc_stride + 16 * static_cast<std::size_t>(cb),
+          vst1q_s32_x4(acc + static_cast<std::size_t>(i + r) * acc_stride +
+                           16 * static_cast<std::size_t>(cb),
                        {{v[0], v[1], v[2], v[3]}});
         });
   });

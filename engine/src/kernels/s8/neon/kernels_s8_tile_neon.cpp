@@ -101,7 +101,8 @@ ATTN_INLINE void qk_block(const uint8_t* u, std::size_t row, const int8_t* kb, i
   for (; g + 4 <= groups; g += 4) {
     int8x16_t qv[R];
     for (int r = 0; r < R; ++r) {
-      qv[r] = vreinterpretq_s8_u8(veorq_u8(vld1q_u8(u + r * row + 4 * static_cast<std::size_t>(g)), flip));
+      qv[r] = vreinterpretq_s8_u8(
+          veorq_u8(vld1q_u8(u + r * row + 4 * static_cast<std::size_t>(g)), flip));
     }
     const int8_t* kg = kb + static_cast<std::size_t>(g) * 64;
     qk_group<0>(acc, kg, qv);
@@ -131,7 +132,8 @@ ATTN_INLINE void pv_block(const uint8_t* w, std::size_t w_stride, const uint8_t*
   int32_t g = 0;
   for (; g + 4 <= groups; g += 4) {
     uint8x16_t wv[R];
-    for (int r = 0; r < R; ++r) wv[r] = vld1q_u8(w + r * w_stride + 4 * static_cast<std::size_t>(g));
+    for (int r = 0; r < R; ++r)
+      wv[r] = vld1q_u8(w + r * w_stride + 4 * static_cast<std::size_t>(g));
     const uint8_t* vg = vb + static_cast<std::size_t>(g) * gstride;
     pv_group<0>(acc, vg, wv);
     pv_group<1>(acc, vg + gstride, wv);
@@ -163,7 +165,8 @@ void qk_rows(const uint8_t* u, int32_t zp, const int8_t* kpacked, const int32_t*
     qk_block<R>(u, row, kpacked + static_cast<std::size_t>(b) * row * 16, groups, init, acc);
     const int32x4_t vzp = vdupq_n_s32(zp);
     const int32_t* kb = ksum + 16 * b;
-    const int32x4_t ks[4] = {vld1q_s32(kb), vld1q_s32(kb + 4), vld1q_s32(kb + 8), vld1q_s32(kb + 12)};
+    const int32x4_t ks[4] = {vld1q_s32(kb), vld1q_s32(kb + 4), vld1q_s32(kb + 8),
+                             vld1q_s32(kb + 12)};
     for (int r = 0; r < R; ++r) {
       for (int x = 0; x < 4; ++x) acc[r][x] = vmlsq_s32(acc[r][x], vzp, ks[x]);
       epi(r, b, acc[r]);
@@ -205,7 +208,10 @@ void qk_tile_rq_dot(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpac
     qk_rows<decltype(rows)::value>(
         u + static_cast<std::size_t>(i) * row, zp, kpacked, ksum, nkeys, n, offsets + i,
         [&](int r, int32_t b, const int32x4_t(&v)[4]) {
-          store_rq<kMode>(rq, v, out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b), 16);
+          store_rq<kMode>(
+              rq, v,
+              out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b),
+              16);
         });
   });
 }
@@ -218,7 +224,9 @@ void pv_tile_rq_dot(const uint8_t* w, std::size_t w_stride, int32_t nq, const in
     pv_rows<decltype(rows)::value>(
         w + static_cast<std::size_t>(i) * w_stride, w_stride, vpacked, nrows, n, offsets + i,
         [&](int r, int32_t cb, const int32x4_t(&v)[4]) {
-          store_rq<kMode>(rq, v, out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(cb),
+          store_rq<kMode>(rq, v,
+                          out + static_cast<std::size_t>(i + r) * out_stride +
+                              16 * static_cast<std::size_t>(cb),
                           n - 16 * cb);
         });
   });
@@ -232,8 +240,9 @@ void qk_tile_dot(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked
     qk_rows<decltype(rows)::value>(
         u + static_cast<std::size_t>(i) * row, zp, kpacked, ksum, nkeys, n, nullptr,
         [&](int r, int32_t b, const int32x4_t(&v)[4]) {
-          vst1q_s32_x4(out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b),
-                       {{v[0], v[1], v[2], v[3]}});
+          vst1q_s32_x4(
+              out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b),
+              {{v[0], v[1], v[2], v[3]}});
         });
   });
 }
@@ -244,7 +253,8 @@ void pv_tile_dot(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_
     pv_rows<decltype(rows)::value>(
         w + static_cast<std::size_t>(i) * w_stride, w_stride, vpacked, nrows, n, nullptr,
         [&](int r, int32_t cb, const int32x4_t(&v)[4]) {
-          vst1q_s32_x4(acc + static_cast<std::size_t>(i + r) * acc_stride + 16 * static_cast<std::size_t>(cb),
+          vst1q_s32_x4(acc + static_cast<std::size_t>(i + r) * acc_stride +
+                           16 * static_cast<std::size_t>(cb),
                        {{v[0], v[1], v[2], v[3]}});
         });
   });
@@ -279,8 +289,8 @@ bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
                    std::size_t out_stride) {
   if (!level_dotprod()) return false;
   if (level_i8mm(n)) {
-    qk_tile_s8_rq_i8mm(u, nq, zp, kpacked, ksum, nkeys, n, offsets, multiplier, shift, out_zp,
-                       out, out_stride);
+    qk_tile_s8_rq_i8mm(u, nq, zp, kpacked, ksum, nkeys, n, offsets, multiplier, shift, out_zp, out,
+                       out_stride);
     return true;
   }
   const RequantizeNeon rq(multiplier, shift, out_zp);
@@ -308,8 +318,8 @@ bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
                    int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
   if (!level_dotprod()) return false;
   if (kernels_s8_neon_level() >= 2) {
-    pv_tile_s8_rq_i8mm(w, w_stride, nq, vpacked, nrows, n, offsets, multiplier, shift, out_zp,
-                       out, out_stride);
+    pv_tile_s8_rq_i8mm(w, w_stride, nq, vpacked, nrows, n, offsets, multiplier, shift, out_zp, out,
+                       out_stride);
     return true;
   }
   const RequantizeNeon rq(multiplier, shift, out_zp);

@@ -17,7 +17,8 @@ namespace detail {
 // (Members always inlined: every caller, whatever its target, gets its own copy.)
 // Four int32 vectors (16 lanes, in order) to int8 with saturation: the clamp
 // of the requantization.
-inline __attribute__((always_inline)) int8x16_t narrow_s32x4_s8(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
+inline __attribute__((always_inline)) int8x16_t narrow_s32x4_s8(int32x4_t a, int32x4_t b,
+                                                                int32x4_t c, int32x4_t d) {
   const int16x8_t lo = vcombine_s16(vqmovn_s32(a), vqmovn_s32(b));
   const int16x8_t hi = vcombine_s16(vqmovn_s32(c), vqmovn_s32(d));
   return vcombine_s8(vqmovn_s16(lo), vqmovn_s16(hi));
@@ -60,7 +61,6 @@ struct RequantizeNeon {
     return vaddq_s32(x, zero_point);
   }
 };
-
 
 }  // namespace detail
 }  // namespace attn

@@ -22,8 +22,8 @@ constexpr bool kpack_i8mm_applies(int32_t n) { return n % 8 == 0; }
 // K for n % 8 == 0: block b of 16 keys, column group h < H = n / 8, key pair p:
 //   packed[((b * H + h) * 8 + p) * 16 + t] = k[16 b + 2 p + t / 8][8 h + t % 8]
 // (0 past nkeys); ksum as kpack_s8. kpack_s8_bytes(nkeys, n) bytes.
-void kpack_s8_i8mm(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n,
-                   int8_t* packed, int32_t* ksum);
+void kpack_s8_i8mm(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
+                   int32_t* ksum);
 // V: 8-row group G, 16-column block cb (CB = ceil(n / 16)), column pair c:
 //   packed[((G * CB + cb) * 8 + c) * 16 + t] = v[8 G + t % 8][16 cb + 2 c + t / 8]
 // (0 past nrows or n). vpack_s8_bytes(nrows, n) bytes.

@@ -36,7 +36,8 @@ ATTN_INLINE void row_blocks(int32_t nq, Block f) {
 // The fused requantizations: 16 int32 of a row (offset already subtracted)
 // to int8 at o, `count` of them (1..16).
 template <int kMode>
-ATTN_INLINE void store_rq(const RequantizeNeon& rq, const int32x4_t (&v)[4], int8_t* o, int32_t count) {
+ATTN_INLINE void store_rq(const RequantizeNeon& rq, const int32x4_t (&v)[4], int8_t* o,
+                          int32_t count) {
   const int8x16_t b = rq.to_s8<kMode>(v);
   if (count >= 16) {
     vst1q_s8(o, b);
