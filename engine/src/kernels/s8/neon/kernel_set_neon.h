@@ -1,6 +1,6 @@
 // The AArch64 NEON int8 kernel set: the row kernels (SMULL/SADALP, SDOT when
 // built for +dotprod), the requantization, and the query-tile kernels of the
-// tiled core (SDOT / UDOT or USMMLA / UMMLA GEMMs, a byte-table softmax)
+// tiled core (SDOT / UDOT or USMMLA GEMMs, a byte-table softmax)
 // chosen at run time from the CPU. Included through kernels/s8/kernel_set.h.
 #pragma once
 
@@ -18,7 +18,7 @@ inline constexpr int32_t kPvDensePercent = 100;
 // AArch64 tile levels: 0 "neon" (no dot product instructions: the tile
 // entries are the references and attend_s8 keeps the one-row core),
 // 1 "dotprod" (SDOT / UDOT tile GEMMs, the byte-table softmax), 2 "i8mm"
-// (level 1 with the GEMMs on USMMLA / UMMLA). The level is the build's floor
+// (level 1 with the GEMMs on USMMLA). The level is the build's floor
 // (+dotprod, +i8mm in -march) raised by what the CPU reports (Linux
 // HWCAP_ASIMDDP, HWCAP2_I8MM). Packed tiles are the level's own layout: pack
 // and run at the same level.

@@ -33,15 +33,12 @@ ATTN_INLINE uint32x4_t pair_init(uint32_t r0, uint32_t r1) {
   return vcombine_u32(vdup_n_u32(r0), vdup_n_u32(r1));
 }
 
-ATTN_INLINE uint64x2_t as_u64(int32x4_t v) { return vreinterpretq_u64_s32(v); }
-ATTN_INLINE uint64x2_t as_u64(uint32x4_t v) { return vreinterpretq_u64_u32(v); }
-
 // Rows 2p and 2p + 1 (the last row twice when R is odd) of 16 keys or
 // columns from acc[p][2x], acc[p][2x + 1]: v0 / v1 lane l is column 4 x + l.
-template <typename T>
-ATTN_INLINE void unpair(const T (&acc)[8], int32x4_t (&v0)[4], int32x4_t (&v1)[4]) {
+ATTN_INLINE void unpair(const int32x4_t (&acc)[8], int32x4_t (&v0)[4], int32x4_t (&v1)[4]) {
   for (int x = 0; x < 4; ++x) {
-    const uint64x2_t a = as_u64(acc[2 * x]), b = as_u64(acc[2 * x + 1]);
+    const uint64x2_t a = vreinterpretq_u64_s32(acc[2 * x]);
+    const uint64x2_t b = vreinterpretq_u64_s32(acc[2 * x + 1]);
     v0[x] = vreinterpretq_s32_u64(vzip1q_u64(a, b));
     v1[x] = vreinterpretq_s32_u64(vzip2q_u64(a, b));
   }

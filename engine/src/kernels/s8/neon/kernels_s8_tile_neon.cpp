@@ -1,7 +1,7 @@
 // AArch64 query-tile int8 GEMMs of the tiled core (see kernels/s8/kernels_s8.h):
 // qk_tile_s8 / pv_tile_s8 and their forms with the requantization fused,
 // chosen at run time (kernel_set_neon.h):
-//   level 2 "i8mm"     USMMLA / UMMLA (kernels_s8_tile_i8mm.cpp; Q K^T at
+//   level 2 "i8mm"     USMMLA (kernels_s8_tile_i8mm.cpp; Q K^T at
 //                      depths n % 8 == 0, else as level 1)
 //   level 1 "dotprod"  SDOT (Q K^T) and UDOT (P V), by-lane forms (here)
 //   level 0 "neon"     the references (attend_s8 keeps the one-row core)
