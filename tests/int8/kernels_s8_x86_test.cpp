@@ -552,8 +552,7 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
             want_pv[i * ud + c] = static_cast<int32_t>(acc);
           }
         }
-        // The 4-row-group layout fills round4(nk) rows of vpack_s8_bytes.
-        std::vector<int8_t> vref(round_up_s8(uk, 4) * round_up_s8(ud, 16));
+        std::vector<int8_t> vref(vpack_s8_bytes(nk, d));
         vpack_s8_ref(vp, vs, nk, d, vref.data());
         const std::size_t as = round_up_s8(ud, 16) + 3;
         for (int l : {-1, GetParam()}) {
