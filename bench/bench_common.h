@@ -12,13 +12,11 @@
 #include <vector>
 
 #include "aligned_vector.h"
+#include "eigen_peer.h"
 
 namespace attn_bench {
 
 using FVec = AlignedVec<float>;
-using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MapC = Eigen::Map<const RowMat>;
-using MapM = Eigen::Map<RowMat>;
 using VecF = Eigen::Matrix<float, Eigen::Dynamic, 1>;
 
 inline std::size_t Z(int64_t i) { return static_cast<std::size_t>(i); }
@@ -29,16 +27,6 @@ inline FVec Random(std::size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.
   FVec v(n);
   for (float& x : v) x = dist(rng);
   return v;
-}
-
-// The Eigen peers' softmax: each row of s in place.
-inline void EigenSoftmaxRows(MapM s) {
-  for (Eigen::Index i = 0; i < s.rows(); ++i) {
-    auto r = s.row(i);
-    const float m = r.maxCoeff();
-    r = (r.array() - m).exp();
-    r *= 1.0f / r.sum();
-  }
 }
 
 // The float SDPA shapes every implementation (attn, Eigen, oneDNN, OpenBLAS)

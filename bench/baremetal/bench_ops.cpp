@@ -22,6 +22,9 @@
 #include "attn/platform.h"
 #include "attn/sdpa_s8.h"
 #include "bench_decode.h"
+#if ATTN_BENCH_EIGEN
+#include "eigen_peer.h"
+#endif
 
 volatile uint32_t g_marker;
 
@@ -34,7 +37,15 @@ namespace {
 
 namespace pf = attn::platform;
 
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
 constexpr int32_t kMaxSeq = 128;
+constexpr std::size_t kScratchBytes = 32 * 1024;
+#else
+// Linux images also run 256^2 x 64 (the int8 tiled core's packed K and V and
+// its score tile take most of the scratch).
+constexpr int32_t kMaxSeq = 256;
+constexpr std::size_t kScratchBytes = 128 * 1024;
+#endif
 constexpr int32_t kD = 64;
 
 float g_q[kMaxSeq * kD];
@@ -43,7 +54,7 @@ float g_v[kMaxSeq * kD];
 float g_w[4 * kD * kD];
 float g_bias[4 * kD];
 float g_out[kMaxSeq * kD];
-alignas(64) unsigned char g_scratch[32 * 1024];
+alignas(64) unsigned char g_scratch[kScratchBytes];
 int8_t g_q8[kMaxSeq * kD];
 int8_t g_k8[kMaxSeq * kD];
 int8_t g_v8[kMaxSeq * kD];
@@ -61,6 +72,10 @@ float g_memory[64 * kD];
 int8_t g_memory8[64 * kD];
 
 int g_case = 0;
+#if ATTN_BENCH_EIGEN
+const int32_t* g_eigen_case = nullptr;  // sq, skv, d of the running Eigen case
+alignas(64) float g_eigen_work[kMaxSeq * kD + kMaxSeq * kMaxSeq];  // scaled Q, scores
+#endif
 int g_failed = 0;
 #if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
 constexpr int kRepeats = 1;
@@ -106,8 +121,8 @@ void run_case(const char* op, const char* shape, const char* dtype, Fn fn) {
 
 attn::Scratch scratch() { return attn::Scratch{g_scratch, sizeof g_scratch}; }
 
-attn::Status sdpa(int32_t sq, int32_t skv, bool causal) {
-  const attn::SdpaShape shape{1, sq, skv, kD, kD};
+attn::Status sdpa(int32_t sq, int32_t skv, bool causal, int32_t d = kD) {
+  const attn::SdpaShape shape{1, sq, skv, d, d};
   attn::SdpaF32Args a;
   a.q = g_q;
   a.k = g_k;
@@ -185,6 +200,29 @@ int main() {
       ++g_failed;
     }
   }
+  run_case("sdpa_f32", "Sq=16,Skv=16,d=32", "f32", [] { return sdpa(16, 16, false, 32); });
+#if ATTN_BENCH_EIGEN
+  // The Eigen peer of the float rows (bench/eigen_peer.h), same image and flags.
+  struct EigenCase {
+    int32_t sq, skv, d;
+    const char* shape;
+  };
+  static const EigenCase eigen_cases[] = {{16, 16, 32, "Sq=16,Skv=16,d=32"},
+                                          {64, 64, 64, "Sq=64,Skv=64,d=64"},
+                                          {1, 128, 64, "decode,Sq=1,Skv=128,d=64"},
+                                          {256, 256, 64, "Sq=256,Skv=256,d=64"}};
+  for (const EigenCase& c : eigen_cases) {
+    g_eigen_case = &c.sq;
+    run_case("sdpa_f32_eigen", c.shape, "f32", [] {
+      attn_bench::EigenSdpa(g_q, g_k, g_v, g_out, g_eigen_case[0], g_eigen_case[1], g_eigen_case[2],
+                            g_eigen_work);
+      return attn::Status::kOk;
+    });
+  }
+#endif
+#if !(defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
+  run_case("sdpa_f32", "Sq=256,Skv=256,d=64", "f32", [] { return sdpa(256, 256, false); });
+#endif
   run_case("mha_f32", "E=64,H=4,S=32", "f32", [] {
     const attn::MhaShape shape{1, 32, 32, kD, 4, 0, 0};
     attn::MhaF32Weights w;
@@ -257,9 +295,14 @@ int main() {
     const char* shape;
   };
   // The shapes of the README's CMSIS-NN comparison table.
-  static const S8Case s8_cases[] = {{16, 16, 32, "Sq=16,Skv=16,d=32"},
-                                    {64, 64, 64, "Sq=64,Skv=64,d=64"},
-                                    {1, 128, 64, "decode,Sq=1,Skv=128,d=64"}};
+  static const S8Case s8_cases[] = {
+    {16, 16, 32, "Sq=16,Skv=16,d=32"},
+    {64, 64, 64, "Sq=64,Skv=64,d=64"},
+    {1, 128, 64, "decode,Sq=1,Skv=128,d=64"},
+#if !(defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
+    {256, 256, 64, "Sq=256,Skv=256,d=64"},
+#endif
+  };
   for (const S8Case& c : s8_cases) {
     if (prepare_s8(c.sq, c.skv, c.d) != attn::Status::kOk) {
       pf::print("sdpa_s8 %s: prepare failed\n", c.shape);

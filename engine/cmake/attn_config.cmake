@@ -34,14 +34,15 @@ if(ATTN_BACKEND_NAME STREQUAL "hwy" OR ATTN_BACKEND_NAME STREQUAL "xsimd")
 else()
   set(ATTN_SDPA_QUERY_TILE 8)
 endif()
-# The int8 core's query tile: 16 on x86 (VNNI GEMMs), 4 with the Cortex-M
+# The int8 core's query tile: 16 on x86 (VNNI GEMMs) and AArch64 (SDOT /
+# USMMLA GEMMs where the CPU has them), 4 with the Cortex-M
 # DSP and Helium kernels (2 x 2 SMLAD / VMLADAVA blocks; RAM first), 1 (the
 # one-row core) elsewhere, Armv7-A's DSP set included (kernel_set_dsp.h).
 # A MinSizeRel (-Os) Cortex-M build keeps the one-row core: the tiled core
 # and its kernels cost about 4.3 KB of flash per int8 attention op.
 # The DSP set packs the query tile as int16 (2 bytes an element).
 set(ATTN_SDPA_S8_QTILE_BYTES 1)
-if(ATTN_S8_KERNELS STREQUAL "x86")
+if(ATTN_S8_KERNELS STREQUAL "x86" OR ATTN_S8_KERNELS STREQUAL "neon")
   set(ATTN_SDPA_S8_QUERY_TILE 16)
 elseif(CMAKE_BUILD_TYPE STREQUAL "MinSizeRel")
   set(ATTN_SDPA_S8_QUERY_TILE 1)

@@ -52,10 +52,10 @@ def sdpa_f32_scratch(report, dk, dv):
 
 
 def sdpa_s8_scratch(report, skv, dk, dv):
-    """attn/sdpa_s8.h: the query tile T is 16 on x86-64 and 1 on the other hosted
-    targets (4 only on Cortex-M boards, which do not run the CLI)."""
+    """attn/sdpa_s8.h: the query tile T is 16 on x86-64 and AArch64 and 1 on the
+    other hosted targets (4 only on Cortex-M boards, which do not run the CLI)."""
     arch = report["cpu"]["arch"]
-    t = 16 if arch == "x86_64" else 1
+    t = 16 if arch in ("x86_64", "aarch64") else 1
     ptr = 8 if arch in ("x86_64", "aarch64") else 4  # sizeof(void*)
     row = 2 * a64(skv) + a64(2 * skv) + a64(ptr * skv) + a64(2 * dk) + a64(4 * dv)
     tile = 0

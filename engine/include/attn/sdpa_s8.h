@@ -45,10 +45,11 @@
 //                         + align64(4 * T * r16(seq_kv))         int32 score tile
 //                         + align64(T * r16(seq_kv))             int8 probabilities
 //                         + align64(4 * T * r16(dim_v))          int32 output tile
-// T is 16 on x86-64 (GCC/Clang), where the query-tiled core runs (int8 GEMMs
-// of T query rows, vpdpbusd at the AVX-VNNI / AVX-512 VNNI levels), 4 with the
-// Cortex-M DSP and Helium kernels (SMLAD / VMLADAVA), and 1 elsewhere (the
-// one-row core and its scratch); E = ATTN_SDPA_S8_QTILE_BYTES is 2 with the DSP kernels (an int16
+// T is 16 on x86-64 (GCC/Clang) and AArch64, where the query-tiled core runs
+// (int8 GEMMs of T query rows: vpdpbusd at the AVX-VNNI / AVX-512 VNNI levels,
+// SDOT or USMMLA on Arm CPUs with dot products), 4 with the Cortex-M DSP and
+// Helium kernels (SMLAD / VMLADAVA), and 1 elsewhere (the one-row core and its
+// scratch); E = ATTN_SDPA_S8_QTILE_BYTES is 2 with the DSP kernels (an int16
 // query tile), else 1. Both are recorded in the generated attn/config.h. None
 // of it depends on seq_q.
 //

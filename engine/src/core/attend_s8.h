@@ -35,8 +35,9 @@ Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t
 // are not read; a's sizes are used). ws: sdpa_s8_core_bytes(seq_kv, dim_k,
 // dim_v) bytes, 64-byte aligned: the one-row buffers, then (query tile > 1)
 // the tiled core's. Without a matrix mask and from 4 query rows on, builds
-// whose tile kernels are fast (tile_s8_fast: x86 VNNI, Cortex-M DSP and
-// Helium) take the tiled core; the results are the same bits either way.
+// whose tile kernels are fast on this CPU (tile_s8_fast: x86 with VNNI,
+// AArch64 with dot products, Cortex-M DSP and Helium) take the tiled core;
+// the results are the same bits either way.
 void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m, void* ws);
 
 // The second half of attend_s8 for one query row whose int8 scores[0..limit)

@@ -4,7 +4,8 @@
 //   "mve"  Cortex-M55 Helium: VMLADAVA.S8 / VADDVA.S8 with tail predication
 //   "dsp"  Cortex-M4/M7/M33 DSP (and Armv7-A): SXTB16 (+ ROR #8) and SMLAD
 //   "neon" / "neon-dotprod"  AArch64: SMULL/SADALP widening products, SDOT
-//          when built for +dotprod
+//          when built for +dotprod; the query-tile kernels at a level chosen
+//          at run time from the CPU (neon/kernel_set_neon.h)
 //   "avx512-vnni" / "avx-vnni" / "avx2" / "scalar"  x86-64 (GCC/Clang): chosen
 //          at run time from the CPU (x86/kernels_s8_x86.cpp)
 //   "ref"  everything else
@@ -205,8 +206,8 @@ void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_m
                        int32_t* sum_w);
 
 // True when this build's tile kernels beat the per-row kernels (attend_s8
-// then takes the tiled path): x86 at AVX-VNNI or AVX-512 VNNI, the Cortex-M
-// DSP and Helium sets.
+// then takes the tiled path): x86 at AVX-VNNI or AVX-512 VNNI, AArch64 with
+// dot products (SDOT, and I8MM), the Cortex-M DSP and Helium sets.
 bool tile_s8_fast();
 
 // Name of the kernel set dot_s8 / mac_s8 use: "ref", "dsp" or "mve".

@@ -12,5 +12,9 @@ target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/mve/kernels_s8_mve.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mve/kernels_s8_tile_mve.cpp
   ${CMAKE_CURRENT_LIST_DIR}/neon/kernels_s8_neon.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/neon/kernels_s8_tile_neon.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/neon/kernels_s8_tile_i8mm.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/neon/kernels_s8_pack_neon.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/neon/kernels_s8_softmax_neon.cpp
   ${CMAKE_CURRENT_LIST_DIR}/x86/kernels_s8_x86.cpp
 )

@@ -8,6 +8,13 @@
 #if defined(ATTN_S8_KERNELS_NEON)
 #include <arm_neon.h>
 
+#include <atomic>
+#if defined(__linux__)
+#include <sys/auxv.h>
+#endif
+
+#include "kernels/s8/neon/requantize_neon.h"
+
 namespace attn {
 namespace detail {
 namespace {
@@ -107,32 +114,77 @@ void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n
 
 void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
                    int32_t* acc) {
-  pv_rows([v, stride](int32_t r) { return v + static_cast<std::size_t>(r) * stride; }, w, nrows,
-          n, acc);
+  pv_rows([v, stride](int32_t r) { return v + static_cast<std::size_t>(r) * stride; }, w, nrows, n,
+          acc);
 }
 
 void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
                        int32_t shift, int32_t zero_point, int8_t* out) {
-  const int32x4_t left = vdupq_n_s32(shift > 0 ? shift : 0);
-  const int32x4_t neg_right = vdupq_n_s32(shift > 0 ? 0 : shift);
+  const RequantizeNeon rq(multiplier, shift, zero_point);
+  const int32x4_t off = vdupq_n_s32(offset);
   int32_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    int32x4_t x = vsubq_s32(vld1q_s32(acc + i), vdupq_n_s32(offset));
-    x = vshlq_s32(x, left);              // wrapping, as the scalar form
-    x = vqrdmulhq_n_s32(x, multiplier);  // SRDHM
-    // RoundingDivideByPOT: VRSHL rounds ties up; subtracting 1 from negative
-    // values first (only when shifting right) makes ties go away from zero.
-    const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, neg_right), 31);
-    x = vrshlq_s32(vqaddq_s32(x, fixup), neg_right);
-    x = vaddq_s32(x, vdupq_n_s32(zero_point));
-    x = vmaxq_s32(vminq_s32(x, vdupq_n_s32(127)), vdupq_n_s32(-128));
-    const int16x4_t h = vmovn_s32(x);
-    out[i] = static_cast<int8_t>(vget_lane_s16(h, 0));
-    out[i + 1] = static_cast<int8_t>(vget_lane_s16(h, 1));
-    out[i + 2] = static_cast<int8_t>(vget_lane_s16(h, 2));
-    out[i + 3] = static_cast<int8_t>(vget_lane_s16(h, 3));
+  for (; i + 16 <= n; i += 16) {
+    const int32x4x4_t x = vld1q_s32_x4(acc + i);
+    vst1q_s8(out + i, narrow_s32x4_s8(rq(vsubq_s32(x.val[0], off)), rq(vsubq_s32(x.val[1], off)),
+                                      rq(vsubq_s32(x.val[2], off)), rq(vsubq_s32(x.val[3], off))));
   }
   if (i < n) requantize_row_s8_ref(acc + i, n - i, offset, multiplier, shift, zero_point, out + i);
+}
+
+namespace {
+
+#if defined(__linux__)
+constexpr unsigned long kHwcapAsimdDp = 1ul << 20;  // AT_HWCAP: SDOT / UDOT
+constexpr unsigned long kHwcap2I8mm = 1ul << 13;    // AT_HWCAP2: SMMLA / USMMLA / UMMLA
+#endif
+
+// The best level this CPU runs: the build's floor, raised by the kernel's
+// HWCAP report on Linux.
+int cpu_level() {
+  int lvl = 0;
+#if defined(__ARM_FEATURE_DOTPROD)
+  lvl = 1;
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+  lvl = 2;
+#endif
+#endif
+#if defined(__linux__)
+  const unsigned long hwcap = getauxval(AT_HWCAP);
+  if ((hwcap & kHwcapAsimdDp) != 0 && lvl < 1) lvl = 1;
+  if ((hwcap & kHwcapAsimdDp) != 0 && (getauxval(AT_HWCAP2) & kHwcap2I8mm) != 0) lvl = 2;
+#endif
+  return lvl;
+}
+
+std::atomic<int> g_level{-1};
+
+}  // namespace
+
+bool kernels_s8_neon_supported(int lvl) { return lvl >= 0 && lvl <= cpu_level(); }
+
+int kernels_s8_neon_level() {
+  int lvl = g_level.load(std::memory_order_relaxed);
+  if (lvl < 0) {
+    lvl = cpu_level();
+    g_level.store(lvl, std::memory_order_relaxed);
+  }
+  return lvl;
+}
+
+bool kernels_s8_neon_select(int lvl) {
+  if (lvl < 0) lvl = cpu_level();
+  if (!kernels_s8_neon_supported(lvl)) return false;
+  g_level.store(lvl, std::memory_order_relaxed);
+  return true;
+}
+
+const char* kernels_s8_neon_level_name(int lvl) {
+  switch (lvl) {
+    case 0: return "neon";
+    case 1: return "dotprod";
+    case 2: return "i8mm";
+    default: return "?";
+  }
 }
 
 const char* kernels_s8_name() {
