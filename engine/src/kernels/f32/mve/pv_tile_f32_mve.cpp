@@ -1,0 +1,112 @@
+// Helium P.V update (kernels_f32.h, namespace attn::mve), row-major P and the
+// transposed tiles' P^T:
+//
+//   acc[i*a_stride + c] += sum_j p[i*pi + j*pj] * v[j*v_stride + c],  i < nq, c < dv
+//
+// (pv_tile_f32: pi = p_stride, pj = 1; pv_tile_t_f32: pi = 1, pj = tq.)
+// A block of 2 queries x 3 column vectors (12 columns) keeps its 6
+// accumulator vectors in registers while the keys run: per key it loads the 3
+// vectors of v's row and the 2 weights (LDR into core registers, the scalar
+// operand of VFMA) for 6 VFMAs. Every accumulator adds its terms in key order
+// with an FMA each, as ref. Edges: a last single query, 2- and 1-vector
+// blocks, and the last dv % 4 columns as one predicated vector (VCTP).
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/f32/kernels_f32.h"
+#include "kernels/f32/mve/mve_f32.h"
+
+namespace attn {
+namespace mve {
+namespace {
+
+struct PvArgs {
+  const float* p;
+  std::size_t pi, pj;
+  int32_t nk;
+  const float* v;
+  std::size_t v_stride;
+  float* acc;
+  std::size_t a_stride;
+};
+
+// Queries [0, R) x columns [0, 4 C) of the block at a.p, a.v, a.acc; kTail:
+// one vector (C = 1) of only `tail` < 4 columns, predicated loads and stores.
+// kT: the transposed tiles (pi = 1: a key's R weights are adjacent).
+template <bool kT, int R, int C, bool kTail = false>
+void pv_block(const PvArgs& a, int32_t tail = 4) {
+  const std::size_t pi = kT ? 1 : a.pi;
+  const mve_pred16_t pred = vctp32q(tail);
+  const auto load = [pred](const float* x) { return kTail ? vldrwq_z_f32(x, pred) : vldrwq_f32(x); };
+  float32x4_t s[R][C];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) s[r][c] = load(a.acc + Sz(r) * a.a_stride + Sz(4 * c));
+  }
+  const float* p = a.p;
+  const float* v = a.v;
+  for (int32_t j = 0; j < a.nk; ++j, p += a.pj, v += a.v_stride) {
+    float w[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) w[r] = p[Sz(r) * pi];
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      const float32x4_t vv = load(v + Sz(4 * c));
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) s[r][c] = vfmaq_n_f32(s[r][c], vv, w[r]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      float* out = a.acc + Sz(r) * a.a_stride + Sz(4 * c);
+      if (kTail) {
+        vstrwq_p_f32(out, s[r][c], pred);
+      } else {
+        vstrwq_f32(out, s[r][c]);
+      }
+    }
+  }
+}
+
+// Queries [0, R) of a over every column.
+template <bool kT, int R>
+void pv_rows(PvArgs a, int32_t dv) {
+  int32_t c = 0;
+  for (; c + 12 <= dv; c += 12, a.v += 12, a.acc += 12) pv_block<kT, R, 3>(a);
+  if (dv - c >= 8) {
+    pv_block<kT, R, 2>(a);
+    c += 8, a.v += 8, a.acc += 8;
+  }
+  if (dv - c >= 4) {
+    pv_block<kT, R, 1>(a);
+    c += 4, a.v += 4, a.acc += 4;
+  }
+  if (c < dv) pv_block<kT, R, 1, true>(a, dv - c);
+}
+
+template <bool kT>
+void pv_tile(const float* p, std::size_t pi, std::size_t pj, int32_t nq, int32_t nk,
+             const float* v, std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  PvArgs a{p, pi, pj, nk, v, v_stride, acc, a_stride};
+  int32_t i = 0;
+  for (; i + 2 <= nq; i += 2, a.p += 2 * pi, a.acc += 2 * a_stride) pv_rows<kT, 2>(a, dv);
+  if (i < nq) pv_rows<kT, 1>(a, dv);
+}
+
+}  // namespace
+
+void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+                 std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  pv_tile<false>(p, p_stride, 1, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+
+void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+                   std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  pv_tile<true>(pt, 1, Sz(tq), nq, nk, v, v_stride, dv, acc, a_stride);
+}
+
+}  // namespace mve
+}  // namespace attn
