@@ -51,7 +51,9 @@ inline float ReduceSum(float32x4_t v) {
 // so the exp needs no vector register beyond its own values.
 inline float32x4_t ExpPoly(float32x4_t x) {
   namespace ep = ::attn::exp_poly;
-  x = vpselq_f32(vdupq_n_f32(ep::kLo), x, vcmpltq_n_f32(x, ep::kLo));
+  // kLo > x, not x < kLo: Helium's LT holds for unordered lanes (NaN), GT not.
+  const float32x4_t lo = vdupq_n_f32(ep::kLo);
+  x = vpselq_f32(lo, x, vcmpgtq_f32(lo, x));
   const float32x4_t t = vfmaq_n_f32(vdupq_n_f32(ep::kMagic), x, ep::kLog2e);
   const float32x4_t n = vsubq_n_f32(t, ep::kMagic);
   float32x4_t r = vfmaq_n_f32(x, n, -ep::kLn2Hi);
