@@ -6,10 +6,17 @@
 // (pv_tile_f32: pi = p_stride, pj = 1; pv_tile_t_f32: pi = 1, pj = tq.)
 // A block of 2 queries x 3 column vectors (12 columns) keeps its 6
 // accumulator vectors in registers while the keys run: per key it loads the 3
-// vectors of v's row and the 2 weights (LDR into core registers, the scalar
+// vectors of v's row and the 2 weights (into core registers, the scalar
 // operand of VFMA) for 6 VFMAs. Every accumulator adds its terms in key order
 // with an FMA each, as ref. Edges: a last single query, 2- and 1-vector
 // blocks, and the last dv % 4 columns as one predicated vector (VCTP).
+//
+// The SDPA core's case (transposed, tq = 16, full blocks) runs its key loop
+// in inline assembly, 12 instructions per key: one LDRD of both weights
+// (post-indexed by the tile's row), 3 VLDRW, 6 VFMA, the add of v's stride
+// and the loop end LE. GCC 12 compiles the same loop from intrinsics to 16-19
+// (the weights go through FPU registers and the stack, pointers are copied
+// before post-indexed loads).
 #include <cstddef>
 #include <cstdint>
 
@@ -30,10 +37,46 @@ struct PvArgs {
   std::size_t a_stride;
 };
 
+// The key loop of a 2 x 3 block of the transposed tiles with tq = kTq:
+// s<r><c> += pt[j*kTq + r] * v[j*v_stride + 4c .. 4c+3] for j < nk (nk >= 1).
+template <int kTq>
+void pv_keys_2x3_t(const float* pt, const float* v, std::size_t v_stride, int32_t nk,
+                   float32x4_t s[2][3]) {
+  static_assert(kTq * 4 <= 1020, "LDRD post-index: the tile's row within 1020 bytes");
+  float32x4_t s00 = s[0][0], s01 = s[0][1], s02 = s[0][2];
+  float32x4_t s10 = s[1][0], s11 = s[1][1], s12 = s[1][2];
+  float32x4_t t0, t1;
+  uint32_t w0, w1;
+  const uint32_t vs = static_cast<uint32_t>(v_stride * sizeof(float));
+  __asm__ volatile(
+      "dls lr, %[n]\n"
+      "1:\n\t"
+      "ldrd %[w0], %[w1], [%[p]], %[row]\n\t"
+      "vldrw.32 %q[t0], [%[v]]\n\t"
+      "vldrw.32 %q[t1], [%[v], #16]\n\t"
+      "vfma.f32 %q[s00], %q[t0], %[w0]\n\t"
+      "vfma.f32 %q[s10], %q[t0], %[w1]\n\t"
+      "vldrw.32 %q[t0], [%[v], #32]\n\t"
+      "vfma.f32 %q[s01], %q[t1], %[w0]\n\t"
+      "vfma.f32 %q[s11], %q[t1], %[w1]\n\t"
+      "add %[v], %[v], %[vs]\n\t"
+      "vfma.f32 %q[s02], %q[t0], %[w0]\n\t"
+      "vfma.f32 %q[s12], %q[t0], %[w1]\n\t"
+      "le lr, 1b\n"
+      : [s00] "+w"(s00), [s01] "+w"(s01), [s02] "+w"(s02), [s10] "+w"(s10), [s11] "+w"(s11),
+        [s12] "+w"(s12), [t0] "=&w"(t0), [t1] "=&w"(t1), [w0] "=&r"(w0), [w1] "=&r"(w1),
+        [p] "+r"(pt), [v] "+r"(v)
+      : [n] "r"(nk), [vs] "r"(vs), [row] "I"(kTq * 4)
+      : "lr", "memory");
+  s[0][0] = s00, s[0][1] = s01, s[0][2] = s02;
+  s[1][0] = s10, s[1][1] = s11, s[1][2] = s12;
+}
+
 // Queries [0, R) x columns [0, 4 C) of the block at a.p, a.v, a.acc; kTail:
 // one vector (C = 1) of only `tail` < 4 columns, predicated loads and stores.
-// kT: the transposed tiles (pi = 1: a key's R weights are adjacent).
-template <bool kT, int R, int C, bool kTail = false>
+// kT: the transposed tiles (pi = 1: a key's R weights are adjacent); kTq:
+// their tq when it is the core's 16 (the assembly loop), else 0.
+template <bool kT, int kTq, int R, int C, bool kTail = false>
 void pv_block(const PvArgs& a, int32_t tail = 4) {
   const std::size_t pi = kT ? 1 : a.pi;
   const mve_pred16_t pred = vctp32q(tail);
@@ -44,17 +87,21 @@ void pv_block(const PvArgs& a, int32_t tail = 4) {
 #pragma GCC unroll 4
     for (int c = 0; c < C; ++c) s[r][c] = load(a.acc + Sz(r) * a.a_stride + Sz(4 * c));
   }
-  const float* p = a.p;
-  const float* v = a.v;
-  for (int32_t j = 0; j < a.nk; ++j, p += a.pj, v += a.v_stride) {
-    float w[R];
+  if constexpr (kT && kTq != 0 && R == 2 && C == 3 && !kTail) {
+    if (a.nk > 0) pv_keys_2x3_t<kTq>(a.p, a.v, a.v_stride, a.nk, s);
+  } else {
+    const float* p = a.p;
+    const float* v = a.v;
+    for (int32_t j = 0; j < a.nk; ++j, p += a.pj, v += a.v_stride) {
+      float w[R];
 #pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) w[r] = p[Sz(r) * pi];
+      for (int r = 0; r < R; ++r) w[r] = p[Sz(r) * pi];
 #pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) {
-      const float32x4_t vv = load(v + Sz(4 * c));
+      for (int c = 0; c < C; ++c) {
+        const float32x4_t vv = load(v + Sz(4 * c));
 #pragma GCC unroll 4
-      for (int r = 0; r < R; ++r) s[r][c] = vfmaq_n_f32(s[r][c], vv, w[r]);
+        for (int r = 0; r < R; ++r) s[r][c] = vfmaq_n_f32(s[r][c], vv, w[r]);
+      }
     }
   }
 #pragma GCC unroll 4
@@ -72,40 +119,44 @@ void pv_block(const PvArgs& a, int32_t tail = 4) {
 }
 
 // Queries [0, R) of a over every column.
-template <bool kT, int R>
+template <bool kT, int kTq, int R>
 void pv_rows(PvArgs a, int32_t dv) {
   int32_t c = 0;
-  for (; c + 12 <= dv; c += 12, a.v += 12, a.acc += 12) pv_block<kT, R, 3>(a);
+  for (; c + 12 <= dv; c += 12, a.v += 12, a.acc += 12) pv_block<kT, kTq, R, 3>(a);
   if (dv - c >= 8) {
-    pv_block<kT, R, 2>(a);
+    pv_block<kT, kTq, R, 2>(a);
     c += 8, a.v += 8, a.acc += 8;
   }
   if (dv - c >= 4) {
-    pv_block<kT, R, 1>(a);
+    pv_block<kT, kTq, R, 1>(a);
     c += 4, a.v += 4, a.acc += 4;
   }
-  if (c < dv) pv_block<kT, R, 1, true>(a, dv - c);
+  if (c < dv) pv_block<kT, kTq, R, 1, true>(a, dv - c);
 }
 
-template <bool kT>
+template <bool kT, int kTq>
 void pv_tile(const float* p, std::size_t pi, std::size_t pj, int32_t nq, int32_t nk,
              const float* v, std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   PvArgs a{p, pi, pj, nk, v, v_stride, acc, a_stride};
   int32_t i = 0;
-  for (; i + 2 <= nq; i += 2, a.p += 2 * pi, a.acc += 2 * a_stride) pv_rows<kT, 2>(a, dv);
-  if (i < nq) pv_rows<kT, 1>(a, dv);
+  for (; i + 2 <= nq; i += 2, a.p += 2 * pi, a.acc += 2 * a_stride) pv_rows<kT, kTq, 2>(a, dv);
+  if (i < nq) pv_rows<kT, kTq, 1>(a, dv);
 }
 
 }  // namespace
 
 void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  pv_tile<false>(p, p_stride, 1, nq, nk, v, v_stride, dv, acc, a_stride);
+  pv_tile<false, 0>(p, p_stride, 1, nq, nk, v, v_stride, dv, acc, a_stride);
 }
 
 void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
                    std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  pv_tile<true>(pt, 1, Sz(tq), nq, nk, v, v_stride, dv, acc, a_stride);
+  if (tq == 16) {
+    pv_tile<true, 16>(pt, 1, Sz(tq), nq, nk, v, v_stride, dv, acc, a_stride);
+  } else {
+    pv_tile<true, 0>(pt, 1, Sz(tq), nq, nk, v, v_stride, dv, acc, a_stride);
+  }
 }
 
 }  // namespace mve

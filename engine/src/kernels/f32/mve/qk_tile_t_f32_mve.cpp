@@ -10,6 +10,13 @@
 // VFMAs, no horizontal sum. Every score is one accumulator summed in x order
 // with an FMA per term, as ref. tq is a multiple of 8 (the core's tiles: of
 // 16); the last nk % 3 keys take a 2- or 1-key block.
+//
+// The SDPA core's case (tq = 16, 3 keys) runs its x loop in inline assembly,
+// two steps per iteration in 20 instructions for 12 VFMAs: 3 LDRD (each key's
+// two floats, post-indexed), 4 VLDRW (one post-indexed by two rows of qt),
+// 12 VFMA and the loop end LE. GCC 12 compiles the same loop from intrinsics
+// to 28 (a separate LDR per float and an add per pointer) or, scheduling the
+// loads early, spills an accumulator to the stack.
 #include <cstddef>
 #include <cstdint>
 
@@ -21,6 +28,50 @@ namespace mve {
 namespace {
 
 constexpr int kQkKeys = 3;  // KB of the full blocks
+
+// The x loop of a 3-key block with tq = 16, two steps per iteration
+// (pairs >= 1): a<g>[c] += qt[x*16 + 4g ..] * k<c>[x] for x < 2 pairs.
+// (The offsets are literal: GCC allows 30 operands.)
+void qk_pairs_3keys_tq16(const float*& q, const float* k0, const float* k1, const float* k2,
+                         int32_t pairs, float32x4_t a0[3], float32x4_t a1[3]) {
+  float32x4_t a00 = a0[0], a10 = a0[1], a20 = a0[2];
+  float32x4_t a01 = a1[0], a11 = a1[1], a21 = a1[2];
+  float32x4_t t0, t1;
+  uint32_t s0, s1, s2, s3, s4, s5;
+  __asm__ volatile(
+      "dls lr, %[n]\n"
+      "1:\n\t"
+      "ldrd %[s0], %[s1], [%[k0]], #8\n\t"
+      "ldrd %[s2], %[s3], [%[k1]], #8\n\t"
+      "ldrd %[s4], %[s5], [%[k2]], #8\n\t"
+      "vldrw.32 %q[t0], [%[q]], #128\n\t"
+      "vldrw.32 %q[t1], [%[q], #-112]\n\t"
+      "vfma.f32 %q[a00], %q[t0], %[s0]\n\t"
+      "vfma.f32 %q[a01], %q[t1], %[s0]\n\t"
+      "vfma.f32 %q[a10], %q[t0], %[s2]\n\t"
+      "vfma.f32 %q[a11], %q[t1], %[s2]\n\t"
+      "vfma.f32 %q[a20], %q[t0], %[s4]\n\t"
+      "vfma.f32 %q[a21], %q[t1], %[s4]\n\t"
+      "vldrw.32 %q[t0], [%[q], #-64]\n\t"
+      "vldrw.32 %q[t1], [%[q], #-48]\n\t"
+      "vfma.f32 %q[a00], %q[t0], %[s1]\n\t"
+      "vfma.f32 %q[a01], %q[t1], %[s1]\n\t"
+      "vfma.f32 %q[a10], %q[t0], %[s3]\n\t"
+      "vfma.f32 %q[a11], %q[t1], %[s3]\n\t"
+      "vfma.f32 %q[a20], %q[t0], %[s5]\n\t"
+      "vfma.f32 %q[a21], %q[t1], %[s5]\n\t"
+      "le lr, 1b\n"
+      : [a00] "+w"(a00), [a01] "+w"(a01), [a10] "+w"(a10), [a11] "+w"(a11), [a20] "+w"(a20),
+        [a21] "+w"(a21), [t0] "=&w"(t0), [t1] "=&w"(t1), [s0] "=&r"(s0), [s1] "=&r"(s1),
+        [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4), [s5] "=&r"(s5), [q] "+r"(q),
+        [k0] "+r"(k0), [k1] "+r"(k1), [k2] "+r"(k2)
+      // After the post-indexed load q points two rows on: row x's second
+      // vector, row x + 1's two, are at negative offsets from it.
+      : [n] "r"(pairs)
+      : "lr", "memory");
+  a0[0] = a00, a0[1] = a10, a0[2] = a20;
+  a1[0] = a01, a1[1] = a11, a1[2] = a21;
+}
 
 // Keys [0, KB) x queries [0, 8) of the tile. kTq: tq as a constant (the
 // core's tile, 16), so that row x of qt is an immediate offset of one pointer
@@ -40,6 +91,10 @@ void qk_block_t(const float* qt, std::size_t tq_run, int32_t d, const float* k,
   }
   const float* q = qt;
   int32_t x = 0;
+  if constexpr (KB == 3 && kTq == 16) {
+    if (d >= 2) qk_pairs_3keys_tq16(q, kr[0], kr[1], kr[2], d / 2, a0, a1);
+    x = d / 2 * 2;
+  }
   for (; x + 2 <= d; x += 2, q += 2 * tq) {
     float k0[KB], k1[KB];
 #pragma GCC unroll 4
