@@ -47,18 +47,19 @@ inline float ReduceSum(float32x4_t v) {
 // (so its error bound, kMaxUlp on [-87.3, 0], and the same results as the
 // other backends' ExpPoly): clamp at kLo (NaN passes), n = round(x log2e) by
 // the magic number, Cody-Waite r, 1 + r + r^2 P(r), times 2^n from t's bits.
-// The constants are scalar operands (VFMA/VFMAS/VSUB with a core register),
-// so the exp needs no vector register beyond its own values.
+// The constants are scalar operands (VFMA / VFMAS / VSUB with a core
+// register) or splatted right before their one use, so that no vector
+// register holds a constant across a loop: the 8 stay for the data.
 inline float32x4_t ExpPoly(float32x4_t x) {
   namespace ep = ::attn::exp_poly;
   // kLo > x, not x < kLo: Helium's LT holds for unordered lanes (NaN), GT not.
   const float32x4_t lo = vdupq_n_f32(ep::kLo);
   x = vpselq_f32(lo, x, vcmpgtq_f32(lo, x));
-  const float32x4_t t = vfmaq_n_f32(vdupq_n_f32(ep::kMagic), x, ep::kLog2e);
+  const float32x4_t t = vfmasq_n_f32(vdupq_n_f32(ep::kLog2e), x, ep::kMagic);  // log2e x + magic
   const float32x4_t n = vsubq_n_f32(t, ep::kMagic);
   float32x4_t r = vfmaq_n_f32(x, n, -ep::kLn2Hi);
   r = vfmaq_n_f32(r, n, -ep::kLn2Lo);
-  float32x4_t p = vfmaq_n_f32(vdupq_n_f32(ep::kP3), r, ep::kP2);
+  float32x4_t p = vfmasq_n_f32(vdupq_n_f32(ep::kP2), r, ep::kP3);  // kP2 r + kP3
   p = vfmasq_n_f32(p, r, ep::kP4);
   p = vfmasq_n_f32(p, r, ep::kP5);
   const float32x4_t e = vaddq_n_f32(vfmaq_f32(r, p, vmulq_f32(r, r)), 1.0f);

@@ -72,6 +72,47 @@ void pv_keys_2x3_t(const float* pt, const float* v, std::size_t v_stride, int32_
   s[1][0] = s10, s[1][1] = s11, s[1][2] = s12;
 }
 
+// The key loop of a 7 x 1 block of the transposed tiles with tq = 16:
+// s<r> += pt[j*16 + r] * v[j*v_stride .. + 3] for j < nk (nk >= 1). The 7
+// weights of a key are one LDM (into r4-r10: LDM takes its registers in
+// ascending order; GCC cannot bind them to the argument registers r0-r3), 12 instructions per key for 7 VFMAs.
+inline void pv_keys_7x1_t16(const float* pt, const float* v, std::size_t v_stride, int32_t nk,
+                            float32x4_t s[7][1]) {
+  float32x4_t s0 = s[0][0], s1 = s[1][0], s2 = s[2][0], s3 = s[3][0], s4 = s[4][0],
+              s5 = s[5][0], s6 = s[6][0];
+  float32x4_t t;
+  register uint32_t w0 __asm__("r4");
+  register uint32_t w1 __asm__("r5");
+  register uint32_t w2 __asm__("r6");
+  register uint32_t w3 __asm__("r7");
+  register uint32_t w4 __asm__("r8");
+  register uint32_t w5 __asm__("r9");
+  register uint32_t w6 __asm__("r10");
+  const uint32_t vs = static_cast<uint32_t>(v_stride * sizeof(float));
+  __asm__ volatile(
+      "dls lr, %[n]\n"
+      "1:\n\t"
+      "ldm %[p], {%[w0], %[w1], %[w2], %[w3], %[w4], %[w5], %[w6]}\n\t"
+      "vldrw.32 %q[t], [%[v]]\n\t"
+      "add %[p], %[p], #64\n\t"
+      "vfma.f32 %q[s0], %q[t], %[w0]\n\t"
+      "vfma.f32 %q[s1], %q[t], %[w1]\n\t"
+      "vfma.f32 %q[s2], %q[t], %[w2]\n\t"
+      "add %[v], %[v], %[vs]\n\t"
+      "vfma.f32 %q[s3], %q[t], %[w3]\n\t"
+      "vfma.f32 %q[s4], %q[t], %[w4]\n\t"
+      "vfma.f32 %q[s5], %q[t], %[w5]\n\t"
+      "vfma.f32 %q[s6], %q[t], %[w6]\n\t"
+      "le lr, 1b\n"
+      : [s0] "+w"(s0), [s1] "+w"(s1), [s2] "+w"(s2), [s3] "+w"(s3), [s4] "+w"(s4),
+        [s5] "+w"(s5), [s6] "+w"(s6), [t] "=&w"(t), [w0] "=&r"(w0), [w1] "=&r"(w1),
+        [w2] "=&r"(w2), [w3] "=&r"(w3), [w4] "=&r"(w4), [w5] "=&r"(w5), [w6] "=&r"(w6),
+        [p] "+r"(pt), [v] "+r"(v)
+      : [n] "r"(nk), [vs] "r"(vs)
+      : "lr", "memory");
+  s[0][0] = s0, s[1][0] = s1, s[2][0] = s2, s[3][0] = s3, s[4][0] = s4, s[5][0] = s5, s[6][0] = s6;
+}
+
 // Queries [0, R) x columns [0, 4 C) of the block at a.p, a.v, a.acc; kTail:
 // one vector (C = 1) of only `tail` < 4 columns, predicated loads and stores.
 // kT: the transposed tiles (pi = 1: a key's R weights are adjacent); kTq:
@@ -89,6 +130,8 @@ void pv_block(const PvArgs& a, int32_t tail = 4) {
   }
   if constexpr (kT && kTq != 0 && R == 2 && C == 3 && !kTail) {
     if (a.nk > 0) pv_keys_2x3_t<kTq>(a.p, a.v, a.v_stride, a.nk, s);
+  } else if constexpr (kT && kTq == 16 && R == 7 && C == 1 && !kTail) {
+    if (a.nk > 0) pv_keys_7x1_t16(a.p, a.v, a.v_stride, a.nk, s);
   } else {
     const float* p = a.p;
     const float* v = a.v;
@@ -118,10 +161,16 @@ void pv_block(const PvArgs& a, int32_t tail = 4) {
   }
 }
 
-// Queries [0, R) of a over every column.
+// Queries [0, R) of a over every column: blocks of 3 column vectors, or of
+// one for the 7-query blocks.
 template <bool kT, int kTq, int R>
 void pv_rows(PvArgs a, int32_t dv) {
   int32_t c = 0;
+  if constexpr (R == 7) {
+    for (; c + 4 <= dv; c += 4, a.v += 4, a.acc += 4) pv_block<kT, kTq, R, 1>(a);
+    if (c < dv) pv_block<kT, kTq, R, 1, true>(a, dv - c);
+    return;
+  }
   for (; c + 12 <= dv; c += 12, a.v += 12, a.acc += 12) pv_block<kT, kTq, R, 3>(a);
   if (dv - c >= 8) {
     pv_block<kT, kTq, R, 2>(a);
@@ -139,6 +188,9 @@ void pv_tile(const float* p, std::size_t pi, std::size_t pj, int32_t nq, int32_t
              const float* v, std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   PvArgs a{p, pi, pj, nk, v, v_stride, acc, a_stride};
   int32_t i = 0;
+  if constexpr (kT && kTq == 16) {
+    for (; i + 7 <= nq; i += 7, a.p += 7, a.acc += 7 * a_stride) pv_rows<kT, kTq, 7>(a, dv);
+  }
   for (; i + 2 <= nq; i += 2, a.p += 2 * pi, a.acc += 2 * a_stride) pv_rows<kT, kTq, 2>(a, dv);
   if (i < nq) pv_rows<kT, kTq, 1>(a, dv);
 }
