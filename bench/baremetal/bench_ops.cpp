@@ -100,8 +100,8 @@ void run_case(const char* op, const char* shape, const char* dtype, Fn fn) {
 
 attn::Scratch scratch() { return attn::Scratch{g_scratch, sizeof g_scratch}; }
 
-attn::Status sdpa(int32_t sq, int32_t skv, bool causal) {
-  const attn::SdpaShape shape{1, sq, skv, kD, kD};
+attn::Status sdpa(int32_t sq, int32_t skv, bool causal, int32_t d = kD) {
+  const attn::SdpaShape shape{1, sq, skv, d, d};
   attn::SdpaF32Args a;
   a.q = g_q;
   a.k = g_k;
@@ -153,6 +153,7 @@ int main() {
   run_case("empty", "-", "-", [] { return attn::Status::kOk; });
 
   run_case("sdpa_f32", "Sq=16,Skv=16,d=64", "f32", [] { return sdpa(16, 16, false); });
+  run_case("sdpa_f32", "Sq=16,Skv=16,d=32", "f32", [] { return sdpa(16, 16, false, 32); });
   run_case("sdpa_f32", "Sq=64,Skv=64,d=64", "f32", [] { return sdpa(64, 64, false); });
   run_case("sdpa_f32", "Sq=64,Skv=64,d=64,causal", "f32", [] { return sdpa(64, 64, true); });
   run_case("sdpa_f32", "decode,Sq=1,Skv=128,d=64", "f32", [] { return sdpa(1, 128, false); });
