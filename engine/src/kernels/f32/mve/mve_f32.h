@@ -13,7 +13,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "kernels/f32/exp_poly.h"
 
@@ -25,17 +24,6 @@ inline std::size_t Sz(int32_t i) { return static_cast<std::size_t>(i); }
 // The first n < 4 lanes of p, the rest 0 / the first n lanes of v into p.
 inline float32x4_t LoadN(const float* p, int32_t n) { return vldrwq_z_f32(p, vctp32q(n)); }
 inline void StoreN(float* p, float32x4_t v, int32_t n) { vstrwq_p_f32(p, v, vctp32q(n)); }
-
-// p[0] and p[1] with one LDRD into core registers (the scalar operands of
-// VFMA), which GCC does not form from two float loads.
-inline void LoadPair(const float* p, float* lo, float* hi) {
-  uint64_t bits;
-  std::memcpy(&bits, p, sizeof bits);
-  const auto l = static_cast<uint32_t>(bits);
-  const auto h = static_cast<uint32_t>(bits >> 32);
-  std::memcpy(lo, &l, sizeof l);
-  std::memcpy(hi, &h, sizeof h);
-}
 
 // v[0] + v[1] + v[2] + v[3] (pairs first: (v0 + v1) + (v2 + v3)).
 inline float ReduceSum(float32x4_t v) {

@@ -30,8 +30,9 @@ namespace {
 constexpr int kQkKeys = 3;  // KB of the full blocks
 
 // The x loop of a 3-key block with tq = 16, two steps per iteration
-// (pairs >= 1): a<g>[c] += qt[x*16 + 4g ..] * k<c>[x] for x < 2 pairs.
-// (The offsets are literal: GCC allows 30 operands.)
+// (pairs >= 1): a<g>[c] += qt[x*16 + 4g ..] * k<c>[x] for x < 2 pairs. The
+// first VLDRW moves q two rows on; row x's second vector and row x + 1's two
+// are then at negative offsets from it (literal: GCC allows 30 operands).
 void qk_pairs_3keys_tq16(const float*& q, const float* k0, const float* k1, const float* k2,
                          int32_t pairs, float32x4_t a0[3], float32x4_t a1[3]) {
   float32x4_t a00 = a0[0], a10 = a0[1], a20 = a0[2];
@@ -65,18 +66,15 @@ void qk_pairs_3keys_tq16(const float*& q, const float* k0, const float* k1, cons
         [a21] "+w"(a21), [t0] "=&w"(t0), [t1] "=&w"(t1), [s0] "=&r"(s0), [s1] "=&r"(s1),
         [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4), [s5] "=&r"(s5), [q] "+r"(q),
         [k0] "+r"(k0), [k1] "+r"(k1), [k2] "+r"(k2)
-      // After the post-indexed load q points two rows on: row x's second
-      // vector, row x + 1's two, are at negative offsets from it.
       : [n] "r"(pairs)
       : "lr", "memory");
   a0[0] = a00, a0[1] = a10, a0[2] = a20;
   a1[0] = a01, a1[1] = a11, a1[2] = a21;
 }
 
-// Keys [0, KB) x queries [0, 8) of the tile. kTq: tq as a constant (the
-// core's tile, 16), so that row x of qt is an immediate offset of one pointer
-// (VLDRW [r, #imm] with writeback); 0: tq at run time. Two steps of x per
-// iteration: each key's two floats are one LDRD.
+// Keys [0, KB) x queries [0, 8) of the tile. kTq: tq when it is the core's
+// 16 (the 3-key blocks then run qk_pairs_3keys_tq16), else 0 (tq at run
+// time). Two steps of x per iteration, two query vectors live at a time.
 template <int KB, int kTq>
 void qk_block_t(const float* qt, std::size_t tq_run, int32_t d, const float* k,
                 std::size_t k_stride, float* st) {
@@ -98,7 +96,10 @@ void qk_block_t(const float* qt, std::size_t tq_run, int32_t d, const float* k,
   for (; x + 2 <= d; x += 2, q += 2 * tq) {
     float k0[KB], k1[KB];
 #pragma GCC unroll 4
-    for (int c = 0; c < KB; ++c) LoadPair(kr[c] + x, &k0[c], &k1[c]);
+    for (int c = 0; c < KB; ++c) {
+      k0[c] = kr[c][x];
+      k1[c] = kr[c][x + 1];
+    }
     // Row x, then row x + 1: two query vectors live at a time (6 + 2 = 8).
     float32x4_t q0 = vldrwq_f32(q);
     float32x4_t q1 = vldrwq_f32(q + 4);
