@@ -60,7 +60,8 @@ ATTN_CASE(KernelsF32Tile, QkTileTMatchesReference) {
           const std::size_t j = e / sz(tq), i = e % sz(tq);
           double mag = 0.0;
           for (int32_t x = 0; x < d; ++x) {
-            mag += std::fabs(static_cast<double>(buf.a[sz(x) * sz(tq) + i]) * k[j * k_stride + sz(x)]);
+            mag +=
+                std::fabs(static_cast<double>(buf.a[sz(x) * sz(tq) + i]) * k[j * k_stride + sz(x)]);
           }
           buf.expected[e] = buf.out_ref[e];
           buf.tol[e] = 2.0 * (d + 1) * kEps * mag;
@@ -86,7 +87,8 @@ ATTN_CASE(KernelsF32Tile, PvTileTMatchesReference) {
           const std::size_t v_stride = sz(dv + 1), a_stride = sz(dv + 2);
           const float* v = buf.b + 1;
           const std::size_t n = sz(nq) * a_stride;
-          for (std::size_t e = 0; e < n; ++e) buf.out[e] = buf.out_ref[e] = rng.uniform(-1.0f, 1.0f);
+          for (std::size_t e = 0; e < n; ++e)
+            buf.out[e] = buf.out_ref[e] = rng.uniform(-1.0f, 1.0f);
           attn::kernels::pv_tile_t_f32(buf.a, tq, nq, nk, v, v_stride, dv, buf.out, a_stride);
           attn::ref::pv_tile_t_f32(buf.a, tq, nq, nk, v, v_stride, dv, buf.out_ref, a_stride);
           for (std::size_t e = 0; e < n; ++e) {
@@ -96,7 +98,8 @@ ATTN_CASE(KernelsF32Tile, PvTileTMatchesReference) {
             if (c >= sz(dv)) continue;
             double mag = std::fabs(static_cast<double>(buf.out_ref[e]));
             for (int32_t j = 0; j < nk; ++j) {
-              mag += std::fabs(static_cast<double>(buf.a[sz(j) * sz(tq) + i]) * v[sz(j) * v_stride + c]);
+              mag += std::fabs(static_cast<double>(buf.a[sz(j) * sz(tq) + i]) *
+                               v[sz(j) * v_stride + c]);
             }
             buf.tol[e] = 2.0 * (nk + 2) * kEps * mag;
           }

@@ -78,8 +78,8 @@ void pv_keys_2x3_t(const float* pt, const float* v, std::size_t v_stride, int32_
 // ascending order; GCC cannot bind them to the argument registers r0-r3), 12 instructions per key for 7 VFMAs.
 inline void pv_keys_7x1_t16(const float* pt, const float* v, std::size_t v_stride, int32_t nk,
                             float32x4_t s[7][1]) {
-  float32x4_t s0 = s[0][0], s1 = s[1][0], s2 = s[2][0], s3 = s[3][0], s4 = s[4][0],
-              s5 = s[5][0], s6 = s[6][0];
+  float32x4_t s0 = s[0][0], s1 = s[1][0], s2 = s[2][0], s3 = s[3][0], s4 = s[4][0], s5 = s[5][0],
+              s6 = s[6][0];
   float32x4_t t;
   register uint32_t w0 __asm__("r4");
   register uint32_t w1 __asm__("r5");
@@ -104,10 +104,9 @@ inline void pv_keys_7x1_t16(const float* pt, const float* v, std::size_t v_strid
       "vfma.f32 %q[s5], %q[t], %[w5]\n\t"
       "vfma.f32 %q[s6], %q[t], %[w6]\n\t"
       "le lr, 1b\n"
-      : [s0] "+w"(s0), [s1] "+w"(s1), [s2] "+w"(s2), [s3] "+w"(s3), [s4] "+w"(s4),
-        [s5] "+w"(s5), [s6] "+w"(s6), [t] "=&w"(t), [w0] "=&r"(w0), [w1] "=&r"(w1),
-        [w2] "=&r"(w2), [w3] "=&r"(w3), [w4] "=&r"(w4), [w5] "=&r"(w5), [w6] "=&r"(w6),
-        [p] "+r"(pt), [v] "+r"(v)
+      : [s0] "+w"(s0), [s1] "+w"(s1), [s2] "+w"(s2), [s3] "+w"(s3), [s4] "+w"(s4), [s5] "+w"(s5),
+        [s6] "+w"(s6), [t] "=&w"(t), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3),
+        [w4] "=&r"(w4), [w5] "=&r"(w5), [w6] "=&r"(w6), [p] "+r"(pt), [v] "+r"(v)
       : [n] "r"(nk), [vs] "r"(vs)
       : "lr", "memory");
   s[0][0] = s0, s[1][0] = s1, s[2][0] = s2, s[3][0] = s3, s[4][0] = s4, s[5][0] = s5, s[6][0] = s6;
@@ -121,7 +120,9 @@ template <bool kT, int kTq, int R, int C, bool kTail = false>
 void pv_block(const PvArgs& a, int32_t tail = 4) {
   const std::size_t pi = kT ? 1 : a.pi;
   const mve_pred16_t pred = vctp32q(tail);
-  const auto load = [pred](const float* x) { return kTail ? vldrwq_z_f32(x, pred) : vldrwq_f32(x); };
+  const auto load = [pred](const float* x) {
+    return kTail ? vldrwq_z_f32(x, pred) : vldrwq_f32(x);
+  };
   float32x4_t s[R][C];
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r) {
@@ -184,8 +185,8 @@ void pv_rows(PvArgs a, int32_t dv) {
 }
 
 template <bool kT, int kTq>
-void pv_tile(const float* p, std::size_t pi, std::size_t pj, int32_t nq, int32_t nk,
-             const float* v, std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+void pv_tile(const float* p, std::size_t pi, std::size_t pj, int32_t nq, int32_t nk, const float* v,
+             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   PvArgs a{p, pi, pj, nk, v, v_stride, acc, a_stride};
   int32_t i = 0;
   if constexpr (kT && kTq == 16) {

@@ -64,8 +64,8 @@ void qk_pairs_3keys_tq16(const float*& q, const float* k0, const float* k1, cons
       "le lr, 1b\n"
       : [a00] "+w"(a00), [a01] "+w"(a01), [a10] "+w"(a10), [a11] "+w"(a11), [a20] "+w"(a20),
         [a21] "+w"(a21), [t0] "=&w"(t0), [t1] "=&w"(t1), [s0] "=&r"(s0), [s1] "=&r"(s1),
-        [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4), [s5] "=&r"(s5), [q] "+r"(q),
-        [k0] "+r"(k0), [k1] "+r"(k1), [k2] "+r"(k2)
+        [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4), [s5] "=&r"(s5), [q] "+r"(q), [k0] "+r"(k0),
+        [k1] "+r"(k1), [k2] "+r"(k2)
       : [n] "r"(pairs)
       : "lr", "memory");
   a0[0] = a00, a0[1] = a10, a0[2] = a20;
@@ -140,8 +140,10 @@ void qk_tile_t(const float* qt, std::size_t t, int32_t d, const float* k, std::s
     for (; j + kQkKeys <= nk; j += kQkKeys) {
       qk_block_t<kQkKeys, kTq>(qt + g, t, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * t + g);
     }
-    if (nk - j == 2) qk_block_t<2, kTq>(qt + g, t, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * t + g);
-    if (nk - j == 1) qk_block_t<1, kTq>(qt + g, t, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * t + g);
+    if (nk - j == 2)
+      qk_block_t<2, kTq>(qt + g, t, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * t + g);
+    if (nk - j == 1)
+      qk_block_t<1, kTq>(qt + g, t, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * t + g);
   }
 }
 

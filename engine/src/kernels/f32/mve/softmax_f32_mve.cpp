@@ -28,8 +28,10 @@ float max_f32(const float* x, int32_t n) {
     const float32x4_t v = vldrwq_z_f32(x + i, p);
     m = vpselq_f32(v, m, vcmpgtq_m_f32(v, m, p));
   }
-  const float m01 = vgetq_lane_f32(m, 0) > vgetq_lane_f32(m, 1) ? vgetq_lane_f32(m, 0) : vgetq_lane_f32(m, 1);
-  const float m23 = vgetq_lane_f32(m, 2) > vgetq_lane_f32(m, 3) ? vgetq_lane_f32(m, 2) : vgetq_lane_f32(m, 3);
+  const float m01 = vgetq_lane_f32(m, 0) > vgetq_lane_f32(m, 1) ? vgetq_lane_f32(m, 0)
+                                                                : vgetq_lane_f32(m, 1);
+  const float m23 = vgetq_lane_f32(m, 2) > vgetq_lane_f32(m, 3) ? vgetq_lane_f32(m, 2)
+                                                                : vgetq_lane_f32(m, 3);
   const float r = m01 > m23 ? m01 : m23;
   // All -inf (masked) or all NaN: the reference's answer (x[0], or the NaN).
   return r == kNegInf ? ref::max_f32(x, n) : r;
