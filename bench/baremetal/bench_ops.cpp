@@ -179,6 +179,7 @@ int main() {
   run_case("empty", "-", "-", [] { return attn::Status::kOk; });
 
   run_case("sdpa_f32", "Sq=16,Skv=16,d=64", "f32", [] { return sdpa(16, 16, false); });
+  run_case("sdpa_f32", "Sq=16,Skv=16,d=32", "f32", [] { return sdpa(16, 16, false, 32); });
   run_case("sdpa_f32", "Sq=64,Skv=64,d=64", "f32", [] { return sdpa(64, 64, false); });
   run_case("sdpa_f32", "Sq=64,Skv=64,d=64,causal", "f32", [] { return sdpa(64, 64, true); });
   run_case("sdpa_f32", "decode,Sq=1,Skv=128,d=64", "f32", [] { return sdpa(1, 128, false); });

@@ -28,9 +28,12 @@ endfunction()
 
 attn_detect_s8_kernels(ATTN_S8_KERNELS)
 # The float core's query tile: 32 with a SIMD backend, 8 with the scalar ones
-# (ref, mcu), where RAM comes first.
+# (ref, mcu), where RAM comes first; 16 with Helium (mve), the smallest tile
+# of the transposed layout (queries along the vector).
 if(ATTN_BACKEND_NAME STREQUAL "hwy" OR ATTN_BACKEND_NAME STREQUAL "xsimd")
   set(ATTN_SDPA_QUERY_TILE 32)
+elseif(ATTN_BACKEND_NAME STREQUAL "mve")
+  set(ATTN_SDPA_QUERY_TILE 16)
 else()
   set(ATTN_SDPA_QUERY_TILE 8)
 endif()

@@ -19,8 +19,9 @@
 //                                      + align64(4*kSdpaKeyBlock) + align64(4*key_dim)
 // (the query projection, the projections of a tile of keys, one block of
 // scores, the context accumulator); independent of seq. kBahdanauKeyTile is 1
-// in ref builds (Cortex-M: RAM first) and kSdpaQueryTile (32) with a SIMD
-// backend, where the keys of a tile are projected in one product.
+// in ref and mcu builds (Cortex-M: RAM first) and kSdpaQueryTile (16 with
+// Helium, 32 with the other SIMD backends) otherwise, where the keys of a tile
+// are projected in one product.
 //
 // A batch item with key length 0 gives a zero context and zero weights.
 #pragma once

@@ -21,11 +21,14 @@
 //                          + 3 * align64(4 * kSdpaQueryTile)      (row max, sum, count)
 //
 // e.g. dim_k = dim_v = 64: 6400 bytes for any seq_q, seq_kv with the ref
-// kernels (kSdpaQueryTile = 8), 25024 bytes with a SIMD backend.
+// kernels (kSdpaQueryTile = 8), 12544 with Helium (16), 25024 with the other
+// SIMD backends (32).
 //
-// kSdpaQueryTile is 8 in ref builds (RAM first: Cortex-M) and 32 when the
-// build selects a SIMD backend (ATTN_SIMD=hwy|xsimd; the generated attn/config.h
-// records it for the library and its users): the SIMD core keeps queries along the vector
+// kSdpaQueryTile is 8 in ref and mcu builds (RAM first: Cortex-M), 16 with
+// the Cortex-M55's Helium kernels (ATTN_SIMD=mve: the smallest tile of the
+// transposed layout, RAM still first) and 32 when the build selects another
+// SIMD backend (ATTN_SIMD=hwy|xsimd; the generated attn/config.h records it
+// for the library and its users): the SIMD core keeps queries along the vector
 // and needs two 16-lane vectors of queries per broadcast key element to reach
 // the FMA peak (see kernels/generic/kernels_f32-inl.h). The formula is a
 // compile-time constant, so it cannot follow SVE's run-time vector length:

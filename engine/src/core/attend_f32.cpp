@@ -218,9 +218,9 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
     // Keys past the last row's limit are masked for the whole tile.
     const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
     // A tile whose keys fit one block (short sequences; decode up to
-    // kSdpaQueryTile * kSdpaKeyBlock keys) needs no online rescaling: its
-    // probabilities are normalised before P.V, which then accumulates straight
-    // into the zeroed output rows.
+    // kSdpaQueryTile * kSdpaKeyBlock keys) needs no online rescaling: P.V
+    // accumulates straight into the zeroed output rows (normalised before it
+    // in the row layout, by softmax_f32; after it in the transposed one).
     const bool one_block = kv_end <= lay.bk && (lay.transposed || kSdpaQueryTile % 16 == 0);
     for (int32_t r = 0; r < nq; ++r) {
       float* acc = one_block ? a.out + idx(i0 + r) * a.out_stride : t.acc + idx(r) * idx(a.dim_v);
@@ -255,16 +255,14 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
       score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
       // acc is not used (nq = 0 rows): nothing to rescale in the first block.
       kernels::softmax_t_f32(t.s, lay.tq, kv_end, t.m, t.l, 0, t.acc, idx(a.dim_v), a.dim_v);
-      float inv_l[kSdpaQueryTile];
-      for (int32_t r = 0; r < lay.tq; ++r) {
-        inv_l[r] = r < nq && t.visible[r] != 0 ? 1.0f / t.l[r] : 0.0f;
-      }
-      for (int32_t j = 0; j < kv_end; ++j) {
-        float* p = t.s + idx(j) * idx(lay.tq);
-        for (int32_t r = 0; r < lay.tq; ++r) p[r] *= inv_l[r];
-      }
       kernels::pv_tile_t_f32(t.s, lay.tq, nq, kv_end, a.v, a.v_stride, a.dim_v,
                              a.out + idx(i0) * a.out_stride, a.out_stride);
+      // Normalised once per output row (dim_v products) rather than per
+      // probability (kv_end per row), as the multi-block path does.
+      for (int32_t r = 0; r < nq; ++r) {
+        kernels::scale_f32(a.out + idx(i0 + r) * a.out_stride, a.dim_v,
+                           t.visible[r] != 0 ? 1.0f / t.l[r] : 0.0f);
+      }
     }
     for (int32_t j0 = 0; !one_block && j0 < kv_end; j0 += lay.bk) {
       const int32_t nk = kv_end - j0 < lay.bk ? kv_end - j0 : lay.bk;

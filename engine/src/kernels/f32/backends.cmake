@@ -1,11 +1,14 @@
-# Selects the float kernel backend (ATTN_SIMD=auto|ref|hwy|xsimd|mcu) and adds
-# its sources to the attn target. ref is always compiled: it is the oracle.
+# Selects the float kernel backend (ATTN_SIMD=auto|ref|hwy|xsimd|mcu|mve) and
+# adds its sources to the attn target. ref is always compiled: it is the oracle.
 #
-#   auto   hwy when Highway is found on a hosted target, mcu on bare-metal
-#          Cortex-M, else ref
+#   auto   hwy when Highway is found on a hosted target; on bare-metal Cortex-M
+#          mve when the target has Helium with floating point, else mcu;
+#          else ref
 #   mcu    Cortex-M scalar FPU: register-blocked Q.K^T and P.V, the shared
 #          polynomial exp, ref for the rest (bare metal only; the query tile
 #          stays 8, as in ref builds)
+#   mve    Cortex-M55 Helium (MVE float): every kernel of the SDPA core in
+#          Helium intrinsics (bare metal, -mcpu=cortex-m55; query tile 16)
 #   hwy    Google Highway: runtime dispatch over SSE4/AVX2/AVX-512/AVX-512+VNNI
 #          on x86, static (the compiler's baseline target) elsewhere
 #   xsimd  xsimd: the architecture the compiler flags enable
@@ -19,6 +22,15 @@ set(ATTN_XSIMD_FLAGS "" CACHE STRING
 
 set(_attn_have_hwy OFF)
 set(_attn_have_xsimd OFF)
+# Helium with floating point: __ARM_FEATURE_MVE bit 1 (bit 0 is integer MVE).
+include(CheckCXXSourceCompiles)
+set(CMAKE_REQUIRED_QUIET ON)
+check_cxx_source_compiles("#if !(defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2))
+#error no MVE float
+#endif
+int main() { return 0; }" ATTN_HAVE_MVE_FLOAT)
+unset(CMAKE_REQUIRED_QUIET)
+set(_attn_have_mve_float ${ATTN_HAVE_MVE_FLOAT})
 if(NOT ATTN_BARE_METAL AND NOT ATTN_SIMD STREQUAL "ref")
   find_package(hwy CONFIG QUIET)
   find_path(ATTN_HWY_INCLUDE_DIR hwy/highway.h)
@@ -34,7 +46,9 @@ endif()
 if(ATTN_SIMD STREQUAL "ref")
   set(ATTN_BACKEND_NAME ref)
 elseif(ATTN_SIMD STREQUAL "auto")
-  if(ATTN_BARE_METAL)
+  if(ATTN_BARE_METAL AND _attn_have_mve_float)
+    set(ATTN_BACKEND_NAME mve)
+  elseif(ATTN_BARE_METAL)
     set(ATTN_BACKEND_NAME mcu)
   elseif(_attn_have_hwy)
     set(ATTN_BACKEND_NAME hwy)
@@ -55,8 +69,14 @@ elseif(ATTN_SIMD STREQUAL "mcu")
     message(FATAL_ERROR "ATTN_SIMD=mcu: the Cortex-M scalar-FPU kernels are for bare-metal builds")
   endif()
   set(ATTN_BACKEND_NAME mcu)
+elseif(ATTN_SIMD STREQUAL "mve")
+  if(NOT _attn_have_mve_float)
+    message(FATAL_ERROR "ATTN_SIMD=mve: the compiler's target has no Helium floating point "
+                        "(-mcpu=cortex-m55 with -mfloat-abi=hard)")
+  endif()
+  set(ATTN_BACKEND_NAME mve)
 else()
-  message(FATAL_ERROR "ATTN_SIMD=${ATTN_SIMD}: expected auto, ref, hwy, xsimd or mcu")
+  message(FATAL_ERROR "ATTN_SIMD=${ATTN_SIMD}: expected auto, ref, hwy, xsimd, mcu or mve")
 endif()
 
 set(_attn_backends ref)
@@ -76,6 +96,24 @@ if(ATTN_BACKEND_NAME STREQUAL "mcu")
     ${CMAKE_CURRENT_LIST_DIR}/mcu/qk_tile_f32_mcu.cpp
     ${CMAKE_CURRENT_LIST_DIR}/mcu/pv_tile_f32_mcu.cpp
     TARGET_DIRECTORY attn PROPERTIES COMPILE_OPTIONS "-fno-tree-vectorize")
+endif()
+if(ATTN_BACKEND_NAME STREQUAL "mve")
+  list(APPEND _attn_backends mve)
+  target_sources(attn PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/mve/kernels_f32_mve.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mve/qk_tile_t_f32_mve.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mve/qk_tile_f32_mve.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mve/pv_tile_f32_mve.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mve/softmax_f32_mve.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mve/softmax_t_f32_mve.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mve/transpose_scale_f32_mve.cpp)
+  # GCC 12 schedules the blocks' vector loads ahead of their uses before
+  # register allocation, so 6 accumulators and 2 operands (all 8 Helium
+  # registers) no longer fit and one accumulator lives on the stack.
+  set_source_files_properties(
+    ${CMAKE_CURRENT_LIST_DIR}/mve/qk_tile_t_f32_mve.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mve/pv_tile_f32_mve.cpp
+    TARGET_DIRECTORY attn PROPERTIES COMPILE_OPTIONS "-fno-schedule-insns")
 endif()
 if(_attn_have_hwy)
   list(APPEND _attn_backends hwy)

@@ -1,7 +1,7 @@
 // Float32 kernels: the few primitives every float op is built from.
 //
 // Ops call these through namespace attn::kernels, an alias of the backend the
-// build selects (ATTN_SIMD=ref|hwy|xsimd|mcu sets ATTN_BACKEND). The portable reference implementation
+// build selects (ATTN_SIMD=ref|hwy|xsimd|mcu|mve sets ATTN_BACKEND). The portable reference implementation
 // lives in namespace attn::ref (kernels/ref/) and is always compiled: it is the
 // oracle every optimized backend is tested against.
 //
@@ -77,7 +77,7 @@
                    std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y, \
                    std::size_t y_stride);
 
-// The selected backend's namespace (ref, hwy, xsimd or mcu), set by the build.
+// The selected backend's namespace (ref, hwy, xsimd, mcu or mve), set by the build.
 #ifndef ATTN_BACKEND
 #define ATTN_BACKEND ref
 #endif

@@ -1,6 +1,6 @@
 // Cortex-M scalar-FPU backend of the float kernels (kernels_f32.h), namespace
-// attn::mcu: the Cortex-M4/M7/M33 build (and M55's, which has no Helium
-// backend yet) runs these.
+// attn::mcu: the Cortex-M4/M7/M33 build runs these (and the Cortex-M55's
+// with ATTN_SIMD=mcu; its default is the Helium backend, kernels/f32/mve).
 //
 // The SDPA core's hot loops, Q.K^T and P.V, are register-blocked
 // (qk_tile_f32_mcu.cpp, pv_tile_f32_mcu.cpp) and its exp pass uses the

@@ -1,0 +1,39 @@
+// Helium scaled, transposed query tile (kernels_f32.h, namespace attn::mve):
+//
+//   qt[x*tq + i] = scale * q[i*q_stride + x]  for i < nq,  0 for nq <= i < tq;  x < d
+//
+// Each query row is read 4 floats at a time, scaled, and written down its
+// column with one scatter store (VSTRW to offsets 0, tq, 2 tq, 3 tq); the
+// last d % 4 floats are one predicated step (VCTP).
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/f32/kernels_f32.h"
+#include "kernels/f32/mve/mve_f32.h"
+
+namespace attn {
+namespace mve {
+
+void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
+                         float* qt, int32_t tq) {
+  const std::size_t t = Sz(tq);
+  // Element offsets of rows x .. x+3 of one column.
+  const uint32x4_t rows = vmulq_n_u32(vidupq_n_u32(0u, 1), static_cast<uint32_t>(tq));
+  for (int32_t i = 0; i < tq; ++i) {
+    const float* qi = q + Sz(i) * q_stride;
+    const float s = i < nq ? scale : 0.0f;
+    int32_t x = 0;
+    for (; x + 4 <= d; x += 4) {
+      const float32x4_t v = i < nq ? vmulq_n_f32(vldrwq_f32(qi + x), s) : vdupq_n_f32(0.0f);
+      vstrwq_scatter_shifted_offset_f32(qt + Sz(x) * t + Sz(i), rows, v);
+    }
+    if (x < d) {
+      const mve_pred16_t p = vctp32q(d - x);
+      const float32x4_t v = i < nq ? vmulq_n_f32(vldrwq_z_f32(qi + x, p), s) : vdupq_n_f32(0.0f);
+      vstrwq_scatter_shifted_offset_p_f32(qt + Sz(x) * t + Sz(i), rows, v, p);
+    }
+  }
+}
+
+}  // namespace mve
+}  // namespace attn
