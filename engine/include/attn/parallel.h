@@ -50,4 +50,13 @@ inline void parallel_run(const Executor& ex, ParallelTask task, void* ctx, int32
   ex.run(ex.pool, task, ctx, n_tasks);
 }
 
+// parallel_run with a callable: f(task, worker) for every task in
+// [0, n_tasks). `f` lives on the caller's stack; nothing is allocated.
+template <class F>
+void parallel_for(const Executor& ex, int32_t n_tasks, F& f) {
+  parallel_run(
+      ex, [](void* ctx, int32_t task, int32_t worker) { (*static_cast<F*>(ctx))(task, worker); },
+      &f, n_tasks);
+}
+
 }  // namespace attn

@@ -21,6 +21,20 @@
 // per row; the transposed layout: softmax_t, then 1 / l_i), which accumulates
 // straight into the output rows.
 //
+// Parallel runs (attend_f32_run): one task per (item, query tile), each worker
+// in its own scratch slice; every tile is computed exactly as in a serial run,
+// so the results are bit-identical for any worker count. When an op has fewer
+// query tiles than workers (decode: a few queries against a long context) an
+// item of at most 4 queries without a weights output is split by key range
+// instead: part p of P runs the online softmax over its keys into its own
+// state (m_p, l_p, acc_p), and the states are merged in part order
+//   m = max(m_0, m_p), l = l_0 e^(m_0 - m) + l_p e^(m_p - m),
+//   acc = acc_0 e^(m_0 - m) + acc_p e^(m_p - m),   out = acc / l
+// (rescale_state, the online step's own rescaling). That changes the float
+// summation order and the exps' reference points, never the set of terms:
+// deterministic for a given worker count, and within the float32 bound for
+// any summation order of the exact result (attn/sdpa.h).
+//
 // When weights are requested a second pass recomputes each score block and
 // writes (or accumulates, for head-averaged MHA weights) exp(s - m_i) / l_i;
 // a one-block row tile writes its probabilities directly instead.
@@ -29,6 +43,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/parallel.h"
+#include "attn/scratch.h"
+#include "attn/sdpa.h"
 #include "core/attend_mask.h"
 
 namespace attn {
@@ -56,6 +73,83 @@ struct AttendF32 {
 // Runs the core. `scratch` is 64-byte aligned and holds at least
 // sdpa_f32_scratch_bytes({1, seq_q, seq_kv, dim_k, dim_v}) - 64 bytes.
 void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch);
+
+// One worker's scratch slice: the core's buffers for one query tile.
+inline std::size_t attend_f32_slice_bytes(int32_t dim_k, int32_t dim_v) {
+  return SdpaF32Layout<RawBytes>(dim_k, dim_v).bytes;
+}
+inline int32_t attend_f32_tile_count(int32_t seq_q) {
+  return (seq_q + kSdpaQueryTile - 1) / kSdpaQueryTile;
+}
+
+// Query tiles [tile_begin, tile_end) of one item (tile t: rows from
+// t * kSdpaQueryTile), with one slice of scratch. attend_f32 runs them all.
+void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
+                      int32_t tile_end, void* slice);
+
+// The key split of one item: the number of key ranges for `workers` (1: do
+// not split; more only for at most 4 queries, no weights output and at least
+// two kSdpaKeyBlock blocks of visible keys), the partial state of range
+// `part` into slice `part`, and the merge of slices [0, parts) in part order
+// into a.out.
+int32_t attend_f32_key_parts(const AttendF32& a, const AttendMask& mask, int32_t workers);
+void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                         void* slice);
+void attend_f32_merge_parts(const AttendF32& a, int32_t parts, void* slices,
+                            std::size_t slice_bytes);
+
+// One item of a parallel run: a batch item, a head, or both.
+struct AttendF32Item {
+  AttendF32 a;
+  AttendMask mask;
+};
+
+// Runs items [0, n_items) through `ex`: item(i) returns item i's view, every
+// item with the same seq_q, dim_k and dim_v; concurrent items must write
+// disjoint outputs (accumulated weights included). scratch: 64-byte aligned,
+// ex.workers slices of attend_f32_slice_bytes. Tasks are (item, query tile),
+// or, with fewer tiles than workers, each item's key ranges where
+// attend_f32_key_parts splits it (see the comment at the top).
+template <class ItemFn>
+void attend_f32_run(const Executor& ex, int32_t n_items, const ItemFn& item, void* scratch) {
+  auto* base = static_cast<unsigned char*>(scratch);
+  const AttendF32Item first = item(0);
+  const std::size_t slice = attend_f32_slice_bytes(first.a.dim_k, first.a.dim_v);
+  const int32_t tiles = attend_f32_tile_count(first.a.seq_q);
+  const int64_t n_tasks = static_cast<int64_t>(n_items) * tiles;
+  if (n_tasks < ex.workers) {
+    for (int32_t i = 0; i < n_items; ++i) {
+      const AttendF32Item it = item(i);
+      const int32_t parts = attend_f32_key_parts(it.a, it.mask, ex.workers);
+      auto tile_task = [&](int32_t t, int32_t worker) {
+        attend_f32_tiles(it.a, it.mask, t, t + 1, base + static_cast<std::size_t>(worker) * slice);
+      };
+      auto part_task = [&](int32_t p, int32_t) {
+        attend_f32_key_part(it.a, it.mask, p, parts, base + static_cast<std::size_t>(p) * slice);
+      };
+      if (parts == 1) {
+        parallel_for(ex, tiles, tile_task);
+        continue;
+      }
+      parallel_for(ex, parts, part_task);
+      attend_f32_merge_parts(it.a, parts, base, slice);
+    }
+    return;
+  }
+  // One task per (item, tile); one per item if that count overflows int32.
+  const bool per_item = n_tasks > INT32_MAX;
+  auto task = [&](int32_t t, int32_t worker) {
+    const AttendF32Item it = item(per_item ? t : t / tiles);
+    const int32_t tile = per_item ? 0 : t % tiles;
+    attend_f32_tiles(it.a, it.mask, tile, per_item ? tiles : tile + 1,
+                     base + static_cast<std::size_t>(worker) * slice);
+  };
+  parallel_for(ex, per_item ? n_items : static_cast<int32_t>(n_tasks), task);
+}
+
+// Rescales a running state (max m, sum l, accumulators acc of dim_v) to the
+// max m_new >= m: l and acc times exp(m - m_new); nothing when m_new == m.
+void rescale_state(float m_new, float* m, float* l, float* acc, int32_t dim_v);
 
 // One online-softmax step for nq rows and a block of nk keys: s holds the
 // block's scores (masked = -inf) and is overwritten with exp(s - m_new); the

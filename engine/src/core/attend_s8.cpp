@@ -208,7 +208,7 @@ void tile_outputs(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& 
 // Every value is the one the row path computes (same integer sums, same
 // requantization and softmax kernels).
 void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
-                     void* ws) {
+                     int32_t row_begin, int32_t row_end, void* ws) {
   constexpr int32_t kT = kSdpaS8QueryTile;
   const auto skv = static_cast<std::size_t>(a.seq_kv);
   const S8Tiles b = carve_tiles(a, ws);
@@ -220,8 +220,8 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
   }
   alignas(64) unsigned char lut[kSoftmaxS8LutBytes];
   softmax_s8_tile_prepare(params.softmax.exp_table, params.softmax.diff_min, max_limit, lut);
-  for (int32_t i0 = 0; i0 < a.seq_q; i0 += kT) {
-    const int32_t nq = a.seq_q - i0 < kT ? a.seq_q - i0 : kT;
+  for (int32_t i0 = row_begin; i0 < row_end; i0 += kT) {
+    const int32_t nq = row_end - i0 < kT ? row_end - i0 : kT;
     int32_t tile_limit = 0;
     for (int32_t t = 0; t < nq; ++t) {
       int32_t limit = m.key_length;
@@ -254,12 +254,13 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
 }  // namespace
 #endif
 
-void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m, void* ws) {
+void attend_s8_rows(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
+                    int32_t row_begin, int32_t row_end, void* ws) {
 #if ATTN_SDPA_S8_QUERY_TILE > 1
   // The tiled core pays a K / V packing per call: worth it from a few rows.
   if (m.keras == nullptr && m.additive == nullptr && m.boolean == nullptr && a.seq_q >= 4 &&
       tile_s8_fast()) {
-    attend_s8_tiled(params, a, m, ws);
+    attend_s8_tiled(params, a, m, row_begin, row_end, ws);
     return;
   }
 #endif
@@ -281,7 +282,7 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& 
   const int s_shift = params.scores_multiplier.shift;
   const bool matrix_mask = m.keras != nullptr || m.additive != nullptr || m.boolean != nullptr;
 
-  for (int32_t i = 0; i < a.seq_q; ++i) {
+  for (int32_t i = row_begin; i < row_end; ++i) {
     const auto ui = static_cast<std::size_t>(i);
     const int8_t* qrow = a.q + ui * a.q_stride;
     // Visible keys: j < limit, minus the matrix-masked ones.

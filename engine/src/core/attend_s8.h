@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "attn/mask.h"
+#include "attn/parallel.h"
 #include "attn/sdpa_s8.h"
 #include "attn/status.h"
 #include "core/attend_mask.h"
@@ -31,13 +32,61 @@ struct AttendS8 {
 // over every batch item the mask covers), else kOk.
 Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t seq_kv);
 
-// Runs attention for one item with prepared params (shape fields of params
-// are not read; a's sizes are used). ws: sdpa_s8_core_bytes(seq_kv, dim_k,
+// Runs attention for query rows [row_begin, row_end) of one item (attend_s8:
+// all rows) with prepared params (shape fields of params are not read but
+// dim_k, which sizes the row buffers; a's sizes are used). ws: sdpa_s8_core_bytes(seq_kv, dim_k,
 // dim_v) bytes, 64-byte aligned: the one-row buffers, then (query tile > 1)
 // the tiled core's. Without a matrix mask and from 4 query rows on, x86
 // builds whose tile kernels are fast (tile_s8_fast) take the tiled core; the
 // results are the same bits either way.
-void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m, void* ws);
+void attend_s8_rows(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
+                    int32_t row_begin, int32_t row_end, void* ws);
+inline void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
+                      void* ws) {
+  attend_s8_rows(params, a, m, 0, a.seq_q, ws);
+}
+
+// One item of a parallel run: a batch item, a head, or both.
+struct AttendS8Item {
+  AttendS8 a;
+  AttendMask mask;
+};
+
+// Runs items [0, n_items) through `ex` (item(i) returns item i's view, all
+// with the same sizes; concurrent items write disjoint outputs). scratch:
+// 64-byte aligned, ex.workers slices of sdpa_s8_core_bytes(seq_kv,
+// params.shape.dim_k, dim_v). The split is by query rows only: each item's
+// rows in C = min(ceil(workers / n_items), ceil(seq_q / kSdpaS8QueryTile))
+// chunks of whole query tiles, one task per (item, chunk). A row's int8
+// result never depends on the other rows, so every worker count gives the
+// serial bits. Chunks, not single tiles: the tiled core packs K and V once
+// per call, so a task packs once for many tiles.
+//
+// Keys are not split: the int8 softmax of a row needs its max over every key
+// before any exp, and its exp sum before any weight. An exact key split is
+// possible (integer sums are associative: a max pass merged, an exp-sum pass
+// merged, then weights and int32 partial P V sums merged) but takes three
+// passes; a decode step (one query) therefore runs on one worker.
+template <class ItemFn>
+void attend_s8_run(const Executor& ex, const SdpaS8Params& params, int32_t n_items,
+                   const ItemFn& item, void* scratch) {
+  auto* base = static_cast<unsigned char*>(scratch);
+  const AttendS8Item first = item(0);
+  const std::size_t slice = sdpa_s8_core_bytes(first.a.seq_kv, params.shape.dim_k, first.a.dim_v);
+  const int32_t units = (first.a.seq_q + kSdpaS8QueryTile - 1) / kSdpaS8QueryTile;
+  const int32_t want = (ex.workers + n_items - 1) / n_items;
+  const int32_t chunks = want < units ? want : units;
+  auto task = [&](int32_t t, int32_t worker) {
+    const AttendS8Item it = item(t / chunks);
+    const int32_t c = t % chunks;
+    const auto u0 = static_cast<int32_t>(static_cast<int64_t>(c) * units / chunks);
+    const auto u1 = static_cast<int32_t>(static_cast<int64_t>(c + 1) * units / chunks);
+    const int32_t r1 = u1 * kSdpaS8QueryTile;
+    attend_s8_rows(params, it.a, it.mask, u0 * kSdpaS8QueryTile, r1 < it.a.seq_q ? r1 : it.a.seq_q,
+                   base + static_cast<std::size_t>(worker) * slice);
+  };
+  parallel_for(ex, n_items * chunks, task);
+}
 
 // The second half of attend_s8 for one query row whose int8 scores[0..limit)
 // are computed: softmax in place (over keep[j] != 0 when keep is not null),
