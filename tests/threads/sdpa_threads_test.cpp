@@ -4,8 +4,8 @@
 //   - int8: bit-identical, always;
 //   - float, query-tile split: bit-identical;
 //   - float, key-range split (attn/sdpa.h: <= 4 queries, no weights, fewer
-//     query tiles than workers, >= 128 visible keys): deterministic (two runs
-//     give the same bits), every output within the double-precision
+//     query tiles than workers, >= 128 visible keys): deterministic (the pool
+//     and a striped executor give the same bits), every output within the double-precision
 //     reference's bound for any summation order (tests/cases/ref_double.h),
 //     and within twice that bound of the serial output.
 // Scratch is sized exactly sdpa_*_scratch_bytes(shape, workers); one byte
@@ -17,7 +17,9 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <algorithm>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "attn/sdpa.h"
@@ -142,6 +144,30 @@ bool key_split_expected(const Case& c, const Inputs& in, int32_t workers, int32_
   return visible >= 2 * attn::kSdpaKeyBlock;
 }
 
+// A test executor that forces concurrency whatever the machine's load: one
+// std::thread per worker index, started for each run; worker w runs tasks
+// w, w + W, w + 2W, ... (the pool hands tasks out first come, first served,
+// and on a busy machine its calling thread may run them all). Results must
+// not depend on which worker runs which task.
+struct Striped {
+  int32_t workers;
+};
+void striped_run(void* pool, attn::ParallelTask task, void* ctx, int32_t n_tasks) {
+  const int32_t w = static_cast<Striped*>(pool)->workers;
+  std::vector<std::thread> threads;
+  for (int32_t k = 0; k < w; ++k) {
+    threads.emplace_back([=] {
+      for (int32_t i = k; i < n_tasks; i += w) task(ctx, i, k);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+}
+attn::Executor striped(int32_t workers) {
+  static Striped s1{1}, s2{2}, s3{3}, s7{7};
+  Striped* s = workers == 1 ? &s1 : (workers == 2 ? &s2 : (workers == 3 ? &s3 : &s7));
+  return attn::Executor{striped_run, s, workers};
+}
+
 class SdpaThreads : public testing::TestWithParam<int32_t> {};
 
 TEST_P(SdpaThreads, FloatMatchesSerial) {
@@ -177,10 +203,14 @@ TEST_P(SdpaThreads, FloatMatchesSerial) {
       EXPECT_EQ(out1[0], -7.0f) << "kScratchTooSmall wrote the output";
     }
     ASSERT_EQ(attn::sdpa_f32(s, args, {ws.data(), ws.size()}), attn::Status::kOk);
+    args.executor = striped(workers);
     args.out = out2.data();
     args.weights = c.weights ? w2.data() : nullptr;
     ASSERT_EQ(attn::sdpa_f32(s, args, {ws.data(), ws.size()}), attn::Status::kOk);
-    EXPECT_EQ(std::memcmp(out1.data(), out2.data(), n_out * 4), 0) << "not deterministic";
+    EXPECT_EQ(std::memcmp(out1.data(), out2.data(), n_out * 4), 0) << "depends on the executor";
+    if (c.weights) {
+      EXPECT_EQ(std::memcmp(w2.data(), w1.data(), n_w * 4), 0);
+    }
     if (c.weights) {
       EXPECT_EQ(std::memcmp(w0.data(), w1.data(), n_w * 4), 0);
     }
@@ -257,10 +287,14 @@ TEST_P(SdpaThreads, Int8BitIdentical) {
                 attn::Status::kScratchTooSmall);
       EXPECT_EQ(out1[0], 55) << "kScratchTooSmall wrote the output";
     }
-    ASSERT_EQ(attn::sdpa_s8(params, args, {ws.data(), ws.size()}), attn::Status::kOk);
-    EXPECT_EQ(out0, out1);
-    if (c.weights) {
-      EXPECT_EQ(w0, w1);
+    for (const attn::Executor& ex : {pool(workers).executor(), striped(workers)}) {
+      args.executor = ex;
+      std::fill(out1.begin(), out1.end(), int8_t{55});
+      ASSERT_EQ(attn::sdpa_s8(params, args, {ws.data(), ws.size()}), attn::Status::kOk);
+      EXPECT_EQ(out0, out1);
+      if (c.weights) {
+        EXPECT_EQ(w0, w1);
+      }
     }
   }
 }
