@@ -14,8 +14,11 @@ namespace attn_bench {
 
 struct SdpaData {
   SdpaData(int32_t sq, int32_t skv, int32_t d, int32_t workers = 1)
-      : q(Random(Z(sq) * Z(d), 1)), k(Random(Z(skv) * Z(d), 2)), v(Random(Z(skv) * Z(d), 3)),
-        out(Z(sq) * Z(d)), shape{1, sq, skv, d, d},
+      : q(Random(Z(sq) * Z(d), 1)),
+        k(Random(Z(skv) * Z(d), 2)),
+        v(Random(Z(skv) * Z(d), 3)),
+        out(Z(sq) * Z(d)),
+        shape{1, sq, skv, d, d},
         scratch(attn::sdpa_f32_scratch_bytes(shape, workers)) {}
   const Expected& expected() const {
     return Memo(SdpaKey(shape.seq_q, shape.seq_kv, shape.dim_k), [&] {

@@ -17,7 +17,8 @@ static_assert(std::atomic<long>::is_always_lock_free, "the counters must not tak
 
 #if !defined(ATTN_ALLOC_TEST_SANITIZED)
 void count_malloc() {
-  if (g_armed.load(std::memory_order_relaxed)) g_malloc_calls.fetch_add(1, std::memory_order_relaxed);
+  if (g_armed.load(std::memory_order_relaxed))
+    g_malloc_calls.fetch_add(1, std::memory_order_relaxed);
 }
 #endif
 void count_new() {

@@ -13,11 +13,11 @@
 // neither writes the output.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <algorithm>
 #include <random>
 #include <thread>
 #include <vector>
@@ -107,7 +107,8 @@ Inputs make_inputs(const Case& c, uint32_t seed) {
   for (std::size_t i = 0; i < nv; ++i) in.v8.push_back(static_cast<int8_t>(i8(rng)));
   for (int32_t b = 0; b < s.batch; ++b) {
     // Key lengths: 0, full and random in between.
-    const int32_t len = b == 0 ? s.seq_kv : (b == 1 ? 0 : static_cast<int32_t>(rng() % uz(s.seq_kv)));
+    const int32_t len = b == 0 ? s.seq_kv
+                               : (b == 1 ? 0 : static_cast<int32_t>(rng() % uz(s.seq_kv)));
     in.lengths.push_back(len);
   }
   const std::size_t mats = (c.per_batch ? uz(s.batch) : 1) * uz(s.seq_q) * uz(s.seq_kv);
@@ -175,11 +176,11 @@ TEST_P(SdpaThreads, FloatMatchesSerial) {
   uint32_t seed = 1;
   for (const Case& c : kCases) {
     const attn::SdpaShape& s = c.shape;
-    SCOPED_TRACE(testing::Message() << "B=" << s.batch << " Sq=" << s.seq_q << " Skv=" << s.seq_kv
-                                    << " dk=" << s.dim_k << " dv=" << s.dim_v << " causal=" << c.causal
-                                    << " lengths=" << c.lengths << " keras=" << c.keras
-                                    << " additive=" << c.additive << " bool=" << c.boolean
-                                    << " weights=" << c.weights << " workers=" << workers);
+    SCOPED_TRACE(testing::Message()
+                 << "B=" << s.batch << " Sq=" << s.seq_q << " Skv=" << s.seq_kv << " dk=" << s.dim_k
+                 << " dv=" << s.dim_v << " causal=" << c.causal << " lengths=" << c.lengths
+                 << " keras=" << c.keras << " additive=" << c.additive << " bool=" << c.boolean
+                 << " weights=" << c.weights << " workers=" << workers);
     const Inputs in = make_inputs(c, seed++);
     const std::size_t n_out = uz(s.batch) * uz(s.seq_q) * uz(s.dim_v);
     const std::size_t n_w = uz(s.batch) * uz(s.seq_q) * uz(s.seq_kv);
@@ -199,7 +200,8 @@ TEST_P(SdpaThreads, FloatMatchesSerial) {
     args.out = out1.data();
     args.weights = c.weights ? w1.data() : nullptr;
     if (workers > 1) {
-      EXPECT_EQ(attn::sdpa_f32(s, args, {ws.data(), ws.size() - 1}), attn::Status::kScratchTooSmall);
+      EXPECT_EQ(attn::sdpa_f32(s, args, {ws.data(), ws.size() - 1}),
+                attn::Status::kScratchTooSmall);
       EXPECT_EQ(out1[0], -7.0f) << "kScratchTooSmall wrote the output";
     }
     ASSERT_EQ(attn::sdpa_f32(s, args, {ws.data(), ws.size()}), attn::Status::kOk);
@@ -238,7 +240,8 @@ TEST_P(SdpaThreads, FloatMatchesSerial) {
                           in.v.data() + uz(b) * uz(s.seq_kv) * uz(s.dim_v), uz(s.dim_v), nullptr,
                           mv, p.data(), pt.data(), ref.data(), tol.data(), uz(s.dim_v));
       for (std::size_t e = 0; e < item_out; ++e) {
-        ASSERT_LE(std::fabs(static_cast<double>(o1[e]) - ref[e]), tol[e]) << "b=" << b << " e=" << e;
+        ASSERT_LE(std::fabs(static_cast<double>(o1[e]) - ref[e]), tol[e])
+            << "b=" << b << " e=" << e;
         ASSERT_LE(std::fabs(static_cast<double>(o1[e]) - static_cast<double>(o0[e])), 2.0 * tol[e])
             << "b=" << b << " e=" << e;
       }
@@ -251,11 +254,11 @@ TEST_P(SdpaThreads, Int8BitIdentical) {
   uint32_t seed = 100;
   for (const Case& c : kCases) {
     attn::SdpaShape s = c.shape;
-    SCOPED_TRACE(testing::Message() << "B=" << s.batch << " Sq=" << s.seq_q << " Skv=" << s.seq_kv
-                                    << " causal=" << c.causal << " lengths=" << c.lengths
-                                    << " keras=" << c.keras << " additive=" << c.additive
-                                    << " bool=" << c.boolean << " weights=" << c.weights
-                                    << " workers=" << workers);
+    SCOPED_TRACE(testing::Message()
+                 << "B=" << s.batch << " Sq=" << s.seq_q << " Skv=" << s.seq_kv
+                 << " causal=" << c.causal << " lengths=" << c.lengths << " keras=" << c.keras
+                 << " additive=" << c.additive << " bool=" << c.boolean << " weights=" << c.weights
+                 << " workers=" << workers);
     const Inputs in = make_inputs(c, seed++);
     attn::SdpaS8Quant quant;
     quant.q = {0.02f, 3};

@@ -28,7 +28,8 @@ TEST(ThreadsAllocation, ThreadedOpsAllocateNothing) {
   const attn::SdpaShape decode{1, 1, 2000, 32, 32};
   std::vector<float> q(2 * 70 * 32, 0.1f), k(2000 * 32, 0.2f), v(2000 * 32, 0.3f);
   std::vector<float> out(2 * 70 * 32), w(2 * 70 * 90);
-  std::vector<int8_t> q8(2 * 70 * 16, 3), k8(2 * 90 * 16, -4), v8(2 * 90 * 16, 5), out8(2 * 70 * 16);
+  std::vector<int8_t> q8(2 * 70 * 16, 3), k8(2 * 90 * 16, -4), v8(2 * 90 * 16, 5),
+      out8(2 * 70 * 16);
   std::vector<unsigned char> ws(attn::sdpa_f32_scratch_bytes(decode, 3) +
                                 attn::sdpa_s8_scratch_bytes(tiles, 3));
   attn::SdpaF32Args f;
