@@ -88,6 +88,33 @@ void attend_s8_run(const Executor& ex, const SdpaS8Params& params, int32_t n_ite
   parallel_for(ex, n_items * chunks, task);
 }
 
+// Keys query row i may see before the matrix masks: min(key_length, the
+// causal limit i + seq_kv - seq_q + 1).
+inline int32_t row_limit_s8(const AttendS8& a, const AttendMask& m, int32_t i) {
+  int32_t limit = m.key_length;
+  if (m.causal) {
+    const int32_t c = i + a.seq_kv - a.seq_q + 1;
+    if (c < limit) limit = c < 0 ? 0 : c;
+  }
+  return limit;
+}
+
+// The pieces of one query row (the row core and the key split):
+//   keep_flags_s8  keep[j] for j in [begin, end) from the matrix masks of
+//                  the row at row_offset (= i * seq_kv); returns how many are kept;
+//   scores_s8      int8 scores[j] for j in [begin, end) (-128 where keep[j] is
+//                  0; keep null: no matrix mask) from the packed query row and
+//                  row_const = k_zp * sum (q - q_zp); dots: int32 [end - begin];
+//   pv_row_s8      acc[c] = sum_j w_j v_jc over j < n, w_j = p_j + 128 (acc
+//                  overwritten), returns sum_j w_j; wts, rows: [n] scratch.
+int32_t keep_flags_s8(const AttendMask& m, std::size_t row_offset, int32_t begin, int32_t end,
+                      uint8_t* keep);
+void scores_s8(const SdpaS8Params& params, const AttendS8& a, const void* qrow_packed,
+               int32_t row_const, int32_t begin, int32_t end, const uint8_t* keep, int32_t* dots,
+               int8_t* scores);
+int32_t pv_row_s8(const int8_t* p, int32_t n, const int8_t* v, std::size_t v_stride,
+                  int32_t dim_v, int16_t* wts, const int8_t** rows, int32_t* acc);
+
 // The second half of attend_s8 for one query row whose int8 scores[0..limit)
 // are computed: softmax in place (over keep[j] != 0 when keep is not null),
 // optional weights row (seq_kv codes, -128 past limit), then the output row
