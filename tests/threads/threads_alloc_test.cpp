@@ -1,5 +1,5 @@
-// Threaded op calls allocate nothing once the pool is built: sdpa_f32 (query
-// split with weights, key split) and sdpa_s8 run through an attn::ThreadPool
+// Threaded op calls allocate nothing once the pool is built: sdpa_f32 and
+// sdpa_s8 (query split, and key split for a decode shape) run through an attn::ThreadPool
 // of 3 workers between alloc_counter::arm() and disarm() (tests/host: every
 // malloc and operator new of every thread is counted). Control: building a
 // pool inside the window IS counted.
@@ -31,6 +31,7 @@ TEST(ThreadsAllocation, ThreadedOpsAllocateNothing) {
   std::vector<int8_t> q8(2 * 70 * 16, 3), k8(2 * 90 * 16, -4), v8(2 * 90 * 16, 5),
       out8(2 * 70 * 16);
   std::vector<unsigned char> ws(attn::sdpa_f32_scratch_bytes(decode, 3) +
+                                attn::sdpa_s8_scratch_bytes({1, 1, 1500, 16, 16}, 3) +
                                 attn::sdpa_s8_scratch_bytes(tiles, 3));
   attn::SdpaF32Args f;
   f.q = q.data();
@@ -42,6 +43,10 @@ TEST(ThreadsAllocation, ThreadedOpsAllocateNothing) {
   quant.q = quant.k = quant.v = quant.scores = quant.out = {0.05f, 1};
   attn::SdpaS8Params params;
   ASSERT_EQ(attn::sdpa_s8_prepare(tiles, quant, &params), attn::Status::kOk);
+  const attn::SdpaShape decode8{1, 1, 1500, 16, 16};
+  attn::SdpaS8Params decode_params;
+  ASSERT_EQ(attn::sdpa_s8_prepare(decode8, quant, &decode_params), attn::Status::kOk);
+  std::vector<int8_t> k8_long(1500 * 16, 6), v8_long(1500 * 16, -2);
   attn::SdpaS8Args a8;
   a8.q = q8.data();
   a8.k = k8.data();
@@ -57,10 +62,14 @@ TEST(ThreadsAllocation, ThreadedOpsAllocateNothing) {
   f.weights = nullptr;
   const attn::Status s2 = attn::sdpa_f32(decode, f, scratch);
   const attn::Status s3 = attn::sdpa_s8(params, a8, scratch);
+  a8.k = k8_long.data();
+  a8.v = v8_long.data();
+  const attn::Status s4 = attn::sdpa_s8(decode_params, a8, scratch);
   const alloc_counter::Counts c = alloc_counter::disarm();
   EXPECT_EQ(s1, attn::Status::kOk);
   EXPECT_EQ(s2, attn::Status::kOk);
   EXPECT_EQ(s3, attn::Status::kOk);
+  EXPECT_EQ(s4, attn::Status::kOk);
   EXPECT_EQ(c.malloc_calls, 0);
   EXPECT_EQ(c.new_calls, 0);
 }

@@ -230,8 +230,14 @@ struct SdpaS8Args {
 // into chunks of whole query tiles, one task per (batch item, chunk), each
 // worker in its own scratch slice. Every row's int8 result is independent of
 // the other rows, so the output is bit-identical to the serial op for any
-// worker count. Keys are never split (the row's softmax needs its max and
-// exp sum over every key first): a one-query decode step runs on one worker.
+// worker count. When that leaves workers idle, a batch item of at most 4
+// query rows (a decode step) with at least 2 * kSdpaKeyBlock visible keys is
+// split by key range, row by row, in three passes, because TFLite's softmax
+// needs the row's max before any exp and its exp sum before any probability:
+// (1) each range's scores and max, merged by max; (2) each range's sum of
+// table exps, merged by an int32 sum; (3) each range's probabilities and
+// int32 P.V partial sums, merged by int32 sums and requantized once. Integer
+// max and sums do not depend on grouping: bit-identical as well.
 Status sdpa_s8(const SdpaS8Params& params, const SdpaS8Args& args, Scratch scratch);
 
 }  // namespace attn

@@ -6,6 +6,7 @@
 
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
+#include "core/key_range.h"
 #include "kernels/f32/exp_poly.h"
 #include "kernels/f32/kernels_f32.h"
 
@@ -301,16 +302,6 @@ void attend_tile(const AttendF32& a, const AttendMask& mask, const Tile& t, int3
   }
   if (!one_block) write_output_rows(a, t, i0, nq);
   if (a.weights != nullptr) write_weights(a, mask, t, lay, i0, nq);
-}
-
-// Keys [begin, end) of part `part` of `parts` of the keys below kv_end: equal
-// ranges rounded up to 16 keys, the last ones possibly short or empty.
-void key_range(int32_t kv_end, int32_t part, int32_t parts, int32_t* begin, int32_t* end) {
-  const int32_t chunk = ((kv_end + parts - 1) / parts + 15) / 16 * 16;
-  const int64_t b = static_cast<int64_t>(part) * chunk;
-  const int64_t e = b + chunk;
-  *begin = b < kv_end ? static_cast<int32_t>(b) : kv_end;
-  *end = e < kv_end ? static_cast<int32_t>(e) : kv_end;
 }
 
 }  // namespace
