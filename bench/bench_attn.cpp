@@ -436,8 +436,9 @@ void RegisterOps() {
 
 // The threaded rows, in wall-clock time (UseRealTime: CPU time would count
 // the calling thread only): SDPA L = 1024 (query-tile split), decode 1 x 4096
-// (key-range split) and int8 SDPA L = 1024 on an attn::ThreadPool of 1 and 2
-// workers, beside the Eigen peer with Eigen's own threads (1 and 2).
+// (key-range split), int8 SDPA L = 1024 and int8 decode 1 x 4095 (x86) on an
+// attn::ThreadPool of 1 and 2 workers, beside the Eigen peer with Eigen's own
+// threads (1 and 2).
 void RegisterThreadBenchmarks() {
   const std::string be = ATTN_BENCH_BACKEND;
   for (int32_t t : {1, 2}) {

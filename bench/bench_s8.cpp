@@ -186,9 +186,10 @@ void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv, int32_
 }  // namespace
 
 void RegisterS8ThreadBenchmarks(int32_t threads) {
-  Register("Threads_SDPA_s8_d64_1024/attn_s8/threads:" + std::to_string(threads), BM_Sdpa_s8, -1,
-           1024, 1024, threads)
-      ->UseRealTime();
+  const std::string suffix = "/attn_s8/threads:" + std::to_string(threads);
+  Register("Threads_SDPA_s8_d64_1024" + suffix, BM_Sdpa_s8, -1, 1024, 1024, threads)->UseRealTime();
+  // 4095: the int8 softmax's column limit; the key-range split.
+  Register("Threads_Decode_s8_d64_4095" + suffix, BM_Sdpa_s8, -1, 1, 4095, threads)->UseRealTime();
 }
 
 void RegisterS8Benchmarks() {
