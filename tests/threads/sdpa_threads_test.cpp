@@ -3,11 +3,11 @@
 // causal, the weights output, batch > 1 and decode shapes.
 //   - int8: bit-identical, always;
 //   - float, query-tile split: bit-identical;
-//   - float, key-range split (attn/sdpa.h: <= 4 queries, no weights, fewer
-//     query tiles than workers, >= 128 visible keys): deterministic (the pool
+//   - float, key-range split (attn/sdpa.h: <= 4 queries, fewer query tiles
+//     than workers, >= 128 visible keys): deterministic (the pool
 //     and a striped executor give the same bits), every output within the double-precision
 //     reference's bound for any summation order (tests/cases/ref_double.h),
-//     and within twice that bound of the serial output.
+//     and within twice that bound of the serial output; weights likewise.
 // Scratch is sized exactly sdpa_*_scratch_bytes(shape, workers); one byte
 // less returns kScratchTooSmall, an invalid executor kBadArgument, and
 // neither writes the output.
@@ -72,6 +72,9 @@ const Case kCases[] = {
     {{1, 1, 1000, 8, 8}, false, false, false, false, true, true},
     {{1, 1, 100, 16, 16}},
     {{2, 5, 2000, 16, 16}, true},
+    {{1, 3, 900, 16, 8}, true, true, false, false, false, false, true},
+    {{2, 1, 700, 8, 16}, false, false, true, false, false, true, true},
+    {{1, 2, 1100, 16, 16}, false, false, false, true, true, false, true},
 };
 
 // Inputs and masks of one case, float and int8 alike.
@@ -139,7 +142,7 @@ attn::Mask make_mask(const Case& c, const Inputs& in, bool int8) {
 bool key_split_expected(const Case& c, const Inputs& in, int32_t workers, int32_t b) {
   const attn::SdpaShape& s = c.shape;
   const int64_t tiles = (s.seq_q + attn::kSdpaQueryTile - 1) / attn::kSdpaQueryTile;
-  if (workers <= 1 || c.weights || s.seq_q > 4 || s.batch * tiles >= workers) return false;
+  if (workers <= 1 || s.seq_q > 4 || s.batch * tiles >= workers) return false;
   // Keys the last query row may see (its causal limit is seq_kv).
   const int32_t visible = c.lengths ? in.lengths[uz(b)] : s.seq_kv;
   return visible >= 2 * attn::kSdpaKeyBlock;
@@ -213,16 +216,19 @@ TEST_P(SdpaThreads, FloatMatchesSerial) {
     if (c.weights) {
       EXPECT_EQ(std::memcmp(w2.data(), w1.data(), n_w * 4), 0);
     }
-    if (c.weights) {
-      EXPECT_EQ(std::memcmp(w0.data(), w1.data(), n_w * 4), 0);
-    }
 
     const std::size_t item_out = uz(s.seq_q) * uz(s.dim_v);
     for (int32_t b = 0; b < s.batch; ++b) {
       const float* o0 = out0.data() + uz(b) * item_out;
       const float* o1 = out1.data() + uz(b) * item_out;
+      const std::size_t item_w = uz(s.seq_q) * uz(s.seq_kv);
+      const float* w0b = w0.data() + uz(b) * item_w;
+      const float* w1b = w1.data() + uz(b) * item_w;
       if (!key_split_expected(c, in, workers, b)) {
         EXPECT_EQ(std::memcmp(o0, o1, item_out * 4), 0) << "query split not bit-identical, b=" << b;
+        if (c.weights) {
+          EXPECT_EQ(std::memcmp(w0b, w1b, item_w * 4), 0) << "b=" << b;
+        }
         continue;
       }
       attn_ref::MaskView mv;
@@ -244,6 +250,12 @@ TEST_P(SdpaThreads, FloatMatchesSerial) {
             << "b=" << b << " e=" << e;
         ASSERT_LE(std::fabs(static_cast<double>(o1[e]) - static_cast<double>(o0[e])), 2.0 * tol[e])
             << "b=" << b << " e=" << e;
+      }
+      for (std::size_t e = 0; c.weights && e < item_w; ++e) {
+        ASSERT_LE(std::fabs(static_cast<double>(w1b[e]) - p[e]), pt[e])
+            << "weight b=" << b << " e=" << e;
+        ASSERT_LE(std::fabs(static_cast<double>(w1b[e]) - static_cast<double>(w0b[e])), 2.0 * pt[e])
+            << "weight b=" << b << " e=" << e;
       }
     }
   }

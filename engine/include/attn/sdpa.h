@@ -27,11 +27,11 @@
 //
 // Threads: with args.executor the work is split into one task per (batch
 // item, query tile): bit-identical to the serial op for any worker count.
-// With fewer tiles than workers, a batch item of at most 4 queries without a
-// weights output (a decode step) and at least 2 * kSdpaKeyBlock visible keys
-// is split by key range instead: each worker runs the online softmax over its
-// keys (max, sum, accumulators) and the partial states are merged in key
-// order. Deterministic for a given worker count. The same terms are summed
+// With fewer tiles than workers, a batch item of at most 4 queries (a decode
+// step) with at least 2 * kSdpaKeyBlock visible keys is split by key range
+// instead: each worker runs the online softmax over its keys (max, sum,
+// accumulators), the partial states are merged in key order, and weights (if
+// requested) are written per key range from the merged max and sum. Deterministic for a given worker count. The same terms are summed
 // in another order, with one more rescaling exp per key range: each output
 // stays within the float32 bound that holds for any summation order (the
 // double-precision reference's tolerance, tests/cases/ref_double.h), so

@@ -141,12 +141,14 @@ inline void write_weights_row(const AttendF32& a, const float* p, std::size_t p_
 // (keys below kv_end, the same block bounds): a kernel call over more keys may
 // group a key differently and round its score differently, and a score above
 // the first pass's max would give a probability above 1. Keys from kv_end on
-// are masked for every row of the tile: probability 0.
+// are masked for every row of the tile: probability 0. Columns [col_begin,
+// col_end) in blocks from col_begin (a key range of the key split; the whole
+// row otherwise).
 void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
-                   int32_t i0, int32_t nq) {
+                   int32_t i0, int32_t nq, int32_t col_begin, int32_t col_end) {
   const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
-  for (int32_t j0 = 0; j0 < a.seq_kv; j0 += lay.bk) {
-    const int32_t nb = a.seq_kv - j0 < lay.bk ? a.seq_kv - j0 : lay.bk;
+  for (int32_t j0 = col_begin; j0 < col_end; j0 += lay.bk) {
+    const int32_t nb = col_end - j0 < lay.bk ? col_end - j0 : lay.bk;
     const int32_t left = kv_end - j0;
     const int32_t nk = left <= 0 ? 0 : (left < nb ? left : nb);
     if (nk > 0) score_block(a, mask, t, lay, i0, nq, j0, nk, nullptr);
@@ -301,7 +303,7 @@ void attend_tile(const AttendF32& a, const AttendMask& mask, const Tile& t, int3
     }
   }
   if (!one_block) write_output_rows(a, t, i0, nq);
-  if (a.weights != nullptr) write_weights(a, mask, t, lay, i0, nq);
+  if (a.weights != nullptr) write_weights(a, mask, t, lay, i0, nq, 0, a.seq_kv);
 }
 
 }  // namespace
@@ -321,7 +323,7 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
 }
 
 int32_t attend_f32_key_parts(const AttendF32& a, const AttendMask& mask, int32_t workers) {
-  if (workers <= 1 || a.weights != nullptr || a.seq_q > kRowLayoutMaxQueries) return 1;
+  if (workers <= 1 || a.seq_q > kRowLayoutMaxQueries) return 1;
   const int32_t kv_end = row_limit(a, mask, a.seq_q - 1);
   const int32_t blocks = kv_end / kSdpaKeyBlock;
   const int32_t parts = blocks < workers ? blocks : workers;
@@ -367,6 +369,24 @@ void attend_f32_merge_parts(const AttendF32& a, int32_t parts, void* slices,
     }
   }
   write_output_rows(a, t0, 0, a.seq_q);
+}
+
+void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part,
+                            int32_t parts, void* slices, std::size_t slice_bytes) {
+  auto* base = static_cast<unsigned char*>(slices);
+  const Tile t0 = carve(base, a.dim_k, a.dim_v);
+  const Tile tp = carve(base + idx(part) * slice_bytes, a.dim_k, a.dim_v);
+  for (int32_t r = 0; part != 0 && r < a.seq_q; ++r) {
+    tp.m[r] = t0.m[r];
+    tp.l[r] = t0.l[r];
+    tp.visible[r] = t0.visible[r];
+  }
+  int32_t begin = 0;
+  int32_t end = 0;
+  key_range(row_limit(a, mask, a.seq_q - 1), part, parts, &begin, &end);
+  // The last range also writes the zeros of the keys past every row's limit.
+  if (part == parts - 1) end = a.seq_kv;
+  write_weights(a, mask, tp, layout_for(a.seq_q), 0, a.seq_q, begin, end);
 }
 
 }  // namespace detail

@@ -25,12 +25,13 @@
 // in its own scratch slice; every tile is computed exactly as in a serial run,
 // so the results are bit-identical for any worker count. When an op has fewer
 // query tiles than workers (decode: a few queries against a long context) an
-// item of at most 4 queries without a weights output is split by key range
-// instead: part p of P runs the online softmax over its keys into its own
+// item of at most 4 queries is split by key range instead: part p of P runs the online softmax over its keys into its own
 // state (m_p, l_p, acc_p), and the states are merged in part order
 //   m = max(m_0, m_p), l = l_0 e^(m_0 - m) + l_p e^(m_p - m),
 //   acc = acc_0 e^(m_0 - m) + acc_p e^(m_p - m),   out = acc / l
-// (rescale_state, the online step's own rescaling). That changes the float
+// (rescale_state, the online step's own rescaling); a weights output is a
+// further parallel pass, each range recomputing its own key blocks' scores
+// against the merged max and sum. That changes the float
 // summation order and the exps' reference points, never the set of terms:
 // deterministic for a given worker count, and within the float32 bound for
 // any summation order of the exact result (attn/sdpa.h).
@@ -88,8 +89,8 @@ void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_b
                       int32_t tile_end, void* slice);
 
 // The key split of one item: the number of key ranges for `workers` (1: do
-// not split; more only for at most 4 queries, no weights output and at least
-// two kSdpaKeyBlock blocks of visible keys), the partial state of range
+// not split; more only for at most 4 queries and at least two kSdpaKeyBlock
+// blocks of visible keys), the partial state of range
 // `part` into slice `part`, and the merge of slices [0, parts) in part order
 // into a.out.
 int32_t attend_f32_key_parts(const AttendF32& a, const AttendMask& mask, int32_t workers);
@@ -97,6 +98,10 @@ void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t par
                          void* slice);
 void attend_f32_merge_parts(const AttendF32& a, int32_t parts, void* slices,
                             std::size_t slice_bytes);
+// After the merge: the weights of range `part` from the merged max and sum
+// (slice 0's), scores recomputed over the range's own key blocks.
+void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part,
+                            int32_t parts, void* slices, std::size_t slice_bytes);
 
 // One item of a parallel run: a batch item, a head, or both.
 struct AttendF32Item {
@@ -131,8 +136,12 @@ void attend_f32_run(const Executor& ex, int32_t n_items, const ItemFn& item, voi
         parallel_for(ex, tiles, tile_task);
         continue;
       }
+      auto weights_task = [&](int32_t p, int32_t) {
+        attend_f32_key_weights(it.a, it.mask, p, parts, base, slice);
+      };
       parallel_for(ex, parts, part_task);
       attend_f32_merge_parts(it.a, parts, base, slice);
+      if (it.a.weights != nullptr) parallel_for(ex, parts, weights_task);
     }
     return;
   }
