@@ -19,6 +19,11 @@ constexpr float kKerasMaskValue = -1e9f;
 
 std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
+// The tile's steps are inlined into the serial core (attend_f32, one frame,
+// as the Cortex-M stack budgets record) although the key split calls some of
+// them too.
+#define ATTN_TILE_INLINE __attribute__((always_inline)) inline
+
 // The tile buffers at the offsets of SdpaF32Layout (attn/sdpa.h).
 struct Tile {
   float* qs;   // [kSdpaQueryTile, dim_k] scaled queries
@@ -88,11 +93,11 @@ Layout layout_for(int32_t nq) {
 // Scores of query rows [i0, i0+nq) against keys [j0, j0+nk) into t.s, masked
 // keys set to -inf (Keras-masked keys get -1e9 * m added instead). Adds the
 // number of visible keys per row to `visible` when it is not null.
-void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
-                 int32_t i0, int32_t nq, int32_t j0, int32_t nk, int32_t* visible) {
+ATTN_TILE_INLINE void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t,
+                                  const Layout& lay, int32_t i0, int32_t nq, int32_t j0, int32_t nk,
+                                  int32_t* visible) {
   if (lay.transposed) {
-    kernels::qk_tile_t_f32(t.qs, lay.tq, a.dim_k, a.k + idx(j0) * a.k_stride, a.k_stride, nk,
-                           t.s);
+    kernels::qk_tile_t_f32(t.qs, lay.tq, a.dim_k, a.k + idx(j0) * a.k_stride, a.k_stride, nk, t.s);
   } else {
     kernels::qk_tile_f32(t.qs, idx(a.dim_k), nq, a.k + idx(j0) * a.k_stride, a.k_stride, nk,
                          a.dim_k, t.s, lay.row);
@@ -144,8 +149,9 @@ inline void write_weights_row(const AttendF32& a, const float* p, std::size_t p_
 // are masked for every row of the tile: probability 0. Columns [col_begin,
 // col_end) in blocks from col_begin (a key range of the key split; the whole
 // row otherwise).
-void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
-                   int32_t i0, int32_t nq, int32_t col_begin, int32_t col_end) {
+ATTN_TILE_INLINE void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t,
+                                    const Layout& lay, int32_t i0, int32_t nq, int32_t col_begin,
+                                    int32_t col_end) {
   const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
   for (int32_t j0 = col_begin; j0 < col_end; j0 += lay.bk) {
     const int32_t nb = col_end - j0 < lay.bk ? col_end - j0 : lay.bk;
@@ -204,7 +210,7 @@ void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t n
 namespace {
 
 // out_r = acc_r / l_r for rows [i0, i0+nq) (zeros for a row with no visible key).
-void write_output_rows(const AttendF32& a, const Tile& t, int32_t i0, int32_t nq) {
+ATTN_TILE_INLINE void write_output_rows(const AttendF32& a, const Tile& t, int32_t i0, int32_t nq) {
   for (int32_t r = 0; r < nq; ++r) {
     float* out = a.out + idx(i0 + r) * a.out_stride;
     const float* acc = t.acc + idx(r) * idx(a.dim_v);
@@ -215,10 +221,11 @@ void write_output_rows(const AttendF32& a, const Tile& t, int32_t i0, int32_t nq
 
 // Rows [i0, i0+nq): the scaled queries (rows [r][d], or columns [d][tq] with
 // zero padding columns) and an empty online-softmax state.
-void start_tile(const AttendF32& a, const Tile& t, const Layout& lay, int32_t i0, int32_t nq) {
+ATTN_TILE_INLINE void start_tile(const AttendF32& a, const Tile& t, const Layout& lay, int32_t i0,
+                                 int32_t nq) {
   if (lay.transposed) {
-    kernels::transpose_scale_f32(a.q + idx(i0) * a.q_stride, a.q_stride, nq, a.dim_k, a.scale,
-                                 t.qs, lay.tq);
+    kernels::transpose_scale_f32(a.q + idx(i0) * a.q_stride, a.q_stride, nq, a.dim_k, a.scale, t.qs,
+                                 lay.tq);
   }
   for (int32_t r = 0; r < (lay.transposed ? lay.tq : nq); ++r) {
     if (!lay.transposed) {
@@ -233,8 +240,8 @@ void start_tile(const AttendF32& a, const Tile& t, const Layout& lay, int32_t i0
 }
 
 // Query rows [i0, i0+nq), nq <= kSdpaQueryTile, through every visible key.
-void attend_tile(const AttendF32& a, const AttendMask& mask, const Tile& t, int32_t i0,
-                 int32_t nq) {
+ATTN_TILE_INLINE void attend_tile(const AttendF32& a, const AttendMask& mask, const Tile& t,
+                                  int32_t i0, int32_t nq) {
   const Layout lay = layout_for(nq);
   start_tile(a, t, lay, i0, nq);
   // Keys past the last row's limit are masked for the whole tile.
@@ -308,8 +315,9 @@ void attend_tile(const AttendF32& a, const AttendMask& mask, const Tile& t, int3
 
 }  // namespace
 
-void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
-                      int32_t tile_end, void* scratch) {
+namespace {
+ATTN_TILE_INLINE void run_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
+                                int32_t tile_end, void* scratch) {
   const Tile t = carve(scratch, a.dim_k, a.dim_v);
   for (int32_t tile = tile_begin; tile < tile_end; ++tile) {
     const int32_t i0 = tile * kSdpaQueryTile;
@@ -317,9 +325,15 @@ void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_b
     attend_tile(a, mask, t, i0, nq);
   }
 }
+}  // namespace
+
+void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
+                      int32_t tile_end, void* scratch) {
+  run_tiles(a, mask, tile_begin, tile_end, scratch);
+}
 
 void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
-  attend_f32_tiles(a, mask, 0, attend_f32_tile_count(a.seq_q), scratch);
+  run_tiles(a, mask, 0, attend_f32_tile_count(a.seq_q), scratch);
 }
 
 int32_t attend_f32_key_parts(const AttendF32& a, const AttendMask& mask, int32_t workers) {
@@ -369,6 +383,28 @@ void attend_f32_merge_parts(const AttendF32& a, int32_t parts, void* slices,
     }
   }
   write_output_rows(a, t0, 0, a.seq_q);
+}
+
+void attend_f32_item(const Executor& ex, const AttendF32Item& it, void* scratch) {
+  auto* base = static_cast<unsigned char*>(scratch);
+  const std::size_t slice = attend_f32_slice_bytes(it.a.dim_k, it.a.dim_v);
+  const int32_t parts = attend_f32_key_parts(it.a, it.mask, ex.workers);
+  if (parts == 1) {
+    auto tile_task = [&](int32_t t, int32_t worker) {
+      attend_f32_tiles(it.a, it.mask, t, t + 1, base + idx(worker) * slice);
+    };
+    parallel_for(ex, attend_f32_tile_count(it.a.seq_q), tile_task);
+    return;
+  }
+  auto part_task = [&](int32_t p, int32_t) {
+    attend_f32_key_part(it.a, it.mask, p, parts, base + idx(p) * slice);
+  };
+  auto weights_task = [&](int32_t p, int32_t) {
+    attend_f32_key_weights(it.a, it.mask, p, parts, base, slice);
+  };
+  parallel_for(ex, parts, part_task);
+  attend_f32_merge_parts(it.a, parts, base, slice);
+  if (it.a.weights != nullptr) parallel_for(ex, parts, weights_task);
 }
 
 void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part,

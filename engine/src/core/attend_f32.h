@@ -44,6 +44,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/config.h"
 #include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
@@ -109,51 +110,48 @@ struct AttendF32Item {
   AttendMask mask;
 };
 
+// One item through `ex`: its query tiles as tasks, or its key ranges when
+// attend_f32_key_parts splits it (see the comment at the top). scratch as
+// for attend_f32_run.
+void attend_f32_item(const Executor& ex, const AttendF32Item& it, void* scratch);
+
 // Runs items [0, n_items) through `ex`: item(i) returns item i's view, every
-// item with the same seq_q, dim_k and dim_v; concurrent items must write
+// item with these seq_q, dim_k and dim_v; concurrent items must write
 // disjoint outputs (accumulated weights included). scratch: 64-byte aligned,
 // ex.workers slices of attend_f32_slice_bytes. Tasks are (item, query tile),
-// or, with fewer tiles than workers, each item's key ranges where
-// attend_f32_key_parts splits it (see the comment at the top).
+// or, with fewer tiles than workers, one item after another through
+// attend_f32_item. Built with ATTN_PARALLEL 0: attend_f32 per item, here.
 template <class ItemFn>
-void attend_f32_run(const Executor& ex, int32_t n_items, const ItemFn& item, void* scratch) {
-  auto* base = static_cast<unsigned char*>(scratch);
-  const AttendF32Item first = item(0);
-  const std::size_t slice = attend_f32_slice_bytes(first.a.dim_k, first.a.dim_v);
-  const int32_t tiles = attend_f32_tile_count(first.a.seq_q);
+void attend_f32_run(const Executor& ex, int32_t n_items, int32_t seq_q, int32_t dim_k,
+                    int32_t dim_v, const ItemFn& item, void* scratch) {
+#if !ATTN_PARALLEL
+  (void)ex;
+  (void)seq_q;
+  (void)dim_k;
+  (void)dim_v;
+  for (int32_t i = 0; i < n_items; ++i) {
+    const AttendF32Item it = item(i);
+    attend_f32(it.a, it.mask, scratch);
+  }
+#else
+  const int32_t tiles = attend_f32_tile_count(seq_q);
   const int64_t n_tasks = static_cast<int64_t>(n_items) * tiles;
   if (n_tasks < ex.workers) {
-    for (int32_t i = 0; i < n_items; ++i) {
-      const AttendF32Item it = item(i);
-      const int32_t parts = attend_f32_key_parts(it.a, it.mask, ex.workers);
-      auto tile_task = [&](int32_t t, int32_t worker) {
-        attend_f32_tiles(it.a, it.mask, t, t + 1, base + static_cast<std::size_t>(worker) * slice);
-      };
-      auto part_task = [&](int32_t p, int32_t) {
-        attend_f32_key_part(it.a, it.mask, p, parts, base + static_cast<std::size_t>(p) * slice);
-      };
-      if (parts == 1) {
-        parallel_for(ex, tiles, tile_task);
-        continue;
-      }
-      auto weights_task = [&](int32_t p, int32_t) {
-        attend_f32_key_weights(it.a, it.mask, p, parts, base, slice);
-      };
-      parallel_for(ex, parts, part_task);
-      attend_f32_merge_parts(it.a, parts, base, slice);
-      if (it.a.weights != nullptr) parallel_for(ex, parts, weights_task);
-    }
+    for (int32_t i = 0; i < n_items; ++i) attend_f32_item(ex, item(i), scratch);
     return;
   }
   // One task per (item, tile); one per item if that count overflows int32.
   const bool per_item = n_tasks > INT32_MAX;
+  const std::size_t slice = attend_f32_slice_bytes(dim_k, dim_v);
   auto task = [&](int32_t t, int32_t worker) {
     const AttendF32Item it = item(per_item ? t : t / tiles);
     const int32_t tile = per_item ? 0 : t % tiles;
-    attend_f32_tiles(it.a, it.mask, tile, per_item ? tiles : tile + 1,
-                     base + static_cast<std::size_t>(worker) * slice);
+    attend_f32_tiles(
+        it.a, it.mask, tile, per_item ? tiles : tile + 1,
+        static_cast<unsigned char*>(scratch) + static_cast<std::size_t>(worker) * slice);
   };
   parallel_for(ex, per_item ? n_items : static_cast<int32_t>(n_tasks), task);
+#endif
 }
 
 // Rescales a running state (max m, sum l, accumulators acc of dim_v) to the

@@ -57,8 +57,13 @@ Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t
   return Status::kOk;
 }
 
-int32_t pv_row_s8(const int8_t* p, int32_t n, const int8_t* v, std::size_t v_stride,
-                  int32_t dim_v, int16_t* wts, const int8_t** rows, int32_t* acc) {
+namespace {
+// pv_row_s8, inlined into softmax_pv_row_s8 (one frame, as the serial row
+// core's stack budgets record).
+__attribute__((always_inline)) inline int32_t pv_row(const int8_t* p, int32_t n, const int8_t* v,
+                                                     std::size_t v_stride, int32_t dim_v,
+                                                     int16_t* wts, const int8_t** rows,
+                                                     int32_t* acc) {
   const auto un = static_cast<std::size_t>(n);
   int32_t sum_w = 0;
   int32_t nonzero = 0;
@@ -83,6 +88,12 @@ int32_t pv_row_s8(const int8_t* p, int32_t n, const int8_t* v, std::size_t v_str
     pv_s8(rows, wts, nrows, dim_v, acc);
   }
   return sum_w;
+}
+}  // namespace
+
+int32_t pv_row_s8(const int8_t* p, int32_t n, const int8_t* v, std::size_t v_stride,
+                  int32_t dim_v, int16_t* wts, const int8_t** rows, int32_t* acc) {
+  return pv_row(p, n, v, v_stride, dim_v, wts, rows, acc);
 }
 
 int32_t keep_flags_s8(const AttendMask& m, std::size_t row_offset, int32_t begin, int32_t end,
@@ -144,7 +155,7 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
     if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
   }
   // O row: BATCH_MATMUL(P, V) requantized to int8.
-  const int32_t sum_w = pv_row_s8(scores, limit, v, v_stride, dim_v, wts, rows, acc);
+  const int32_t sum_w = pv_row(scores, limit, v, v_stride, dim_v, wts, rows, acc);
   const int32_t vz_sum = params.v_zero_point * sum_w;  // |.| <= 255 * 255 * 4095
   requantize_row_s8(acc, dim_v, vz_sum, params.out_multiplier.multiplier,
                     params.out_multiplier.shift, params.out_zero_point, orow);

@@ -52,11 +52,11 @@ struct AttendS8Item {
   AttendMask mask;
 };
 
-// The key split (attend_s8_keys.cpp): items of at most this many query rows
+// The key split (attend_s8_parallel.cpp): items of at most this many query rows
 // are split by key range when the query split leaves workers idle, in at most
 // kSdpaS8MaxKeyParts ranges of at least kSdpaKeyBlock keys each.
 inline constexpr int32_t kSdpaS8KeySplitMaxQueries = 4;
-inline constexpr int32_t kSdpaS8MaxKeyParts = 16;
+inline constexpr int32_t kSdpaS8MaxKeyParts = 8;
 
 // The number of key ranges for an item (1: no key split).
 int32_t attend_s8_key_parts(const AttendS8& a, const AttendMask& m, int32_t workers);
@@ -65,54 +65,64 @@ int32_t attend_s8_key_parts(const AttendS8& a, const AttendMask& m, int32_t work
 // `ex`: three parallel passes (scores and range maxima; exp sums; weights and
 // int32 P.V partial sums), merged between them by integer max and sums, so
 // the result is the serial row's bit for bit. Range p works in slice p of
-// `slices` (slice_bytes apart); a row with fewer than 2 * kSdpaKeyBlock
-// visible keys runs serially in slice 0.
+// `slices` (slice_bytes apart). The row has at least 2 * kSdpaKeyBlock
+// visible keys (attend_s8_item runs shorter rows serially).
 void attend_s8_key_split_row(const Executor& ex, const SdpaS8Params& params, const AttendS8& a,
                              const AttendMask& m, int32_t row, int32_t parts, void* slices,
                              std::size_t slice_bytes);
 
+// Rows of chunk c of `chunks` of an item (whole query tiles, split evenly),
+// with one slice of scratch.
+void attend_s8_chunk(const SdpaS8Params& params, const AttendS8Item& it, int32_t c,
+                     int32_t chunks, void* slice);
+
+// One item through `ex`: its chunks as tasks, or, for an item that
+// attend_s8_key_parts splits, its rows one after another split by key range.
+// scratch as for attend_s8_run.
+void attend_s8_item(const Executor& ex, const SdpaS8Params& params, const AttendS8Item& it,
+                    int32_t chunks, void* scratch);
+
 // Runs items [0, n_items) through `ex` (item(i) returns item i's view, all
-// with the same sizes; concurrent items write disjoint outputs). scratch:
-// 64-byte aligned, ex.workers slices of sdpa_s8_core_bytes(seq_kv,
-// params.shape.dim_k, dim_v). Query split: each item's rows in
-// C = min(ceil(workers / n_items), ceil(seq_q / kSdpaS8QueryTile)) chunks of
-// whole query tiles, one task per (item, chunk); a row's int8 result never
-// depends on the other rows, so every worker count gives the serial bits.
-// Chunks, not single tiles: the tiled core packs K and V once per call, so a
-// task packs once for many tiles. When that leaves workers idle (n_items *
-// C < workers), items of at most kSdpaS8KeySplitMaxQueries rows (decode) are
-// split by key range instead, row by row (attend_s8_key_split_row): exact too.
+// with these seq_q, seq_kv and dim_v; concurrent items write disjoint
+// outputs). scratch: 64-byte aligned, ex.workers slices of
+// sdpa_s8_core_bytes(seq_kv, params.shape.dim_k, dim_v). Query split: each
+// item's rows in C = min(ceil(workers / n_items), ceil(seq_q /
+// kSdpaS8QueryTile)) chunks of whole query tiles, one task per (item, chunk);
+// a row's int8 result never depends on the other rows, so every worker count
+// gives the serial bits. Chunks, not single tiles: the tiled core packs K and
+// V once per call, so a task packs once for many tiles. When that leaves
+// workers idle (n_items * C < workers), items go one after another through
+// attend_s8_item, which splits items of at most kSdpaS8KeySplitMaxQueries
+// rows (decode) by key range, row by row (attend_s8_key_split_row): exact too.
+// Built with ATTN_PARALLEL 0: attend_s8 per item, here.
 template <class ItemFn>
-void attend_s8_run(const Executor& ex, const SdpaS8Params& params, int32_t n_items,
-                   const ItemFn& item, void* scratch) {
-  auto* base = static_cast<unsigned char*>(scratch);
-  const AttendS8Item first = item(0);
-  const std::size_t slice = sdpa_s8_core_bytes(first.a.seq_kv, params.shape.dim_k, first.a.dim_v);
-  const int32_t units = (first.a.seq_q + kSdpaS8QueryTile - 1) / kSdpaS8QueryTile;
+void attend_s8_run(const Executor& ex, const SdpaS8Params& params, int32_t n_items, int32_t seq_q,
+                   int32_t seq_kv, int32_t dim_v, const ItemFn& item, void* scratch) {
+#if !ATTN_PARALLEL
+  (void)ex;
+  (void)seq_q;
+  (void)seq_kv;
+  (void)dim_v;
+  for (int32_t i = 0; i < n_items; ++i) {
+    const AttendS8Item it = item(i);
+    attend_s8(params, it.a, it.mask, scratch);
+  }
+#else
+  const int32_t units = (seq_q + kSdpaS8QueryTile - 1) / kSdpaS8QueryTile;
   const int32_t want = (ex.workers + n_items - 1) / n_items;
   const int32_t chunks = want < units ? want : units;
-  // Rows of chunk c of an item, in worker's slice.
-  const auto run_chunk = [&](const AttendS8Item& it, int32_t c, int32_t worker) {
-    const auto u0 = static_cast<int32_t>(static_cast<int64_t>(c) * units / chunks);
-    const auto u1 = static_cast<int32_t>(static_cast<int64_t>(c + 1) * units / chunks);
-    const int32_t r1 = u1 * kSdpaS8QueryTile;
-    attend_s8_rows(params, it.a, it.mask, u0 * kSdpaS8QueryTile, r1 < it.a.seq_q ? r1 : it.a.seq_q,
-                   base + static_cast<std::size_t>(worker) * slice);
-  };
   if (static_cast<int64_t>(n_items) * chunks < ex.workers) {
-    for (int32_t i = 0; i < n_items; ++i) {
-      const AttendS8Item it = item(i);
-      const int32_t parts = attend_s8_key_parts(it.a, it.mask, ex.workers);
-      for (int32_t row = 0; parts > 1 && row < it.a.seq_q; ++row) {
-        attend_s8_key_split_row(ex, params, it.a, it.mask, row, parts, base, slice);
-      }
-      auto item_task = [&](int32_t c, int32_t worker) { run_chunk(it, c, worker); };
-      if (parts == 1) parallel_for(ex, chunks, item_task);
-    }
+    for (int32_t i = 0; i < n_items; ++i) attend_s8_item(ex, params, item(i), chunks, scratch);
     return;
   }
-  auto task = [&](int32_t t, int32_t worker) { run_chunk(item(t / chunks), t % chunks, worker); };
+  const std::size_t slice = sdpa_s8_core_bytes(seq_kv, params.shape.dim_k, dim_v);
+  auto task = [&](int32_t t, int32_t worker) {
+    attend_s8_chunk(
+        params, item(t / chunks), t % chunks, chunks,
+        static_cast<unsigned char*>(scratch) + static_cast<std::size_t>(worker) * slice);
+  };
   parallel_for(ex, n_items * chunks, task);
+#endif
 }
 
 // Keys query row i may see before the matrix masks: min(key_length, the

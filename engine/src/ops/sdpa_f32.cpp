@@ -29,7 +29,7 @@ Status sdpa_f32(const SdpaShape& shape, const SdpaF32Args& args, Scratch scratch
     it.a.scale = scale;
     return it;
   };
-  detail::attend_f32_run(ex, shape.batch, item, ws);
+  detail::attend_f32_run(ex, shape.batch, shape.seq_q, shape.dim_k, shape.dim_v, item, ws);
   return Status::kOk;
 }
 

@@ -30,7 +30,7 @@ Status sdpa_s8(const SdpaS8Params& params, const SdpaS8Args& args, Scratch scrat
     it.a.weights_stride = static_cast<std::size_t>(shape.seq_kv);
     return it;
   };
-  detail::attend_s8_run(ex, params, shape.batch, item, ws);
+  detail::attend_s8_run(ex, params, shape.batch, shape.seq_q, shape.seq_kv, shape.dim_v, item, ws);
   return Status::kOk;
 }
 

@@ -1,7 +1,8 @@
-// The int8 core's key split for decode rows (see attend_s8.h): one query row
-// over P key ranges in three parallel passes, each range in its own scratch
-// slice, the row's int8 scores shared in slice 0's score row (the ranges
-// write disjoint parts of it):
+// The int8 core's parallel runs (see attend_s8.h): chunks of query rows per
+// task, and the key split of decode rows. A key-split row runs over P key
+// ranges in three parallel passes, each range in its own scratch slice, the
+// row's int8 scores shared in slice 0's score row (the ranges write disjoint
+// parts of it):
 //   1. scores of the range (as the row core: packed query row, qk, requantize)
 //      and the range's max over its kept keys;  row max = max of the maxima
 //   2. the range's sum of table exps against the row max;  sum = exact int32
@@ -25,11 +26,11 @@ namespace {
 
 // Part p's row buffers: slice p at SdpaS8RowLayout's offsets.
 struct PartBuffers {
-  int32_t* dots;       // int32 [seq_kv] scores before requantization (pass 1)
-  int16_t* wts;        // int16 [seq_kv] weights (pass 3)
-  const int8_t** rows; // the same bytes as dots: V rows of non-zero weights (pass 3)
-  void* qrow;          // the packed query row
-  int32_t* acc;        // int32 [dim_v] P.V partial sums
+  int32_t* dots;        // int32 [seq_kv] scores before requantization (pass 1)
+  int16_t* wts;         // int16 [seq_kv] weights (pass 3)
+  const int8_t** rows;  // the same bytes as dots: V rows of non-zero weights (pass 3)
+  void* qrow;           // the packed query row
+  int32_t* acc;         // int32 [dim_v] P.V partial sums
 };
 
 // One row's split: inputs, the shared score row, and each part's results.
@@ -73,7 +74,8 @@ void scores_pass(RowSplit& r, int32_t p) {
   const AttendS8& a = *r.a;
   const int32_t sum_q = qrow_s8_pack(a.q + static_cast<std::size_t>(r.row) * a.q_stride,
                                      r.params->q_zero_point, a.dim_k, buf.qrow);
-  const std::size_t row_offset = static_cast<std::size_t>(r.row) * static_cast<std::size_t>(a.seq_kv);
+  const std::size_t row_offset = static_cast<std::size_t>(r.row) *
+                                 static_cast<std::size_t>(a.seq_kv);
   r.kept[p] = r.keep != nullptr ? keep_flags_s8(*r.m, row_offset, b, e, r.keep) : e - b;
   scores_s8(*r.params, a, buf.qrow, r.params->k_zero_point * sum_q, b, e, r.keep, buf.dots,
             r.scores);
@@ -83,7 +85,8 @@ void scores_pass(RowSplit& r, int32_t p) {
 void sum_pass(RowSplit& r, int32_t p) {
   int32_t b = 0, e = 0;
   key_range(r.limit, p, r.parts, &b, &e);
-  r.sum[p] = softmax_s8_sum_exps(r.params->softmax, r.scores + b, e - b, r.keep_at(b), r.max_in_row);
+  r.sum[p] =
+      softmax_s8_sum_exps(r.params->softmax, r.scores + b, e - b, r.keep_at(b), r.max_in_row);
 }
 
 void output_pass(RowSplit& r, int32_t p, int8_t* wrow) {
@@ -105,6 +108,35 @@ void output_pass(RowSplit& r, int32_t p, int8_t* wrow) {
 
 }  // namespace
 
+void attend_s8_chunk(const SdpaS8Params& params, const AttendS8Item& it, int32_t c, int32_t chunks,
+                     void* slice) {
+  const int32_t units = (it.a.seq_q + kSdpaS8QueryTile - 1) / kSdpaS8QueryTile;
+  const auto u0 = static_cast<int32_t>(static_cast<int64_t>(c) * units / chunks);
+  const auto u1 = static_cast<int32_t>(static_cast<int64_t>(c + 1) * units / chunks);
+  const int32_t r1 = u1 * kSdpaS8QueryTile;
+  attend_s8_rows(params, it.a, it.mask, u0 * kSdpaS8QueryTile, r1 < it.a.seq_q ? r1 : it.a.seq_q,
+                 slice);
+}
+
+void attend_s8_item(const Executor& ex, const SdpaS8Params& params, const AttendS8Item& it,
+                    int32_t chunks, void* scratch) {
+  auto* base = static_cast<unsigned char*>(scratch);
+  const std::size_t slice = sdpa_s8_core_bytes(it.a.seq_kv, params.shape.dim_k, it.a.dim_v);
+  const int32_t parts = attend_s8_key_parts(it.a, it.mask, ex.workers);
+  for (int32_t row = 0; parts > 1 && row < it.a.seq_q; ++row) {
+    // A row with fewer than two blocks of visible keys is not split.
+    if (row_limit_s8(it.a, it.mask, row) < 2 * kSdpaKeyBlock) {
+      attend_s8_rows(params, it.a, it.mask, row, row + 1, base);
+      continue;
+    }
+    attend_s8_key_split_row(ex, params, it.a, it.mask, row, parts, base, slice);
+  }
+  auto chunk_task = [&](int32_t c, int32_t worker) {
+    attend_s8_chunk(params, it, c, chunks, base + static_cast<std::size_t>(worker) * slice);
+  };
+  if (parts == 1) parallel_for(ex, chunks, chunk_task);
+}
+
 int32_t attend_s8_key_parts(const AttendS8& a, const AttendMask& m, int32_t workers) {
   if (workers <= 1 || a.seq_q > kSdpaS8KeySplitMaxQueries) return 1;
   int32_t parts = m.key_length / kSdpaKeyBlock;  // the last row's limit is key_length
@@ -118,15 +150,19 @@ void attend_s8_key_split_row(const Executor& ex, const SdpaS8Params& params, con
                              std::size_t slice_bytes) {
   const int32_t limit = row_limit_s8(a, m, row);
   const int32_t row_parts = limit / kSdpaKeyBlock < parts ? limit / kSdpaKeyBlock : parts;
-  if (row_parts < 2) {
-    attend_s8_rows(params, a, m, row, row + 1, slices);
-    return;
-  }
   const SdpaS8RowLayout<RawBytes> lay(a.seq_kv, params.shape.dim_k, a.dim_v);
   auto* base = static_cast<unsigned char*>(slices);
   const bool matrix_mask = m.keras != nullptr || m.additive != nullptr || m.boolean != nullptr;
-  RowSplit r{&params, &a, &m, row, limit, row_parts, base, slice_bytes,
-             reinterpret_cast<int8_t*>(base + lay.scores), matrix_mask ? base + lay.keep : nullptr};
+  RowSplit r{&params,
+             &a,
+             &m,
+             row,
+             limit,
+             row_parts,
+             base,
+             slice_bytes,
+             reinterpret_cast<int8_t*>(base + lay.scores),
+             matrix_mask ? base + lay.keep : nullptr};
   const auto urow = static_cast<std::size_t>(row);
   int8_t* orow = a.out + urow * a.out_stride;
   int8_t* wrow = a.weights != nullptr ? a.weights + urow * a.weights_stride : nullptr;
