@@ -111,8 +111,12 @@ void output_pass(RowSplit& r, int32_t p, int8_t* wrow) {
 void attend_s8_chunk(const SdpaS8Params& params, const AttendS8Item& it, int32_t c, int32_t chunks,
                      void* slice) {
   const int32_t units = (it.a.seq_q + kSdpaS8QueryTile - 1) / kSdpaS8QueryTile;
-  const auto u0 = static_cast<int32_t>(static_cast<int64_t>(c) * units / chunks);
-  const auto u1 = static_cast<int32_t>(static_cast<int64_t>(c + 1) * units / chunks);
+  // Tiles [u0, u1): units / chunks each, the first units % chunks one more
+  // (32-bit arithmetic: no 64-bit division helper on Cortex-M).
+  const int32_t per = units / chunks;
+  const int32_t extra = units % chunks;
+  const int32_t u0 = c * per + (c < extra ? c : extra);
+  const int32_t u1 = u0 + per + (c < extra ? 1 : 0);
   const int32_t r1 = u1 * kSdpaS8QueryTile;
   attend_s8_rows(params, it.a, it.mask, u0 * kSdpaS8QueryTile, r1 < it.a.seq_q ? r1 : it.a.seq_q,
                  slice);
