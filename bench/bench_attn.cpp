@@ -1,7 +1,8 @@
 // attn benchmarks (Google Benchmark): the float ops on this build's backend
 // (ATTN_SIMD), an Eigen 3.4 peer for each in the same binary, the core's FMA
 // peak; the softmax / tile kernels of every compiled backend
-// (bench_kernels.cpp) and the int8 SDPA per x86 level (bench_s8.cpp).
+// (bench_kernels.cpp), the int8 SDPA per x86 level (bench_s8.cpp) and the
+// threaded runs beside Eigen with its own threads (bench_threads.cpp).
 //
 // Counters: GFLOPS (4 Sq Skv d for SDPA; see each benchmark), pct_peak (of the
 // FMA-peak benchmark's rate, measured at start-up), ns_per_elem for softmax.
@@ -25,8 +26,10 @@
 #include <utility>
 
 #include "attn/attn.h"
+#include "attn/thread_pool.h"
 #include "bench_check.h"
 #include "bench_common.h"
+#include "bench_sdpa_data.h"
 
 namespace attn_bench {
 
@@ -148,28 +151,17 @@ void BM_FmaPeak(benchmark::State& st) {
 }
 
 // ---------------------------------------------------------------- SDPA
-struct SdpaData {
-  SdpaData(int32_t sq, int32_t skv, int32_t d)
-      : q(Random(Z(sq) * Z(d), 1)), k(Random(Z(skv) * Z(d), 2)), v(Random(Z(skv) * Z(d), 3)),
-        out(Z(sq) * Z(d)), shape{1, sq, skv, d, d},
-        scratch(attn::sdpa_f32_scratch_bytes(shape)) {}
-  const Expected& expected() const {
-    return Memo(SdpaKey(shape.seq_q, shape.seq_kv, shape.dim_k), [&] {
-      return SdpaExpected(shape.seq_q, shape.seq_kv, shape.dim_k, q.data(), k.data(), v.data());
-    });
-  }
-  FVec q, k, v, out;
-  attn::SdpaShape shape;
-  AlignedVec<unsigned char> scratch;
-};
-
-void BM_Sdpa_attn(benchmark::State& st, int32_t sq, int32_t skv, int32_t d) {
-  SdpaData x(sq, skv, d);
+// threads 0: no executor (the serial op); else an attn::ThreadPool of that
+// many workers, built outside the timed loop.
+void BM_Sdpa_attn(benchmark::State& st, int32_t sq, int32_t skv, int32_t d, int32_t threads) {
+  SdpaData x(sq, skv, d, threads < 1 ? 1 : threads);
+  attn::ThreadPool pool(threads < 1 ? 1 : threads);
   attn::SdpaF32Args args;
   args.q = x.q.data();
   args.k = x.k.data();
   args.v = x.v.data();
   args.out = x.out.data();
+  if (threads > 0) args.executor = pool.executor();
   const auto run = [&] {
     return attn::sdpa_f32(x.shape, args, {x.scratch.data(), x.scratch.size()});
   };
@@ -421,7 +413,8 @@ void RegisterOps() {
   Register("BM_FmaPeak", BM_FmaPeak);  // the name the stored results use
   const std::string be = ATTN_BENCH_BACKEND;
   for (const SdpaCase& c : SdpaCases()) {
-    Register(c.family + "/attn_" + be + "/" + std::to_string(c.skv), BM_Sdpa_attn, c.sq, c.skv, c.d);
+    Register(c.family + "/attn_" + be + "/" + std::to_string(c.skv), BM_Sdpa_attn, c.sq, c.skv, c.d,
+             0);
     Register(c.family + "/eigen/" + std::to_string(c.skv), BM_Sdpa_eigen, c.sq, c.skv, c.d);
   }
   for (auto eh : {std::pair<int32_t, int32_t>{64, 4}, std::pair<int32_t, int32_t>{256, 8}}) {
@@ -440,6 +433,25 @@ void RegisterOps() {
 }
 
 }  // namespace
+
+// The threaded rows, in wall-clock time (UseRealTime: CPU time would count
+// the calling thread only): SDPA L = 1024 (query-tile split), decode 1 x 4096
+// (key-range split), int8 SDPA L = 1024 and int8 decode 1 x 4095 (x86) on an
+// attn::ThreadPool of 1 and 2 workers, beside the Eigen peer with Eigen's own
+// threads (1 and 2).
+void RegisterThreadBenchmarks() {
+  const std::string be = ATTN_BENCH_BACKEND;
+  for (int32_t t : {1, 2}) {
+    const std::string threads = "/threads:" + std::to_string(t);
+    Register("Threads_SDPA_d64_1024/attn_" + be + threads, BM_Sdpa_attn, 1024, 1024, 64, t)
+        ->UseRealTime();
+    Register("Threads_Decode_d64_4096/attn_" + be + threads, BM_Sdpa_attn, 1, 4096, 64, t)
+        ->UseRealTime();
+    RegisterS8ThreadBenchmarks(t);
+  }
+  RegisterEigenThreadBenchmarks();
+}
+
 }  // namespace attn_bench
 
 int main(int argc, char** argv) {
@@ -463,6 +475,7 @@ int main(int argc, char** argv) {
   RegisterS8Benchmarks();
   RegisterPeerBenchmarks();
   RegisterPeerS8Benchmarks();
+  RegisterThreadBenchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   std::printf("attn_bench: %d checks, %d failed\n", CheckCount(), FailureCount());

@@ -60,15 +60,23 @@ constexpr int64_t kSmokeIterations = 3;
 bool& SmokeMode();
 
 template <class Fn, class... Args>
-void Register(const std::string& name, Fn fn, Args... args) {
+benchmark::internal::Benchmark* Register(const std::string& name, Fn fn, Args... args) {
   benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(name.c_str(), fn, args...);
   if (SmokeMode()) b->Iterations(kSmokeIterations);
+  return b;
 }
 
-// The suites of the other files (bench_kernels.cpp, bench_s8.cpp, bench_peers*.cpp).
+// The suites of the other files (bench_kernels.cpp, bench_s8.cpp,
+// bench_peers*.cpp; the threaded rows of bench_attn.cpp, bench_s8.cpp and
+// bench_eigen_threads.cpp, registered by RegisterThreadBenchmarks).
 void RegisterKernelBenchmarks();
 void RegisterS8Benchmarks();
 void RegisterPeerBenchmarks();
 void RegisterPeerS8Benchmarks();
+void RegisterThreadBenchmarks();
+void RegisterEigenThreadBenchmarks();
+// int8 SDPA at the default kernel level on an attn::ThreadPool of `threads`
+// (bench_s8.cpp, x86 only: registers nothing elsewhere).
+void RegisterS8ThreadBenchmarks(int32_t threads);
 
 }  // namespace attn_bench

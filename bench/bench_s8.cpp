@@ -20,6 +20,7 @@
 
 #include "kernels/s8/kernels_s8.h"
 #include "attn/sdpa_s8.h"
+#include "attn/thread_pool.h"
 #include "bench_check.h"
 #include "bench_common.h"
 
@@ -122,8 +123,9 @@ AlignedVec<int8_t> RandomS8(std::size_t n, uint32_t seed) {
   return v;
 }
 
-// level -1: the default (best) kernels.
-void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv) {
+// level -1: the default (best) kernels. threads 0: no executor (the serial
+// op); else an attn::ThreadPool of that many workers, built before the loop.
+void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv, int32_t threads) {
   const int32_t d = 64;
   const attn::SdpaShape shape{1, sq, skv, d, d};
   // Uniform codes over all of int8: Q and K of real standard deviation about
@@ -144,12 +146,14 @@ void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv) {
   const auto k = RandomS8(static_cast<std::size_t>(skv) * d, 2);
   const auto v = RandomS8(static_cast<std::size_t>(skv) * d, 3);
   AlignedVec<int8_t> out(static_cast<std::size_t>(sq) * d);
-  AlignedVec<unsigned char> scratch(attn::sdpa_s8_scratch_bytes(shape));
+  AlignedVec<unsigned char> scratch(attn::sdpa_s8_scratch_bytes(shape, threads < 1 ? 1 : threads));
+  attn::ThreadPool pool(threads < 1 ? 1 : threads);
   attn::SdpaS8Args args;
   args.q = q.data();
   args.k = k.data();
   args.v = v.data();
   args.out = out.data();
+  if (threads > 0) args.executor = pool.executor();
   const auto run = [&] { return attn::sdpa_s8(params, args, {scratch.data(), scratch.size()}); };
   // The scalar level's output: the reference every level must give bit for bit.
   const Expected& want =
@@ -181,6 +185,13 @@ void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv) {
 
 }  // namespace
 
+void RegisterS8ThreadBenchmarks(int32_t threads) {
+  const std::string suffix = "/attn_s8/threads:" + std::to_string(threads);
+  Register("Threads_SDPA_s8_d64_1024" + suffix, BM_Sdpa_s8, -1, 1024, 1024, threads)->UseRealTime();
+  // 4095: the int8 softmax's column limit; the key-range split.
+  Register("Threads_Decode_s8_d64_4095" + suffix, BM_Sdpa_s8, -1, 1, 4095, threads)->UseRealTime();
+}
+
 void RegisterS8Benchmarks() {
   if (attn::detail::kernels_s8_x86_supported(3)) {
     g_vnni_peak512 = PeakOps(VnniLoop512, kOps512);
@@ -198,7 +209,7 @@ void RegisterS8Benchmarks() {
       const std::string name = std::string("SDPA_d64/attn_s8_") +
                                attn::detail::kernels_s8_x86_level_name(level) + "/" +
                                std::to_string(s);
-      Register(name, BM_Sdpa_s8, level, s, s);
+      Register(name, BM_Sdpa_s8, level, s, s, 0);
     }
   }
   for (int32_t s : {1024, 4095}) {  // 4095: the int8 softmax's column limit
@@ -207,11 +218,12 @@ void RegisterS8Benchmarks() {
       const std::string name = std::string("Decode_d64/attn_s8_") +
                                attn::detail::kernels_s8_x86_level_name(level) + "/" +
                                std::to_string(s);
-      Register(name, BM_Sdpa_s8, level, 1, s);
+      Register(name, BM_Sdpa_s8, level, 1, s, 0);
     }
   }
 }
 #else
 void RegisterS8Benchmarks() {}  // the x86 kernel levels only
+void RegisterS8ThreadBenchmarks(int32_t) {}
 #endif  // ATTN_S8_KERNELS_X86
 }  // namespace attn_bench

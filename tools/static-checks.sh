@@ -137,7 +137,8 @@ tidy() {
 
 # Directories whose C/C++ files already follow .clang-format: add one here when
 # it is formatted (tests/data holds generated files and is never formatted).
-format_dirs=(bench/baremetal examples platform/include tests/hardening tests/host tests/platform tools/convert)
+format_dirs=(bench/baremetal examples platform/include tests/hardening tests/host tests/platform
+  tests/threads tools/convert)
 
 format_check() {
   local t0 f bad=0 n=0 changed=0 others=0

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh all
 
-all_presets=(host host-asan host-clang aarch64-linux aarch64-sve-linux armhf-linux cortex-m4 cortex-m7
+all_presets=(host host-asan host-tsan host-clang aarch64-linux aarch64-sve-linux armhf-linux cortex-m4 cortex-m7
   cortex-m33 cortex-m55 static-checks fuzz)
 presets=("$@")
 if [ ${#presets[@]} -eq 0 ]; then presets=("${all_presets[@]}"); fi

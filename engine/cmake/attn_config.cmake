@@ -58,6 +58,21 @@ else()
   set(ATTN_SDPA_S8_QUERY_TILE 1)
 endif()
 set(ATTN_CONFIG_INCLUDE_DIR ${CMAKE_CURRENT_BINARY_DIR}/include)
+# The parallel hook's work split (attn/parallel.h): on for hosted targets;
+# off on bare metal, where it would add the task trampolines to every op's
+# worst-case stack (-DATTN_PARALLEL=ON for a dual-core part, platform/PORTING.md).
+if(ATTN_BARE_METAL)
+  set(_attn_parallel_default OFF)
+else()
+  set(_attn_parallel_default ON)
+endif()
+option(ATTN_PARALLEL "Ops split their work over args.executor (attn/parallel.h)"
+  ${_attn_parallel_default})
+if(ATTN_PARALLEL)
+  set(ATTN_PARALLEL_VALUE 1)
+else()
+  set(ATTN_PARALLEL_VALUE 0)
+endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/config.h.in ${ATTN_CONFIG_INCLUDE_DIR}/attn/config.h @ONLY)
 message(STATUS "attn: int8 kernels ${ATTN_S8_KERNELS}; query tiles ${ATTN_SDPA_QUERY_TILE} (float), "
                "${ATTN_SDPA_S8_QUERY_TILE} (int8)")

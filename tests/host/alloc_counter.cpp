@@ -1,24 +1,28 @@
 // The counting allocation functions of alloc_counter.h.
 #include "alloc_counter.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <new>
 
 namespace {
 
-// Plain globals: the test is single-threaded, and these must not allocate.
-bool g_armed = false;
-long g_malloc_calls = 0;
-long g_new_calls = 0;
+// Lock-free atomics (they never allocate): the threaded tests count
+// allocations made on the pool's worker threads too.
+std::atomic<bool> g_armed{false};
+std::atomic<long> g_malloc_calls{0};
+std::atomic<long> g_new_calls{0};
+static_assert(std::atomic<long>::is_always_lock_free, "the counters must not take a lock");
 
 #if !defined(ATTN_ALLOC_TEST_SANITIZED)
 void count_malloc() {
-  if (g_armed) ++g_malloc_calls;
+  if (g_armed.load(std::memory_order_relaxed))
+    g_malloc_calls.fetch_add(1, std::memory_order_relaxed);
 }
 #endif
 void count_new() {
-  if (g_armed) ++g_new_calls;
+  if (g_armed.load(std::memory_order_relaxed)) g_new_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -26,14 +30,14 @@ void count_new() {
 namespace alloc_counter {
 
 void arm() {
-  g_malloc_calls = 0;
-  g_new_calls = 0;
-  g_armed = true;
+  g_malloc_calls.store(0);
+  g_new_calls.store(0);
+  g_armed.store(true);
 }
 
 Counts disarm() {
-  g_armed = false;
-  return {g_malloc_calls, g_new_calls};
+  g_armed.store(false);
+  return {g_malloc_calls.load(), g_new_calls.load()};
 }
 
 }  // namespace alloc_counter

@@ -32,7 +32,8 @@ struct Counts {
   long new_calls;     // operator new / delete family
 };
 
-// Zeroes the counters and starts counting (single-threaded use).
+// Zeroes the counters and starts counting, on every thread (call it while no
+// other thread allocates: a thread pool's workers idle between runs).
 void arm();
 // Stops counting and returns what was counted since arm().
 Counts disarm();

@@ -50,4 +50,21 @@ inline void parallel_run(const Executor& ex, ParallelTask task, void* ctx, int32
   ex.run(ex.pool, task, ctx, n_tasks);
 }
 
+namespace parallel_detail {
+// The ParallelTask that calls a callable. Not inlined into the caller: the
+// task's locals then live in this frame, not in every op's (the Cortex-M
+// stack budgets count the deepest path through both).
+template <class F>
+__attribute__((noinline)) void call(void* ctx, int32_t task, int32_t worker) {
+  (*static_cast<F*>(ctx))(task, worker);
+}
+}  // namespace parallel_detail
+
+// parallel_run with a callable: f(task, worker) for every task in
+// [0, n_tasks). `f` lives on the caller's stack; nothing is allocated.
+template <class F>
+void parallel_for(const Executor& ex, int32_t n_tasks, F& f) {
+  parallel_run(ex, &parallel_detail::call<F>, &f, n_tasks);
+}
+
 }  // namespace attn

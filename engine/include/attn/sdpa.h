@@ -23,6 +23,21 @@
 // e.g. dim_k = dim_v = 64: 6400 bytes for any seq_q, seq_kv with the ref
 // kernels (kSdpaQueryTile = 8), 12544 with Helium (16), 25024 with the other
 // SIMD backends (32).
+// With an executor of W workers (attn/parallel.h) each worker gets its own
+// copy of the buffers: 64 + W * SdpaF32Layout(dim_k, dim_v).bytes.
+//
+// Threads: with args.executor the work is split into one task per (batch
+// item, query tile): bit-identical to the serial op for any worker count.
+// With fewer tiles than workers, a batch item of at most 4 queries (a decode
+// step) with at least 2 * kSdpaKeyBlock visible keys is split by key range
+// instead: each worker runs the online softmax over its keys (max, sum,
+// accumulators), the partial states are merged in key order, and weights (if
+// requested) are written per key range from the merged max and sum.
+// Deterministic for a given worker count. The same terms are summed in
+// another order, with one more rescaling exp per key range: each output
+// stays within the float32 bound that holds for any summation order (the
+// double-precision reference's tolerance, tests/cases/ref_double.h), so
+// within twice that bound of the serial result (tests/threads checks both).
 //
 // kSdpaQueryTile is 8 in ref and mcu builds (RAM first: Cortex-M), 16 with
 // the Cortex-M55's Helium kernels (ATTN_SIMD=mve: the smallest tile of the
@@ -52,6 +67,7 @@
 
 #include "attn/config.h"
 #include "attn/mask.h"
+#include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/status.h"
 
@@ -93,11 +109,13 @@ struct SdpaF32Layout {
   }
 };
 
-// Scratch bytes sdpa_f32 needs for `shape` (0 if a dimension is not positive):
-// 64 (alignment slack) + SdpaF32Layout(dim_k, dim_v).bytes.
-constexpr std::size_t sdpa_f32_scratch_bytes(const SdpaShape& shape) {
-  if (shape.dim_k <= 0 || shape.dim_v <= 0) return 0;
-  return sat::to_size(sat::add(kAlign, SdpaF32Layout<>(shape.dim_k, shape.dim_v).bytes));
+// Scratch bytes sdpa_f32 needs for `shape` and `workers` concurrent workers
+// (0 if a dimension or workers is not positive):
+// 64 (alignment slack) + workers * SdpaF32Layout(dim_k, dim_v).bytes.
+constexpr std::size_t sdpa_f32_scratch_bytes(const SdpaShape& shape, int32_t workers = 1) {
+  if (shape.dim_k <= 0 || shape.dim_v <= 0 || workers <= 0) return 0;
+  const uint64_t slice = SdpaF32Layout<>(shape.dim_k, shape.dim_v).bytes;
+  return sat::to_size(sat::add(kAlign, sat::mul(slice, static_cast<uint64_t>(workers))));
 }
 
 struct SdpaF32Args {
@@ -109,13 +127,17 @@ struct SdpaF32Args {
   // 0 selects 1/sqrt(dim_k); otherwise must be finite and > 0.
   float scale = 0.0f;
   Mask mask{};
+  // Optional: workers to spread the work over (default: this thread alone).
+  Executor executor{};
 };
 
 // Returns kOk, or without writing anything:
 //   kNullPointer     q, k, v or out is null
 //   kBadShape        a dimension is <= 0
-//   kBadArgument     scale negative/NaN/Inf, a key length outside [0, seq_kv]
-//   kScratchTooSmall scratch.bytes < sdpa_f32_scratch_bytes(shape) or scratch.data null
+//   kBadArgument     scale negative/NaN/Inf, a key length outside [0, seq_kv],
+//                    an executor that is not executor_valid
+//   kScratchTooSmall scratch.bytes < sdpa_f32_scratch_bytes(shape, executor.workers)
+//                    or scratch.data null
 Status sdpa_f32(const SdpaShape& shape, const SdpaF32Args& args, Scratch scratch);
 
 }  // namespace attn

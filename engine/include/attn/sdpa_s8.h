@@ -28,7 +28,8 @@
 // shift, diff_min and the softmax exp table; sdpa_s8 (eval) uses only integer
 // arithmetic and per-row buffers (never seq_q x seq_kv):
 //
-//   sdpa_s8_scratch_bytes = 64 + sdpa_s8_core_bytes(seq_kv, dim_k, dim_v)
+//   sdpa_s8_scratch_bytes = 64 + W * sdpa_s8_core_bytes(seq_kv, dim_k, dim_v)
+//                           (W: the executor's workers, 1 without one)
 //   sdpa_s8_core_bytes    = sdpa_s8_row_bytes + sdpa_s8_tile_bytes
 //   sdpa_s8_row_bytes     = 2 * align64(seq_kv)              int8 scores/probs, mask flags
 //                         + align64(2 * seq_kv)              int16 softmax weights
@@ -66,6 +67,7 @@
 #include "attn/config.h"
 #include "attn/int8/quantize.h"
 #include "attn/mask.h"
+#include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
 #include "attn/softmax_s8.h"
@@ -189,9 +191,12 @@ constexpr std::size_t sdpa_s8_core_bytes(int32_t seq_kv, int32_t dim_k, int32_t 
   return sat::to_size(sdpa_s8_core_bytes64(seq_kv, dim_k, dim_v));
 }
 
-constexpr std::size_t sdpa_s8_scratch_bytes(const SdpaShape& shape) {
+// 64 + workers * sdpa_s8_core_bytes: one core slice per concurrent worker of
+// args.executor (0 if a dimension or workers is not positive).
+constexpr std::size_t sdpa_s8_scratch_bytes(const SdpaShape& shape, int32_t workers = 1) {
   const uint64_t row = sdpa_s8_core_bytes64(shape.seq_kv, shape.dim_k, shape.dim_v);
-  return row == 0 ? 0 : sat::to_size(sat::add(kAlign, row));
+  if (row == 0 || workers <= 0) return 0;
+  return sat::to_size(sat::add(kAlign, sat::mul(row, static_cast<uint64_t>(workers))));
 }
 
 // Returns kOk, or:
@@ -210,13 +215,30 @@ struct SdpaS8Args {
   int8_t* out = nullptr;
   int8_t* weights = nullptr;  // optional
   Mask mask{};
+  // Optional: workers to spread the work over (default: this thread alone).
+  Executor executor{};
 };
 
 // Runs the prepared attention. Returns kOk, or without writing anything:
 //   kNullPointer     q, k, v or out null
-//   kBadArgument     a key length outside [0, seq_kv]
+//   kBadArgument     a key length outside [0, seq_kv], an executor that is not
+//                    executor_valid
 //   kUnsupported     an additive mask value other than 0 or <= -1e9
-//   kScratchTooSmall scratch smaller than sdpa_s8_scratch_bytes(params.shape)
+//   kScratchTooSmall scratch smaller than
+//                    sdpa_s8_scratch_bytes(params.shape, executor.workers)
+//
+// Threads: with args.executor the query rows of each batch item are split
+// into chunks of whole query tiles, one task per (batch item, chunk), each
+// worker in its own scratch slice. Every row's int8 result is independent of
+// the other rows, so the output is bit-identical to the serial op for any
+// worker count. When that leaves workers idle, a batch item of at most 4
+// query rows (a decode step) with at least 2 * kSdpaKeyBlock visible keys is
+// split by key range, row by row, in three passes, because TFLite's softmax
+// needs the row's max before any exp and its exp sum before any probability:
+// (1) each range's scores and max, merged by max; (2) each range's sum of
+// table exps, merged by an int32 sum; (3) each range's probabilities and
+// int32 P.V partial sums, merged by int32 sums and requantized once. Integer
+// max and sums do not depend on grouping: bit-identical as well.
 Status sdpa_s8(const SdpaS8Params& params, const SdpaS8Args& args, Scratch scratch);
 
 }  // namespace attn

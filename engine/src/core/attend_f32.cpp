@@ -6,6 +6,7 @@
 
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
+#include "core/key_range.h"
 #include "kernels/f32/exp_poly.h"
 #include "kernels/f32/kernels_f32.h"
 
@@ -17,6 +18,11 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kKerasMaskValue = -1e9f;
 
 std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
+
+// The tile's steps are inlined into the serial core (attend_f32, one frame,
+// as the Cortex-M stack budgets record) although the key split calls some of
+// them too.
+#define ATTN_TILE_INLINE __attribute__((always_inline)) inline
 
 // The tile buffers at the offsets of SdpaF32Layout (attn/sdpa.h).
 struct Tile {
@@ -87,11 +93,11 @@ Layout layout_for(int32_t nq) {
 // Scores of query rows [i0, i0+nq) against keys [j0, j0+nk) into t.s, masked
 // keys set to -inf (Keras-masked keys get -1e9 * m added instead). Adds the
 // number of visible keys per row to `visible` when it is not null.
-void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
-                 int32_t i0, int32_t nq, int32_t j0, int32_t nk, int32_t* visible) {
+ATTN_TILE_INLINE void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t,
+                                  const Layout& lay, int32_t i0, int32_t nq, int32_t j0, int32_t nk,
+                                  int32_t* visible) {
   if (lay.transposed) {
-    kernels::qk_tile_t_f32(t.qs, lay.tq, a.dim_k, a.k + idx(j0) * a.k_stride, a.k_stride, nk,
-                           t.s);
+    kernels::qk_tile_t_f32(t.qs, lay.tq, a.dim_k, a.k + idx(j0) * a.k_stride, a.k_stride, nk, t.s);
   } else {
     kernels::qk_tile_f32(t.qs, idx(a.dim_k), nq, a.k + idx(j0) * a.k_stride, a.k_stride, nk,
                          a.dim_k, t.s, lay.row);
@@ -140,12 +146,15 @@ inline void write_weights_row(const AttendF32& a, const float* p, std::size_t p_
 // (keys below kv_end, the same block bounds): a kernel call over more keys may
 // group a key differently and round its score differently, and a score above
 // the first pass's max would give a probability above 1. Keys from kv_end on
-// are masked for every row of the tile: probability 0.
-void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
-                   int32_t i0, int32_t nq) {
+// are masked for every row of the tile: probability 0. Columns [col_begin,
+// col_end) in blocks from col_begin (a key range of the key split; the whole
+// row otherwise).
+ATTN_TILE_INLINE void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t,
+                                    const Layout& lay, int32_t i0, int32_t nq, int32_t col_begin,
+                                    int32_t col_end) {
   const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
-  for (int32_t j0 = 0; j0 < a.seq_kv; j0 += lay.bk) {
-    const int32_t nb = a.seq_kv - j0 < lay.bk ? a.seq_kv - j0 : lay.bk;
+  for (int32_t j0 = col_begin; j0 < col_end; j0 += lay.bk) {
+    const int32_t nb = col_end - j0 < lay.bk ? col_end - j0 : lay.bk;
     const int32_t left = kv_end - j0;
     const int32_t nk = left <= 0 ? 0 : (left < nb ? left : nb);
     if (nk > 0) score_block(a, mask, t, lay, i0, nq, j0, nk, nullptr);
@@ -173,6 +182,14 @@ void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t, co
 
 }  // namespace
 
+void rescale_state(float m_new, float* m, float* l, float* acc, int32_t dim_v) {
+  if (m_new == *m) return;
+  const float alpha = exp_poly::exp_poly_f32(*m - m_new);
+  *l *= alpha;
+  kernels::scale_f32(acc, dim_v, alpha);
+  *m = m_new;
+}
+
 void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t nk,
                            const float* v, std::size_t v_stride, int32_t dim_v, float* m,
                            float* l, float* acc, std::size_t acc_stride) {
@@ -184,108 +201,226 @@ void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t n
     // give exp(-inf) = 0 and a NaN score stays NaN and poisons the row's sum,
     // as the SIMD kernels do.
     const float sum = kernels::exp_sub_sum_f32(sr, nk, m_new == kNegInf ? 0.0f : m_new);
-    if (m_new != m[r]) {
-      const float alpha = exp_poly::exp_poly_f32(m[r] - m_new);
-      l[r] *= alpha;
-      kernels::scale_f32(acc + idx(r) * acc_stride, dim_v, alpha);
-      m[r] = m_new;
-    }
+    rescale_state(m_new, &m[r], &l[r], acc + idx(r) * acc_stride, dim_v);
     l[r] += sum;
   }
   kernels::pv_tile_f32(s, s_stride, nq, nk, v, v_stride, dim_v, acc, acc_stride);
 }
 
-void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
-  const Tile t = carve(scratch, a.dim_k, a.dim_v);
-  for (int32_t i0 = 0; i0 < a.seq_q; i0 += kSdpaQueryTile) {
-    const int32_t nq = a.seq_q - i0 < kSdpaQueryTile ? a.seq_q - i0 : kSdpaQueryTile;
-    const Layout lay = layout_for(nq);
-    // Scaled queries: rows [r][d], or columns [d][tq] (padding columns zero).
-    if (lay.transposed) {
-      kernels::transpose_scale_f32(a.q + idx(i0) * a.q_stride, a.q_stride, nq, a.dim_k, a.scale,
-                                   t.qs, lay.tq);
-    }
-    for (int32_t r = 0; r < (lay.transposed ? lay.tq : nq); ++r) {
-      if (!lay.transposed) {
-        const float* q = a.q + idx(i0 + r) * a.q_stride;
-        float* qs = t.qs + idx(r) * idx(a.dim_k);
-        for (int32_t d = 0; d < a.dim_k; ++d) qs[d] = q[d] * a.scale;
-      }
-      t.m[r] = kNegInf;
-      t.l[r] = 0.0f;
-      t.visible[r] = 0;
-    }
-    // Keys past the last row's limit are masked for the whole tile.
-    const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
-    // A tile whose keys fit one block (short sequences; decode up to
-    // kSdpaQueryTile * kSdpaKeyBlock keys) needs no online rescaling: P.V
-    // accumulates straight into the zeroed output rows (normalised before it
-    // in the row layout, by softmax_f32; after it in the transposed one).
-    const bool one_block = kv_end <= lay.bk && (lay.transposed || kSdpaQueryTile % 16 == 0);
-    for (int32_t r = 0; r < nq; ++r) {
-      float* acc = one_block ? a.out + idx(i0 + r) * a.out_stride : t.acc + idx(r) * idx(a.dim_v);
-      for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
-    }
-    // SIMD builds only (the query tile a multiple of 16): the ref builds'
-    // (Cortex-M) rows keep the online path, whose worst-case stack this branch
-    // would grow by 40 B (tests/baremetal/ops/stack_budget.json).
-    if (kSdpaQueryTile % 16 == 0 && one_block && !lay.transposed) {
-      // Rows: softmax_f32 per row (a row with no visible key: all 0), the
-      // weights straight from those probabilities.
-      if (kv_end > 0) {
-        score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
-        for (int32_t r = 0; r < nq; ++r) {
-          float* p = t.s + idx(r) * lay.row;
-          if (t.visible[r] == 0) {
-            for (int32_t j = 0; j < kv_end; ++j) p[j] = 0.0f;
-          } else {
-            kernels::softmax_f32(p, kv_end);
-          }
-        }
-        kernels::pv_tile_f32(t.s, lay.row, nq, kv_end, a.v, a.v_stride, a.dim_v,
-                             a.out + idx(i0) * a.out_stride, a.out_stride);
-      }
-      for (int32_t r = 0; a.weights != nullptr && r < nq; ++r) {
-        write_weights_row(a, t.s + idx(r) * lay.row, 1, kv_end, a.weights_alpha,
-                          a.weights + idx(i0 + r) * idx(a.seq_kv), a.seq_kv);
-      }
-      continue;
-    }
-    if (one_block && kv_end > 0) {
-      score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
-      // acc is not used (nq = 0 rows): nothing to rescale in the first block.
-      kernels::softmax_t_f32(t.s, lay.tq, kv_end, t.m, t.l, 0, t.acc, idx(a.dim_v), a.dim_v);
-      kernels::pv_tile_t_f32(t.s, lay.tq, nq, kv_end, a.v, a.v_stride, a.dim_v,
-                             a.out + idx(i0) * a.out_stride, a.out_stride);
-      // Normalised once per output row (dim_v products) rather than per
-      // probability (kv_end per row), as the multi-block path does.
-      for (int32_t r = 0; r < nq; ++r) {
-        kernels::scale_f32(a.out + idx(i0 + r) * a.out_stride, a.dim_v,
-                           t.visible[r] != 0 ? 1.0f / t.l[r] : 0.0f);
-      }
-    }
-    for (int32_t j0 = 0; !one_block && j0 < kv_end; j0 += lay.bk) {
-      const int32_t nk = kv_end - j0 < lay.bk ? kv_end - j0 : lay.bk;
-      score_block(a, mask, t, lay, i0, nq, j0, nk, t.visible);
-      const float* v = a.v + idx(j0) * a.v_stride;
-      if (lay.transposed) {
-        // The first block finds acc all zero: nothing to rescale (nq = 0 rows).
-        kernels::softmax_t_f32(t.s, lay.tq, nk, t.m, t.l, j0 == 0 ? 0 : nq, t.acc, idx(a.dim_v),
-                               a.dim_v);
-        kernels::pv_tile_t_f32(t.s, lay.tq, nq, nk, v, a.v_stride, a.dim_v, t.acc, idx(a.dim_v));
-      } else {
-        online_softmax_update(t.s, lay.row, nq, nk, v, a.v_stride, a.dim_v, t.m, t.l, t.acc,
-                              idx(a.dim_v));
-      }
-    }
-    for (int32_t r = 0; !one_block && r < nq; ++r) {
-      float* out = a.out + idx(i0 + r) * a.out_stride;
-      const float* acc = t.acc + idx(r) * idx(a.dim_v);
-      const float inv_l = t.visible[r] == 0 ? 0.0f : 1.0f / t.l[r];
-      for (int32_t c = 0; c < a.dim_v; ++c) out[c] = t.visible[r] == 0 ? 0.0f : acc[c] * inv_l;
-    }
-    if (a.weights != nullptr) write_weights(a, mask, t, lay, i0, nq);
+namespace {
+
+// out_r = acc_r / l_r for rows [i0, i0+nq) (zeros for a row with no visible key).
+ATTN_TILE_INLINE void write_output_rows(const AttendF32& a, const Tile& t, int32_t i0, int32_t nq) {
+  for (int32_t r = 0; r < nq; ++r) {
+    float* out = a.out + idx(i0 + r) * a.out_stride;
+    const float* acc = t.acc + idx(r) * idx(a.dim_v);
+    const float inv_l = t.visible[r] == 0 ? 0.0f : 1.0f / t.l[r];
+    for (int32_t c = 0; c < a.dim_v; ++c) out[c] = t.visible[r] == 0 ? 0.0f : acc[c] * inv_l;
   }
+}
+
+// Rows [i0, i0+nq): the scaled queries (rows [r][d], or columns [d][tq] with
+// zero padding columns) and an empty online-softmax state.
+ATTN_TILE_INLINE void start_tile(const AttendF32& a, const Tile& t, const Layout& lay, int32_t i0,
+                                 int32_t nq) {
+  if (lay.transposed) {
+    kernels::transpose_scale_f32(a.q + idx(i0) * a.q_stride, a.q_stride, nq, a.dim_k, a.scale, t.qs,
+                                 lay.tq);
+  }
+  for (int32_t r = 0; r < (lay.transposed ? lay.tq : nq); ++r) {
+    if (!lay.transposed) {
+      const float* q = a.q + idx(i0 + r) * a.q_stride;
+      float* qs = t.qs + idx(r) * idx(a.dim_k);
+      for (int32_t d = 0; d < a.dim_k; ++d) qs[d] = q[d] * a.scale;
+    }
+    t.m[r] = kNegInf;
+    t.l[r] = 0.0f;
+    t.visible[r] = 0;
+  }
+}
+
+// Query rows [i0, i0+nq), nq <= kSdpaQueryTile, through every visible key.
+ATTN_TILE_INLINE void attend_tile(const AttendF32& a, const AttendMask& mask, const Tile& t,
+                                  int32_t i0, int32_t nq) {
+  const Layout lay = layout_for(nq);
+  start_tile(a, t, lay, i0, nq);
+  // Keys past the last row's limit are masked for the whole tile.
+  const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
+  // A tile whose keys fit one block (short sequences; decode up to
+  // kSdpaQueryTile * kSdpaKeyBlock keys) needs no online rescaling: P.V
+  // accumulates straight into the zeroed output rows (normalised before it
+  // in the row layout, by softmax_f32; after it in the transposed one).
+  const bool one_block = kv_end <= lay.bk && (lay.transposed || kSdpaQueryTile % 16 == 0);
+  for (int32_t r = 0; r < nq; ++r) {
+    float* acc = one_block ? a.out + idx(i0 + r) * a.out_stride : t.acc + idx(r) * idx(a.dim_v);
+    for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
+  }
+  // SIMD builds only (the query tile a multiple of 16): the ref builds'
+  // (Cortex-M) rows keep the online path, whose worst-case stack this branch
+  // would grow by 40 B (tests/baremetal/ops/stack_budget.json).
+  if (kSdpaQueryTile % 16 == 0 && one_block && !lay.transposed) {
+    // Rows: softmax_f32 per row (a row with no visible key: all 0), the
+    // weights straight from those probabilities.
+    if (kv_end > 0) {
+      score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
+      for (int32_t r = 0; r < nq; ++r) {
+        float* p = t.s + idx(r) * lay.row;
+        if (t.visible[r] == 0) {
+          for (int32_t j = 0; j < kv_end; ++j) p[j] = 0.0f;
+        } else {
+          kernels::softmax_f32(p, kv_end);
+        }
+      }
+      kernels::pv_tile_f32(t.s, lay.row, nq, kv_end, a.v, a.v_stride, a.dim_v,
+                           a.out + idx(i0) * a.out_stride, a.out_stride);
+    }
+    for (int32_t r = 0; a.weights != nullptr && r < nq; ++r) {
+      write_weights_row(a, t.s + idx(r) * lay.row, 1, kv_end, a.weights_alpha,
+                        a.weights + idx(i0 + r) * idx(a.seq_kv), a.seq_kv);
+    }
+    return;
+  }
+  if (one_block && kv_end > 0) {
+    score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
+    // acc is not used (nq = 0 rows): nothing to rescale in the first block.
+    kernels::softmax_t_f32(t.s, lay.tq, kv_end, t.m, t.l, 0, t.acc, idx(a.dim_v), a.dim_v);
+    kernels::pv_tile_t_f32(t.s, lay.tq, nq, kv_end, a.v, a.v_stride, a.dim_v,
+                           a.out + idx(i0) * a.out_stride, a.out_stride);
+    // Normalised once per output row (dim_v products) rather than per
+    // probability (kv_end per row), as the multi-block path does.
+    for (int32_t r = 0; r < nq; ++r) {
+      kernels::scale_f32(a.out + idx(i0 + r) * a.out_stride, a.dim_v,
+                         t.visible[r] != 0 ? 1.0f / t.l[r] : 0.0f);
+    }
+  }
+  for (int32_t j0 = 0; !one_block && j0 < kv_end; j0 += lay.bk) {
+    const int32_t nk = kv_end - j0 < lay.bk ? kv_end - j0 : lay.bk;
+    score_block(a, mask, t, lay, i0, nq, j0, nk, t.visible);
+    const float* v = a.v + idx(j0) * a.v_stride;
+    if (lay.transposed) {
+      // The first block finds acc all zero: nothing to rescale (nq = 0 rows).
+      kernels::softmax_t_f32(t.s, lay.tq, nk, t.m, t.l, j0 == 0 ? 0 : nq, t.acc, idx(a.dim_v),
+                             a.dim_v);
+      kernels::pv_tile_t_f32(t.s, lay.tq, nq, nk, v, a.v_stride, a.dim_v, t.acc, idx(a.dim_v));
+    } else {
+      online_softmax_update(t.s, lay.row, nq, nk, v, a.v_stride, a.dim_v, t.m, t.l, t.acc,
+                            idx(a.dim_v));
+    }
+  }
+  if (!one_block) write_output_rows(a, t, i0, nq);
+  if (a.weights != nullptr) write_weights(a, mask, t, lay, i0, nq, 0, a.seq_kv);
+}
+
+}  // namespace
+
+namespace {
+ATTN_TILE_INLINE void run_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
+                                int32_t tile_end, void* scratch) {
+  const Tile t = carve(scratch, a.dim_k, a.dim_v);
+  for (int32_t tile = tile_begin; tile < tile_end; ++tile) {
+    const int32_t i0 = tile * kSdpaQueryTile;
+    const int32_t nq = a.seq_q - i0 < kSdpaQueryTile ? a.seq_q - i0 : kSdpaQueryTile;
+    attend_tile(a, mask, t, i0, nq);
+  }
+}
+}  // namespace
+
+void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
+                      int32_t tile_end, void* scratch) {
+  run_tiles(a, mask, tile_begin, tile_end, scratch);
+}
+
+void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
+  run_tiles(a, mask, 0, attend_f32_tile_count(a.seq_q), scratch);
+}
+
+int32_t attend_f32_key_parts(const AttendF32& a, const AttendMask& mask, int32_t workers) {
+  if (workers <= 1 || a.seq_q > kRowLayoutMaxQueries) return 1;
+  const int32_t kv_end = row_limit(a, mask, a.seq_q - 1);
+  const int32_t blocks = kv_end / kSdpaKeyBlock;
+  const int32_t parts = blocks < workers ? blocks : workers;
+  return parts < 2 ? 1 : parts;
+}
+
+void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                         void* slice) {
+  const Tile t = carve(slice, a.dim_k, a.dim_v);
+  const int32_t nq = a.seq_q;
+  const Layout lay = layout_for(nq);
+  start_tile(a, t, lay, 0, nq);
+  for (int32_t r = 0; r < nq; ++r) {
+    float* acc = t.acc + idx(r) * idx(a.dim_v);
+    for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
+  }
+  int32_t begin = 0;
+  int32_t end = 0;
+  key_range(row_limit(a, mask, nq - 1), part, parts, &begin, &end);
+  for (int32_t j0 = begin; j0 < end; j0 += lay.bk) {
+    const int32_t nk = end - j0 < lay.bk ? end - j0 : lay.bk;
+    score_block(a, mask, t, lay, 0, nq, j0, nk, t.visible);
+    online_softmax_update(t.s, lay.row, nq, nk, a.v + idx(j0) * a.v_stride, a.v_stride, a.dim_v,
+                          t.m, t.l, t.acc, idx(a.dim_v));
+  }
+}
+
+void attend_f32_merge_parts(const AttendF32& a, int32_t parts, void* slices,
+                            std::size_t slice_bytes) {
+  auto* base = static_cast<unsigned char*>(slices);
+  const Tile t0 = carve(base, a.dim_k, a.dim_v);
+  for (int32_t p = 1; p < parts; ++p) {
+    const Tile tp = carve(base + idx(p) * slice_bytes, a.dim_k, a.dim_v);
+    for (int32_t r = 0; r < a.seq_q; ++r) {
+      float* acc0 = t0.acc + idx(r) * idx(a.dim_v);
+      float* accp = tp.acc + idx(r) * idx(a.dim_v);
+      const float m_new = tp.m[r] > t0.m[r] ? tp.m[r] : t0.m[r];
+      rescale_state(m_new, &t0.m[r], &t0.l[r], acc0, a.dim_v);
+      rescale_state(m_new, &tp.m[r], &tp.l[r], accp, a.dim_v);
+      t0.l[r] += tp.l[r];
+      for (int32_t c = 0; c < a.dim_v; ++c) acc0[c] += accp[c];
+      t0.visible[r] += tp.visible[r];
+    }
+  }
+  write_output_rows(a, t0, 0, a.seq_q);
+}
+
+void attend_f32_item(const Executor& ex, const AttendF32Item& it, void* scratch) {
+  auto* base = static_cast<unsigned char*>(scratch);
+  const std::size_t slice = attend_f32_slice_bytes(it.a.dim_k, it.a.dim_v);
+  const int32_t parts = attend_f32_key_parts(it.a, it.mask, ex.workers);
+  if (parts == 1) {
+    auto tile_task = [&](int32_t t, int32_t worker) {
+      attend_f32_tiles(it.a, it.mask, t, t + 1, base + idx(worker) * slice);
+    };
+    parallel_for(ex, attend_f32_tile_count(it.a.seq_q), tile_task);
+    return;
+  }
+  auto part_task = [&](int32_t p, int32_t) {
+    attend_f32_key_part(it.a, it.mask, p, parts, base + idx(p) * slice);
+  };
+  auto weights_task = [&](int32_t p, int32_t) {
+    attend_f32_key_weights(it.a, it.mask, p, parts, base, slice);
+  };
+  parallel_for(ex, parts, part_task);
+  attend_f32_merge_parts(it.a, parts, base, slice);
+  if (it.a.weights != nullptr) parallel_for(ex, parts, weights_task);
+}
+
+void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part,
+                            int32_t parts, void* slices, std::size_t slice_bytes) {
+  auto* base = static_cast<unsigned char*>(slices);
+  const Tile t0 = carve(base, a.dim_k, a.dim_v);
+  const Tile tp = carve(base + idx(part) * slice_bytes, a.dim_k, a.dim_v);
+  for (int32_t r = 0; part != 0 && r < a.seq_q; ++r) {
+    tp.m[r] = t0.m[r];
+    tp.l[r] = t0.l[r];
+    tp.visible[r] = t0.visible[r];
+  }
+  int32_t begin = 0;
+  int32_t end = 0;
+  key_range(row_limit(a, mask, a.seq_q - 1), part, parts, &begin, &end);
+  // The last range also writes the zeros of the keys past every row's limit.
+  if (part == parts - 1) end = a.seq_kv;
+  write_weights(a, mask, tp, layout_for(a.seq_q), 0, a.seq_q, begin, end);
 }
 
 }  // namespace detail

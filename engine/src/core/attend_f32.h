@@ -21,6 +21,21 @@
 // per row; the transposed layout: softmax_t, then 1 / l_i), which accumulates
 // straight into the output rows.
 //
+// Parallel runs (attend_f32_run): one task per (item, query tile), each worker
+// in its own scratch slice; every tile is computed exactly as in a serial run,
+// so the results are bit-identical for any worker count. When an op has fewer
+// query tiles than workers (decode: a few queries against a long context) an
+// item of at most 4 queries is split by key range instead: part p of P runs the online softmax over its keys into its own
+// state (m_p, l_p, acc_p), and the states are merged in part order
+//   m = max(m_0, m_p), l = l_0 e^(m_0 - m) + l_p e^(m_p - m),
+//   acc = acc_0 e^(m_0 - m) + acc_p e^(m_p - m),   out = acc / l
+// (rescale_state, the online step's own rescaling); a weights output is a
+// further parallel pass, each range recomputing its own key blocks' scores
+// against the merged max and sum. That changes the float
+// summation order and the exps' reference points, never the set of terms:
+// deterministic for a given worker count, and within the float32 bound for
+// any summation order of the exact result (attn/sdpa.h).
+//
 // When weights are requested a second pass recomputes each score block and
 // writes (or accumulates, for head-averaged MHA weights) exp(s - m_i) / l_i;
 // a one-block row tile writes its probabilities directly instead.
@@ -29,6 +44,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/config.h"
+#include "attn/parallel.h"
+#include "attn/scratch.h"
+#include "attn/sdpa.h"
 #include "core/attend_mask.h"
 
 namespace attn {
@@ -56,6 +75,88 @@ struct AttendF32 {
 // Runs the core. `scratch` is 64-byte aligned and holds at least
 // sdpa_f32_scratch_bytes({1, seq_q, seq_kv, dim_k, dim_v}) - 64 bytes.
 void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch);
+
+// One worker's scratch slice: the core's buffers for one query tile.
+inline std::size_t attend_f32_slice_bytes(int32_t dim_k, int32_t dim_v) {
+  return SdpaF32Layout<RawBytes>(dim_k, dim_v).bytes;
+}
+inline int32_t attend_f32_tile_count(int32_t seq_q) {
+  return (seq_q + kSdpaQueryTile - 1) / kSdpaQueryTile;
+}
+
+// Query tiles [tile_begin, tile_end) of one item (tile t: rows from
+// t * kSdpaQueryTile), with one slice of scratch. attend_f32 runs them all.
+void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
+                      int32_t tile_end, void* slice);
+
+// The key split of one item: the number of key ranges for `workers` (1: do
+// not split; more only for at most 4 queries and at least two kSdpaKeyBlock
+// blocks of visible keys), the partial state of range
+// `part` into slice `part`, and the merge of slices [0, parts) in part order
+// into a.out.
+int32_t attend_f32_key_parts(const AttendF32& a, const AttendMask& mask, int32_t workers);
+void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                         void* slice);
+void attend_f32_merge_parts(const AttendF32& a, int32_t parts, void* slices,
+                            std::size_t slice_bytes);
+// After the merge: the weights of range `part` from the merged max and sum
+// (slice 0's), scores recomputed over the range's own key blocks.
+void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part,
+                            int32_t parts, void* slices, std::size_t slice_bytes);
+
+// One item of a parallel run: a batch item, a head, or both.
+struct AttendF32Item {
+  AttendF32 a;
+  AttendMask mask;
+};
+
+// One item through `ex`: its query tiles as tasks, or its key ranges when
+// attend_f32_key_parts splits it (see the comment at the top). scratch as
+// for attend_f32_run.
+void attend_f32_item(const Executor& ex, const AttendF32Item& it, void* scratch);
+
+// Runs items [0, n_items) through `ex`: item(i) returns item i's view, every
+// item with these seq_q, dim_k and dim_v; concurrent items must write
+// disjoint outputs (accumulated weights included). scratch: 64-byte aligned,
+// ex.workers slices of attend_f32_slice_bytes. Tasks are (item, query tile),
+// or, with fewer tiles than workers, one item after another through
+// attend_f32_item. Built with ATTN_PARALLEL 0: attend_f32 per item, here.
+template <class ItemFn>
+void attend_f32_run(const Executor& ex, int32_t n_items, int32_t seq_q, int32_t dim_k,
+                    int32_t dim_v, const ItemFn& item, void* scratch) {
+#if !ATTN_PARALLEL
+  (void)ex;
+  (void)seq_q;
+  (void)dim_k;
+  (void)dim_v;
+  for (int32_t i = 0; i < n_items; ++i) {
+    const AttendF32Item it = item(i);
+    attend_f32(it.a, it.mask, scratch);
+  }
+#else
+  const int32_t tiles = attend_f32_tile_count(seq_q);
+  const int64_t n_tasks = static_cast<int64_t>(n_items) * tiles;
+  if (n_tasks < ex.workers) {
+    for (int32_t i = 0; i < n_items; ++i) attend_f32_item(ex, item(i), scratch);
+    return;
+  }
+  // One task per (item, tile); one per item if that count overflows int32.
+  const bool per_item = n_tasks > INT32_MAX;
+  const std::size_t slice = attend_f32_slice_bytes(dim_k, dim_v);
+  auto task = [&](int32_t t, int32_t worker) {
+    const AttendF32Item it = item(per_item ? t : t / tiles);
+    const int32_t tile = per_item ? 0 : t % tiles;
+    attend_f32_tiles(
+        it.a, it.mask, tile, per_item ? tiles : tile + 1,
+        static_cast<unsigned char*>(scratch) + static_cast<std::size_t>(worker) * slice);
+  };
+  parallel_for(ex, per_item ? n_items : static_cast<int32_t>(n_tasks), task);
+#endif
+}
+
+// Rescales a running state (max m, sum l, accumulators acc of dim_v) to the
+// max m_new >= m: l and acc times exp(m - m_new); nothing when m_new == m.
+void rescale_state(float m_new, float* m, float* l, float* acc, int32_t dim_v);
 
 // One online-softmax step for nq rows and a block of nk keys: s holds the
 // block's scores (masked = -inf) and is overwritten with exp(s - m_new); the

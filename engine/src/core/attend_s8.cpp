@@ -57,6 +57,84 @@ Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t
   return Status::kOk;
 }
 
+namespace {
+// pv_row_s8, inlined into softmax_pv_row_s8 (one frame, as the serial row
+// core's stack budgets record).
+__attribute__((always_inline)) inline int32_t pv_row(const int8_t* p, int32_t n, const int8_t* v,
+                                                     std::size_t v_stride, int32_t dim_v,
+                                                     int16_t* wts, const int8_t** rows,
+                                                     int32_t* acc) {
+  const auto un = static_cast<std::size_t>(n);
+  int32_t sum_w = 0;
+  int32_t nonzero = 0;
+  for (std::size_t j = 0; j < un; ++j) {
+    const int32_t w = p[j] + 128;
+    wts[j] = static_cast<int16_t>(w);
+    sum_w += w;
+    nonzero += w != 0 ? 1 : 0;
+  }
+  if (100 * nonzero >= kPvDensePercent * n) {
+    // Mostly non-zero weights: every visible row, consecutive.
+    pv_s8_strided(v, v_stride, wts, n, dim_v, acc);
+  } else {
+    // Sparse: only the rows of non-zero weights (wts compacted in place).
+    int32_t nrows = 0;
+    for (std::size_t j = 0; j < un; ++j) {
+      if (wts[j] == 0) continue;
+      wts[nrows] = wts[j];
+      rows[nrows] = v + j * v_stride;
+      ++nrows;
+    }
+    pv_s8(rows, wts, nrows, dim_v, acc);
+  }
+  return sum_w;
+}
+}  // namespace
+
+int32_t pv_row_s8(const int8_t* p, int32_t n, const int8_t* v, std::size_t v_stride,
+                  int32_t dim_v, int16_t* wts, const int8_t** rows, int32_t* acc) {
+  return pv_row(p, n, v, v_stride, dim_v, wts, rows, acc);
+}
+
+int32_t keep_flags_s8(const AttendMask& m, std::size_t row_offset, int32_t begin, int32_t end,
+                      uint8_t* keep) {
+  int32_t kept = 0;
+  for (auto j = static_cast<std::size_t>(begin); j < static_cast<std::size_t>(end); ++j) {
+    bool masked = false;
+    if (m.boolean != nullptr && m.boolean[row_offset + j] != 0) masked = true;
+    if (m.keras != nullptr && keras_masked(m.keras[row_offset + j])) masked = true;
+    if (m.additive != nullptr && additive_class(m.additive[row_offset + j]) != 0) masked = true;
+    keep[j] = masked ? 0 : 1;
+    kept += masked ? 0 : 1;
+  }
+  return kept;
+}
+
+void scores_s8(const SdpaS8Params& params, const AttendS8& a, const void* qrow_packed,
+               int32_t row_const, int32_t begin, int32_t end, const uint8_t* keep, int32_t* dots,
+               int8_t* scores) {
+  const int32_t qzp = params.q_zero_point;
+  const int32_t s_mult = params.scores_multiplier.multiplier;
+  const int s_shift = params.scores_multiplier.shift;
+  const int8_t* k = a.k + static_cast<std::size_t>(begin) * a.k_stride;
+  // Exact: |qrow dot| <= dim_k * 255 * 128 and |total| <= dim_k * 255^2 < 2^31.
+  if (keep == nullptr) {
+    qk_s8(qrow_packed, qzp, k, a.k_stride, end - begin, a.dim_k, dots);
+    requantize_row_s8(dots, end - begin, row_const, s_mult, s_shift, params.scores_zero_point,
+                      scores + begin);
+    return;
+  }
+  for (auto j = static_cast<std::size_t>(begin); j < static_cast<std::size_t>(end); ++j) {
+    if (keep[j] == 0) {
+      scores[j] = -128;
+      continue;
+    }
+    const int32_t total = qrow_s8_dot(qrow_packed, qzp, a.k + j * a.k_stride, a.dim_k) - row_const;
+    scores[j] = static_cast<int8_t>(
+        q::requantize(total, s_mult, s_shift, params.scores_zero_point));
+  }
+}
+
 void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit,
                        const uint8_t* keep, const int8_t* v, std::size_t v_stride, int32_t dim_v,
                        int32_t seq_kv, int8_t* orow, int8_t* wrow, void* ws) {
@@ -77,28 +155,7 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
     if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
   }
   // O row: BATCH_MATMUL(P, V) requantized to int8.
-  int32_t sum_w = 0;
-  int32_t nonzero = 0;
-  for (std::size_t j = 0; j < ulimit; ++j) {
-    const int32_t w = scores[j] + 128;
-    wts[j] = static_cast<int16_t>(w);
-    sum_w += w;
-    nonzero += w != 0 ? 1 : 0;
-  }
-  if (100 * nonzero >= kPvDensePercent * limit) {
-    // Mostly non-zero weights: every visible row, consecutive.
-    pv_s8_strided(v, v_stride, wts, limit, dim_v, acc);
-  } else {
-    // Sparse: only the rows of non-zero weights (wts compacted in place).
-    int32_t nrows = 0;
-    for (std::size_t j = 0; j < ulimit; ++j) {
-      if (wts[j] == 0) continue;
-      wts[nrows] = wts[j];
-      rows[nrows] = v + j * v_stride;
-      ++nrows;
-    }
-    pv_s8(rows, wts, nrows, dim_v, acc);
-  }
+  const int32_t sum_w = pv_row(scores, limit, v, v_stride, dim_v, wts, rows, acc);
   const int32_t vz_sum = params.v_zero_point * sum_w;  // |.| <= 255 * 255 * 4095
   requantize_row_s8(acc, dim_v, vz_sum, params.out_multiplier.multiplier,
                     params.out_multiplier.shift, params.out_zero_point, orow);
@@ -208,7 +265,7 @@ void tile_outputs(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& 
 // Every value is the one the row path computes (same integer sums, same
 // requantization and softmax kernels).
 void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
-                     void* ws) {
+                     int32_t row_begin, int32_t row_end, void* ws) {
   constexpr int32_t kT = kSdpaS8QueryTile;
   const auto skv = static_cast<std::size_t>(a.seq_kv);
   const S8Tiles b = carve_tiles(a, ws);
@@ -220,15 +277,11 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
   }
   alignas(64) unsigned char lut[kSoftmaxS8LutBytes];
   softmax_s8_tile_prepare(params.softmax.exp_table, params.softmax.diff_min, max_limit, lut);
-  for (int32_t i0 = 0; i0 < a.seq_q; i0 += kT) {
-    const int32_t nq = a.seq_q - i0 < kT ? a.seq_q - i0 : kT;
+  for (int32_t i0 = row_begin; i0 < row_end; i0 += kT) {
+    const int32_t nq = row_end - i0 < kT ? row_end - i0 : kT;
     int32_t tile_limit = 0;
     for (int32_t t = 0; t < nq; ++t) {
-      int32_t limit = m.key_length;
-      if (m.causal) {
-        const int32_t c = i0 + t + a.seq_kv - a.seq_q + 1;
-        if (c < limit) limit = c < 0 ? 0 : c;
-      }
+      const int32_t limit = row_limit_s8(a, m, i0 + t);
       b.limits[t] = limit;
       if (limit > tile_limit) tile_limit = limit;
     }
@@ -254,12 +307,13 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
 }  // namespace
 #endif
 
-void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m, void* ws) {
+void attend_s8_rows(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
+                    int32_t row_begin, int32_t row_end, void* ws) {
 #if ATTN_SDPA_S8_QUERY_TILE > 1
   // The tiled core pays a K / V packing per call: worth it from a few rows.
   if (m.keras == nullptr && m.additive == nullptr && m.boolean == nullptr && a.seq_q >= 4 &&
       tile_s8_fast()) {
-    attend_s8_tiled(params, a, m, ws);
+    attend_s8_tiled(params, a, m, row_begin, row_end, ws);
     return;
   }
 #endif
@@ -273,37 +327,14 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& 
   auto* dots = static_cast<int32_t*>(static_cast<void*>(base + lay.rows));
   void* qrow_packed = base + lay.qrow;
 
-  const int32_t qzp = params.q_zero_point;
-  const int32_t kzp = params.k_zero_point;
-  const int32_t szp = params.scores_zero_point;
   const int32_t ozp = params.out_zero_point;
-  const int32_t s_mult = params.scores_multiplier.multiplier;
-  const int s_shift = params.scores_multiplier.shift;
   const bool matrix_mask = m.keras != nullptr || m.additive != nullptr || m.boolean != nullptr;
 
-  for (int32_t i = 0; i < a.seq_q; ++i) {
+  for (int32_t i = row_begin; i < row_end; ++i) {
     const auto ui = static_cast<std::size_t>(i);
-    const int8_t* qrow = a.q + ui * a.q_stride;
     // Visible keys: j < limit, minus the matrix-masked ones.
-    int32_t limit = m.key_length;
-    if (m.causal) {
-      const int32_t c = i + a.seq_kv - a.seq_q + 1;
-      if (c < limit) limit = c < 0 ? 0 : c;
-    }
-    const auto ulimit = static_cast<std::size_t>(limit);
-    int32_t kept = limit;
-    if (matrix_mask) {
-      kept = 0;
-      const std::size_t roff = ui * skv;
-      for (std::size_t j = 0; j < ulimit; ++j) {
-        bool masked = false;
-        if (m.boolean != nullptr && m.boolean[roff + j] != 0) masked = true;
-        if (m.keras != nullptr && keras_masked(m.keras[roff + j])) masked = true;
-        if (m.additive != nullptr && additive_class(m.additive[roff + j]) != 0) masked = true;
-        keep[j] = masked ? 0 : 1;
-        kept += masked ? 0 : 1;
-      }
-    }
+    const int32_t limit = row_limit_s8(a, m, i);
+    const int32_t kept = matrix_mask ? keep_flags_s8(m, ui * skv, 0, limit, keep) : limit;
     int8_t* orow = a.out + ui * a.out_stride;
     int8_t* wrow = a.weights != nullptr ? a.weights + ui * a.weights_stride : nullptr;
     if (kept == 0) {
@@ -312,24 +343,11 @@ void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& 
       continue;
     }
     // sum (q - q_zp), |.| <= 255 * dim_k
-    const int32_t sum_q = qrow_s8_pack(qrow, qzp, a.dim_k, qrow_packed);
-    const int32_t row_const = kzp * sum_q;
-    // S row: BATCH_MATMUL(Q, K^T) requantized to int8. Exact: |qrow dot| <=
-    // dim_k * 255 * 128 and |total| <= dim_k * 255^2 < 2^31.
-    if (!matrix_mask) {
-      qk_s8(qrow_packed, qzp, a.k, a.k_stride, limit, a.dim_k, dots);
-      requantize_row_s8(dots, limit, row_const, s_mult, s_shift, szp, scores);
-    } else {
-      for (std::size_t j = 0; j < ulimit; ++j) {
-        if (keep[j] == 0) {
-          scores[j] = -128;
-          continue;
-        }
-        const int32_t total =
-            qrow_s8_dot(qrow_packed, qzp, a.k + j * a.k_stride, a.dim_k) - row_const;
-        scores[j] = static_cast<int8_t>(q::requantize(total, s_mult, s_shift, szp));
-      }
-    }
+    const int32_t sum_q = qrow_s8_pack(a.q + ui * a.q_stride, params.q_zero_point, a.dim_k,
+                                       qrow_packed);
+    // S row: BATCH_MATMUL(Q, K^T) requantized to int8.
+    scores_s8(params, a, qrow_packed, params.k_zero_point * sum_q, 0, limit,
+              matrix_mask ? keep : nullptr, dots, scores);
     softmax_pv_row_s8(params, scores, limit, matrix_mask ? keep : nullptr, a.v, a.v_stride,
                       a.dim_v, a.seq_kv, orow, wrow, ws);
   }

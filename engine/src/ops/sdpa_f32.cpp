@@ -17,14 +17,19 @@ Status sdpa_f32(const SdpaShape& shape, const SdpaF32Args& args, Scratch scratch
   if (!detail::resolve_scale(args.scale, shape.dim_k, &scale)) return Status::kBadArgument;
   const Status mask_status = detail::check_mask(args.mask, shape.batch, shape.seq_kv);
   if (mask_status != Status::kOk) return mask_status;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes, sdpa_f32_scratch_bytes(shape));
+  const Executor& ex = args.executor;
+  if (!executor_valid(ex)) return Status::kBadArgument;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
+                                     sdpa_f32_scratch_bytes(shape, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
 
-  for (int32_t b = 0; b < shape.batch; ++b) {
-    detail::AttendF32 a = detail::sdpa_batch_item<detail::AttendF32>(shape, args, b);
-    a.scale = scale;
-    detail::attend_f32(a, detail::batch_mask(args.mask, b, shape.seq_kv), ws);
-  }
+  const auto item = [&](int32_t b) {
+    detail::AttendF32Item it{detail::sdpa_batch_item<detail::AttendF32>(shape, args, b),
+                             detail::batch_mask(args.mask, b, shape.seq_kv)};
+    it.a.scale = scale;
+    return it;
+  };
+  detail::attend_f32_run(ex, shape.batch, shape.seq_q, shape.dim_k, shape.dim_v, item, ws);
   return Status::kOk;
 }
 

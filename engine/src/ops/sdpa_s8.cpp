@@ -18,14 +18,19 @@ Status sdpa_s8(const SdpaS8Params& params, const SdpaS8Args& args, Scratch scrat
   const Status add_status =
       detail::check_additive_s8(args.mask, shape.batch, shape.seq_q, shape.seq_kv);
   if (add_status != Status::kOk) return add_status;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes, sdpa_s8_scratch_bytes(shape));
+  const Executor& ex = args.executor;
+  if (!executor_valid(ex)) return Status::kBadArgument;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
+                                     sdpa_s8_scratch_bytes(shape, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
 
-  for (int32_t b = 0; b < shape.batch; ++b) {
-    detail::AttendS8 a = detail::sdpa_batch_item<detail::AttendS8>(shape, args, b);
-    a.weights_stride = static_cast<std::size_t>(shape.seq_kv);
-    detail::attend_s8(params, a, detail::batch_mask(args.mask, b, shape.seq_kv), ws);
-  }
+  const auto item = [&](int32_t b) {
+    detail::AttendS8Item it{detail::sdpa_batch_item<detail::AttendS8>(shape, args, b),
+                            detail::batch_mask(args.mask, b, shape.seq_kv)};
+    it.a.weights_stride = static_cast<std::size_t>(shape.seq_kv);
+    return it;
+  };
+  detail::attend_s8_run(ex, params, shape.batch, shape.seq_q, shape.seq_kv, shape.dim_v, item, ws);
   return Status::kOk;
 }
 
