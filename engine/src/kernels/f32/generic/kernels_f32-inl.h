@@ -21,6 +21,8 @@
 //   ReduceSum16(v0..v15, out)     out[i] = ReduceSum(vi), i < 16 (may be fused)
 //   kMaxLanes                     compile-time upper bound of Lanes()
 //   Transpose4Store(r0..r3, p, s) p[x * s + k] = rk[x] for every lane x, k < 4
+//   kVectorRegs (optional)        architectural vector registers (16 on AVX2 and
+//                                 SSE4); 32 when the policy does not say
 //
 // Not a normal header: an includer opens its backend's per-target namespace
 // (and for Highway its HWY_BEFORE_NAMESPACE region), then includes this file
@@ -37,6 +39,19 @@
 namespace generic {
 
 inline std::size_t Sz(int32_t i) { return static_cast<std::size_t>(i); }
+
+// O::kVectorRegs, or 32 for a policy without it (register blocks sized for
+// AVX-512, NEON and SVE).
+template <class...>
+using VoidT = void;
+template <class O, class = void>
+struct VectorRegs {
+  static constexpr int kValue = 32;
+};
+template <class O>
+struct VectorRegs<O, VoidT<decltype(O::kVectorRegs)>> {
+  static constexpr int kValue = O::kVectorRegs;
+};
 
 // Register blocks are named variables (register_block.h: SVE vectors cannot
 // be array elements).

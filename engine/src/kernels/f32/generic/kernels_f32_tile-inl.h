@@ -87,14 +87,24 @@ void PvTail(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const fl
 #undef ATTN_PVT_STORE
 }
 
+// Column vectors per P.V register block: RQ x RC accumulators, RC vectors of
+// V and one broadcast weight must fit the vector registers. With 16 (AVX2,
+// SSE4) 4 x 4 does not: two accumulators spill and every FMA re-reads V from
+// memory (22 loads per 16 FMAs, load-port bound), so 4 rows take 4 x 2.
+template <class O, int RQ>
+constexpr int PvBlockColumns() {
+  return RQ * 4 + 4 + 1 <= VectorRegs<O>::kValue ? 4 : 2;
+}
+
 template <class O, int RQ>
 void PvRows(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const float* v,
             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  constexpr int RC = PvBlockColumns<O, RQ>();
   const std::size_t N = O::Lanes();
   const std::size_t cols = Sz(dv);
   std::size_t c = 0;
-  for (; c + 4 * N <= cols; c += 4 * N) {
-    PvBlock<O, RQ, 4>(p, pi, pj, nk, v + c, v_stride, acc + c, a_stride);
+  for (; c + RC * N <= cols; c += RC * N) {
+    PvBlock<O, RQ, RC>(p, pi, pj, nk, v + c, v_stride, acc + c, a_stride);
   }
   for (; c + N <= cols; c += N) PvBlock<O, RQ, 1>(p, pi, pj, nk, v + c, v_stride, acc + c, a_stride);
   if (c < cols) PvTail<O, RQ>(p, pi, pj, nk, v + c, v_stride, cols - c, acc + c, a_stride);

@@ -39,6 +39,8 @@ struct Ops {
   using D = hn::ScalableTag<float>;
   using V = hn::Vec<D>;
   static constexpr std::size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
+  // x86 below AVX-512 has 16 vector registers (ymm / xmm 0-15).
+  static constexpr int kVectorRegs = HWY_ARCH_X86 && HWY_TARGET >= HWY_AVX2 ? 16 : 32;
   static HWY_INLINE std::size_t Lanes() { return hn::Lanes(D()); }
   static HWY_INLINE V Zero() { return hn::Zero(D()); }
   static HWY_INLINE V Set(float f) { return hn::Set(D(), f); }
