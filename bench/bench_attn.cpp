@@ -476,6 +476,7 @@ int main(int argc, char** argv) {
   RegisterPeerBenchmarks();
   RegisterPeerS8Benchmarks();
   RegisterThreadBenchmarks();
+  RegisterDecodeBenchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   std::printf("attn_bench: %d checks, %d failed\n", CheckCount(), FailureCount());

@@ -67,8 +67,9 @@ benchmark::internal::Benchmark* Register(const std::string& name, Fn fn, Args...
 }
 
 // The suites of the other files (bench_kernels.cpp, bench_s8.cpp,
-// bench_peers*.cpp; the threaded rows of bench_attn.cpp, bench_s8.cpp and
-// bench_eigen_threads.cpp, registered by RegisterThreadBenchmarks).
+// bench_peers*.cpp, bench_decode.cpp; the threaded rows of bench_attn.cpp,
+// bench_s8.cpp and bench_eigen_threads.cpp, registered by
+// RegisterThreadBenchmarks).
 void RegisterKernelBenchmarks();
 void RegisterS8Benchmarks();
 void RegisterPeerBenchmarks();
@@ -78,5 +79,6 @@ void RegisterEigenThreadBenchmarks();
 // int8 SDPA at the default kernel level on an attn::ThreadPool of `threads`
 // (bench_s8.cpp, x86 only: registers nothing elsewhere).
 void RegisterS8ThreadBenchmarks(int32_t threads);
+void RegisterDecodeBenchmarks();
 
 }  // namespace attn_bench
