@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(npy ops_f32 ops_s8 model); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(npy ops_f32 ops_s8 model decode); fi
 
 cxx=${FUZZ_CXX:-clang++-14}
 cc=${FUZZ_CC:-clang-14}

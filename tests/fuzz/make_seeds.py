@@ -229,7 +229,33 @@ def model_decode_seeds():
         (32, F32, [8], scales(8)), (33, I32, [8], i32(8, -128, 127))], "decoder int8"))
 
 
+def decode_seeds():
+    """Chunk sequences for fuzz_decode.cpp: flags (1 int8, 2 window, 4 RoPE,
+    8 interleaved, 16 float16 cache), heads - 1, kv divisor - 1, head dim - 1,
+    rotary byte (dims 2 * (r % (hd / 2 + 1)), bit 7: theta 10000 else 7.5),
+    tokens - 1, capacity - 1, max tokens - 1, one byte per call (chunk - 1;
+    248 / 249: a chunk above max tokens / of 0), then values."""
+    r = random.Random(13)
+    cases = [  # name, flags, heads, div, hd, rope byte, tokens, capacity, max tokens, chunks
+        ("f32_mha", 0x00, 2, 1, 4, 0, 10, 10, 3, [1, 3, 2, 3, 1]),
+        ("f32_gqa_window", 0x02, 4, 2, 3, 0, 21, 7, 3, [1] * 6 + [3] * 5),
+        ("f32_mqa_rope_half", 0x04, 4, 4, 8, 0x80, 12, 13, 7, [7, 1, 4]),
+        ("f32_f16_rope_interleaved_window", 0x1e, 4, 2, 4, 0x02, 17, 5, 4, [4, 4, 1, 4, 4]),
+        ("f32_full_and_bad_chunks", 0x00, 2, 2, 2, 0, 12, 8, 4, [3, 248, 4, 249, 2, 3]),
+        ("s8_mha", 0x01, 2, 1, 4, 0, 10, 10, 3, [1, 3, 3, 3]),
+        ("s8_gqa_window", 0x03, 4, 2, 4, 0, 22, 6, 5, [1, 5, 2, 5, 5, 4]),
+        ("s8_full_and_bad_chunks", 0x01, 4, 4, 2, 0, 9, 6, 3, [2, 249, 3, 3]),
+        ("s8_rope_unsupported", 0x05, 2, 1, 4, 0x02, 4, 4, 4, [4]),
+    ]
+    for name, flags, heads, div, hd, rb, tokens, cap, mt, chunks in cases:
+        head = bytes([flags, heads - 1, div - 1, hd - 1, rb, tokens - 1, cap - 1, mt - 1])
+        calls = bytes(c if c >= 248 else c - 1 for c in chunks)
+        values = bytes(r.randrange(256) for _ in range(3000))
+        write("decode", name, head + calls + values)
+
+
 npy_seeds()
 model_seeds()
 ops_seeds()
-model_decode_seeds()  # last: the seeds above keep their bytes
+model_decode_seeds()  # after the seeds above: they keep their bytes
+decode_seeds()
