@@ -123,35 +123,50 @@ struct DecodeF32Data {
   FVec x, wq, wk, wv, wo, bq, bk, bv, bo, out;
 };
 
+// Attention of the projected last query over ctx projected K/V rows (values
+// and bounds), then the output projection.
+struct Projected {
+  std::vector<double> q, q_err, k, k_err, v, v_err;
+};
+
+Expected AttendExpected(const Projected& pr, int32_t ctx, const float* wo, const float* bo) {
+  std::vector<double> o(Z(kE)), o_err(Z(kE)), p(Z(ctx)), p_tol(Z(ctx));
+  for (int32_t h = 0; h < kH; ++h) {
+    const std::size_t qc = Z(h) * Z(kHd), kc = Z(h / (kH / kG)) * Z(kHd);
+    attn_ref::attention<double>(1, ctx, kHd, kHd, 1.0 / std::sqrt(double{kHd}), attn_ref::kEps,
+                                pr.q.data() + qc, Z(kE), pr.q_err.data() + qc, pr.k.data() + kc,
+                                Z(kKvd), pr.k_err.data() + kc, pr.v.data() + kc, Z(kKvd),
+                                pr.v_err.data() + kc, attn_ref::MaskView{}, p.data(), p_tol.data(),
+                                o.data() + qc, o_err.data() + qc, Z(kE));
+  }
+  Expected y{std::vector<double>(Z(kE)), std::vector<double>(Z(kE))};
+  attn_ref::project<double>(1, kE, kE, o.data(), Z(kE), o_err.data(), wo, Z(kE), 1, bo,
+                            y.value.data(), y.tol.data(), Z(kE));
+  return y;
+}
+
+// Both references share the projections (the costly part) and are made together.
 const Expected& DecodeF32Data::expected(bool half_cache) const {
-  const std::string key = "decode/" + std::to_string(ctx) + (half_cache ? "/f16" : "/f32");
-  return Memo(key, [&] {
+  const std::string key = "decode/" + std::to_string(ctx);
+  const Expected& f32 = Memo(key + "/f32", [&] {
     const std::size_t n = Z(ctx) * Z(kKvd);
-    std::vector<double> q(Z(kE)), q_err(Z(kE)), k(n), k_err(n), v(n), v_err(n);
+    Projected pr{std::vector<double>(Z(kE)), std::vector<double>(Z(kE)), std::vector<double>(n),
+                 std::vector<double>(n),     std::vector<double>(n),     std::vector<double>(n)};
     attn_ref::project<float>(1, kE, kE, last(), Z(kE), nullptr, wq.data(), Z(kE), 1, bq.data(),
-                             q.data(), q_err.data(), Z(kE));
+                             pr.q.data(), pr.q_err.data(), Z(kE));
     attn_ref::project<float>(ctx, kE, kKvd, x.data(), Z(kE), nullptr, wk.data(), Z(kE), 1,
-                             bk.data(), k.data(), k_err.data(), Z(kKvd));
+                             bk.data(), pr.k.data(), pr.k_err.data(), Z(kKvd));
     attn_ref::project<float>(ctx, kE, kKvd, x.data(), Z(kE), nullptr, wv.data(), Z(kE), 1,
-                             bv.data(), v.data(), v_err.data(), Z(kKvd));
-    for (std::size_t i = 0; half_cache && i < n; ++i) {
-      k_err[i] += (std::fabs(k[i]) + k_err[i]) * 0x1p-11 + 0x1p-25;
-      v_err[i] += (std::fabs(v[i]) + v_err[i]) * 0x1p-11 + 0x1p-25;
+                             bv.data(), pr.v.data(), pr.v_err.data(), Z(kKvd));
+    Projected half = pr;
+    for (std::size_t i = 0; i < n; ++i) {
+      half.k_err[i] += (std::fabs(pr.k[i]) + pr.k_err[i]) * 0x1p-11 + 0x1p-25;
+      half.v_err[i] += (std::fabs(pr.v[i]) + pr.v_err[i]) * 0x1p-11 + 0x1p-25;
     }
-    std::vector<double> o(Z(kE)), o_err(Z(kE)), p(Z(ctx)), p_tol(Z(ctx));
-    for (int32_t h = 0; h < kH; ++h) {
-      const std::size_t qc = Z(h) * Z(kHd), kc = Z(h / (kH / kG)) * Z(kHd);
-      attn_ref::attention<double>(1, ctx, kHd, kHd, 1.0 / std::sqrt(double{kHd}), attn_ref::kEps,
-                                  q.data() + qc, Z(kE), q_err.data() + qc, k.data() + kc, Z(kKvd),
-                                  k_err.data() + kc, v.data() + kc, Z(kKvd), v_err.data() + kc,
-                                  attn_ref::MaskView{}, p.data(), p_tol.data(), o.data() + qc,
-                                  o_err.data() + qc, Z(kE));
-    }
-    Expected y{std::vector<double>(Z(kE)), std::vector<double>(Z(kE))};
-    attn_ref::project<double>(1, kE, kE, o.data(), Z(kE), o_err.data(), wo.data(), Z(kE), 1,
-                              bo.data(), y.value.data(), y.tol.data(), Z(kE));
-    return y;
+    Memo(key + "/f16", [&] { return AttendExpected(half, ctx, wo.data(), bo.data()); });
+    return AttendExpected(pr, ctx, wo.data(), bo.data());
   });
+  return half_cache ? Memo(key + "/f16", [] { return Expected{}; }) : f32;
 }
 
 // Puts the cache back to ctx - 1 positions (a linear cache's slot is its position).
@@ -305,7 +320,7 @@ struct DecodeS8Data {
     quant.q = {0.05f, -2};
     quant.k = {0.05f, 1};
     quant.v = {0.05f, -5};
-    quant.scores = {0.5f, 4};
+    quant.scores = {2.0f, 4};
     quant.attn = {0.05f, -1};
     quant.out = {0.05f, 2};
   }
