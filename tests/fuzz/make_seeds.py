@@ -245,7 +245,8 @@ def decode_seeds():
         ("s8_mha", 0x01, 2, 1, 4, 0, 10, 10, 3, [1, 3, 3, 3]),
         ("s8_gqa_window", 0x03, 4, 2, 4, 0, 22, 6, 5, [1, 5, 2, 5, 5, 4]),
         ("s8_full_and_bad_chunks", 0x01, 4, 4, 2, 0, 9, 6, 3, [2, 249, 3, 3]),
-        ("s8_rope_unsupported", 0x05, 2, 1, 4, 0x02, 4, 4, 4, [4]),
+        ("s8_rope_half_gqa", 0x05, 4, 2, 6, 0x82, 13, 14, 4, [1, 4, 2, 4, 2]),
+        ("s8_rope_interleaved_window", 0x0f, 2, 1, 8, 0x03, 18, 5, 3, [3, 1, 3, 2, 3, 3, 3]),
     ]
     for name, flags, heads, div, hd, rb, tokens, cap, mt, chunks in cases:
         head = bytes([flags, heads - 1, div - 1, hd - 1, rb, tokens - 1, cap - 1, mt - 1])
