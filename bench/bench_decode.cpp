@@ -52,8 +52,10 @@ __attribute__((noinline)) float ReadPass(const ReadVec* p, std::size_t n) {
   for (std::size_t i = 0; i + 8 <= n; i += 8) {
     for (int c = 0; c < 8; ++c) a[c] += p[i + Z(c)];
   }
-  ReadVec s = a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
-  return s[0] + s[7];
+  const ReadVec s = a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
+  float sum = 0.0f;
+  for (int i = 0; i < 8; ++i) sum += s[i];
+  return sum;
 }
 
 double CpuSeconds() {
