@@ -7,8 +7,13 @@
 // per kernel call; elsewhere (Arm) only the static target is compiled
 // (HWY_COMPILE_ONLY_STATIC, set by backends.cmake) and the dispatch is direct.
 //
-// Note: inside namespace attn, `hwy` names this backend's namespace, so every
-// use of the Highway library here is spelled ::hwy or sits in ::attn_hwy.
+// Each kernel is one entry of kernels/generic/kernels_f32_entries-inl.h per
+// target (attn::hwy::N_AVX2::dot_f32, ...) and one dispatching function of the
+// same name in attn::hwy.
+//
+// Note: inside namespace attn, `hwy` names this backend's namespace, so the
+// Highway library is spelled ::hwy here; the alias attn::hwy::hwy lets
+// Highway's macros, which write hwy::, name the library again.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/f32/hwy/kernels_f32_hwy.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -22,8 +27,15 @@
 #include "kernels/f32/hwy/kernels_f32_hwy.h"
 #include "kernels/f32/kernels_f32.h"
 
+namespace attn {
+namespace hwy {
+namespace hwy = ::hwy;  // declared again on each target's pass: same namespace
+}  // namespace hwy
+}  // namespace attn
+
 HWY_BEFORE_NAMESPACE();
-namespace attn_hwy {
+namespace attn {
+namespace hwy {
 namespace HWY_NAMESPACE {
 namespace hn = ::hwy::HWY_NAMESPACE;
 
@@ -241,186 +253,89 @@ struct Ops {
 #include "kernels/f32/generic/kernels_f32-inl.h"
 #include "kernels/f32/generic/gemm_f32-inl.h"
 
-float DotF32(const float* a, const float* b, int32_t n) { return generic::Dot<Ops>(a, b, n); }
-void QkTileF32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
-               std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
-  generic::QkTile<Ops>(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
-}
-float MaxF32(const float* x, int32_t n) { return generic::Max<Ops>(x, n); }
-float ExpSubSumF32(float* x, int32_t n, float m) { return generic::ExpSubSum<Ops>(x, n, m); }
-void SoftmaxF32(float* x, int32_t n) { generic::Softmax<Ops>(x, n); }
-void PvTileF32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
-               std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  generic::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
-}
-void TransposeScaleF32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
-                       float* qt, int32_t tq) {
-  generic::TransposeScale<Ops>(q, q_stride, nq, d, scale, qt, tq);
-}
-void QkTileTF32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
-                int32_t nk, float* st) {
-  generic::QkTileT<Ops>(qt, tq, d, k, k_stride, nk, st);
-}
-void SoftmaxTF32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
-                 std::size_t a_stride, int32_t dv) {
-  generic::SoftmaxT<Ops>(st, tq, nk, m, l, nq, acc, a_stride, dv);
-}
-void PvTileTF32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
-                std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  generic::PvTileT<Ops>(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
-}
-void AxpyF32(float* y, const float* x, int32_t n, float a) { generic::Axpy<Ops>(y, x, n, a); }
-void ScaleF32(float* x, int32_t n, float a) { generic::Scale<Ops>(x, n, a); }
-void AddF32(float* y, const float* a, const float* b, int32_t n) {
-  generic::AddVec<Ops>(y, a, b, n);
-}
-void TanhF32(float* x, int32_t n) { generic::Tanh<Ops>(x, n); }
-void LinearF32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
-               int32_t n_out, float* y) {
-  generic::GemmNT<Ops>(x, generic::Sz(n_in), rows, n_in, w, generic::Sz(n_in), n_out, bias, false,
-                       y, generic::Sz(n_out));
-}
-void DenseF32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
-              int32_t n_out, float* y) {
-  generic::GemmDense<Ops>(x, rows, n_in, w, bias, n_out, y);
-}
-void GemmNtF32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
-               std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
-               std::size_t y_stride) {
-  generic::GemmNT<Ops>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
-}
+#include "kernels/f32/generic/kernels_f32_entries-inl.h"
 
 #undef ATTN_HWY_NATIVE_MASKED
 }  // namespace HWY_NAMESPACE
-}  // namespace attn_hwy
+}  // namespace hwy
+}  // namespace attn
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace attn_hwy {
-
-HWY_EXPORT(DotF32);
-HWY_EXPORT(QkTileF32);
-HWY_EXPORT(MaxF32);
-HWY_EXPORT(ExpSubSumF32);
-HWY_EXPORT(SoftmaxF32);
-HWY_EXPORT(PvTileF32);
-HWY_EXPORT(TransposeScaleF32);
-HWY_EXPORT(QkTileTF32);
-HWY_EXPORT(SoftmaxTF32);
-HWY_EXPORT(PvTileTF32);
-HWY_EXPORT(AxpyF32);
-HWY_EXPORT(ScaleF32);
-HWY_EXPORT(AddF32);
-HWY_EXPORT(TanhF32);
-HWY_EXPORT(LinearF32);
-HWY_EXPORT(DenseF32);
-HWY_EXPORT(GemmNtF32);
-
-float Dot(const float* a, const float* b, int32_t n) {
-  return HWY_DYNAMIC_DISPATCH(DotF32)(a, b, n);
-}
-void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k,
-            std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
-  HWY_DYNAMIC_DISPATCH(QkTileF32)(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
-}
-float Max(const float* x, int32_t n) { return HWY_DYNAMIC_DISPATCH(MaxF32)(x, n); }
-float ExpSubSum(float* x, int32_t n, float m) {
-  return HWY_DYNAMIC_DISPATCH(ExpSubSumF32)(x, n, m);
-}
-void Softmax(float* x, int32_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, n); }
-void PvTile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
-            std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  HWY_DYNAMIC_DISPATCH(PvTileF32)(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
-}
-void TransposeScale(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
-                    float* qt, int32_t tq) {
-  HWY_DYNAMIC_DISPATCH(TransposeScaleF32)(q, q_stride, nq, d, scale, qt, tq);
-}
-void QkTileT(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
-             int32_t nk, float* st) {
-  HWY_DYNAMIC_DISPATCH(QkTileTF32)(qt, tq, d, k, k_stride, nk, st);
-}
-void SoftmaxT(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
-              std::size_t a_stride, int32_t dv) {
-  HWY_DYNAMIC_DISPATCH(SoftmaxTF32)(st, tq, nk, m, l, nq, acc, a_stride, dv);
-}
-void PvTileT(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
-             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  HWY_DYNAMIC_DISPATCH(PvTileTF32)(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
-}
-void Axpy(float* y, const float* x, int32_t n, float a) {
-  HWY_DYNAMIC_DISPATCH(AxpyF32)(y, x, n, a);
-}
-void Scale(float* x, int32_t n, float a) { HWY_DYNAMIC_DISPATCH(ScaleF32)(x, n, a); }
-void Add(float* y, const float* a, const float* b, int32_t n) {
-  HWY_DYNAMIC_DISPATCH(AddF32)(y, a, b, n);
-}
-void Tanh(float* x, int32_t n) { HWY_DYNAMIC_DISPATCH(TanhF32)(x, n); }
-void Linear(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
-            int32_t n_out, float* y) {
-  HWY_DYNAMIC_DISPATCH(LinearF32)(x, rows, n_in, w, bias, n_out, y);
-}
-void Dense(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
-           int32_t n_out, float* y) {
-  HWY_DYNAMIC_DISPATCH(DenseF32)(x, rows, n_in, w, bias, n_out, y);
-}
-void GemmNt(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
-            std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
-            std::size_t y_stride) {
-  HWY_DYNAMIC_DISPATCH(GemmNtF32)(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
-}
-
-}  // namespace attn_hwy
-
 namespace attn {
 namespace hwy {
 
-float dot_f32(const float* a, const float* b, int32_t n) { return ::attn_hwy::Dot(a, b, n); }
+HWY_EXPORT(dot_f32);
+HWY_EXPORT(qk_tile_f32);
+HWY_EXPORT(max_f32);
+HWY_EXPORT(exp_sub_sum_f32);
+HWY_EXPORT(softmax_f32);
+HWY_EXPORT(pv_tile_f32);
+HWY_EXPORT(transpose_scale_f32);
+HWY_EXPORT(qk_tile_t_f32);
+HWY_EXPORT(softmax_t_f32);
+HWY_EXPORT(pv_tile_t_f32);
+HWY_EXPORT(axpy_f32);
+HWY_EXPORT(scale_f32);
+HWY_EXPORT(add_f32);
+HWY_EXPORT(tanh_f32);
+HWY_EXPORT(linear_f32);
+HWY_EXPORT(dense_f32);
+HWY_EXPORT(gemm_nt_f32);
+
+float dot_f32(const float* a, const float* b, int32_t n) {
+  return HWY_DYNAMIC_DISPATCH(dot_f32)(a, b, n);
+}
 void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
                  std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
-  ::attn_hwy::QkTile(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+  HWY_DYNAMIC_DISPATCH(qk_tile_f32)(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
 }
-float max_f32(const float* x, int32_t n) { return ::attn_hwy::Max(x, n); }
-float exp_sub_sum_f32(float* x, int32_t n, float m) { return ::attn_hwy::ExpSubSum(x, n, m); }
-void softmax_f32(float* x, int32_t n) { ::attn_hwy::Softmax(x, n); }
+float max_f32(const float* x, int32_t n) { return HWY_DYNAMIC_DISPATCH(max_f32)(x, n); }
+float exp_sub_sum_f32(float* x, int32_t n, float m) {
+  return HWY_DYNAMIC_DISPATCH(exp_sub_sum_f32)(x, n, m);
+}
+void softmax_f32(float* x, int32_t n) { HWY_DYNAMIC_DISPATCH(softmax_f32)(x, n); }
 void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  ::attn_hwy::PvTile(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+  HWY_DYNAMIC_DISPATCH(pv_tile_f32)(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
 }
 void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
                          float* qt, int32_t tq) {
-  ::attn_hwy::TransposeScale(q, q_stride, nq, d, scale, qt, tq);
+  HWY_DYNAMIC_DISPATCH(transpose_scale_f32)(q, q_stride, nq, d, scale, qt, tq);
 }
 void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
                    int32_t nk, float* st) {
-  ::attn_hwy::QkTileT(qt, tq, d, k, k_stride, nk, st);
+  HWY_DYNAMIC_DISPATCH(qk_tile_t_f32)(qt, tq, d, k, k_stride, nk, st);
 }
 void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
                    std::size_t a_stride, int32_t dv) {
-  ::attn_hwy::SoftmaxT(st, tq, nk, m, l, nq, acc, a_stride, dv);
+  HWY_DYNAMIC_DISPATCH(softmax_t_f32)(st, tq, nk, m, l, nq, acc, a_stride, dv);
 }
 void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
                    std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  ::attn_hwy::PvTileT(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
+  HWY_DYNAMIC_DISPATCH(pv_tile_t_f32)(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
 }
-void axpy_f32(float* y, const float* x, int32_t n, float a) { ::attn_hwy::Axpy(y, x, n, a); }
-void scale_f32(float* x, int32_t n, float a) { ::attn_hwy::Scale(x, n, a); }
+void axpy_f32(float* y, const float* x, int32_t n, float a) {
+  HWY_DYNAMIC_DISPATCH(axpy_f32)(y, x, n, a);
+}
+void scale_f32(float* x, int32_t n, float a) { HWY_DYNAMIC_DISPATCH(scale_f32)(x, n, a); }
 void add_f32(float* y, const float* a, const float* b, int32_t n) {
-  ::attn_hwy::Add(y, a, b, n);
+  HWY_DYNAMIC_DISPATCH(add_f32)(y, a, b, n);
 }
-void tanh_f32(float* x, int32_t n) { ::attn_hwy::Tanh(x, n); }
+void tanh_f32(float* x, int32_t n) { HWY_DYNAMIC_DISPATCH(tanh_f32)(x, n); }
 void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
                 int32_t n_out, float* y) {
-  ::attn_hwy::Linear(x, rows, n_in, w, bias, n_out, y);
+  HWY_DYNAMIC_DISPATCH(linear_f32)(x, rows, n_in, w, bias, n_out, y);
 }
 void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
                int32_t n_out, float* y) {
-  ::attn_hwy::Dense(x, rows, n_in, w, bias, n_out, y);
+  HWY_DYNAMIC_DISPATCH(dense_f32)(x, rows, n_in, w, bias, n_out, y);
 }
 void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
                  std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
                  std::size_t y_stride) {
-  ::attn_hwy::GemmNt(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+  HWY_DYNAMIC_DISPATCH(gemm_nt_f32)(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y,
+                                    y_stride);
 }
 
 }  // namespace hwy

@@ -188,55 +188,9 @@ namespace attn {
 namespace xsimd {
 
 using Ops = ::attn_xsimd::Ops;
-namespace g = ::attn_xsimd::generic;
+namespace generic = ::attn_xsimd::generic;
 
-float dot_f32(const float* a, const float* b, int32_t n) { return g::Dot<Ops>(a, b, n); }
-void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
-                 std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
-  g::QkTile<Ops>(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
-}
-float max_f32(const float* x, int32_t n) { return g::Max<Ops>(x, n); }
-float exp_sub_sum_f32(float* x, int32_t n, float m) { return g::ExpSubSum<Ops>(x, n, m); }
-void softmax_f32(float* x, int32_t n) { g::Softmax<Ops>(x, n); }
-void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
-                 std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  g::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
-}
-void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
-                         float* qt, int32_t tq) {
-  g::TransposeScale<Ops>(q, q_stride, nq, d, scale, qt, tq);
-}
-void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
-                   int32_t nk, float* st) {
-  g::QkTileT<Ops>(qt, tq, d, k, k_stride, nk, st);
-}
-void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq, float* acc,
-                   std::size_t a_stride, int32_t dv) {
-  g::SoftmaxT<Ops>(st, tq, nk, m, l, nq, acc, a_stride, dv);
-}
-void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
-                   std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  g::PvTileT<Ops>(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
-}
-void axpy_f32(float* y, const float* x, int32_t n, float a) { g::Axpy<Ops>(y, x, n, a); }
-void scale_f32(float* x, int32_t n, float a) { g::Scale<Ops>(x, n, a); }
-void add_f32(float* y, const float* a, const float* b, int32_t n) {
-  g::AddVec<Ops>(y, a, b, n);
-}
-void tanh_f32(float* x, int32_t n) { g::Tanh<Ops>(x, n); }
-void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
-                int32_t n_out, float* y) {
-  g::GemmNT<Ops>(x, g::Sz(n_in), rows, n_in, w, g::Sz(n_in), n_out, bias, false, y, g::Sz(n_out));
-}
-void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
-               int32_t n_out, float* y) {
-  g::GemmDense<Ops>(x, rows, n_in, w, bias, n_out, y);
-}
-void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
-                 std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
-                 std::size_t y_stride) {
-  g::GemmNT<Ops>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
-}
+#include "kernels/f32/generic/kernels_f32_entries-inl.h"
 
 }  // namespace xsimd
 }  // namespace attn
