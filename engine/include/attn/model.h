@@ -258,9 +258,14 @@ struct Model {
   ModelTensor tensors[kModelTensorSlots] = {};
 
   const ModelTensor& tensor(TensorId id) const { return tensors[static_cast<uint16_t>(id)]; }
-  const float* f32(TensorId id) const {
+  // A tensor's data as its element type; null when it is absent or of another dtype.
+  const float* f32(TensorId id) const { return data_as<float>(id, TensorDtype::kF32); }
+  const int8_t* s8(TensorId id) const { return data_as<int8_t>(id, TensorDtype::kInt8); }
+  const int32_t* s32(TensorId id) const { return data_as<int32_t>(id, TensorDtype::kInt32); }
+  template <class T>
+  const T* data_as(TensorId id, TensorDtype want) const {
     const ModelTensor& t = tensor(id);
-    return t.dtype == TensorDtype::kF32 ? static_cast<const float*>(t.data) : nullptr;
+    return t.dtype == want ? static_cast<const T*>(t.data) : nullptr;
   }
 };
 

@@ -5,27 +5,15 @@
 #include <cstring>
 
 #include "attn/model_s8.h"
+#include "model/model_views.h"
 
 namespace attn {
 namespace {
 
+using model_views::act;
+using model_views::fc_s8;
+
 bool is_decode(const Model& m) { return m.base != nullptr && m.op == ModelOp::kMhaDecode; }
-
-const int8_t* s8(const Model& m, TensorId id) {
-  const ModelTensor& t = m.tensor(id);
-  return t.dtype == TensorDtype::kInt8 ? static_cast<const int8_t*>(t.data) : nullptr;
-}
-
-const int32_t* s32(const Model& m, TensorId id) {
-  const ModelTensor& t = m.tensor(id);
-  return t.dtype == TensorDtype::kInt32 ? static_cast<const int32_t*>(t.data) : nullptr;
-}
-
-QuantParams act(const Model& m, MhaDecodeAct a) {
-  QuantParams q;
-  model_act_quant(m, static_cast<int32_t>(a), &q);
-  return q;
-}
 
 }  // namespace
 
@@ -62,8 +50,8 @@ KvCacheShape model_kv_cache_shape(const Model& model, KvElement element) {
 
 Status model_mha_decode_f32_weights(const Model& model, MhaDecodeF32Weights* weights) {
   if (weights == nullptr) return Status::kNullPointer;
-  if (!is_decode(model)) return Status::kBadArgument;
-  if (model.dtype != ModelDtype::kF32) return Status::kUnsupported;
+  const Status st = model_views::check_model(model, ModelOp::kMhaDecode, ModelDtype::kF32);
+  if (st != Status::kOk) return st;
   MhaDecodeF32Weights w;
   w.q_proj_weight = model.f32(TensorId::kMhaQProjWeight);
   w.k_proj_weight = model.f32(TensorId::kMhaKProjWeight);
@@ -81,8 +69,8 @@ Status model_mha_decode_s8_prepare(const Model& model, int32_t max_tokens,
                                    QuantizedMultiplier* channel_storage, std::size_t channel_count,
                                    MhaDecodeS8Params* params) {
   if (channel_storage == nullptr || params == nullptr) return Status::kNullPointer;
-  if (!is_decode(model)) return Status::kBadArgument;
-  if (model.dtype != ModelDtype::kInt8) return Status::kUnsupported;
+  const Status st = model_views::check_model(model, ModelOp::kMhaDecode, ModelDtype::kInt8);
+  if (st != Status::kOk) return st;
   const MhaDecodeShape shape = model_mha_decode_shape(model, max_tokens, KvElement::kS8);
   if (channel_count < mha_decode_s8_channel_count(shape)) return Status::kScratchTooSmall;
   MhaDecodeS8Quant quant;
@@ -94,17 +82,14 @@ Status model_mha_decode_s8_prepare(const Model& model, int32_t max_tokens,
   quant.attn = act(model, MhaDecodeAct::kAttn);
   quant.out = act(model, MhaDecodeAct::kOut);
   MhaS8Weights w;
-  const TensorId ids[4][3] = {
-      {TensorId::kMhaQProjWeight, TensorId::kMhaQProjWeightScale, TensorId::kMhaQProjBias},
-      {TensorId::kMhaKProjWeight, TensorId::kMhaKProjWeightScale, TensorId::kMhaKProjBias},
-      {TensorId::kMhaVProjWeight, TensorId::kMhaVProjWeightScale, TensorId::kMhaVProjBias},
-      {TensorId::kMhaOutProjWeight, TensorId::kMhaOutProjWeightScale, TensorId::kMhaOutProjBias}};
-  FcS8Weights* fc[4] = {&w.q, &w.k, &w.v, &w.out};
-  for (int l = 0; l < 4; ++l) {
-    fc[l]->weight = s8(model, ids[l][0]);
-    fc[l]->scales = model.f32(ids[l][1]);
-    fc[l]->bias = s32(model, ids[l][2]);
-  }
+  w.q = fc_s8(model, TensorId::kMhaQProjWeight, TensorId::kMhaQProjWeightScale,
+              TensorId::kMhaQProjBias);
+  w.k = fc_s8(model, TensorId::kMhaKProjWeight, TensorId::kMhaKProjWeightScale,
+              TensorId::kMhaKProjBias);
+  w.v = fc_s8(model, TensorId::kMhaVProjWeight, TensorId::kMhaVProjWeightScale,
+              TensorId::kMhaVProjBias);
+  w.out = fc_s8(model, TensorId::kMhaOutProjWeight, TensorId::kMhaOutProjWeightScale,
+                TensorId::kMhaOutProjBias);
   return mha_decode_s8_prepare(shape, model.params[3], quant, w, channel_storage, params);
 }
 

@@ -3,9 +3,12 @@
 #include <cstring>
 
 #include "attn/model.h"
+#include "model/model_views.h"
 
 namespace attn {
 namespace {
+
+using model_views::act_count;
 
 // Largest hyper-parameter the loader accepts (the ops' own limit).
 constexpr int32_t kMaxModelDim = 1 << 20;
@@ -85,16 +88,6 @@ Spec spec2(bool required, TensorDtype dt, int32_t d0, int32_t d1) {
   s.rank = 2;
   s.dims[1] = d1;
   return s;
-}
-
-int32_t act_count(ModelOp op) {
-  switch (op) {
-    case ModelOp::kMha: return static_cast<int32_t>(MhaAct::kCount);
-    case ModelOp::kBahdanau: return static_cast<int32_t>(BahdanauAct::kCount);
-    case ModelOp::kLuongGeneral: return static_cast<int32_t>(LuongAct::kCount);
-    case ModelOp::kMhaDecode: return static_cast<int32_t>(MhaDecodeAct::kCount);
-    default: return 0;
-  }
 }
 
 // A decoder layer: separate projections, K/V rows G*hd (params validated).

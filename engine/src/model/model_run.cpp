@@ -1,14 +1,20 @@
 // Views of a loaded model as the ops' weights and shapes, and running it.
 #include "attn/model.h"
 #include "attn/model_decode.h"
+#include "model/model_views.h"
 
 namespace attn {
 namespace {
 
-Status check_model(const Model& model, ModelOp op) {
-  if (model.base == nullptr || model.op != op) return Status::kBadArgument;
-  if (model.dtype != ModelDtype::kF32) return Status::kUnsupported;
-  return Status::kOk;
+using model_views::check_model;
+
+// Runs `op` with the weights `view` reads from a float model.
+template <class Weights, class Op>
+Status run_with_weights(const Model& model, Status (*view)(const Model&, Weights*), Op op) {
+  Weights w;
+  const Status st = view(model, &w);
+  if (st != Status::kOk) return st;
+  return op(w);
 }
 
 }  // namespace
@@ -55,7 +61,7 @@ LuongGeneralShape model_luong_general_shape(const Model& model, int32_t batch, i
 
 Status model_mha_f32_weights(const Model& model, MhaF32Weights* weights) {
   if (weights == nullptr) return Status::kNullPointer;
-  const Status st = check_model(model, ModelOp::kMha);
+  const Status st = check_model(model, ModelOp::kMha, ModelDtype::kF32);
   if (st != Status::kOk) return st;
   MhaF32Weights w;
   w.in_proj_weight = model.f32(TensorId::kMhaInProjWeight);
@@ -71,7 +77,7 @@ Status model_mha_f32_weights(const Model& model, MhaF32Weights* weights) {
 
 Status model_bahdanau_f32_weights(const Model& model, BahdanauF32Weights* weights) {
   if (weights == nullptr) return Status::kNullPointer;
-  const Status st = check_model(model, ModelOp::kBahdanau);
+  const Status st = check_model(model, ModelOp::kBahdanau, ModelDtype::kF32);
   if (st != Status::kOk) return st;
   BahdanauF32Weights w;
   w.w1 = model.f32(TensorId::kBahdanauW1);
@@ -87,7 +93,7 @@ Status model_bahdanau_f32_weights(const Model& model, BahdanauF32Weights* weight
 
 Status model_luong_general_f32_weights(const Model& model, LuongGeneralF32Weights* weights) {
   if (weights == nullptr) return Status::kNullPointer;
-  const Status st = check_model(model, ModelOp::kLuongGeneral);
+  const Status st = check_model(model, ModelOp::kLuongGeneral, ModelDtype::kF32);
   if (st != Status::kOk) return st;
   weights->w = model.f32(TensorId::kLuongW);
   weights->b = model.f32(TensorId::kLuongB);
@@ -114,26 +120,25 @@ std::size_t model_scratch_bytes(const Model& model, int32_t batch, int32_t seq_q
 
 Status model_run_mha_f32(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv,
                          const MhaF32Args& args, Scratch scratch) {
-  MhaF32Weights w;
-  const Status st = model_mha_f32_weights(model, &w);
-  if (st != Status::kOk) return st;
-  return mha_f32(model_mha_shape(model, batch, seq_q, seq_kv), w, args, scratch);
+  return run_with_weights(model, model_mha_f32_weights, [&](const MhaF32Weights& w) {
+    return mha_f32(model_mha_shape(model, batch, seq_q, seq_kv), w, args, scratch);
+  });
 }
 
 Status model_run_bahdanau_f32(const Model& model, int32_t batch, int32_t seq,
                               const BahdanauF32Args& args, Scratch scratch) {
-  BahdanauF32Weights w;
-  const Status st = model_bahdanau_f32_weights(model, &w);
-  if (st != Status::kOk) return st;
-  return bahdanau_f32(model_bahdanau_shape(model, batch, seq), w, args, scratch);
+  return run_with_weights(model, model_bahdanau_f32_weights, [&](const BahdanauF32Weights& w) {
+    return bahdanau_f32(model_bahdanau_shape(model, batch, seq), w, args, scratch);
+  });
 }
 
 Status model_run_luong_general_f32(const Model& model, int32_t batch, int32_t seq,
                                    const LuongF32Args& args, Scratch scratch) {
-  LuongGeneralF32Weights w;
-  const Status st = model_luong_general_f32_weights(model, &w);
-  if (st != Status::kOk) return st;
-  return luong_general_f32(model_luong_general_shape(model, batch, seq), w, args, scratch);
+  return run_with_weights(model, model_luong_general_f32_weights,
+                          [&](const LuongGeneralF32Weights& w) {
+                            return luong_general_f32(model_luong_general_shape(model, batch, seq),
+                                                     w, args, scratch);
+                          });
 }
 
 }  // namespace attn

@@ -3,43 +3,18 @@
 #include <cstring>
 
 #include "attn/model_s8.h"
+#include "model/model_views.h"
 
 namespace attn {
-namespace {
 
-const int8_t* s8(const Model& m, TensorId id) {
-  const ModelTensor& t = m.tensor(id);
-  return t.dtype == TensorDtype::kInt8 ? static_cast<const int8_t*>(t.data) : nullptr;
-}
-
-const int32_t* s32(const Model& m, TensorId id) {
-  const ModelTensor& t = m.tensor(id);
-  return t.dtype == TensorDtype::kInt32 ? static_cast<const int32_t*>(t.data) : nullptr;
-}
-
-int32_t act_count(ModelOp op) {
-  switch (op) {
-    case ModelOp::kMha: return static_cast<int32_t>(MhaAct::kCount);
-    case ModelOp::kBahdanau: return static_cast<int32_t>(BahdanauAct::kCount);
-    case ModelOp::kLuongGeneral: return static_cast<int32_t>(LuongAct::kCount);
-    case ModelOp::kMhaDecode: return static_cast<int32_t>(MhaDecodeAct::kCount);
-    default: return 0;
-  }
-}
-
-template <class Act>
-QuantParams act(const Model& m, Act a) {
-  QuantParams q;
-  model_act_quant(m, static_cast<int32_t>(a), &q);
-  return q;
-}
-
-}  // namespace
+using model_views::act;
+using model_views::check_model;
+using model_views::fc_s8;
 
 Status model_act_quant(const Model& model, int32_t index, QuantParams* out) {
   if (out == nullptr) return Status::kNullPointer;
   if (model.base == nullptr || model.dtype != ModelDtype::kInt8 || index < 0 ||
-      index >= act_count(model.op)) {
+      index >= model_views::act_count(model.op)) {
     return Status::kBadArgument;
   }
   const auto* scales =
@@ -57,8 +32,8 @@ Status model_mha_s8_prepare(const Model& model, int32_t batch, int32_t seq_q, in
                             QuantizedMultiplier* channel_storage, std::size_t channel_count,
                             MhaS8Params* params) {
   if (channel_storage == nullptr || params == nullptr) return Status::kNullPointer;
-  if (model.base == nullptr || model.op != ModelOp::kMha) return Status::kBadArgument;
-  if (model.dtype != ModelDtype::kInt8) return Status::kUnsupported;
+  const Status st = check_model(model, ModelOp::kMha, ModelDtype::kInt8);
+  if (st != Status::kOk) return st;
   const MhaShape shape = model_mha_shape(model, batch, seq_q, seq_kv);
   if (channel_count < mha_s8_channel_count(shape)) return Status::kScratchTooSmall;
 
@@ -75,8 +50,8 @@ Status model_mha_s8_prepare(const Model& model, int32_t batch, int32_t seq_q, in
 
   const auto e = static_cast<std::size_t>(shape.embed_dim);
   MhaS8Weights w;
-  const int32_t* in_bias = s32(model, TensorId::kMhaInProjBias);
-  if (const int8_t* packed = s8(model, TensorId::kMhaInProjWeight)) {
+  const int32_t* in_bias = model.s32(TensorId::kMhaInProjBias);
+  if (const int8_t* packed = model.s8(TensorId::kMhaInProjWeight)) {
     const float* scales = model.f32(TensorId::kMhaInProjWeightScale);
     FcS8Weights* fc[3] = {&w.q, &w.k, &w.v};
     for (std::size_t i = 0; i < 3; ++i) {
@@ -84,9 +59,9 @@ Status model_mha_s8_prepare(const Model& model, int32_t batch, int32_t seq_q, in
       fc[i]->scales = scales + i * e;
     }
   } else {
-    w.q.weight = s8(model, TensorId::kMhaQProjWeight);
-    w.k.weight = s8(model, TensorId::kMhaKProjWeight);
-    w.v.weight = s8(model, TensorId::kMhaVProjWeight);
+    w.q.weight = model.s8(TensorId::kMhaQProjWeight);
+    w.k.weight = model.s8(TensorId::kMhaKProjWeight);
+    w.v.weight = model.s8(TensorId::kMhaVProjWeight);
     w.q.scales = model.f32(TensorId::kMhaQProjWeightScale);
     w.k.scales = model.f32(TensorId::kMhaKProjWeightScale);
     w.v.scales = model.f32(TensorId::kMhaVProjWeightScale);
@@ -96,9 +71,8 @@ Status model_mha_s8_prepare(const Model& model, int32_t batch, int32_t seq_q, in
     w.k.bias = in_bias + e;
     w.v.bias = in_bias + 2 * e;
   }
-  w.out.weight = s8(model, TensorId::kMhaOutProjWeight);
-  w.out.scales = model.f32(TensorId::kMhaOutProjWeightScale);
-  w.out.bias = s32(model, TensorId::kMhaOutProjBias);
+  w.out = fc_s8(model, TensorId::kMhaOutProjWeight, TensorId::kMhaOutProjWeightScale,
+                TensorId::kMhaOutProjBias);
   return mha_s8_prepare(shape, quant, w, channel_storage, params);
 }
 
@@ -106,8 +80,8 @@ Status model_bahdanau_s8_prepare(const Model& model, int32_t batch, int32_t seq,
                                  QuantizedMultiplier* channel_storage, std::size_t channel_count,
                                  BahdanauS8Params* params) {
   if (channel_storage == nullptr || params == nullptr) return Status::kNullPointer;
-  if (model.base == nullptr || model.op != ModelOp::kBahdanau) return Status::kBadArgument;
-  if (model.dtype != ModelDtype::kInt8) return Status::kUnsupported;
+  const Status st = check_model(model, ModelOp::kBahdanau, ModelDtype::kInt8);
+  if (st != Status::kOk) return st;
   const BahdanauShape shape = model_bahdanau_shape(model, batch, seq);
   if (channel_count < bahdanau_s8_channel_count(shape)) return Status::kScratchTooSmall;
   BahdanauS8Quant quant;
@@ -119,15 +93,9 @@ Status model_bahdanau_s8_prepare(const Model& model, int32_t batch, int32_t seq,
   quant.scores = act(model, BahdanauAct::kScores);
   quant.context = act(model, BahdanauAct::kContext);
   BahdanauS8Weights w;
-  w.w1.weight = s8(model, TensorId::kBahdanauW1);
-  w.w1.scales = model.f32(TensorId::kBahdanauW1Scale);
-  w.w1.bias = s32(model, TensorId::kBahdanauB1);
-  w.w2.weight = s8(model, TensorId::kBahdanauW2);
-  w.w2.scales = model.f32(TensorId::kBahdanauW2Scale);
-  w.w2.bias = s32(model, TensorId::kBahdanauB2);
-  w.v.weight = s8(model, TensorId::kBahdanauV);
-  w.v.scales = model.f32(TensorId::kBahdanauVScale);
-  w.v.bias = s32(model, TensorId::kBahdanauBv);
+  w.w1 = fc_s8(model, TensorId::kBahdanauW1, TensorId::kBahdanauW1Scale, TensorId::kBahdanauB1);
+  w.w2 = fc_s8(model, TensorId::kBahdanauW2, TensorId::kBahdanauW2Scale, TensorId::kBahdanauB2);
+  w.v = fc_s8(model, TensorId::kBahdanauV, TensorId::kBahdanauVScale, TensorId::kBahdanauBv);
   return bahdanau_s8_prepare(shape, quant, w, channel_storage, params);
 }
 
@@ -135,8 +103,8 @@ Status model_luong_general_s8_prepare(const Model& model, int32_t batch, int32_t
                                       QuantizedMultiplier* channel_storage,
                                       std::size_t channel_count, LuongS8Params* params) {
   if (channel_storage == nullptr || params == nullptr) return Status::kNullPointer;
-  if (model.base == nullptr || model.op != ModelOp::kLuongGeneral) return Status::kBadArgument;
-  if (model.dtype != ModelDtype::kInt8) return Status::kUnsupported;
+  const Status st = check_model(model, ModelOp::kLuongGeneral, ModelDtype::kInt8);
+  if (st != Status::kOk) return st;
   const LuongGeneralShape shape = model_luong_general_shape(model, batch, seq);
   if (channel_count < static_cast<std::size_t>(shape.query_dim)) return Status::kScratchTooSmall;
   LuongS8Quant quant;
@@ -145,10 +113,7 @@ Status model_luong_general_s8_prepare(const Model& model, int32_t batch, int32_t
   quant.keys_proj = act(model, LuongAct::kKeysProj);
   quant.scores = act(model, LuongAct::kScores);
   quant.context = act(model, LuongAct::kContext);
-  FcS8Weights w;
-  w.weight = s8(model, TensorId::kLuongW);
-  w.scales = model.f32(TensorId::kLuongWScale);
-  w.bias = s32(model, TensorId::kLuongB);
+  const FcS8Weights w = fc_s8(model, TensorId::kLuongW, TensorId::kLuongWScale, TensorId::kLuongB);
   return luong_general_s8_prepare(shape, quant, w, channel_storage, params);
 }
 
