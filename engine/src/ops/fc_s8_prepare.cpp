@@ -39,5 +39,19 @@ void fc_s8_prepare(const FcS8Weights& w, int32_t in, int32_t out, const QuantPar
   layer->output_zero_point = y.zero_point;
 }
 
+Status fc_s8_prepare_layers(const FcS8LayerArgs* layers, int count, QuantizedMultiplier* storage) {
+  for (int l = 0; l < count; ++l) {
+    const FcS8LayerArgs& a = layers[l];
+    const Status st = fc_s8_check(*a.weights, a.out, *a.x, *a.y);
+    if (st != Status::kOk) return st;
+  }
+  for (int l = 0; l < count; ++l) {
+    const FcS8LayerArgs& a = layers[l];
+    fc_s8_prepare(*a.weights, a.in, a.out, *a.x, *a.y, storage, a.layer);
+    storage += a.out;
+  }
+  return Status::kOk;
+}
+
 }  // namespace detail
 }  // namespace attn

@@ -22,5 +22,20 @@ Status fc_s8_check(const FcS8Weights& w, int32_t out, const QuantParams& x, cons
 void fc_s8_prepare(const FcS8Weights& w, int32_t in, int32_t out, const QuantParams& x,
                    const QuantParams& y, QuantizedMultiplier* storage, FcS8Layer* layer);
 
+// One layer of fc_s8_prepare_layers: fc_s8_prepare's arguments but storage.
+struct FcS8LayerArgs {
+  const FcS8Weights* weights = nullptr;
+  int32_t in = 0;
+  int32_t out = 0;
+  const QuantParams* x = nullptr;
+  const QuantParams* y = nullptr;
+  FcS8Layer* layer = nullptr;
+};
+
+// Checks every layer (the first failing fc_s8_check's status; nothing
+// written), then prepares them in order, each layer's `out` multipliers in
+// storage right after the previous layer's.
+Status fc_s8_prepare_layers(const FcS8LayerArgs* layers, int count, QuantizedMultiplier* storage);
+
 }  // namespace detail
 }  // namespace attn

@@ -4,6 +4,7 @@
 #include "attn/mha_decode_s8.h"
 #include "core/rope_s8.h"
 #include "ops/fc_s8_prepare.h"
+#include "ops/mha_s8_quant.h"
 #include "ops/op_helpers.h"
 
 namespace attn {
@@ -38,32 +39,16 @@ Status mha_decode_s8_prepare(const MhaDecodeShape& shape, int32_t capacity,
   p.capacity = capacity;
   if (r.dims > 0) p.rope_ratio = detail::rope_s8_ratio(r);
   const int32_t hd = s.embed_dim / s.num_heads;
-  SdpaS8Quant sq;
-  sq.q = quant.q;
-  sq.k = quant.k;
-  sq.v = quant.v;
-  sq.scores = quant.scores;
-  sq.out = quant.attn;
-  sq.beta = quant.beta;
-  Status st = sdpa_s8_prepare({1, s.max_tokens, capacity, hd, hd}, sq, &p.attend);
+  Status st = sdpa_s8_prepare({1, s.max_tokens, capacity, hd, hd}, detail::mha_head_quant(quant),
+                              &p.attend);
   if (st != Status::kOk) return st;
-  // Every layer checked before any channel storage is written.
-  const int32_t kvd = s.num_kv_heads * hd;
-  const FcS8Weights* w[4] = {&weights.q, &weights.k, &weights.v, &weights.out};
-  const int32_t out[4] = {s.embed_dim, kvd, kvd, s.embed_dim};
-  const QuantParams* x[4] = {&quant.input, &quant.input, &quant.input, &quant.attn};
-  const QuantParams* y[4] = {&quant.q, &quant.k, &quant.v, &quant.out};
-  FcS8Layer* layer[4] = {&p.q, &p.k, &p.v, &p.out};
-  for (int l = 0; l < 4; ++l) {
-    st = detail::fc_s8_check(*w[l], out[l], *x[l], *y[l]);
-    if (st != Status::kOk) return st;
-  }
-  std::size_t offset = 0;
-  for (int l = 0; l < 4; ++l) {
-    detail::fc_s8_prepare(*w[l], s.embed_dim, out[l], *x[l], *y[l], channel_storage + offset,
-                          layer[l]);
-    offset += static_cast<std::size_t>(out[l]);
-  }
+  const int32_t e = s.embed_dim, kvd = s.num_kv_heads * hd;
+  const detail::FcS8LayerArgs layers[4] = {{&weights.q, e, e, &quant.input, &quant.q, &p.q},
+                                           {&weights.k, e, kvd, &quant.input, &quant.k, &p.k},
+                                           {&weights.v, e, kvd, &quant.input, &quant.v, &p.v},
+                                           {&weights.out, e, e, &quant.attn, &quant.out, &p.out}};
+  st = detail::fc_s8_prepare_layers(layers, 4, channel_storage);
+  if (st != Status::kOk) return st;
   *params = p;
   return Status::kOk;
 }

@@ -1,0 +1,25 @@
+// What the int8 multi-head attention prepares (mha_s8, mha_decode_s8) share.
+#pragma once
+
+#include "attn/sdpa_s8.h"
+
+namespace attn {
+namespace detail {
+
+// The per-head attention's quantization from an int8 MHA op's (MhaS8Quant,
+// MhaDecodeS8Quant): Q, K, V and the scores as they are, the concatenated
+// head outputs (`attn`) as its output, the same softmax beta.
+template <class MhaQuant>
+SdpaS8Quant mha_head_quant(const MhaQuant& quant) {
+  SdpaS8Quant sq;
+  sq.q = quant.q;
+  sq.k = quant.k;
+  sq.v = quant.v;
+  sq.scores = quant.scores;
+  sq.out = quant.attn;
+  sq.beta = quant.beta;
+  return sq;
+}
+
+}  // namespace detail
+}  // namespace attn
