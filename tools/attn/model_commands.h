@@ -1,4 +1,4 @@
-// The attn CLI's model-blob commands (model_commands.cpp):
+// The attn CLI's model-blob commands (info_command.cpp, model_commands.cpp):
 //   attn info MODEL [--seq N] [--seq-kv N] [--batch B]
 //       validates a blob made by tools/attn-convert with the engine's loader and
 //       prints its summary: op, dtype, hyper-parameters, tensor table, parameter
