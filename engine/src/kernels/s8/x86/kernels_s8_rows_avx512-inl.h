@@ -351,6 +351,16 @@ ATTN_T_AVX512 int32_t row_max_avx512(const int8_t* in, int32_t n) {
   return _mm512_reduce_max_epi32(_mm512_cvtepi8_epi32(m128));
 }
 
+// The exp table's entries of the 16 columns at in (lanes of m): lane j is
+// table[max - x_j] where x_j - max >= diff_min (*keep), else 0.
+ATTN_T_AVX512 inline __m512i exp_lut16_avx512(const int32_t* table, const int8_t* in, __mmask16 m,
+                                              __m512i vmax, __m512i vdmin, __mmask16* keep) {
+  const __m512i diff = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, in)), vmax);
+  *keep = _mm512_mask_cmpge_epi32_mask(m, diff, vdmin);
+  return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), *keep,
+                                     _mm512_sub_epi32(_mm512_setzero_si512(), diff), table, 4);
+}
+
 ATTN_T_AVX512 void softmax_avx512(const int32_t* table, int32_t diff_min, const int8_t* in,
                                   int8_t* out, int32_t n) {
   const int32_t max_in_row = row_max_avx512(in, n);
@@ -363,11 +373,8 @@ ATTN_T_AVX512 void softmax_avx512(const int32_t* table, int32_t diff_min, const 
     for (int32_t i = 0; i < n; i += 16) {
       const int32_t len = n - i < 16 ? n - i : 16;
       const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
-      const __m512i diff = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, in + i)), vmax);
-      const __mmask16 keep = _mm512_mask_cmpge_epi32_mask(m, diff, vdmin);
-      const __m512i e = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), keep,
-                                                    _mm512_sub_epi32(_mm512_setzero_si512(), diff),
-                                                    table, 4);
+      __mmask16 keep;
+      const __m512i e = exp_lut16_avx512(table, in + i, m, vmax, vdmin, &keep);
       sum = _mm512_mask_add_epi32(sum, keep, sum, rdbp_avx512(e, e12, mask12, half12));
     }
   }
@@ -391,11 +398,8 @@ ATTN_T_AVX512 void softmax_avx512(const int32_t* table, int32_t diff_min, const 
   for (int32_t i = 0; i < n; i += 16) {
     const int32_t len = n - i < 16 ? n - i : 16;
     const __mmask16 m = static_cast<__mmask16>((1u << len) - 1u);
-    const __m512i diff = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, in + i)), vmax);
-    const __mmask16 keep = _mm512_mask_cmpge_epi32_mask(m, diff, vdmin);
-    const __m512i e = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), keep,
-                                                  _mm512_sub_epi32(_mm512_setzero_si512(), diff),
-                                                  table, 4);
+    __mmask16 keep;
+    const __m512i e = exp_lut16_avx512(table, in + i, m, vmax, vdmin, &keep);
     __m512i v = rdbp_avx512(srdhm_avx512(e, scale64), ev, mask, half);
     v = _mm512_min_epi32(_mm512_add_epi32(v, lo), hi);
     v = _mm512_mask_blend_epi32(keep, lo, v);
