@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "kernels/s8/neon/tile_i8mm.h"
+#include "kernels/s8/neon/target_neon.h"
 
 namespace attn {
 namespace detail {
@@ -24,7 +25,7 @@ bool level_dotprod() { return kernels_s8_neon_level() >= 1; }
 }  // namespace
 
 #pragma GCC push_options
-#pragma GCC target("arch=armv8.2-a+dotprod")
+ATTN_TARGET_DOTPROD
 
 namespace {
 

@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "kernels/s8/fixedpoint.h"
+#include "kernels/s8/neon/target_neon.h"
 
 namespace attn {
 namespace detail {
@@ -61,7 +62,7 @@ void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t
 }
 
 #pragma GCC push_options
-#pragma GCC target("arch=armv8.2-a+dotprod")
+ATTN_TARGET_DOTPROD
 
 namespace {
 

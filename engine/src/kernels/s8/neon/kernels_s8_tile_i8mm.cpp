@@ -17,9 +17,10 @@
 #include <cstring>
 
 #include "kernels/s8/neon/tile_i8mm.h"
+#include "kernels/s8/neon/target_neon.h"
 
 #pragma GCC push_options
-#pragma GCC target("arch=armv8.2-a+dotprod+i8mm")
+ATTN_TARGET_I8MM
 #pragma GCC optimize("no-schedule-insns")
 
 #include "kernels/s8/neon/tile_neon.h"

@@ -35,6 +35,7 @@
 
 #include "kernels/s8/neon/requantize_neon.h"
 #include "kernels/s8/neon/tile_i8mm.h"
+#include "kernels/s8/neon/target_neon.h"
 
 namespace attn {
 namespace detail {
@@ -50,7 +51,7 @@ bool level_i8mm(int32_t n) { return kernels_s8_neon_level() >= 2 && kpack_i8mm_a
 // (No first scheduling pass: GCC 12's pre-RA scheduler hoists the operand
 // loads of later groups and spills the accumulators.)
 #pragma GCC push_options
-#pragma GCC target("arch=armv8.2-a+dotprod")
+ATTN_TARGET_DOTPROD
 #pragma GCC optimize("no-schedule-insns")
 
 #include "kernels/s8/neon/tile_neon.h"
