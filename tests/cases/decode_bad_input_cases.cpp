@@ -134,7 +134,9 @@ float g_w[4 * kE * kE];
 float g_x[3 * kE];
 float g_out[3 * kE];
 alignas(64) unsigned char g_cache_store[1024];
-alignas(64) unsigned char g_ws[16 * 1024];
+// Scratch: kWsBytes from the case arena (case.h), not a static buffer, so the
+// board images' RAM does not grow with these cases.
+constexpr std::size_t kWsBytes = 16 * 1024;
 static unsigned char g_cache_before[sizeof g_cache_store];
 
 struct Snapshot {
@@ -155,6 +157,9 @@ struct Snapshot {
 }  // namespace
 
 ATTN_CASE(MhaDecodeF32, BadInputsLeaveOutputAndCacheUntouched) {
+  attn_test::Arena arena;
+  unsigned char* ws_mem = arena.alloc<unsigned char>(kWsBytes);
+  ATTN_ASSERT_TRUE(arena.ok());
   attn_test::Rng r(5);
   attn_test::fill_uniform(r, g_w, sizeof g_w / 4, -0.5f, 0.5f);
   attn_test::fill_uniform(r, g_x, uz(3 * kE), -1.0f, 1.0f);
@@ -172,8 +177,8 @@ ATTN_CASE(MhaDecodeF32, BadInputsLeaveOutputAndCacheUntouched) {
   attn::KvCache c;
   ATTN_ASSERT_TRUE(attn::kv_cache_init({4, 2, 2, attn::KvElement::kF32, false}, g_cache_store,
                                        sizeof g_cache_store, &c) == attn::Status::kOk);
-  const attn::Scratch ws{g_ws, attn::mha_decode_f32_scratch_bytes(s)};
-  ATTN_ASSERT_TRUE(ws.bytes <= sizeof g_ws);
+  const attn::Scratch ws{ws_mem, attn::mha_decode_f32_scratch_bytes(s)};
+  ATTN_ASSERT_TRUE(ws.bytes <= kWsBytes);
   attn::MhaDecodeF32Args a;
   a.x = g_x;
   a.out = g_out;
@@ -207,7 +212,7 @@ ATTN_CASE(MhaDecodeF32, BadInputsLeaveOutputAndCacheUntouched) {
   expect(bad, w, a, &c, ws, attn::Status::kBadArgument, __LINE__);
   bad = s;
   bad.cache_element = attn::KvElement::kF16;  // the cache is kF32
-  expect(bad, w, a, &c, {g_ws, sizeof g_ws}, attn::Status::kBadArgument, __LINE__);
+  expect(bad, w, a, &c, {ws_mem, kWsBytes}, attn::Status::kBadArgument, __LINE__);
   bad = s;
   bad.num_heads = 2;  // head_dim 4: not the cache's
   bad.rope.dims = 0;
@@ -233,7 +238,7 @@ ATTN_CASE(MhaDecodeF32, BadInputsLeaveOutputAndCacheUntouched) {
   expect(s, w, ar, &c, ws, attn::Status::kBadShape, __LINE__);
   ar.tokens = 0;
   expect(s, w, ar, &c, ws, attn::Status::kBadShape, __LINE__);
-  expect(s, w, a, &c, {g_ws, ws.bytes - 1}, attn::Status::kScratchTooSmall, __LINE__);
+  expect(s, w, a, &c, {ws_mem, ws.bytes - 1}, attn::Status::kScratchTooSmall, __LINE__);
   expect(s, w, a, &c, {nullptr, ws.bytes}, attn::Status::kScratchTooSmall, __LINE__);
   // Position overflow (a window cache, so only the position limit applies).
   ATTN_ASSERT_TRUE(attn::kv_cache_init({4, 2, 2, attn::KvElement::kF32, true}, g_cache_store,
@@ -247,10 +252,13 @@ ATTN_CASE(MhaDecodeF32, BadInputsLeaveOutputAndCacheUntouched) {
                                        sizeof g_cache_store, &c) == attn::Status::kOk);
   bad = s;
   bad.cache_element = attn::KvElement::kS8;
-  expect(bad, w, a, &c, {g_ws, sizeof g_ws}, attn::Status::kBadArgument, __LINE__);
+  expect(bad, w, a, &c, {ws_mem, kWsBytes}, attn::Status::kBadArgument, __LINE__);
 }
 
 ATTN_CASE(MhaDecodeS8, BadInputsLeaveOutputAndCacheUntouched) {
+  attn_test::Arena arena;
+  unsigned char* ws_mem = arena.alloc<unsigned char>(kWsBytes);
+  ATTN_ASSERT_TRUE(arena.ok());
   static int8_t w8[4 * kE * kE];
   static float scales[2 * kE];
   for (int i = 0; i < 4 * kE * kE; ++i) w8[i] = static_cast<int8_t>(i * 37 % 255 - 127);
@@ -289,7 +297,7 @@ ATTN_CASE(MhaDecodeS8, BadInputsLeaveOutputAndCacheUntouched) {
   ATTN_ASSERT_TRUE(attn::kv_cache_init({4, 2, 2, attn::KvElement::kS8, false}, g_cache_store,
                                        sizeof g_cache_store, &c) == attn::Status::kOk);
   static int8_t x[3 * kE], out[3 * kE];
-  const attn::Scratch ws{g_ws, attn::mha_decode_s8_scratch_bytes(s, 4)};
+  const attn::Scratch ws{ws_mem, attn::mha_decode_s8_scratch_bytes(s, 4)};
   attn::MhaDecodeS8Args a;
   a.x = x;
   a.out = out;
@@ -322,7 +330,7 @@ ATTN_CASE(MhaDecodeS8, BadInputsLeaveOutputAndCacheUntouched) {
   ar.tokens = 4;
   expect(&p, ar, &c, ws, attn::Status::kBadShape, __LINE__);
   ATTN_ASSERT_TRUE(attn::kv_cache_reset(&c) == attn::Status::kOk);
-  expect(&p, a, &c, {g_ws, ws.bytes - 1}, attn::Status::kScratchTooSmall, __LINE__);
+  expect(&p, a, &c, {ws_mem, ws.bytes - 1}, attn::Status::kScratchTooSmall, __LINE__);
   attn::KvCache other;
   ATTN_ASSERT_TRUE(attn::kv_cache_init({8, 2, 2, attn::KvElement::kS8, false}, g_cache_store,
                                        sizeof g_cache_store, &other) == attn::Status::kOk);
