@@ -326,8 +326,8 @@ ATTN_TILE_INLINE void run_tiles(const AttendF32& a, const AttendMask& mask, int3
 }  // namespace
 
 void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
-                      int32_t tile_end, void* scratch) {
-  run_tiles(a, mask, tile_begin, tile_end, scratch);
+                      int32_t tile_end, void* slice) {
+  run_tiles(a, mask, tile_begin, tile_end, slice);
 }
 
 void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {

@@ -96,7 +96,7 @@ void output_pass(RowSplit& r, int32_t p, int8_t* wrow) {
   const AttendS8& a = *r.a;
   r.sum_w[p] = 0;
   if (b == e) {
-    for (int32_t c = 0; c < a.dim_v; ++c) buf.acc[c] = 0;
+    std::memset(buf.acc, 0, static_cast<std::size_t>(a.dim_v) * sizeof(int32_t));
     return;
   }
   softmax_s8_outputs(r.params->softmax, r.scores + b, r.scores + b, e - b, r.keep_at(b),

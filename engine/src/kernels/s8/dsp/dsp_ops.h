@@ -95,6 +95,9 @@ struct RequantSmall {
   }
   int32_t operator()(int32_t x) const {
     const int32_t h = smmulr(static_cast<int32_t>(static_cast<uint32_t>(x) << shl1), multiplier);
+    // h >> 31: the sign as 0 / -1. Arm compilers shift signed values
+    // arithmetically (ASR), which this M-profile-only code relies on.
+    // cppcheck-suppress shiftTooManyBitsSigned
     return __ssat((h + (h >> 31) + bias) >> right, 8);
   }
 };

@@ -141,12 +141,12 @@ constexpr unsigned long kHwcap2I8mm = 1ul << 13;    // AT_HWCAP2: SMMLA / USMMLA
 // The best level this CPU runs: the build's floor, raised by the kernel's
 // HWCAP report on Linux.
 int cpu_level() {
+#if defined(__ARM_FEATURE_DOTPROD) && defined(__ARM_FEATURE_MATMUL_INT8)
+  int lvl = 2;
+#elif defined(__ARM_FEATURE_DOTPROD)
+  int lvl = 1;
+#else
   int lvl = 0;
-#if defined(__ARM_FEATURE_DOTPROD)
-  lvl = 1;
-#if defined(__ARM_FEATURE_MATMUL_INT8)
-  lvl = 2;
-#endif
 #endif
 #if defined(__linux__)
   const unsigned long hwcap = getauxval(AT_HWCAP);
