@@ -1,4 +1,4 @@
-// The bad-argument table of the int8 ops (issue 7; bad_input_cases.cpp is the
+// The bad-argument table of the int8 ops (bad_input_cases.cpp is the
 // float ops' table). Starting from a valid call, each row breaks one thing the
 // op's header documents (a required null pointer, a zero, negative, INT32_MIN
 // or INT32_MAX dimension, heads not dividing E, a scale <= 0 / NaN / Inf, a
