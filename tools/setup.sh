@@ -6,12 +6,13 @@
 #         clang-tidy, clang-format, cppcheck, OpenBLAS (a second BLAS alternative:
 #         tools/test.sh runs the Python reference tests under it and under Debian's
 #         reference BLAS), llvm-19 (llvm-mca with the znver4 / sapphirerapids
-#         models, for tools/mca_f32.py)
+#         models, for tools/mca_f32.py), ocl-icd-opencl-dev (Debian's oneDNN CMake
+#         package asks for OpenCL; libdnnl-dev only recommends it)
 #   all   host + Arm cross compilers, newlib, QEMU
 set -euo pipefail
 
 host_pkgs=(g++ cmake ninja-build git libgtest-dev libbenchmark-dev libhwy-dev libxsimd-dev
-  libeigen3-dev libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev pkgconf
+  libeigen3-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev pkgconf
   python3-numpy python3-mpmath python3-torch python3-matplotlib clang libclang-rt-14-dev clang-tidy clang-format cppcheck
   libopenblas0-pthread llvm-19)
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf gcc-arm-none-eabi
