@@ -1,15 +1,7 @@
-// The Eigen SDPA peer with Eigen's own threads: this object alone is built
-// without EIGEN_DONT_PARALLELIZE and with OpenMP (Eigen parallelises its GEMM
-// through OpenMP), and Eigen::setNbThreads(1 or 2) selects the threads.
 // Rows Threads_SDPA_d64_1024/eigen/threads:N and
-// Threads_Decode_d64_4096/eigen/threads:N, wall-clock time.
-//
-// Every other object of attn_bench sees Eigen single-threaded. The inline
-// Eigen functions that differ between the two settings (the GEMM's parallel
-// driver) are instantiated here on 64-byte-aligned maps, types the other
-// objects do not use, so no object gets the other's instantiation; the
-// thread count Eigen reports is checked, and reset to 1 after each run.
-#include <Eigen/Core>
+// Threads_Decode_d64_4096/eigen/threads:N (wall-clock time): the Eigen SDPA
+// peer on Eigen's own OpenMP threads, from the isolated shared object of
+// eigen_omp/ (why it is isolated: eigen_omp/eigen_sdpa_omp.h).
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -17,34 +9,22 @@
 #include "bench_check.h"
 #include "bench_common.h"
 #include "bench_sdpa_data.h"
-
-#if !defined(_OPENMP) || defined(EIGEN_DONT_PARALLELIZE)
-#error "bench_eigen_threads.cpp needs OpenMP and Eigen's parallel GEMM"
-#endif
+#include "eigen_omp/eigen_sdpa_omp.h"
 
 namespace attn_bench {
 namespace {
 
-using AMap = Eigen::Map<RowMat, Eigen::Aligned64>;
-using ACMap = Eigen::Map<const RowMat, Eigen::Aligned64>;
-
 void BM_Sdpa_eigen_threads(benchmark::State& st, int32_t sq, int32_t skv, int threads) {
   const int32_t d = 64;
   SdpaData x(sq, skv, d);
-  FVec qs_buf(Z(sq) * Z(d)), s_buf(Z(sq) * Z(skv));
-  ACMap q(x.q.data(), sq, d), k(x.k.data(), skv, d), v(x.v.data(), skv, d);
-  AMap out(x.out.data(), sq, d), qs(qs_buf.data(), sq, d), s(s_buf.data(), sq, skv);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  FVec work(Z(sq) * Z(d) + Z(sq) * Z(skv));
   const auto run = [&] {
-    qs.noalias() = q * scale;
-    s.noalias() = qs * k.transpose();
-    EigenSoftmaxRows(MapM(s.data(), sq, skv));
-    out.noalias() = s * v;
+    EigenOmpSdpa(x.q.data(), x.k.data(), x.v.data(), x.out.data(), sq, skv, d, work.data());
   };
-  Eigen::setNbThreads(threads);
-  if (Eigen::nbThreads() != threads) {
-    Fail(st, "Eigen::setNbThreads(" + std::to_string(threads) + ") left " +
-                 std::to_string(Eigen::nbThreads()) + " threads");
+  const int got = EigenOmpSetThreads(threads);
+  if (got != threads) {
+    Fail(st, "Eigen::setNbThreads(" + std::to_string(threads) + ") left " + std::to_string(got) +
+                 " threads");
   } else {
     run();
     if (CheckClose(st, "out", x.out.data(), x.expected())) {
@@ -55,13 +35,13 @@ void BM_Sdpa_eigen_threads(benchmark::State& st, int32_t sq, int32_t skv, int th
       SetFlops(st, 4.0 * sq * skv * d);
     }
   }
-  Eigen::setNbThreads(1);
+  EigenOmpSetThreads(1);
 }
 
 }  // namespace
 
 void RegisterEigenThreadBenchmarks() {
-  Eigen::setNbThreads(1);  // OpenMP's default would be every core
+  EigenOmpSetThreads(1);  // OpenMP's default would be every core
   for (int t : {1, 2}) {
     const std::string threads = "/threads:" + std::to_string(t);
     Register("Threads_SDPA_d64_1024/eigen" + threads, BM_Sdpa_eigen_threads, 1024, 1024, t)
