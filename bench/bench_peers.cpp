@@ -35,6 +35,11 @@
 #include "bench_common.h"
 #include "kernels/f32/kernels_f32.h"
 
+// Without it attn::kernels would be the scalar reference (a 3x slower peer).
+#ifndef ATTN_BACKEND
+#error "bench_peers.cpp: ATTN_BACKEND must name the build's float backend (bench/CMakeLists.txt)"
+#endif
+
 extern "C" char* openblas_get_corename(void);
 extern "C" void openblas_set_num_threads(int num_threads);
 
@@ -210,6 +215,11 @@ void RegisterPeerBenchmarks() {
   // Single-threaded like the rows they sit beside (Debian's oneDNN runs on OpenMP).
   openblas_set_num_threads(1);
   omp_set_num_threads(1);
+  // No AMX: the peers are what an edge CPU runs (AVX-512 with VNNI at most;
+  // Debian's oneDNN otherwise picks AMX int8 tiles on Sapphire Rapids and
+  // later). Set before any primitive exists; it holds for the int8 peer too.
+  dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx512_core_vnni);
+  benchmark::AddCustomContext("onednn_max_isa", "avx512_core_vnni (no AMX)");
   benchmark::AddCustomContext("openblas_core", openblas_get_corename());
   for (const SdpaCase& c : SdpaCases()) {
     Register(c.family + "/onednn/" + std::to_string(c.skv), BM_Sdpa_onednn, c.sq, c.skv, c.d);
