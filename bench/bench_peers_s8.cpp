@@ -3,7 +3,7 @@
 // without AMX (Debian's oneDNN picks its VNNI kernels where the CPU has them;
 // the chosen implementation is the row's label):
 //   1. S8 = sat(round(Q Kᵀ * q_scale k_scale / (sqrt(d) s_scale)))  s8 x s8 -> s8, Kᵀ read strided
-//   2. a row softmax of S8 to u8 probabilities at scale 1/256 (below)
+//   2. a row softmax of S8 to u8 probabilities at scale 1/256 (AVX-512, below)
 //   3. O8 = sat(round(P V * v_scale / (256 o_scale)))              u8 x s8 -> s8
 // Its job is easier than sdpa_s8's: no zero points (symmetric tensors) and no
 // TFLite fixed-point requantization; the same random codes and scales as the
@@ -11,13 +11,15 @@
 //
 // Checked before timing: each matmul's int8 output against a scalar
 // computation of the same formula from the same inputs (within 1: oneDNN
-// rounds a float product, the scalar check rounds a double).
+// rounds a float product, the scalar check rounds a double), and the
+// probabilities against the softmax in double (within 1).
 //
 // Registered only on CPUs with VNNI (AVX512-VNNI or AVX-VNNI). Without it,
 // oneDNN's int8 matmul adds pairs of u8 x s8 products in saturating int16
 // (vpmaddubsw): measured on an AMD Zen 4 with AVX2 only, 11% of the scores
 // of these full-range codes come out 2 or more codes off, and the check
 // rejects it. A peer that computes something else is not timed.
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -49,24 +51,89 @@ AlignedVec<T> RandomCodes(std::size_t n, uint32_t seed, int lo, int hi) {
 }
 
 // Row softmax of int8 scores (scale kSScale) to u8 probabilities (scale
-// 1/256): exp of (s - max) from a 256-entry table, one float reciprocal per
-// row, round to nearest, clamp to 255.
+// 1/256): e_j = exp(-kSScale (max - s_j)), p_j = min(255, round(256 e_j / sum e)).
+// With AVX-512 (the VNNI machines the peer runs on) 16 scores a step:
+// d = max - s in [0, 255] splits as 16 hi + lo, so e = A[hi] B[lo] with
+// A[h] = exp(-16 kSScale h) and B[l] = exp(-kSScale l): two 16-entry
+// vpermps lookups and a multiply; the rounding is vcvtps2dq (to nearest
+// even, as nearbyint) and the saturating vpmovusdb. Elsewhere the scalar
+// loop below. e holds n floats.
 struct SoftmaxU8 {
   SoftmaxU8() {
-    for (int i = 0; i < 256; ++i) table[i] = std::exp(-kSScale * static_cast<float>(i));
+    for (int i = 0; i < 16; ++i) {
+      hi[i] = std::exp(-kSScale * 16.0f * static_cast<float>(i));
+      lo[i] = std::exp(-kSScale * static_cast<float>(i));
+    }
   }
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  void row(const int8_t* s, int32_t n, float* e, uint8_t* p) const {
+    __m512i mx = _mm512_set1_epi8(-128);
+    int32_t j = 0;
+    for (; j + 64 <= n; j += 64) mx = _mm512_max_epi8(mx, _mm512_loadu_si512(s + j));
+    if (j < n) {
+      const __mmask64 tail = _cvtu64_mask64((~0ULL) >> (64 - (n - j)));
+      mx = _mm512_max_epi8(mx, _mm512_mask_loadu_epi8(_mm512_set1_epi8(-128), tail, s + j));
+    }
+    // Horizontal max of the 64 bytes, as 16 int32 lanes of sign-extended bytes.
+    __m512i m32 = _mm512_cvtepi8_epi32(_mm512_castsi512_si128(mx));
+    for (int q = 1; q < 4; ++q) {
+      m32 = _mm512_max_epi32(m32, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(mx, q)));
+    }
+    const __m512i m = _mm512_set1_epi32(_mm512_reduce_max_epi32(m32));
+    const __m512 a = _mm512_loadu_ps(hi), b = _mm512_loadu_ps(lo);
+    const __m512i k15 = _mm512_set1_epi32(15);
+    __m512 sum = _mm512_setzero_ps();
+    for (j = 0; j < n; j += 16) {
+      const __mmask16 k = n - j >= 16 ? __mmask16{0xFFFF} : _cvtu32_mask16((1u << (n - j)) - 1);
+      const __m512i d = _mm512_sub_epi32(m, _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, s + j)));
+      const __m512 ej = _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(d, 4), a),
+                                      _mm512_permutexvar_ps(_mm512_and_si512(d, k15), b));
+      _mm512_mask_storeu_ps(e + j, k, ej);
+      sum = _mm512_mask_add_ps(sum, k, sum, ej);
+    }
+    const __m512 scale = _mm512_set1_ps(256.0f / _mm512_reduce_add_ps(sum));
+    const __m512i top = _mm512_set1_epi32(255);
+    for (j = 0; j < n; j += 16) {
+      const __mmask16 k = n - j >= 16 ? __mmask16{0xFFFF} : _cvtu32_mask16((1u << (n - j)) - 1);
+      const __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_maskz_loadu_ps(k, e + j), scale));
+      _mm512_mask_cvtusepi32_storeu_epi8(p + j, k, _mm512_min_epi32(q, top));
+    }
+  }
+#else
   void row(const int8_t* s, int32_t n, float* e, uint8_t* p) const {
     int32_t m = -128;
     for (int32_t j = 0; j < n; ++j) m = std::max<int32_t>(m, s[j]);
     float sum = 0.0f;
-    for (int32_t j = 0; j < n; ++j) sum += e[j] = table[m - s[j]];
+    for (int32_t j = 0; j < n; ++j) {
+      const int32_t d = m - s[j];
+      sum += e[j] = hi[d >> 4] * lo[d & 15];
+    }
     const float k = 256.0f / sum;
     for (int32_t j = 0; j < n; ++j) {
       p[j] = static_cast<uint8_t>(std::min(255.0f, std::nearbyint(e[j] * k)));
     }
   }
-  float table[256];
+#endif
+  float hi[16], lo[16];
 };
+
+// The probabilities' check: round(256 exp(-kSScale (max - s_j)) / sum) in
+// double, clamped to 255 (within 1: the peer's exp is a product of two
+// rounded floats, its sum a float sum).
+Expected ScalarSoftmax(const int8_t* s, int32_t rows, int32_t n) {
+  Expected e{std::vector<double>(Z(rows) * Z(n)), std::vector<double>(Z(rows) * Z(n), 1.0)};
+  for (int32_t i = 0; i < rows; ++i) {
+    const int8_t* r = s + Z(i) * Z(n);
+    const int32_t m = *std::max_element(r, r + n);
+    double sum = 0.0;
+    for (int32_t j = 0; j < n; ++j) sum += std::exp(-double{kSScale} * (m - r[j]));
+    for (int32_t j = 0; j < n; ++j) {
+      e.value[Z(i) * Z(n) + Z(j)] =
+          std::min(255.0, std::nearbyint(256.0 * std::exp(-double{kSScale} * (m - r[j])) / sum));
+    }
+  }
+  return e;
+}
 
 // out[i, c] = sat8(round(scale * sum_j a[i, j] b[j, c])): the scalar check of
 // one matmul (b[j, c] at b[j * bs_row + c * bs_col]).
@@ -138,7 +205,13 @@ void BM_SdpaS8_onednn(benchmark::State& st, int32_t sq, int32_t skv) {
   run();
   const Expected want_s = ScalarMatmul(q.data(), k.data(), 1, kD, sq, kD, skv, qk_scale);
   const Expected want_o = ScalarMatmul(p.data(), v.data(), kD, 1, sq, skv, kD, pv_scale);
-  if (!CheckWithinOne(st, "scores", s, want_s) || !CheckWithinOne(st, "out", out, want_o)) return;
+  const Expected want_p = ScalarSoftmax(s.data(), sq, skv);
+  FVec pf(p.size());
+  std::copy(p.begin(), p.end(), pf.begin());
+  if (!CheckWithinOne(st, "scores", s, want_s) || !CheckClose(st, "probabilities", pf.data(), want_p) ||
+      !CheckWithinOne(st, "out", out, want_o)) {
+    return;
+  }
   for (auto _ : st) {
     run();
     benchmark::ClobberMemory();
