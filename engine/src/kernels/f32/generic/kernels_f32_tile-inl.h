@@ -6,16 +6,23 @@
 // weight of key j for query i (pi = row stride, pj = 1 for row-major P; pi = 1,
 // pj = tq for the transposed tiles).
 // Registers a<r><c> (r < RQ <= 4, c < RC <= 4), b<c>, vv<c>, see ATTN_EACH4.
+// Not inlined: inside the tile's loops GCC ran out of general registers and
+// kept the key loop's counter on the stack and its strides in vector
+// registers (three extra p0 ops per 16 FMAs on x86).
 template <class O, int RQ, int RC>
-void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const float* v,
-             std::size_t v_stride, float* acc, std::size_t a_stride) {
+__attribute__((noinline)) void PvBlock(const float* p, std::size_t pi, std::size_t pj,
+                                       int32_t nk, const float* v, std::size_t v_stride,
+                                       float* acc, std::size_t a_stride) {
   static_assert(RQ <= 4, "named registers: 4 rows");
   static_assert(RC <= 4, "named registers: 4 column vectors");
   using V = typename O::V;
   const std::size_t N = O::Lanes();
-#define ATTN_PV_LOAD(r, c)                                                                       \
-  [[maybe_unused]] V a##r##c =                                                                    \
-      (r) < RQ && (c) < RC ? O::LoadU(acc + Sz(r) * a_stride + Sz(c) * N) : O::Zero();
+  // One pointer per accumulator row, columns at constant offsets from it
+  // (indexing acc + r * a_stride + c * N, GCC kept one register per (r, c)).
+  float* const arow[4] = {acc, acc + (RQ > 1 ? a_stride : 0), acc + (RQ > 2 ? 2 * a_stride : 0),
+                          acc + (RQ > 3 ? 3 * a_stride : 0)};
+#define ATTN_PV_LOAD(r, c) \
+  [[maybe_unused]] V a##r##c = (r) < RQ && (c) < RC ? O::LoadU(arow[r] + Sz(c) * N) : O::Zero();
   ATTN_EACH4(ATTN_EACH8, ATTN_PV_LOAD)
   int32_t j = 0;
   if (RQ == 1) {
@@ -44,16 +51,19 @@ void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const f
 #define ATTN_PV_FMA(r, c) if constexpr ((c) < RC) a##r##c = O::MulAdd(pr, vv##c, a##r##c);
 #define ATTN_PV_ROW(_, r)                                                                        \
   if constexpr ((r) < RQ) {                                                                        \
-    const V pr = O::Set(p[Sz(r) * pi + Sz(j) * pj]);                                              \
+    const V pr = O::Set(pj0[Sz(r) * pi]);                                                         \
     ATTN_EACH8(ATTN_PV_FMA, r)                                                                    \
   }
-  for (; j < nk; ++j) {
-    const float* vr = v + Sz(j) * v_stride;
+  // Pointer bumps, not index products: the loop keeps two pointers, two
+  // strides and its end in registers.
+  const float* pj0 = p + Sz(j) * pj;
+  const float* const v_end = v + Sz(nk) * v_stride;
+  for (const float* vr = v + Sz(j) * v_stride; vr != v_end; vr += v_stride, pj0 += pj) {
     ATTN_EACH8(ATTN_PV_V, _)
     ATTN_EACH4(ATTN_PV_ROW, _)
   }
 #define ATTN_PV_STORE(r, c) \
-  if constexpr ((r) < RQ && (c) < RC) O::StoreU(a##r##c, acc + Sz(r) * a_stride + Sz(c) * N);
+  if constexpr ((r) < RQ && (c) < RC) O::StoreU(a##r##c, arow[r] + Sz(c) * N);
   ATTN_EACH4(ATTN_EACH8, ATTN_PV_STORE)
 #undef ATTN_PV_LOAD
 #undef ATTN_PV_BZERO
