@@ -238,7 +238,7 @@ void QkTileT(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t
   if (groups == 1) {
     QkRowsT<O, 1, 16>(qt, t, Sz(d), k, k_stride, nk, st);
   } else if (groups == 2) {
-    QkRowsT<O, 2, 6>(qt, t, Sz(d), k, k_stride, nk, st);
+    QkRowsT<O, 2, 8>(qt, t, Sz(d), k, k_stride, nk, st);
   } else if (groups == 4) {
     QkRowsT<O, 4, 3>(qt, t, Sz(d), k, k_stride, nk, st);
   } else {
