@@ -102,6 +102,14 @@ ATTN_TILE_INLINE void score_block(const AttendF32& a, const AttendMask& mask, co
     kernels::qk_tile_f32(t.qs, idx(a.dim_k), nq, a.k + idx(j0) * a.k_stride, a.k_stride, nk,
                          a.dim_k, t.s, lay.row);
   }
+  // No matrix mask and every row of the tile sees the whole block (the first
+  // row has the smallest limit): nothing to mask, nk keys visible per row.
+  const bool matrix_mask =
+      mask.keras != nullptr || mask.additive != nullptr || mask.boolean != nullptr;
+  if (!matrix_mask && row_limit(a, mask, i0) - j0 >= nk) {
+    for (int32_t r = 0; visible != nullptr && r < nq; ++r) visible[r] += nk;
+    return;
+  }
   const std::size_t cs = lay.col;
   for (int32_t r = 0; r < nq; ++r) {
     const int32_t i = i0 + r;
