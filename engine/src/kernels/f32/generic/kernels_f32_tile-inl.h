@@ -116,6 +116,10 @@ void PvRows(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const fl
   for (; c + RC * N <= cols; c += RC * N) {
     PvBlock<O, RQ, RC>(p, pi, pj, nk, v + c, v_stride, acc + c, a_stride);
   }
+  // Two vectors at once where RC = 4 leaves them (a 32-float head on AVX-512).
+  for (; RC > 2 && c + 2 * N <= cols; c += 2 * N) {
+    PvBlock<O, RQ, 2>(p, pi, pj, nk, v + c, v_stride, acc + c, a_stride);
+  }
   for (; c + N <= cols; c += N) PvBlock<O, RQ, 1>(p, pi, pj, nk, v + c, v_stride, acc + c, a_stride);
   if (c < cols) PvTail<O, RQ>(p, pi, pj, nk, v + c, v_stride, cols - c, acc + c, a_stride);
 }
