@@ -411,6 +411,7 @@ void BM_LuongGeneral_eigen(benchmark::State& st) { LuongEigen(st, true); }
 
 void RegisterOps() {
   Register("BM_FmaPeak", BM_FmaPeak);  // the name the stored results use
+  RegisterFmaLoadBenchmarks();
   const std::string be = ATTN_BENCH_BACKEND;
   for (const SdpaCase& c : SdpaCases()) {
     Register(c.family + "/attn_" + be + "/" + std::to_string(c.skv), BM_Sdpa_attn, c.sq, c.skv, c.d,

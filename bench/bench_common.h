@@ -80,5 +80,7 @@ void RegisterEigenThreadBenchmarks();
 // (bench_s8.cpp, x86 only: registers nothing elsewhere).
 void RegisterS8ThreadBenchmarks(int32_t threads);
 void RegisterDecodeBenchmarks();
+// FMA rate with loads interleaved (bench_fma_loads.cpp; AVX-512 builds only).
+void RegisterFmaLoadBenchmarks();
 
 }  // namespace attn_bench
