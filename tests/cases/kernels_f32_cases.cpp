@@ -16,6 +16,7 @@
 #include "case.h"
 #include "kernels/f32/exp_poly.h"
 #include "kernels/f32/kernels_f32.h"
+#include "kernels/f32/tanh_poly.h"
 
 namespace {
 
@@ -142,5 +143,62 @@ ATTN_CASE(KernelsF32, ExpSubSumWithinUlpBound) {
     ATTN_EXPECT_CLOSE("exp_sub_sum_f32 values", buf.b, buf.expected, buf.tol,
                       static_cast<std::size_t>(n));
     ATTN_EXPECT_NEAR(sum, sum_ref, (n + 1) * kEps * sum_ref);
+  }
+}
+
+// tanh_f32 against double-precision tanh: within tanh_poly::kMaxRelEps (4)
+// eps of |tanh(x)| (the Cortex-M backends' rational form, tanh_poly.h; the
+// SIMD backends' and libm's are within 3 ulp), on every length's tail and
+// the clamp's edge; +-inf give +-1, -0 gives 0, NaN stays NaN.
+ATTN_CASE(KernelsF32, TanhWithinRelBound) {
+  Buffers buf;
+  ATTN_ASSERT_TRUE(buf.arena.ok());
+  attn_test::Rng rng(94);
+  static const int32_t lengths[] = {0, 1, 3, 4, 5, 7, 64, 129, 400};
+  for (int32_t n : lengths) {
+    attn_test::fill_uniform(rng, buf.a, static_cast<std::size_t>(n), -10.0f, 10.0f);
+    for (int32_t i = 0; i < n; i += 3) buf.a[i] *= 0.25f;  // more of them near 0
+    static const float edges[] = {8.5f, -8.49999905f, 1e-30f, -0.702146292f, 6.00997019f};
+    for (int32_t i = 0; i < n && i < 5; ++i) buf.a[i] = edges[i];
+    for (int32_t i = 0; i < n; ++i) buf.b[i] = buf.a[i];
+    buf.b[n] = -7.0f;
+    attn::kernels::tanh_f32(buf.b, n);
+    for (int32_t i = 0; i < n; ++i) {
+      const double t = std::tanh(static_cast<double>(buf.a[i]));
+      buf.expected[i] = t;
+      buf.tol[i] = attn::tanh_poly::kMaxRelEps * kEps * std::fabs(t);
+    }
+    ATTN_EXPECT_CLOSE("tanh_f32", buf.b, buf.expected, buf.tol, static_cast<std::size_t>(n));
+    ATTN_EXPECT_TRUE(buf.b[n] == -7.0f);  // nothing written past n
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  float special[5] = {inf, -inf, -0.0f, std::numeric_limits<float>::quiet_NaN(), 100.0f};
+  attn::kernels::tanh_f32(special, 5);
+  ATTN_EXPECT_TRUE(special[0] == 1.0f);
+  ATTN_EXPECT_TRUE(special[1] == -1.0f);
+  ATTN_EXPECT_TRUE(special[2] == 0.0f);  // the sign of -0: not every backend keeps it
+  ATTN_EXPECT_TRUE(special[3] != special[3]);
+  ATTN_EXPECT_TRUE(special[4] == 1.0f);
+}
+
+// add_f32 against ref: the same sums, every length's tail, odd offsets.
+ATTN_CASE(KernelsF32, AddMatchesReference) {
+  Buffers buf;
+  ATTN_ASSERT_TRUE(buf.arena.ok());
+  attn_test::Rng rng(95);
+  attn_test::fill_uniform(rng, buf.a, kA, -3.0f, 3.0f);
+  attn_test::fill_uniform(rng, buf.b, kB, -3.0f, 3.0f);
+  static const int32_t lengths[] = {0, 1, 3, 4, 5, 8, 9, 64, 67};
+  for (int32_t off = 0; off < 3; ++off) {
+    for (int32_t n : lengths) {
+      for (int32_t i = 0; i <= n; ++i) buf.out[i] = buf.out_ref[i] = -7.0f;
+      attn::kernels::add_f32(buf.out + off, buf.a + 2 * off, buf.b + off + 1, n);
+      attn::ref::add_f32(buf.out_ref + off, buf.a + 2 * off, buf.b + off + 1, n);
+      for (int32_t i = 0; i <= n; ++i) {
+        buf.expected[i] = buf.out_ref[i];
+        buf.tol[i] = 0.0;
+      }
+      ATTN_EXPECT_CLOSE("add_f32", buf.out, buf.expected, buf.tol, static_cast<std::size_t>(n) + 1);
+    }
   }
 }

@@ -45,6 +45,7 @@
 
 #include "kernels/f32/exp_poly.h"
 #include "kernels/f32/kernels_f32.h"
+#include "kernels/f32/tanh_poly.h"
 #if ATTN_TEST_HWY
 #include "hwy/highway.h"
 #include "kernels/f32/hwy/kernels_f32_hwy.h"
@@ -507,6 +508,69 @@ TEST_P(KernelTest, ExpPolyEveryFloat) {
   EXPECT_LE(worst_scalar, attn::exp_poly::kMaxUlp) << "scalar worst " << worst_scalar << " ulp";
   std::printf("exp every float of [-87.3, 0]: kernel worst %.3f ulp (x = %.9g), scalar %.3f ulp\n",
               worst, static_cast<double>(worst_x), worst_scalar);
+}
+
+// tanh_poly.h's scalar form (the Cortex-M mcu and mve backends' tanh_f32,
+// the same bits) against double tanh, relative error in FLT_EPSILON: a dense
+// sweep of [0, 9] here, every float with ATTN_TANH_EVERY_FLOAT=1 (the figure
+// quoted in tanh_poly.h). Compiled without contraction, as those backends are.
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+static float
+TanhPolyScalar(float x) {
+  return attn::tanh_poly::tanh_poly_f32(x);
+}
+
+static double TanhRelErr(float x) {
+  const double want = std::tanh(static_cast<double>(x));
+  const double got = TanhPolyScalar(x);
+  if (want == 0.0) return got == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+  return std::fabs(got - want) / std::fabs(want) / FLT_EPSILON;
+}
+
+TEST(TanhPoly, WithinStatedBound) {
+  constexpr int32_t kCount = 1 << 20;
+  double worst = 0.0;
+  for (int32_t i = 0; i < kCount; ++i) {
+    const float x = 9.0f * static_cast<float>(i) / kCount;
+    worst = std::max(worst, std::max(TanhRelErr(x), TanhRelErr(-x)));
+  }
+  for (float x : {1e-30f, 1e-40f, 0.702146292f, 6.00997019f, 8.49999905f, 8.5f, 8.50000095f}) {
+    worst = std::max(worst, std::max(TanhRelErr(x), TanhRelErr(-x)));
+  }
+  EXPECT_LE(worst, attn::tanh_poly::kMaxRelEps) << "worst " << worst << " eps";
+  RecordProperty("tanh_poly_worst_eps", std::to_string(worst));
+  EXPECT_EQ(TanhPolyScalar(kInf), 1.0f);
+  EXPECT_EQ(TanhPolyScalar(-kInf), -1.0f);
+  EXPECT_EQ(TanhPolyScalar(8.5f), 1.0f);
+  EXPECT_EQ(TanhPolyScalar(1e-30f), 1e-30f);
+  EXPECT_TRUE(std::signbit(TanhPolyScalar(-0.0f)));
+  EXPECT_TRUE(std::isnan(TanhPolyScalar(std::nanf(""))));
+  // The clamp: inside the formula at the last float below 8.5 gives 1 too.
+  EXPECT_EQ(attn::tanh_poly::tanh_inside(8.5f, 8.5f * 8.5f), 1.0f);
+}
+
+// Every non-negative finite float (the negative half is the mirror):
+// opt-in, ATTN_TANH_EVERY_FLOAT=1.
+TEST(TanhPoly, EveryFloat) {
+  if (std::getenv("ATTN_TANH_EVERY_FLOAT") == nullptr) {
+    GTEST_SKIP() << "set ATTN_TANH_EVERY_FLOAT=1 to sweep every float";
+  }
+  double worst = 0.0;
+  float worst_x = 0.0f;
+  for (uint32_t b = 0; b < 0x7f800000u; ++b) {
+    float x;
+    std::memcpy(&x, &b, sizeof x);
+    const double e = TanhRelErr(x);
+    if (e > worst) {
+      worst = e;
+      worst_x = x;
+    }
+  }
+  EXPECT_LE(worst, attn::tanh_poly::kMaxRelEps) << "worst " << worst << " eps at " << worst_x;
+  std::printf("tanh every float: worst %.3f FLT_EPSILON relative (x = %.9g)\n", worst,
+              static_cast<double>(worst_x));
 }
 
 TEST_P(KernelTest, PvTileAndDense) {

@@ -5,8 +5,7 @@ namespace attn {
 namespace detail {
 namespace {
 
-constexpr uint64_t kInvTwoPiQ64 = 0x28BE60DB9391054Aull;  // round(2^64 / (2 pi))
-constexpr int64_t kHalfPiQ30 = 1686629713;                // round(2^30 pi / 2)
+constexpr int64_t kHalfPiQ30 = 1686629713;  // round(2^30 pi / 2)
 constexpr int64_t kOneQ30 = int64_t{1} << 30;
 
 // round(a * b / 2^30), a, b >= 0 in Q2.30.
@@ -24,8 +23,21 @@ int64_t horner_q30(int64_t x2, const uint32_t* den, int n) {
   return s;
 }
 
-// cos and sin (Q1.30) of phase turns (Q0.64).
-void sincos_turns(uint64_t phase, int32_t* c, int32_t* s) {
+// RoundingDivideByPOT(x, 30) on int64: to nearest, ties away from zero
+// (floor and remainder without shifting a negative value).
+int64_t round_shift30(int64_t x) {
+  const int64_t mask = kOneQ30 - 1;
+  const int64_t floor = x >= 0 ? x >> 30 : -((-x - 1) >> 30) - 1;
+  const int64_t rem = x - floor * kOneQ30;  // 0 .. mask
+  const int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return floor + (rem > threshold ? 1 : 0);
+}
+
+int8_t clamp_s8(int64_t v) { return static_cast<int8_t>(v < -128 ? -128 : (v > 127 ? 127 : v)); }
+
+}  // namespace
+
+void rope_sincos_turns(uint64_t phase, int32_t* c, int32_t* s) {
   const auto quadrant = static_cast<uint32_t>(phase >> 62);
   const uint64_t u = (phase >> 30) & 0xFFFFFFFFu;  // Q0.32 of the quadrant
   const bool upper = u > (uint64_t{1} << 31);      // sin(pi/2 - a) = cos(a)
@@ -45,26 +57,12 @@ void sincos_turns(uint64_t phase, int32_t* c, int32_t* s) {
   *s = sq[quadrant];
 }
 
-// RoundingDivideByPOT(x, 30) on int64: to nearest, ties away from zero
-// (floor and remainder without shifting a negative value).
-int64_t round_shift30(int64_t x) {
-  const int64_t mask = kOneQ30 - 1;
-  const int64_t floor = x >= 0 ? x >> 30 : -((-x - 1) >> 30) - 1;
-  const int64_t rem = x - floor * kOneQ30;  // 0 .. mask
-  const int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return floor + (rem > threshold ? 1 : 0);
-}
-
-int8_t clamp_s8(int64_t v) { return static_cast<int8_t>(v < -128 ? -128 : (v > 127 ? 127 : v)); }
-
-}  // namespace
-
 void rope_s8_angles(int64_t position, int32_t dims, uint64_t ratio, int32_t* cs) {
   const int32_t half = dims / 2;
   const auto p = static_cast<uint64_t>(position);
-  uint64_t f = kInvTwoPiQ64;
+  uint64_t f = kRopeInvTwoPiQ64;
   for (int32_t i = 0; i < half; ++i) {
-    sincos_turns(p * f, &cs[i], &cs[half + i]);  // p f modulo one turn
+    rope_sincos_turns(p * f, &cs[i], &cs[half + i]);  // p f modulo one turn
     f = mul_hi64(f, ratio);
   }
 }

@@ -24,6 +24,13 @@ inline uint64_t mul_hi64(uint64_t a, uint64_t b) {
 // series of exp(-x ln 2) in Q1.63 (rope_s8_ratio.cpp; prepare time).
 uint64_t rope_s8_ratio(const RopeConfig& rope);
 
+// round(2^64 / (2 pi)): the Q0.64 frequency in turns of the first pair.
+inline constexpr uint64_t kRopeInvTwoPiQ64 = 0x28BE60DB9391054Aull;
+
+// cos and sin (Q1.30) of phase turns (Q0.64): a Taylor polynomial on an
+// eighth of a turn, every division a 32-bit one.
+void rope_sincos_turns(uint64_t phase, int32_t* c, int32_t* s);
+
 // cs[i] = cos(angle_i), cs[dims/2 + i] = sin(angle_i) in Q1.30 for pair
 // i < dims / 2, angle_i = position * theta^(-2i / dims): the frequency in
 // turns f_i = f_{i-1} * r (Q0.64, f_0 = 1 / 2pi), the phase position * f_i

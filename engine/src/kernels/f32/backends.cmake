@@ -89,7 +89,9 @@ if(ATTN_BACKEND_NAME STREQUAL "mcu")
     ${CMAKE_CURRENT_LIST_DIR}/mcu/kernels_f32_mcu.cpp
     ${CMAKE_CURRENT_LIST_DIR}/mcu/qk_tile_f32_mcu.cpp
     ${CMAKE_CURRENT_LIST_DIR}/mcu/pv_tile_f32_mcu.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mcu/exp_sub_sum_f32_mcu.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/mcu/exp_sub_sum_f32_mcu.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mcu/tanh_f32_mcu.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mcu/add_f32_mcu.cpp)
   # Scalar register blocks by design: on Cortex-M55 GCC's vectorizer packs
   # them into Helium registers it then spills (a 1 KiB Q.K^T frame, slower).
   set_source_files_properties(
@@ -106,7 +108,8 @@ if(ATTN_BACKEND_NAME STREQUAL "mve")
     ${CMAKE_CURRENT_LIST_DIR}/mve/pv_tile_f32_mve.cpp
     ${CMAKE_CURRENT_LIST_DIR}/mve/softmax_f32_mve.cpp
     ${CMAKE_CURRENT_LIST_DIR}/mve/softmax_t_f32_mve.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mve/transpose_scale_f32_mve.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/mve/transpose_scale_f32_mve.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mve/tanh_f32_mve.cpp)
   # GCC 12 schedules the blocks' vector loads ahead of their uses before
   # register allocation, so 6 accumulators and 2 operands (all 8 Helium
   # registers) no longer fit and one accumulator lives on the stack.

@@ -4,8 +4,10 @@
 //
 // The SDPA core's hot loops, Q.K^T and P.V, are register-blocked
 // (qk_tile_f32_mcu.cpp, pv_tile_f32_mcu.cpp) and its exp pass uses the
-// shared polynomial exp (exp_sub_sum_f32_mcu.cpp); every other kernel is the
-// reference one, called through here.
+// shared polynomial exp (exp_sub_sum_f32_mcu.cpp); the seq2seq ops' tanh and
+// add are tanh_f32_mcu.cpp and add_f32_mcu.cpp. Every other kernel is the
+// reference one, called through here (the projections and axpy through
+// ref_forwards_f32-inl.h, shared with the Helium backend).
 #include <cstddef>
 #include <cstdint>
 
@@ -40,29 +42,10 @@ void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const fl
   ref::pv_tile_t_f32(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
 }
 
-void axpy_f32(float* y, const float* x, int32_t n, float a) { ref::axpy_f32(y, x, n, a); }
-
 void scale_f32(float* x, int32_t n, float a) { ref::scale_f32(x, n, a); }
 
-void add_f32(float* y, const float* a, const float* b, int32_t n) { ref::add_f32(y, a, b, n); }
-
-void tanh_f32(float* x, int32_t n) { ref::tanh_f32(x, n); }
-
-void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
-                int32_t n_out, float* y) {
-  ref::linear_f32(x, rows, n_in, w, bias, n_out, y);
-}
-
-void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
-               int32_t n_out, float* y) {
-  ref::dense_f32(x, rows, n_in, w, bias, n_out, y);
-}
-
-void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
-                 std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
-                 std::size_t y_stride) {
-  ref::gemm_nt_f32(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
-}
+// axpy_f32, linear_f32, dense_f32, gemm_nt_f32: ref, as in the Helium backend.
+#include "kernels/f32/ref_forwards_f32-inl.h"
 
 }  // namespace mcu
 }  // namespace attn

@@ -20,8 +20,8 @@ namespace {
 
 // Scores of queries q[0..R) x keys k[0..C) (rows at the given strides) into s.
 template <int R, int C>
-ATTN_MCU_LEAF void qk_block(const float* q, std::size_t q_stride, const float* k, std::size_t k_stride,
-              int32_t d, float* s, std::size_t s_stride) {
+ATTN_MCU_LEAF void qk_block(const float* q, std::size_t q_stride, const float* k,
+                            std::size_t k_stride, int32_t d, float* s, std::size_t s_stride) {
   const float* qr[R];
   const float* kr[C];
   ATTN_MCU_UNROLL
@@ -49,10 +49,36 @@ ATTN_MCU_LEAF void qk_block(const float* q, std::size_t q_stride, const float* k
   }
 }
 
+// One score (a single query against a single key: the edges, and every
+// score of a one-row product such as Bahdanau's v . tanh(...) rows):
+// sum_d q[d] k[d] in d order with one FMA a term, as the template and ref,
+// four terms a step from two four-register VLDMs (GCC only emits one-register
+// loads: 8 VLDRs for the same four terms).
+template <>
+ATTN_MCU_LEAF void qk_block<1, 1>(const float* q, std::size_t, const float* k, std::size_t,
+                                  int32_t d, float* s, std::size_t) {
+  float acc = 0.0f;
+  int32_t x = d;
+  for (; x >= 4; x -= 4) {
+    __asm__(
+        "vldmia %[q]!, {s8-s11}\n\t"
+        "vldmia %[k]!, {s12-s15}\n\t"
+        "vfma.f32 %[acc], s8, s12\n\t"
+        "vfma.f32 %[acc], s9, s13\n\t"
+        "vfma.f32 %[acc], s10, s14\n\t"
+        "vfma.f32 %[acc], s11, s15"
+        : [acc] "+t"(acc), [q] "+r"(q), [k] "+r"(k)
+        :
+        : "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "memory");
+  }
+  for (; x > 0; --x) acc = __builtin_fmaf(*q++, *k++, acc);
+  *s = acc;
+}
+
 // Queries q[0..R) against every key: 4-key blocks, then single keys.
 template <int R>
-void qk_rows(const float* q, std::size_t q_stride, const float* k, std::size_t k_stride,
-             int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+void qk_rows(const float* q, std::size_t q_stride, const float* k, std::size_t k_stride, int32_t nk,
+             int32_t d, float* s, std::size_t s_stride) {
   int32_t j = 0;
   for (; j + kMcuBlock <= nk; j += kMcuBlock) {
     qk_block<R, kMcuBlock>(q, q_stride, k + static_cast<std::size_t>(j) * k_stride, k_stride, d,

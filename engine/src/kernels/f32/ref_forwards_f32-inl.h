@@ -1,0 +1,31 @@
+// The float kernels both Cortex-M backends (kernels/f32/mcu and
+// kernels/f32/mve) take from ref, one forwarder each: the projections and
+// axpy. Included once inside each backend's namespace (kernels_f32_mcu.cpp,
+// kernels_f32_mve.cpp), after kernels/f32/kernels_f32.h. A kernel that a
+// backend gains moves out of this list into that backend (and the other
+// backend's own forwarders).
+//
+// Not a normal header: the includer opens the namespace (attn::mcu or
+// attn::mve), then includes this file; no include guard, each backend's
+// translation unit includes it once. Definitions in a header by design.
+// NOLINTBEGIN(misc-definitions-in-headers)
+
+void axpy_f32(float* y, const float* x, int32_t n, float a) { ref::axpy_f32(y, x, n, a); }
+
+void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+                int32_t n_out, float* y) {
+  ref::linear_f32(x, rows, n_in, w, bias, n_out, y);
+}
+
+void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,
+               int32_t n_out, float* y) {
+  ref::dense_f32(x, rows, n_in, w, bias, n_out, y);
+}
+
+void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+                 std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+                 std::size_t y_stride) {
+  ref::gemm_nt_f32(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+}
+
+// NOLINTEND(misc-definitions-in-headers)
