@@ -235,10 +235,12 @@ void tile_outputs(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& 
   if (tile_limit > 0) {
     int32_t vz_sums[kT];
     for (int32_t t = 0; t < nq; ++t) vz_sums[t] = params.v_zero_point * sum_w[t];
+    // The int32 score tile is idle here: the kernels' work buffer (4 T kv16
+    // >= pv_tile_s8_work_bytes bytes).
     fused = pv_tile_s8_rq(w, b.kv16, nq, b.vpacked, tile_limit, a.dim_v, vz_sums,
                           params.out_multiplier.multiplier, params.out_multiplier.shift, ozp,
-                          a.out + ui0 * a.out_stride, a.out_stride);
-    if (!fused) pv_tile_s8(w, b.kv16, nq, b.vpacked, tile_limit, a.dim_v, b.acc, b.dv16);
+                          a.out + ui0 * a.out_stride, a.out_stride, b.dots);
+    if (!fused) pv_tile_s8(w, b.kv16, nq, b.vpacked, tile_limit, a.dim_v, b.acc, b.dv16, b.dots);
   }
   for (int32_t t = 0; t < nq; ++t) {
     const auto ut = static_cast<std::size_t>(t);

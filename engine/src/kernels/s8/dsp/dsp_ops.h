@@ -24,6 +24,12 @@ inline int16x2_t sxtb16_ror8(uint32_t x) {
   return r;
 }
 inline int16x2_t sxtb16(uint32_t x) { return __sxtb16(static_cast<int8x4_t>(x)); }
+// SXTAB16 of the odd bytes: a + (sign-extended bytes 1 and 3 of x), per halfword.
+inline int16x2_t sxtab16_ror8(int16x2_t a, uint32_t x) {
+  int16x2_t r;
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(x));
+  return r;
+}
 inline int16x2_t uxtb16(uint32_t x) { return static_cast<int16x2_t>(__uxtb16(x)); }
 inline int16x2_t uxtb16_ror8(uint32_t x) {
   int16x2_t r;

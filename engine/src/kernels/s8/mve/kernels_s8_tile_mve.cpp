@@ -221,7 +221,7 @@ void pv_rows(const uint8_t* w0, const uint8_t* w1, const uint8_t* vt, int32_t bl
 }  // namespace
 
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
+                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride, void* /*work*/) {
   const int32_t blocks = (nrows + 15) / 16;  // weight rows are 0 up to here
   const auto* vt = reinterpret_cast<const uint8_t*>(vpacked);
   for (int32_t i = 0; i < nq; i += 2) {
@@ -246,7 +246,7 @@ bool qk_tile_s8_rq(const uint8_t*, int32_t, int32_t, const int8_t*, const int32_
   return false;
 }
 bool pv_tile_s8_rq(const uint8_t*, std::size_t, int32_t, const int8_t*, int32_t, int32_t,
-                   const int32_t*, int32_t, int32_t, int32_t, int8_t*, std::size_t) {
+                   const int32_t*, int32_t, int32_t, int32_t, int8_t*, std::size_t, void*) {
   return false;
 }
 

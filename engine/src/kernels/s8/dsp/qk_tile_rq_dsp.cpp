@@ -1,0 +1,136 @@
+// Cortex-M4/M7/M33 DSP-extension Q K^T with the score requantization fused
+// (qk_tile_s8_rq of kernels/s8/kernels_s8.h), bit-identical to
+// qk_tile_s8_ref + requantize_row_s8_ref. Per pair of query rows, one asm
+// loop runs every key pair: the 2 x 2 block's SMLAD loop (dsp/tile_dsp.h
+// layouts; two column groups a pass: 6 LDRD + 8 SXTB16 + 16 SMLAD + 2 per 32
+// MACs), then its epilogue, 4 instructions a score (RqDouble) and a byte
+// store. The accumulators start at -2 k_zp sum(q - q_zp) and the query tile
+// holds 2 (q - zp), so each ends as the doubled score x2 = 2 (qk - offset)
+// RqDouble takes. The loop needs all 14 free registers; what the epilogue
+// and the next block need lives in a stack record (QkRq), read through
+// memory operands.
+#include "kernels/s8/kernels_s8.h"
+
+#if defined(ATTN_S8_KERNELS_DSP) && defined(ATTN_S8_HAS_TILE_GEMMS)
+
+#include "kernels/s8/dsp/tile_dsp.h"
+
+namespace attn {
+namespace detail {
+
+namespace {
+
+struct Pair {
+  int32_t a, b;
+};
+struct PtrPair {
+  int8_t* o0;  // row i
+  int8_t* o1;  // row i + 1 (row i again for an odd last row: written first)
+};
+
+// One column group of a 2 x 2 block: query words (q0e, q0o, q1e, q1o), key
+// words k0, k1 split by SXTB16 into halves matching them.
+#define ATTN_DSP_QK_GROUP                   \
+  "ldrd %[q0e], %[q0o], [%[qp]], #8\n\t"    \
+  "ldrd %[q1e], %[q1o], [%[qp]], #8\n\t"    \
+  "ldrd %[k0], %[k1], [%[kp]], #8\n\t"      \
+  "sxtb16 %[e], %[k0]\n\t"                  \
+  "sxtb16 %[k0], %[k0], ror #8\n\t"         \
+  "smlad %[a00], %[q0e], %[e], %[a00]\n\t"  \
+  "smlad %[a10], %[q1e], %[e], %[a10]\n\t"  \
+  "smlad %[a00], %[q0o], %[k0], %[a00]\n\t" \
+  "smlad %[a10], %[q1o], %[k0], %[a10]\n\t" \
+  "sxtb16 %[e], %[k1]\n\t"                  \
+  "sxtb16 %[k1], %[k1], ror #8\n\t"         \
+  "smlad %[a01], %[q0e], %[e], %[a01]\n\t"  \
+  "smlad %[a11], %[q1e], %[e], %[a11]\n\t"  \
+  "smlad %[a01], %[q0o], %[k1], %[a01]\n\t" \
+  "smlad %[a11], %[q1o], %[k1], %[a11]\n\t"
+
+// RqDouble of accumulator a in place: m, b, r in registers.
+// clang-format off
+#define ATTN_DSP_RQ(a, m, b, r, t)                      \
+  "add %[" t "], %[" b "], %[" a "], asr #31\n\t"       \
+  "smmlar %[" a "], %[" a "], %[" m "], %[" t "]\n\t"   \
+  "asr %[" a "], %[" a "], %[" r "]\n\t"                \
+  "ssat %[" a "], #8, %[" a "]\n\t"
+// clang-format on
+
+// The scores of a query pair against `pairs` >= 1 key pairs from kp.
+void qk_rows_rq(const void* qp0, const int8_t* kp, int32_t groups, Pair init0, Pair init1,
+                const dsp::RqDouble& rq, PtrPair o, int32_t pairs) {
+  const void* qp;
+  int32_t a00, a01, a10, a11, n;
+  uint32_t q0e, q0o, q1e, q1o, k0, k1, e;
+  const Pair mb{rq.multiplier, rq.bias};
+  const int32_t right = rq.right;
+  const int8_t* o_end = o.o0 + 2 * pairs;
+  __asm__ volatile(
+      "0:\n\t"
+      "ldr %[qp], %[qp0]\n\t"
+      "ldrd %[a00], %[a01], %[init0]\n\t"
+      "ldrd %[a10], %[a11], %[init1]\n\t"
+      "ldr %[n], %[groups]\n\t"
+      "lsrs %[n], %[n], #1\n\t"  // C: an odd group first; Z: no pair of groups
+      "bcc 2f\n\t"
+      ATTN_DSP_QK_GROUP
+      "beq 3f\n\t"
+      "2:\n\t"
+      ATTN_DSP_QK_GROUP ATTN_DSP_QK_GROUP
+      "subs %[n], %[n], #1\n\t"
+      "bne 2b\n\t"
+      "3:\n\t"
+      "ldrd %[q0e], %[q0o], %[mb]\n\t"
+      "ldr %[q1e], %[right]\n\t"
+      ATTN_DSP_RQ("a10", "q0e", "q0o", "q1e", "e")
+      ATTN_DSP_RQ("a11", "q0e", "q0o", "q1e", "e")
+      ATTN_DSP_RQ("a00", "q0e", "q0o", "q1e", "e")
+      ATTN_DSP_RQ("a01", "q0e", "q0o", "q1e", "e")
+      "ldrd %[k0], %[k1], %[o]\n\t"
+      "strb %[a10], [%[k1]], #1\n\t"
+      "strb %[a11], [%[k1]], #1\n\t"
+      "strb %[a00], [%[k0]], #1\n\t"
+      "strb %[a01], [%[k0]], #1\n\t"
+      "strd %[k0], %[k1], %[o]\n\t"
+      "ldr %[e], %[o_end]\n\t"
+      "cmp %[k0], %[e]\n\t"
+      "bne 0b\n\t"
+      : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [qp] "=&r"(qp),
+        [kp] "+r"(kp), [n] "=&r"(n), [q0e] "=&r"(q0e), [q0o] "=&r"(q0o), [q1e] "=&r"(q1e),
+        [q1o] "=&r"(q1o), [k0] "=&r"(k0), [k1] "=&r"(k1), [e] "=&r"(e), [o] "+m"(o)
+      : [qp0] "m"(qp0), [init0] "m"(init0), [init1] "m"(init1), [groups] "m"(groups),
+        [mb] "m"(mb), [right] "m"(right), [o_end] "m"(o_end)
+      : "cc", "memory");
+}
+
+}  // namespace
+
+bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                   const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                   int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
+                   std::size_t out_stride) {
+  (void)zp;
+  (void)ksum;
+  // |sum (q - q_zp)(k - k_zp)| <= n * 255 * 255.
+  if (!dsp::RqDouble::fits(static_cast<uint64_t>(n) * 65025u, shift, multiplier)) return false;
+  if (nkeys <= 0) return true;
+  const dsp::RqDouble rq(multiplier, shift, out_zp);
+  const int32_t groups = dsp::col_groups(n);
+  for (int32_t i = 0; i < nq; i += 2) {
+    int8_t* o0 = out + static_cast<std::size_t>(i) * out_stride;
+    const bool pair = i + 1 < nq;
+    // -2 offset, wrapping as the accumulators do (the final sums fit).
+    const auto m0 = static_cast<int32_t>(0u - 2u * static_cast<uint32_t>(offsets[i]));
+    const int32_t m1 = pair ? static_cast<int32_t>(0u - 2u * static_cast<uint32_t>(offsets[i + 1]))
+                            : m0;
+    // Rows of out hold round16(nkeys) entries: both keys of the last pair fit.
+    qk_rows_rq(u + static_cast<std::size_t>(i / 2) * dsp::qpair_bytes(n), kpacked, groups, {m0, m0},
+               {m1, m1}, rq, {o0, pair ? o0 + out_stride : o0}, (nkeys + 1) / 2);
+  }
+  return true;
+}
+
+}  // namespace detail
+}  // namespace attn
+
+#endif  // ATTN_S8_KERNELS_DSP && ATTN_S8_HAS_TILE_GEMMS
