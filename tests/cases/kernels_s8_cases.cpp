@@ -94,24 +94,43 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
     }
   }
   // softmax row: every length 1..70 and some long rows, exp tables of real
-  // softmax params (multiplier cap, diff_min cuts, plain), in place too.
+  // softmax params (multiplier cap, diff_min cuts, plain), in place too; the
+  // tiled core's weight rows (softmax_s8_row_w: weights, zero padding, sum).
   {
     static attn::SoftmaxS8Params sp;
     static int8_t sin[600], sout[600], sref[600];
+    static uint8_t wout[616], wref[616];
+    alignas(64) static unsigned char lut[attn::detail::kSoftmaxS8LutBytes];
     const float betas[] = {1.0f, 40.0f, 0.3f, 1e4f};
     for (float beta : betas) {
       ATTN_ASSERT_TRUE(attn::softmax_s8_prepare(0.05f, beta, &sp) == attn::Status::kOk);
       for (int32_t n = 1; n <= 600; n = n < 70 ? n + 1 : n + 133) {
-        for (int32_t i = 0; i < n; ++i) sin[i] = static_cast<int8_t>(r.range(-128, 127));
+        for (int32_t i = 0; i < n; ++i) {
+          sin[i] = static_cast<int8_t>(n % 3 == 0 ? r.range(-128, -1) : r.range(-128, 127));
+        }
         if (n > 300) {
           for (int32_t i = 0; i < n; ++i) sin[i] = 5;  // 512+ equal maxima: shift > 31
         }
+        const int32_t n_pad = n + n % 16;
+        attn::detail::softmax_s8_tile_prepare(sp.exp_table, sp.diff_min, n, lut);
+        std::memset(wout, 0x5a, sizeof wout);
+        ATTN_EXPECT_EQ_INT(attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min, sin, wout, n, n_pad),
+                           attn::detail::softmax_s8_row_w_ref(sp.exp_table, sp.diff_min, sin, wref, n, n_pad));
+        ATTN_EXPECT_TRUE(std::memcmp(wout, wref, static_cast<std::size_t>(n_pad)) == 0);
+        std::memcpy(wout, sin, static_cast<std::size_t>(n));
+        ATTN_EXPECT_EQ_INT(attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min,
+                                                          reinterpret_cast<int8_t*>(wout), wout, n, n_pad),
+                           attn::detail::softmax_s8_row_w_ref(sp.exp_table, sp.diff_min, sin, wref, n, n_pad));
+        ATTN_EXPECT_TRUE(std::memcmp(wout, wref, static_cast<std::size_t>(n_pad)) == 0);
         attn::detail::softmax_s8_row(sp.exp_table, sp.diff_min, sin, sout, n);
         attn::detail::softmax_s8_row_ref(sp.exp_table, sp.diff_min, sin, sref, n);
         ATTN_EXPECT_TRUE(std::memcmp(sout, sref, static_cast<std::size_t>(n)) == 0);
         attn::detail::softmax_s8_row(sp.exp_table, sp.diff_min, sin, sin, n);
         ATTN_EXPECT_TRUE(std::memcmp(sin, sref, static_cast<std::size_t>(n)) == 0);
       }
+      std::memset(wout, 0x5a, sizeof wout);  // a row with no visible key: zeros, sum 0
+      ATTN_EXPECT_EQ_INT(attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min, sin, wout, 0, 16), 0);
+      ATTN_EXPECT_TRUE(wout[0] == 0 && wout[15] == 0 && wout[16] == 0x5a);
     }
   }
   // pv: 0..9 rows (odd and even counts), odd widths and row offsets, weights 1..255.

@@ -8,6 +8,7 @@
 #define ATTN_S8_KERNELS_DSP 1
 #define ATTN_S8_HAS_ROW_KERNELS 1  // dot, mac, qrow pack/dot, qk, pv, pv_strided, name
 #define ATTN_S8_HAS_SOFTMAX_ROW 1
+#define ATTN_S8_HAS_SOFTMAX_ROW_W 1  // the tiled core's weight rows
 #define ATTN_S8_HAS_WEIGHTS_FROM_CODES 1
 #define ATTN_S8_HAS_REQUANTIZE_ROW 1
 // The tile GEMMs (packings, qk/pv tile GEMMs + fused requantization,

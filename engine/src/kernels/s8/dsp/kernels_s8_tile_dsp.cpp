@@ -126,16 +126,20 @@ void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, i
     int8_t* pj = packed + static_cast<std::size_t>(j / 2) * dsp::kpair_bytes(n) +
                  static_cast<std::size_t>(j % 2) * 4;
     const int8_t* kj = k + static_cast<std::size_t>(j) * k_stride;
-    for (int32_t g = 0; g < groups; ++g) {
-      uint32_t x = 0;
-      if (j < nkeys && g < full) {
-        x = dsp::load4(kj + 4 * g);
-      } else if (j < nkeys) {
-        for (int32_t t = 0; 4 * g + t < n; ++t) {
-          x |= static_cast<uint32_t>(static_cast<uint8_t>(kj[4 * g + t])) << (8 * t);
-        }
-      }
+    if (j >= nkeys) {  // the partner of an odd last key
+      for (int32_t g = 0; g < groups; ++g) std::memset(pj + static_cast<std::size_t>(g) * 8, 0, 4);
+      continue;
+    }
+    for (int32_t g = 0; g < full; ++g) {
+      const uint32_t x = dsp::load4(kj + 4 * g);
       std::memcpy(pj + static_cast<std::size_t>(g) * 8, &x, 4);
+    }
+    if (full < groups) {
+      uint32_t x = 0;
+      for (int32_t t = 0; 4 * full + t < n; ++t) {
+        x |= static_cast<uint32_t>(static_cast<uint8_t>(kj[4 * full + t])) << (8 * t);
+      }
+      std::memcpy(pj + static_cast<std::size_t>(full) * 8, &x, 4);
     }
   }
 }
@@ -201,21 +205,23 @@ void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp
       continue;
     }
     int32_t s2 = 0;  // 2 sum (q - zp)
-    for (int32_t g = 0; g < groups; ++g, pi += 4) {
-      int16x2_t e, o;
-      if (g < full) {
-        const uint32_t x = dsp::load4(qi + 4 * g);
-        e = __sxtab16(__sxtab16(neg2zp, static_cast<int8x4_t>(x)), static_cast<int8x4_t>(x));
-        o = dsp::sxtab16_ror8(dsp::sxtab16_ror8(neg2zp, x), x);
-      } else {
-        uint16_t h[4] = {0, 0, 0, 0};
-        for (int32_t t = 0; 4 * g + t < n; ++t)
-          h[t] = static_cast<uint16_t>(2 * (qi[4 * g + t] - zp));
-        e = static_cast<int16x2_t>(h[0] | static_cast<uint32_t>(h[2]) << 16);
-        o = static_cast<int16x2_t>(h[1] | static_cast<uint32_t>(h[3]) << 16);
-      }
-      pi[0] = static_cast<uint32_t>(e);
-      pi[1] = static_cast<uint32_t>(o);
+    for (int32_t g = 0; g < full; ++g) {
+      const uint32_t x = dsp::load4(qi + 4 * g);
+      const int16x2_t e =
+          __sxtab16(__sxtab16(neg2zp, static_cast<int8x4_t>(x)), static_cast<int8x4_t>(x));
+      const int16x2_t o = dsp::sxtab16_ror8(dsp::sxtab16_ror8(neg2zp, x), x);
+      pi[4 * g] = static_cast<uint32_t>(e);
+      pi[4 * g + 1] = static_cast<uint32_t>(o);
+      s2 = __smlad(e, kOnes, __smlad(o, kOnes, s2));
+    }
+    if (full < groups) {
+      uint16_t h[4] = {0, 0, 0, 0};
+      for (int32_t t = 0; 4 * full + t < n; ++t)
+        h[t] = static_cast<uint16_t>(2 * (qi[4 * full + t] - zp));
+      const auto e = static_cast<int16x2_t>(h[0] | static_cast<uint32_t>(h[2]) << 16);
+      const auto o = static_cast<int16x2_t>(h[1] | static_cast<uint32_t>(h[3]) << 16);
+      pi[4 * full] = static_cast<uint32_t>(e);
+      pi[4 * full + 1] = static_cast<uint32_t>(o);
       s2 = __smlad(e, kOnes, __smlad(o, kOnes, s2));
     }
     qsum[i] = s2 / 2;

@@ -9,7 +9,11 @@
 //            = floor((P + 2^30 + 2^(30+x)) / 2^(31+x)), i.e. one SMLAL onto
 //            (hi, lo) = (2^(x-2), 2^30) and hi >> (x - 1). Keys below
 //            diff_min read e = 0 and give -128 as in the reference.
-// Also the tiled core's weights from the codes (weights_from_codes_s8).
+// The tiled core's weight rows (softmax_s8_row_w) take the same steps four
+// lanes a word: max - in[c] of four bytes is one USUB8 of the bytes biased
+// to unsigned (x ^ 0x80), which then index the table directly; the weights
+// p + 128 = min(RDBP(...), 255) (USAT) are packed four to a word and summed
+// with USADA8. Also weights_from_codes_s8 (EOR 0x80, USADA8).
 #include "kernels/s8/kernels_s8.h"
 
 #if defined(ATTN_S8_KERNELS_DSP)
@@ -40,6 +44,31 @@ int32_t row_max_s8(const int8_t* in, int32_t n) {
   return best;
 }
 
+// sum_c RDBP(exp_table[max - in[c]], 12) over n >= 0 entries; mb: max ^ 0x80
+// in every byte.
+int32_t row_exp_sum(const int32_t* exp_table, const int8_t* in, int32_t n, uint32_t mb) {
+  uint32_t sum = 0;
+  int32_t c = 0;
+  for (; c + 4 <= n; c += 4) {
+    const uint32_t d = __usub8(mb, dsp::load4(in + c) ^ 0x80808080u);
+    sum += (static_cast<uint32_t>(exp_table[d & 0xffu]) + 2048u) >> 12;
+    sum += (static_cast<uint32_t>(exp_table[(d >> 8) & 0xffu]) + 2048u) >> 12;
+    sum += (static_cast<uint32_t>(exp_table[(d >> 16) & 0xffu]) + 2048u) >> 12;
+    sum += (static_cast<uint32_t>(exp_table[d >> 24]) + 2048u) >> 12;
+  }
+  const auto m = static_cast<int32_t>(mb & 0xffu) - 128;
+  for (; c < n; ++c) sum += (static_cast<uint32_t>(exp_table[m - in[c]]) + 2048u) >> 12;
+  return static_cast<int32_t>(sum);
+}
+
+// One weight min(RDBP(SRDHM(scale, e), x), 255) (see the top): SMLAL onto
+// (hi0, 2^30), hi >> (x - 1), USAT.
+inline uint32_t weight_of(int32_t e, int32_t scale, uint32_t hi0, int32_t shift) {
+  uint32_t lo = uint32_t{1} << 30, hi = hi0;
+  __asm__("smlal %0, %1, %2, %3" : "+r"(lo), "+r"(hi) : "r"(e), "r"(scale));
+  return static_cast<uint32_t>(__usat(static_cast<int32_t>(hi >> shift), 8));
+}
+
 }  // namespace
 
 void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
@@ -64,6 +93,46 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
     __asm__("smlal %0, %1, %2, %3" : "+r"(lo), "+r"(hi) : "r"(table[-in[c]]), "r"(scale));
     out[c] = static_cast<int8_t>(__ssat((static_cast<int32_t>(hi) >> (exponent - 1)) - 128, 8));
   }
+}
+
+int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
+                         const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad) {
+  (void)lut;
+  (void)diff_min;  // the table is 0 below it
+  int32_t sum_w = 0;
+  if (n > 0) {
+    const int32_t max_in_row = row_max_s8(in, n);
+    const uint32_t mb = static_cast<uint32_t>((max_in_row ^ 0x80) & 0xff) * 0x01010101u;
+    int num_bits_over_unit = 0;
+    const int32_t scale =
+        q::get_reciprocal(row_exp_sum(exp_table, in, n, mb), 12, &num_bits_over_unit);
+    const int exponent = num_bits_over_unit + 31 - 8;
+    if (exponent > 31) {  // every weight rounds to 0
+      std::memset(w, 0, static_cast<std::size_t>(n_pad > n ? n_pad : n));
+      return 0;
+    }
+    const uint32_t hi0 = uint32_t{1} << (exponent - 2);
+    const int32_t shift = exponent - 1;
+    uint32_t sum = 0;
+    int32_t c = 0;
+    for (; c + 4 <= n; c += 4) {  // in and w may be the same buffer: read, then write
+      const uint32_t d = __usub8(mb, dsp::load4(in + c) ^ 0x80808080u);
+      const uint32_t x = weight_of(exp_table[d & 0xffu], scale, hi0, shift) |
+                         weight_of(exp_table[(d >> 8) & 0xffu], scale, hi0, shift) << 8 |
+                         weight_of(exp_table[(d >> 16) & 0xffu], scale, hi0, shift) << 16 |
+                         weight_of(exp_table[d >> 24], scale, hi0, shift) << 24;
+      std::memcpy(w + c, &x, 4);
+      sum = __usada8(x, 0u, sum);
+    }
+    for (; c < n; ++c) {
+      const uint32_t x = weight_of(exp_table[max_in_row - in[c]], scale, hi0, shift);
+      w[c] = static_cast<uint8_t>(x);
+      sum += x;
+    }
+    sum_w = static_cast<int32_t>(sum);
+  }
+  if (n_pad > n) std::memset(w + n, 0, static_cast<std::size_t>(n_pad - n));
+  return sum_w;
 }
 
 // weights_from_codes_s8 four bytes a step: EOR 0x80 and USADA8 for the sum.

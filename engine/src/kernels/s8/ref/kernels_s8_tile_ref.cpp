@@ -248,6 +248,7 @@ void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_m
   }
 }
 void softmax_s8_tile_prepare(const int32_t*, int32_t, int32_t, void*) {}
+#if !defined(ATTN_S8_HAS_SOFTMAX_ROW_W)
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
                          const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad) {
   (void)lut;
@@ -258,6 +259,7 @@ int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff
   softmax_s8_row(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
   return weights_from_codes_s8(w, n, n_pad);
 }
+#endif
 #endif
 
 }  // namespace detail
