@@ -154,6 +154,41 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
   }
 }
 
+// Bahdanau's ADD + TANH + v products (add_tanh_dot_s8) against the
+// reference: the doubled ADD input terms small (near rounding ties and the
+// zero crossing) and large, every int8 code, shifts inside and outside the
+// kernels' fast form, zero points at both ends, odd unit counts.
+ATTN_CASE(KernelsS8, AddTanhDotMatchesReference) {
+  attn_test::Rng r(79);
+  static int32_t a2[67], t2[256];
+  static int8_t codes[67], v[67], tanh_table[256];
+  for (int32_t x = 0; x < 256; ++x) tanh_table[x] = static_cast<int8_t>(r.range(-128, 127));
+  static const int32_t shifts[] = {0, -1, -2, -5, -18, -21, -22, -31};
+  static const int32_t mults[] = {1 << 30, 1518500250, INT32_MAX};
+  static const int32_t zps[] = {-128, -7, 0, 127};
+  for (int32_t pass = 0; pass < 3; ++pass) {
+    // pass 0: |terms| < 2^8 (ties, h = 0 for negative sums); 1: < 2^20; 2: < 2^28.
+    const int32_t half = pass == 0 ? 1 << 7 : pass == 1 ? 1 << 19 : (1 << 27) - 1;
+    for (auto& x : a2) x = 2 * r.range(-half, half);
+    for (auto& x : t2) x = 2 * r.range(-half, half);
+    for (int32_t u = 0; u < 67; ++u) {
+      codes[u] = static_cast<int8_t>(u < 2 ? (u == 0 ? -128 : 127) : r.range(-128, 127));
+      v[u] = static_cast<int8_t>(u == 2 ? -128 : r.range(-128, 127));
+    }
+    for (int32_t n : {0, 1, 3, 4, 5, 7, 16, 17, 64, 67}) {
+      for (int32_t shift : shifts) {
+        for (int32_t m : mults) {
+          for (int32_t zp : zps) {
+            ATTN_EXPECT_EQ_INT(
+                attn::detail::add_tanh_dot_s8(a2, t2, codes, v, n, m, shift, zp, tanh_table),
+                attn::detail::add_tanh_dot_s8_ref(a2, t2, codes, v, n, m, shift, zp, tanh_table));
+          }
+        }
+      }
+    }
+  }
+}
+
 // The generated attn/config.h names the int8 kernel set the library was
 // compiled with (the library's own kernels_s8_name(); x86 reports the level
 // it chose at run time, NEON whether it uses SDOT).

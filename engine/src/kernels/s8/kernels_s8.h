@@ -214,6 +214,20 @@ void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_m
                        std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
                        int32_t* sum_w);
 
+// Bahdanau's score products of one key (TFLite int8 ADD + TANH + the v
+// layer's multiply-adds): for u < n
+//   T[u] = tanh_table[requantize((a2[u] + t2[codes[u] + 128]) / 2, m, shift, zp) + 128]
+// and returns sum_u T[u] * v[u]. a2: the ADD's rescaled first input per
+// unit, t2: its rescaled second input for every int8 code, both doubled
+// (even, |value| < 2^29: an ADD input rescaled to at most 1/2 of 255 * 2^20).
+// m >= 0 and shift: the ADD's output multiplier, zp its output zero point.
+int32_t add_tanh_dot_s8_ref(const int32_t* a2, const int32_t* t2, const int8_t* codes,
+                            const int8_t* v, int32_t n, int32_t m, int32_t shift, int32_t zp,
+                            const int8_t* tanh_table);
+int32_t add_tanh_dot_s8(const int32_t* a2, const int32_t* t2, const int8_t* codes,
+                        const int8_t* v, int32_t n, int32_t m, int32_t shift, int32_t zp,
+                        const int8_t* tanh_table);
+
 // True when this build's tile kernels beat the per-row kernels (attend_s8
 // then takes the tiled path): x86 at AVX-VNNI or AVX-512 VNNI, AArch64 with
 // dot products (SDOT, and I8MM), the Cortex-M DSP and Helium sets.

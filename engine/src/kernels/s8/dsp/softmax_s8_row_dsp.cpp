@@ -1,19 +1,20 @@
-// Cortex-M4/M7/M33 DSP-extension int8 softmax row (see kernels/s8/kernels_s8.h),
-// bit-identical to softmax_s8_row_ref:
+// Cortex-M4/M7/M33 DSP-extension int8 softmax rows (see kernels/s8/kernels_s8.h):
+// the codes (softmax_s8_row) and the tiled core's weights p + 128
+// (softmax_s8_row_w), bit-identical to their references:
 //   max      4 lanes a step with SSUB8 / SEL
-//   sum      sum_c RDBP(table[max - in[c]], 12), table entries >= 0 (0 below
+//   d        max - in[c] of four bytes is one USUB8 of the bytes biased to
+//            unsigned (x ^ 0x80); the bytes of d index the exp table directly
+//   sum      sum_c RDBP(table[d], 12), table entries >= 0 (0 below
 //            diff_min), so RDBP is (e + 2^11) >> 12 (unsigned: e <= 2^31 - 1)
-//   outputs  RDBP(SRDHM(scale, e), x) - 128 clamped to 127, x in [23, 31].
+//   outputs  w = p + 128 = min(RDBP(SRDHM(scale, e), x), 255), x in [23, 31].
 //            With P = scale * e >= 0 the two roundings are one 64-bit
 //            floor: floor((floor((P + 2^30) / 2^31) + 2^(x-1)) / 2^x)
 //            = floor((P + 2^30 + 2^(30+x)) / 2^(31+x)), i.e. one SMLAL onto
-//            (hi, lo) = (2^(x-2), 2^30) and hi >> (x - 1). Keys below
-//            diff_min read e = 0 and give -128 as in the reference.
-// The tiled core's weight rows (softmax_s8_row_w) take the same steps four
-// lanes a word: max - in[c] of four bytes is one USUB8 of the bytes biased
-// to unsigned (x ^ 0x80), which then index the table directly; the weights
-// p + 128 = min(RDBP(...), 255) (USAT) are packed four to a word and summed
-// with USADA8. Also weights_from_codes_s8 (EOR 0x80, USADA8).
+//            (hi, lo) = (2^(x-2), 2^30), hi >> (x - 1) and USAT. Keys below
+//            diff_min read e = 0 and give w = 0 (code -128) as in the
+//            reference. Four weights are packed into a word (the codes are
+//            its bytes ^ 0x80) and summed with USADA8.
+// Also weights_from_codes_s8 (EOR 0x80, USADA8).
 #include "kernels/s8/kernels_s8.h"
 
 #if defined(ATTN_S8_KERNELS_DSP)
@@ -69,68 +70,57 @@ inline uint32_t weight_of(int32_t e, int32_t scale, uint32_t hi0, int32_t shift)
   return static_cast<uint32_t>(__usat(static_cast<int32_t>(hi >> shift), 8));
 }
 
+// The row's weights p + 128 (kCodes false; returns their sum) or its codes
+// p (kCodes true: the weights' bytes ^ 0x80) into out[0, n), n >= 1; in and
+// out may be the same buffer (each word is read before it is written).
+template <bool kCodes>
+int32_t row_weights(const int32_t* exp_table, const int8_t* in, uint8_t* out, int32_t n) {
+  constexpr uint32_t kFlip = kCodes ? 0x80808080u : 0u;
+  const int32_t max_in_row = row_max_s8(in, n);
+  const uint32_t mb = static_cast<uint32_t>((max_in_row ^ 0x80) & 0xff) * 0x01010101u;
+  int num_bits_over_unit = 0;
+  const int32_t scale =
+      q::get_reciprocal(row_exp_sum(exp_table, in, n, mb), 12, &num_bits_over_unit);
+  const int exponent = num_bits_over_unit + 31 - 8;
+  if (exponent > 31) {  // every weight rounds to 0 (code -128)
+    std::memset(out, static_cast<int>(kFlip & 0xffu), static_cast<std::size_t>(n));
+    return 0;
+  }
+  const uint32_t hi0 = uint32_t{1} << (exponent - 2);
+  const int32_t shift = exponent - 1;
+  uint32_t sum = 0;
+  int32_t c = 0;
+  for (; c + 4 <= n; c += 4) {
+    const uint32_t d = __usub8(mb, dsp::load4(in + c) ^ 0x80808080u);
+    const uint32_t x = weight_of(exp_table[d & 0xffu], scale, hi0, shift) |
+                       weight_of(exp_table[(d >> 8) & 0xffu], scale, hi0, shift) << 8 |
+                       weight_of(exp_table[(d >> 16) & 0xffu], scale, hi0, shift) << 16 |
+                       weight_of(exp_table[d >> 24], scale, hi0, shift) << 24;
+    const uint32_t y = x ^ kFlip;
+    std::memcpy(out + c, &y, 4);
+    if (!kCodes) sum = __usada8(x, 0u, sum);
+  }
+  for (; c < n; ++c) {
+    const uint32_t x = weight_of(exp_table[max_in_row - in[c]], scale, hi0, shift);
+    out[c] = static_cast<uint8_t>(x ^ kFlip);
+    sum += x;
+  }
+  return static_cast<int32_t>(sum);
+}
+
 }  // namespace
 
 void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
                     int32_t n) {
   (void)diff_min;  // the table is 0 below it
-  const int32_t max_in_row = row_max_s8(in, n);
-  const int32_t* table = exp_table + max_in_row;  // table[-in[c]] = exp_table[max - in[c]]
-  int32_t sum_of_exps = 0;
-  for (int32_t c = 0; c < n; ++c) {
-    sum_of_exps += static_cast<int32_t>((static_cast<uint32_t>(table[-in[c]]) + 2048u) >> 12);
-  }
-  int num_bits_over_unit = 0;
-  const int32_t scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
-  const int exponent = num_bits_over_unit + 31 - 8;
-  if (exponent > 31) {  // every output rounds to 0 -> -128
-    for (int32_t c = 0; c < n; ++c) out[c] = -128;
-    return;
-  }
-  const uint32_t hi0 = uint32_t{1} << (exponent - 2);
-  for (int32_t c = 0; c < n; ++c) {
-    uint32_t lo = uint32_t{1} << 30, hi = hi0;
-    __asm__("smlal %0, %1, %2, %3" : "+r"(lo), "+r"(hi) : "r"(table[-in[c]]), "r"(scale));
-    out[c] = static_cast<int8_t>(__ssat((static_cast<int32_t>(hi) >> (exponent - 1)) - 128, 8));
-  }
+  row_weights<true>(exp_table, in, reinterpret_cast<uint8_t*>(out), n);
 }
 
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
                          const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad) {
   (void)lut;
   (void)diff_min;  // the table is 0 below it
-  int32_t sum_w = 0;
-  if (n > 0) {
-    const int32_t max_in_row = row_max_s8(in, n);
-    const uint32_t mb = static_cast<uint32_t>((max_in_row ^ 0x80) & 0xff) * 0x01010101u;
-    int num_bits_over_unit = 0;
-    const int32_t scale =
-        q::get_reciprocal(row_exp_sum(exp_table, in, n, mb), 12, &num_bits_over_unit);
-    const int exponent = num_bits_over_unit + 31 - 8;
-    if (exponent > 31) {  // every weight rounds to 0
-      std::memset(w, 0, static_cast<std::size_t>(n_pad > n ? n_pad : n));
-      return 0;
-    }
-    const uint32_t hi0 = uint32_t{1} << (exponent - 2);
-    const int32_t shift = exponent - 1;
-    uint32_t sum = 0;
-    int32_t c = 0;
-    for (; c + 4 <= n; c += 4) {  // in and w may be the same buffer: read, then write
-      const uint32_t d = __usub8(mb, dsp::load4(in + c) ^ 0x80808080u);
-      const uint32_t x = weight_of(exp_table[d & 0xffu], scale, hi0, shift) |
-                         weight_of(exp_table[(d >> 8) & 0xffu], scale, hi0, shift) << 8 |
-                         weight_of(exp_table[(d >> 16) & 0xffu], scale, hi0, shift) << 16 |
-                         weight_of(exp_table[d >> 24], scale, hi0, shift) << 24;
-      std::memcpy(w + c, &x, 4);
-      sum = __usada8(x, 0u, sum);
-    }
-    for (; c < n; ++c) {
-      const uint32_t x = weight_of(exp_table[max_in_row - in[c]], scale, hi0, shift);
-      w[c] = static_cast<uint8_t>(x);
-      sum += x;
-    }
-    sum_w = static_cast<int32_t>(sum);
-  }
+  const int32_t sum_w = n > 0 ? row_weights<false>(exp_table, in, w, n) : 0;
   if (n_pad > n) std::memset(w + n, 0, static_cast<std::size_t>(n_pad - n));
   return sum_w;
 }
