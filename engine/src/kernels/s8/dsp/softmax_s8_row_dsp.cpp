@@ -28,7 +28,7 @@ namespace detail {
 
 namespace {
 
-int32_t row_max_s8(const int8_t* in, int32_t n) {
+__attribute__((always_inline)) inline int32_t row_max_s8(const int8_t* in, int32_t n) {
   uint32_t m = 0x80808080u;  // -128 in every lane
   int32_t c = 0;
   for (; c + 4 <= n; c += 4) {
@@ -47,7 +47,9 @@ int32_t row_max_s8(const int8_t* in, int32_t n) {
 
 // sum_c RDBP(exp_table[max - in[c]], 12) over n >= 0 entries; mb: max ^ 0x80
 // in every byte.
-int32_t row_exp_sum(const int32_t* exp_table, const int8_t* in, int32_t n, uint32_t mb) {
+__attribute__((always_inline)) inline int32_t row_exp_sum(const int32_t* exp_table,
+                                                          const int8_t* in, int32_t n,
+                                                          uint32_t mb) {
   uint32_t sum = 0;
   int32_t c = 0;
   for (; c + 4 <= n; c += 4) {
@@ -74,7 +76,9 @@ inline uint32_t weight_of(int32_t e, int32_t scale, uint32_t hi0, int32_t shift)
 // p (kCodes true: the weights' bytes ^ 0x80) into out[0, n), n >= 1; in and
 // out may be the same buffer (each word is read before it is written).
 template <bool kCodes>
-int32_t row_weights(const int32_t* exp_table, const int8_t* in, uint8_t* out, int32_t n) {
+__attribute__((always_inline)) inline int32_t row_weights(const int32_t* exp_table,
+                                                          const int8_t* in, uint8_t* out,
+                                                          int32_t n) {
   constexpr uint32_t kFlip = kCodes ? 0x80808080u : 0u;
   const int32_t max_in_row = row_max_s8(in, n);
   const uint32_t mb = static_cast<uint32_t>((max_in_row ^ 0x80) & 0xff) * 0x01010101u;
@@ -82,26 +86,26 @@ int32_t row_weights(const int32_t* exp_table, const int8_t* in, uint8_t* out, in
   const int32_t scale =
       q::get_reciprocal(row_exp_sum(exp_table, in, n, mb), 12, &num_bits_over_unit);
   const int exponent = num_bits_over_unit + 31 - 8;
-  if (exponent > 31) {  // every weight rounds to 0 (code -128)
-    std::memset(out, static_cast<int>(kFlip & 0xffu), static_cast<std::size_t>(n));
-    return 0;
-  }
-  const uint32_t hi0 = uint32_t{1} << (exponent - 2);
-  const int32_t shift = exponent - 1;
+  // exponent > 31: every weight rounds to 0 (code -128); the loops below
+  // give that with scale = 0 and (hi, lo) = (0, 2^30).
+  const bool zero = exponent > 31;
+  const int32_t sc = zero ? 0 : scale;
+  const uint32_t hi0 = zero ? 0u : uint32_t{1} << (exponent - 2);
+  const int32_t shift = zero ? 0 : exponent - 1;
   uint32_t sum = 0;
-  int32_t c = 0;
-  for (; c + 4 <= n; c += 4) {
-    const uint32_t d = __usub8(mb, dsp::load4(in + c) ^ 0x80808080u);
-    const uint32_t x = weight_of(exp_table[d & 0xffu], scale, hi0, shift) |
-                       weight_of(exp_table[(d >> 8) & 0xffu], scale, hi0, shift) << 8 |
-                       weight_of(exp_table[(d >> 16) & 0xffu], scale, hi0, shift) << 16 |
-                       weight_of(exp_table[d >> 24], scale, hi0, shift) << 24;
+  const int8_t* end4 = in + (n & ~3);
+  for (; in != end4; in += 4, out += 4) {
+    const uint32_t d = __usub8(mb, dsp::load4(in) ^ 0x80808080u);
+    uint32_t x = weight_of(exp_table[d & 0xffu], sc, hi0, shift);
+    x |= weight_of(exp_table[(d >> 8) & 0xffu], sc, hi0, shift) << 8;
+    x |= weight_of(exp_table[(d >> 16) & 0xffu], sc, hi0, shift) << 16;
+    x |= weight_of(exp_table[d >> 24], sc, hi0, shift) << 24;
     const uint32_t y = x ^ kFlip;
-    std::memcpy(out + c, &y, 4);
+    std::memcpy(out, &y, 4);
     if (!kCodes) sum = __usada8(x, 0u, sum);
   }
-  for (; c < n; ++c) {
-    const uint32_t x = weight_of(exp_table[max_in_row - in[c]], scale, hi0, shift);
+  for (int32_t c = 0; c < (n & 3); ++c) {
+    const uint32_t x = weight_of(exp_table[max_in_row - in[c]], sc, hi0, shift);
     out[c] = static_cast<uint8_t>(x ^ kFlip);
     sum += x;
   }
