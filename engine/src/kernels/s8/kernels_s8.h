@@ -192,8 +192,10 @@ bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
 // the same buffer.
 #if defined(ATTN_S8_HAS_TILE_KERNELS)
 inline constexpr std::size_t kSoftmaxS8LutBytes = 832;
+inline constexpr std::size_t kSoftmaxS8LutAlign = 64;  // vector loads
 #else
 inline constexpr std::size_t kSoftmaxS8LutBytes = 4;  // the reference tile softmax keeps none
+inline constexpr std::size_t kSoftmaxS8LutAlign = 4;  // (64 would realign the caller's frame)
 #endif
 void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
                              void* lut);

@@ -74,8 +74,11 @@ int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
   return sum - zp * n;
 }
 
-int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
-  (void)zp;
+namespace {
+// qrow_s8_dot, also inlined into qk_s8 for an odd last key (one frame on the
+// deepest stack path of the int8 core).
+__attribute__((always_inline)) inline int32_t qrow_dot(const void* packed, const int8_t* k,
+                                                       int32_t n) {
   const auto* p = static_cast<const int16_t*>(packed);
   int32_t acc = 0;
   int32_t i = 0;
@@ -103,6 +106,12 @@ int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) 
   }
   for (; i < n; ++i) acc += static_cast<int32_t>(p[i]) * static_cast<int32_t>(k[i]);
   return acc;
+}
+}  // namespace
+
+int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
+  (void)zp;
+  return qrow_dot(packed, k, n);
 }
 
 void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
@@ -133,7 +142,8 @@ void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride
     out[j] = acc1;
     out[j + 1] = acc2;
   }
-  if (j < nkeys) out[j] = qrow_s8_dot(packed, zp, k + static_cast<std::size_t>(j) * k_stride, n);
+  (void)zp;
+  if (j < nkeys) out[j] = qrow_dot(packed, k + static_cast<std::size_t>(j) * k_stride, n);
 }
 
 // acc[c] = sum_r w[r] * row_at(r)[c] for c < n, r < nrows: four columns a

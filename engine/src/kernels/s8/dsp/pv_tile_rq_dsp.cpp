@@ -56,19 +56,27 @@ struct PtrPair {
   "ssat %[" a "], #8, %[" a "]\n\t"
 // clang-format on
 
-// The outputs of a split weight pair (wp0) at `pairs` >= 1 column pairs from
-// vp, over blocks >= 1 blocks of 16 rows of block_bytes.
-void pv_rows_rq(const uint32_t* wp0, const int8_t* vp, int32_t blocks, std::size_t block_bytes,
-                Pair init0, Pair init1, const dsp::RqDouble& rq, PtrPair o, int32_t pairs) {
+// What the asm reads between blocks (a stack record: the loop needs every
+// free register). One per call, updated per weight-row pair.
+struct PvRq {
+  const uint32_t* wp0;  // the split weight pair (P layout)
+  int32_t blocks;       // 16-row blocks
+  uint32_t skip;        // V bytes from a block's end to the next block
+  uint32_t back;        // from the last block's end back to the next column pair
+  Pair init0, init1;    // the accumulators' start: -2 offsets[i], -2 offsets[i + 1], twice
+  Pair mb;              // RqDouble multiplier, bias
+  int32_t right;        // RqDouble right shift
+  PtrPair o;            // the next outputs of rows i, i + 1
+  const int8_t* o_end;  // o.o0 past the last column pair
+  int8_t last[4];       // the pair (n - 1, n) of an odd n: rows i, i + 1 at 0, 2
+};
+
+// The outputs of a split weight pair at the column pairs from vp up to
+// st.o_end.
+inline void pv_rows_rq(PvRq& st, const int8_t* vp) {
   const uint32_t* wp;
   int32_t a00, a01, a10, a11, n;
   uint32_t w0e, w0o, w1e, w1o, x, y, t;
-  const uint32_t skip = static_cast<uint32_t>(block_bytes) - 32;  // to the next block
-  // From the last block back to the next column pair.
-  const uint32_t back = static_cast<uint32_t>(blocks) * static_cast<uint32_t>(block_bytes) - 32;
-  const Pair mb{rq.multiplier, rq.bias};
-  const int32_t right = rq.right;
-  const int8_t* o_end = o.o0 + 2 * pairs;
   __asm__ volatile(
       "0:\n\t"
       "ldr %[wp], %[wp0]\n\t"
@@ -100,28 +108,11 @@ void pv_rows_rq(const uint32_t* wp0, const int8_t* vp, int32_t blocks, std::size
       "bne 0b\n\t"
       : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [wp] "=&r"(wp),
         [vp] "+r"(vp), [n] "=&r"(n), [w0e] "=&r"(w0e), [w0o] "=&r"(w0o), [w1e] "=&r"(w1e),
-        [w1o] "=&r"(w1o), [x] "=&r"(x), [y] "=&r"(y), [t] "=&r"(t), [o] "+m"(o)
-      : [wp0] "m"(wp0), [init0] "m"(init0), [init1] "m"(init1), [blocks] "m"(blocks),
-        [skip] "m"(skip), [back] "m"(back), [mb] "m"(mb), [right] "m"(right), [o_end] "m"(o_end)
+        [w1o] "=&r"(w1o), [x] "=&r"(x), [y] "=&r"(y), [t] "=&r"(t), [o] "+m"(st.o)
+      : [wp0] "m"(st.wp0), [init0] "m"(st.init0), [init1] "m"(st.init1),
+        [blocks] "m"(st.blocks), [skip] "m"(st.skip), [back] "m"(st.back), [mb] "m"(st.mb),
+        [right] "m"(st.right), [o_end] "m"(st.o_end)
       : "cc", "memory");
-}
-
-// The last column of an odd n: the pair (n - 1, n), only n - 1 stored.
-void pv_last_column(const uint32_t* wp, const int8_t* vp, int32_t blocks, std::size_t block_bytes,
-                    Pair init, const dsp::RqDouble& rq, PtrPair o) {
-  int32_t a0 = init.a, a1 = init.b;
-  for (int32_t b = 0; b < blocks; ++b, vp += block_bytes) {
-    for (int32_t g = 0; g < 4; ++g, wp += 4) {
-      const uint32_t x = dsp::load4(vp + 8 * g);
-      const int16x2_t e = dsp::sxtb16(x), od = dsp::sxtb16_ror8(x);
-      a0 =
-          __smlad(static_cast<int16x2_t>(wp[0]), e, __smlad(static_cast<int16x2_t>(wp[1]), od, a0));
-      a1 =
-          __smlad(static_cast<int16x2_t>(wp[2]), e, __smlad(static_cast<int16x2_t>(wp[3]), od, a1));
-    }
-  }
-  *o.o1 = static_cast<int8_t>(rq(a1));
-  *o.o0 = static_cast<int8_t>(rq(a0));
 }
 
 }  // namespace
@@ -133,25 +124,39 @@ bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
   if (!dsp::RqDouble::fits(static_cast<uint64_t>(nrows) * 65025u, shift, multiplier)) return false;
   if (nrows <= 0) return false;
   const dsp::RqDouble rq(multiplier, shift, out_zp);
-  const int32_t blocks = (nrows + 15) / 16;
   const std::size_t block_bytes = dsp::vblock_bytes(n);
-  auto* wp = static_cast<uint32_t*>(work);
+  PvRq st;
+  st.wp0 = static_cast<uint32_t*>(work);
+  st.blocks = (nrows + 15) / 16;
+  st.skip = static_cast<uint32_t>(block_bytes) - 32;
+  st.back = static_cast<uint32_t>(st.blocks) * static_cast<uint32_t>(block_bytes) - 32;
+  st.mb = {rq.multiplier, rq.bias};
+  st.right = rq.right;
   for (int32_t i = 0; i < nq; i += 2) {
     const uint8_t* w0 = w + static_cast<std::size_t>(i) * w_stride;
     const bool pair = i + 1 < nq;
-    dsp::split_weights(w0, pair ? w0 + w_stride : w0, 4 * blocks, true, wp);
+    dsp::split_weights(w0, pair ? w0 + w_stride : w0, 4 * st.blocks, true,
+                       static_cast<uint32_t*>(work));
     int8_t* o0 = out + static_cast<std::size_t>(i) * out_stride;
-    const PtrPair o{o0, pair ? o0 + out_stride : o0};
+    int8_t* o1 = pair ? o0 + out_stride : o0;
     // -2 offset, wrapping as the accumulators do (the final sums fit).
     const auto m0 = static_cast<int32_t>(0u - 2u * static_cast<uint32_t>(offsets[i]));
     const int32_t m1 = pair ? static_cast<int32_t>(0u - 2u * static_cast<uint32_t>(offsets[i + 1]))
                             : m0;
-    const int32_t pairs = n / 2;
-    if (pairs > 0) pv_rows_rq(wp, vpacked, blocks, block_bytes, {m0, m0}, {m1, m1}, rq, o, pairs);
+    st.init0 = {m0, m0};
+    st.init1 = {m1, m1};
+    // The whole column pairs into the rows, then for an odd n the pair (n - 1,
+    // n) into st.last (row i + 1's byte copied first: for an odd nq o1 is o0).
+    for (int32_t part = 0; part < 2; ++part) {
+      const int32_t pairs = part == 0 ? n / 2 : n % 2;
+      if (pairs == 0) continue;
+      st.o = part == 0 ? PtrPair{o0, o1} : PtrPair{st.last, st.last + 2};
+      st.o_end = st.o.o0 + 2 * pairs;
+      pv_rows_rq(st, vpacked + static_cast<std::size_t>(part == 0 ? 0 : n / 2) * 32);
+    }
     if (n % 2 != 0) {
-      const auto c = static_cast<std::size_t>(n - 1);
-      pv_last_column(wp, vpacked + c / 2 * 32, blocks, block_bytes, {m0, m1}, rq,
-                     {o.o0 + c, o.o1 + c});
+      o1[n - 1] = st.last[2];
+      o0[n - 1] = st.last[0];
     }
   }
   return true;
