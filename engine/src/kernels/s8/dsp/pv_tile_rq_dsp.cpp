@@ -19,13 +19,8 @@ namespace detail {
 
 namespace {
 
-struct Pair {
-  int32_t a, b;
-};
-struct PtrPair {
-  int8_t* o0;  // row i
-  int8_t* o1;  // row i + 1 (row i again for an odd last row: written first)
-};
+using dsp::Pair;
+using dsp::PtrPair;
 
 // One group of 4 rows of a 2 x 2 block: the split weights (w0e, w0o, w1e,
 // w1o), V words x, y of the two columns split by SXTB16 into halves

@@ -20,13 +20,8 @@ namespace detail {
 
 namespace {
 
-struct Pair {
-  int32_t a, b;
-};
-struct PtrPair {
-  int8_t* o0;  // row i
-  int8_t* o1;  // row i + 1 (row i again for an odd last row: written first)
-};
+using dsp::Pair;
+using dsp::PtrPair;
 
 // One column group of a 2 x 2 block: query words (q0e, q0o, q1e, q1o), key
 // words k0, k1 split by SXTB16 into halves matching them.

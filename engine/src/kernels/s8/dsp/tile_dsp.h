@@ -62,6 +62,19 @@ struct RqDouble {
   }
 };
 
+// Word pairs of the fused GEMMs' stack records, which their asm loops read
+// with LDRD (cppcheck cannot see those reads).
+struct Pair {
+  // cppcheck-suppress unusedStructMember
+  int32_t a, b;
+};
+struct PtrPair {
+  // cppcheck-suppress unusedStructMember
+  int8_t* o0;  // row i
+  // cppcheck-suppress unusedStructMember
+  int8_t* o1;  // row i + 1 (row i again for an odd last row: written first)
+};
+
 // Weight rows w0, w1 (4 * groups bytes each) into the P layout above, scale 2
 // (twice) or 1: per word x of 4 weights, (x & 0x00ff00ff) and ((x >> 8) &
 // 0x00ff00ff), shifted left once more when doubled.
