@@ -113,25 +113,30 @@ bool one_shot_s8(const ModelS8& m, int heads, const uint8_t* band) {
   return attn::mha_s8(params, a, {g_scratch, kScratchBytes}) == attn::Status::kOk;
 }
 
-bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window) {
-  attn::MhaDecodeShape s;
-  s.embed_dim = kE;
-  s.num_heads = heads;
-  s.num_kv_heads = kv_heads;
-  s.max_tokens = kT;
-  s.cache_element = attn::KvElement::kS8;
-  const int capacity = window ? kW : kT;
+// The decode shape of the model (max_tokens a step) and its prepared params
+// (channel storage static, like the params).
+bool prepare_decode(const ModelS8& m, int heads, int kv_heads, int max_tokens, int capacity,
+                    attn::MhaDecodeShape* s, attn::MhaDecodeS8Params* params) {
+  s->embed_dim = kE;
+  s->num_heads = heads;
+  s->num_kv_heads = kv_heads;
+  s->max_tokens = max_tokens;
+  s->cache_element = attn::KvElement::kS8;
   attn::MhaS8Weights w;
   w.q = {m.wq, m.sq, m.bq};
   w.k = {m.wk, m.sk, m.bk};
   w.v = {m.wv, m.sv, m.bv};
   w.out = {m.wo, m.so, m.bo};
   static attn::QuantizedMultiplier channels[4 * kE];
+  return attn::mha_decode_s8_prepare(*s, capacity, decode_quant(), w, channels, params) ==
+         attn::Status::kOk;
+}
+
+bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window) {
+  const int capacity = window ? kW : kT;
+  attn::MhaDecodeShape s;
   static attn::MhaDecodeS8Params params;
-  if (attn::mha_decode_s8_prepare(s, capacity, decode_quant(), w, channels, &params) !=
-      attn::Status::kOk) {
-    return false;
-  }
+  if (!prepare_decode(m, heads, kv_heads, kT, capacity, &s, &params)) return false;
   if (attn::mha_decode_s8_scratch_bytes(s, capacity) > kScratchBytes) return false;
   const attn::KvCacheShape cs{capacity, kv_heads, kE / heads, attn::KvElement::kS8, window};
   attn::KvCache cache;
@@ -190,20 +195,8 @@ void check_exact_scratch(attn_test::Context& ctx, int heads, int kv_heads, int m
   ATTN_ASSERT_TRUE(arena.ok());
   ATTN_ASSERT_TRUE(one_shot_s8(m, heads, nullptr));
   attn::MhaDecodeShape s;
-  s.embed_dim = kE;
-  s.num_heads = heads;
-  s.num_kv_heads = kv_heads;
-  s.max_tokens = max_tokens;
-  s.cache_element = attn::KvElement::kS8;
-  attn::MhaS8Weights w;
-  w.q = {m.wq, m.sq, m.bq};
-  w.k = {m.wk, m.sk, m.bk};
-  w.v = {m.wv, m.sv, m.bv};
-  w.out = {m.wo, m.so, m.bo};
-  static attn::QuantizedMultiplier channels[4 * kE];
   static attn::MhaDecodeS8Params params;
-  ATTN_ASSERT_TRUE(attn::mha_decode_s8_prepare(s, kT, decode_quant(), w, channels, &params) ==
-                   attn::Status::kOk);
+  ATTN_ASSERT_TRUE(prepare_decode(m, heads, kv_heads, max_tokens, kT, &s, &params));
   const std::size_t bytes = attn::mha_decode_s8_scratch_bytes(s, kT);
   constexpr std::size_t kGuard = 64;
   ATTN_ASSERT_TRUE(bytes + kGuard <= kScratchBytes);

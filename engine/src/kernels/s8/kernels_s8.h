@@ -229,6 +229,22 @@ int32_t add_tanh_dot_s8_ref(const int32_t* a2, const int32_t* t2, const int8_t* 
 int32_t add_tanh_dot_s8(const int32_t* a2, const int32_t* t2, const int8_t* codes,
                         const int8_t* v, int32_t n, int32_t m, int32_t shift, int32_t zp,
                         const int8_t* tanh_table);
+// The constants of the sets' short exact form of that requantization (DSP,
+// Helium): for right = -shift in [1, 21] and m >= 0 (else false: the
+// reference's form), requantize(x) + 128 = clamp((SRDHM(x, m) + bias -
+// [x < 0]) >> right, 0, 255) with bias = 2^(right-1) + (zp + 128) 2^right
+// (RDBP's sign fix read from x; |bias| < 2^29: no overflow).
+struct AddTanhRq {
+  int32_t right = 0, bias = 0;
+  bool ok = false;
+  AddTanhRq(int32_t m, int32_t shift, int32_t zp) {
+    if (shift > -1 || shift < -21 || m < 0) return;
+    right = -shift;
+    bias = static_cast<int32_t>((uint32_t{1} << (right - 1)) +
+                                static_cast<uint32_t>(zp + 128) * (uint32_t{1} << right));
+    ok = true;
+  }
+};
 
 // True when this build's tile kernels beat the per-row kernels (attend_s8
 // then takes the tiled path): x86 at AVX-VNNI or AVX-512 VNNI, AArch64 with

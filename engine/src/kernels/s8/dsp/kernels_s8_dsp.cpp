@@ -218,12 +218,10 @@ void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t mu
 // shifts take the reference.
 int32_t add_tanh_dot_s8(const int32_t* a2, const int32_t* t2, const int8_t* codes, const int8_t* v,
                         int32_t n, int32_t m, int32_t shift, int32_t zp, const int8_t* tanh_table) {
-  if (shift > -1 || shift < -21 || m < 0) {
-    return add_tanh_dot_s8_ref(a2, t2, codes, v, n, m, shift, zp, tanh_table);
-  }
-  const int32_t right = -shift;
-  const auto bias = static_cast<int32_t>((uint32_t{1} << (right - 1)) +
-                                         static_cast<uint32_t>(zp + 128) * (uint32_t{1} << right));
+  const AddTanhRq rq(m, shift, zp);
+  if (!rq.ok) return add_tanh_dot_s8_ref(a2, t2, codes, v, n, m, shift, zp, tanh_table);
+  const int32_t right = rq.right;
+  const int32_t bias = rq.bias;
   const int32_t* t = t2 + 128;
   __asm__("" : "+r"(t));  // keeps the biased base (GCC would index t2 by 4 c + 512)
   const auto term = [&](int32_t u) {

@@ -29,22 +29,7 @@ inline Acc2x2 qk_2x2(const void* qp, const int8_t* kp, int32_t groups) {
   int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
   uint32_t q0e, q0o, q1e, q1o, k0, k1, e;
   __asm__ volatile(
-      "1:\n\t"
-      "ldrd %[q0e], %[q0o], [%[qp]], #8\n\t"
-      "ldrd %[q1e], %[q1o], [%[qp]], #8\n\t"
-      "ldrd %[k0], %[k1], [%[kp]], #8\n\t"
-      "sxtb16 %[e], %[k0]\n\t"
-      "sxtb16 %[k0], %[k0], ror #8\n\t"
-      "smlad %[a00], %[q0e], %[e], %[a00]\n\t"
-      "smlad %[a10], %[q1e], %[e], %[a10]\n\t"
-      "smlad %[a00], %[q0o], %[k0], %[a00]\n\t"
-      "smlad %[a10], %[q1o], %[k0], %[a10]\n\t"
-      "sxtb16 %[e], %[k1]\n\t"
-      "sxtb16 %[k1], %[k1], ror #8\n\t"
-      "smlad %[a01], %[q0e], %[e], %[a01]\n\t"
-      "smlad %[a11], %[q1e], %[e], %[a11]\n\t"
-      "smlad %[a01], %[q0o], %[k1], %[a01]\n\t"
-      "smlad %[a11], %[q1o], %[k1], %[a11]\n\t"
+      "1:\n\t" ATTN_DSP_QK_GROUP
       "subs %[n], %[n], #1\n\t"
       "bne 1b\n\t"
       : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [qp] "+r"(qp),
@@ -67,22 +52,6 @@ inline Acc2x2 pv_2x2(const uint32_t* wp, const int8_t* vp, int32_t blocks,
   uint32_t w0e, w0o, w1e, w1o, x, y, t;
   const uint32_t skip = static_cast<uint32_t>(block_bytes) - 32;  // to the next block
   uint32_t left = static_cast<uint32_t>(blocks);
-#define ATTN_DSP_PV_GROUP                  \
-  "ldrd %[w1e], %[w1o], [%[wp], #8]\n\t"   \
-  "ldrd %[w0e], %[w0o], [%[wp]], #16\n\t"  \
-  "ldrd %[x], %[y], [%[vp]], #8\n\t"       \
-  "sxtb16 %[t], %[x]\n\t"                  \
-  "sxtb16 %[x], %[x], ror #8\n\t"          \
-  "smlad %[a00], %[w0e], %[t], %[a00]\n\t" \
-  "smlad %[a10], %[w1e], %[t], %[a10]\n\t" \
-  "smlad %[a00], %[w0o], %[x], %[a00]\n\t" \
-  "smlad %[a10], %[w1o], %[x], %[a10]\n\t" \
-  "sxtb16 %[t], %[y]\n\t"                  \
-  "sxtb16 %[y], %[y], ror #8\n\t"          \
-  "smlad %[a01], %[w0e], %[t], %[a01]\n\t" \
-  "smlad %[a11], %[w1e], %[t], %[a11]\n\t" \
-  "smlad %[a01], %[w0o], %[y], %[a01]\n\t" \
-  "smlad %[a11], %[w1o], %[y], %[a11]\n\t"
   __asm__ volatile(
       "1:\n\t" ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP
       "ldr %[x], %[skip]\n\t"
@@ -96,7 +65,6 @@ inline Acc2x2 pv_2x2(const uint32_t* wp, const int8_t* vp, int32_t blocks,
         [w1o] "=&r"(w1o), [x] "=&r"(x), [y] "=&r"(y), [t] "=&r"(t)
       : [skip] "m"(skip)
       : "cc", "memory");
-#undef ATTN_DSP_PV_GROUP
   return {a00, a01, a10, a11};
 }
 

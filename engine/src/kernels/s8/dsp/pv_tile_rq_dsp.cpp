@@ -22,35 +22,6 @@ namespace {
 using dsp::Pair;
 using dsp::PtrPair;
 
-// One group of 4 rows of a 2 x 2 block: the split weights (w0e, w0o, w1e,
-// w1o), V words x, y of the two columns split by SXTB16 into halves
-// matching them.
-#define ATTN_DSP_PV_GROUP                  \
-  "ldrd %[w1e], %[w1o], [%[wp], #8]\n\t"   \
-  "ldrd %[w0e], %[w0o], [%[wp]], #16\n\t"  \
-  "ldrd %[x], %[y], [%[vp]], #8\n\t"       \
-  "sxtb16 %[t], %[x]\n\t"                  \
-  "sxtb16 %[x], %[x], ror #8\n\t"          \
-  "smlad %[a00], %[w0e], %[t], %[a00]\n\t" \
-  "smlad %[a10], %[w1e], %[t], %[a10]\n\t" \
-  "smlad %[a00], %[w0o], %[x], %[a00]\n\t" \
-  "smlad %[a10], %[w1o], %[x], %[a10]\n\t" \
-  "sxtb16 %[t], %[y]\n\t"                  \
-  "sxtb16 %[y], %[y], ror #8\n\t"          \
-  "smlad %[a01], %[w0e], %[t], %[a01]\n\t" \
-  "smlad %[a11], %[w1e], %[t], %[a11]\n\t" \
-  "smlad %[a01], %[w0o], %[y], %[a01]\n\t" \
-  "smlad %[a11], %[w1o], %[y], %[a11]\n\t"
-
-// RqDouble of accumulator a in place: m, b, r in registers.
-// clang-format off
-#define ATTN_DSP_RQ(a, m, b, r, t)                      \
-  "add %[" t "], %[" b "], %[" a "], asr #31\n\t"       \
-  "smmlar %[" a "], %[" a "], %[" m "], %[" t "]\n\t"   \
-  "asr %[" a "], %[" a "], %[" r "]\n\t"                \
-  "ssat %[" a "], #8, %[" a "]\n\t"
-// clang-format on
-
 // What the asm reads between blocks (a stack record: the loop needs every
 // free register). One per call, updated per weight-row pair.
 struct PvRq {
@@ -78,35 +49,20 @@ inline void pv_rows_rq(PvRq& st, const int8_t* vp) {
       "ldrd %[a00], %[a01], %[init0]\n\t"
       "ldrd %[a10], %[a11], %[init1]\n\t"
       "ldr %[n], %[blocks]\n\t"
-      "1:\n\t"
-      ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP
+      "1:\n\t" ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP ATTN_DSP_PV_GROUP
       "ldr %[t], %[skip]\n\t"
       "add %[vp], %[vp], %[t]\n\t"
       "subs %[n], %[n], #1\n\t"
       "bne 1b\n\t"
       "ldr %[t], %[back]\n\t"
-      "sub %[vp], %[vp], %[t]\n\t"
-      "ldrd %[w0e], %[w0o], %[mb]\n\t"
-      "ldr %[w1e], %[right]\n\t"
-      ATTN_DSP_RQ("a10", "w0e", "w0o", "w1e", "t")
-      ATTN_DSP_RQ("a11", "w0e", "w0o", "w1e", "t")
-      ATTN_DSP_RQ("a00", "w0e", "w0o", "w1e", "t")
-      ATTN_DSP_RQ("a01", "w0e", "w0o", "w1e", "t")
-      "ldrd %[x], %[y], %[o]\n\t"
-      "strb %[a10], [%[y]], #1\n\t"
-      "strb %[a11], [%[y]], #1\n\t"
-      "strb %[a00], [%[x]], #1\n\t"
-      "strb %[a01], [%[x]], #1\n\t"
-      "strd %[x], %[y], %[o]\n\t"
-      "ldr %[t], %[o_end]\n\t"
-      "cmp %[x], %[t]\n\t"
-      "bne 0b\n\t"
+      "sub %[vp], %[vp], %[t]\n\t" ATTN_DSP_RQ_STORE_2X2("w0e", "w0o", "w1e", "t", "x",
+                                                         "y") "bne 0b\n\t"
       : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [wp] "=&r"(wp),
         [vp] "+r"(vp), [n] "=&r"(n), [w0e] "=&r"(w0e), [w0o] "=&r"(w0o), [w1e] "=&r"(w1e),
         [w1o] "=&r"(w1o), [x] "=&r"(x), [y] "=&r"(y), [t] "=&r"(t), [o] "+m"(st.o)
-      : [wp0] "m"(st.wp0), [init0] "m"(st.init0), [init1] "m"(st.init1),
-        [blocks] "m"(st.blocks), [skip] "m"(st.skip), [back] "m"(st.back), [mb] "m"(st.mb),
-        [right] "m"(st.right), [o_end] "m"(st.o_end)
+      : [wp0] "m"(st.wp0), [init0] "m"(st.init0), [init1] "m"(st.init1), [blocks] "m"(st.blocks),
+        [skip] "m"(st.skip), [back] "m"(st.back), [mb] "m"(st.mb), [right] "m"(st.right),
+        [o_end] "m"(st.o_end)
       : "cc", "memory");
 }
 

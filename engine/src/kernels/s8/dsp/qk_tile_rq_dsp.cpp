@@ -23,34 +23,6 @@ namespace {
 using dsp::Pair;
 using dsp::PtrPair;
 
-// One column group of a 2 x 2 block: query words (q0e, q0o, q1e, q1o), key
-// words k0, k1 split by SXTB16 into halves matching them.
-#define ATTN_DSP_QK_GROUP                   \
-  "ldrd %[q0e], %[q0o], [%[qp]], #8\n\t"    \
-  "ldrd %[q1e], %[q1o], [%[qp]], #8\n\t"    \
-  "ldrd %[k0], %[k1], [%[kp]], #8\n\t"      \
-  "sxtb16 %[e], %[k0]\n\t"                  \
-  "sxtb16 %[k0], %[k0], ror #8\n\t"         \
-  "smlad %[a00], %[q0e], %[e], %[a00]\n\t"  \
-  "smlad %[a10], %[q1e], %[e], %[a10]\n\t"  \
-  "smlad %[a00], %[q0o], %[k0], %[a00]\n\t" \
-  "smlad %[a10], %[q1o], %[k0], %[a10]\n\t" \
-  "sxtb16 %[e], %[k1]\n\t"                  \
-  "sxtb16 %[k1], %[k1], ror #8\n\t"         \
-  "smlad %[a01], %[q0e], %[e], %[a01]\n\t"  \
-  "smlad %[a11], %[q1e], %[e], %[a11]\n\t"  \
-  "smlad %[a01], %[q0o], %[k1], %[a01]\n\t" \
-  "smlad %[a11], %[q1o], %[k1], %[a11]\n\t"
-
-// RqDouble of accumulator a in place: m, b, r in registers.
-// clang-format off
-#define ATTN_DSP_RQ(a, m, b, r, t)                      \
-  "add %[" t "], %[" b "], %[" a "], asr #31\n\t"       \
-  "smmlar %[" a "], %[" a "], %[" m "], %[" t "]\n\t"   \
-  "asr %[" a "], %[" a "], %[" r "]\n\t"                \
-  "ssat %[" a "], #8, %[" a "]\n\t"
-// clang-format on
-
 // What the asm reads between blocks (a stack record: the loop needs every
 // free register). One per call, updated per query pair.
 struct QkRq {
@@ -75,34 +47,17 @@ inline void qk_rows_rq(QkRq& st, const int8_t* kp) {
       "ldrd %[a10], %[a11], %[init1]\n\t"
       "ldr %[n], %[groups]\n\t"
       "lsrs %[n], %[n], #1\n\t"  // C: an odd group first; Z: no pair of groups
-      "bcc 2f\n\t"
-      ATTN_DSP_QK_GROUP
+      "bcc 2f\n\t" ATTN_DSP_QK_GROUP
       "beq 3f\n\t"
-      "2:\n\t"
-      ATTN_DSP_QK_GROUP ATTN_DSP_QK_GROUP
+      "2:\n\t" ATTN_DSP_QK_GROUP ATTN_DSP_QK_GROUP
       "subs %[n], %[n], #1\n\t"
       "bne 2b\n\t"
-      "3:\n\t"
-      "ldrd %[q0e], %[q0o], %[mb]\n\t"
-      "ldr %[q1e], %[right]\n\t"
-      ATTN_DSP_RQ("a10", "q0e", "q0o", "q1e", "e")
-      ATTN_DSP_RQ("a11", "q0e", "q0o", "q1e", "e")
-      ATTN_DSP_RQ("a00", "q0e", "q0o", "q1e", "e")
-      ATTN_DSP_RQ("a01", "q0e", "q0o", "q1e", "e")
-      "ldrd %[k0], %[k1], %[o]\n\t"
-      "strb %[a10], [%[k1]], #1\n\t"
-      "strb %[a11], [%[k1]], #1\n\t"
-      "strb %[a00], [%[k0]], #1\n\t"
-      "strb %[a01], [%[k0]], #1\n\t"
-      "strd %[k0], %[k1], %[o]\n\t"
-      "ldr %[e], %[o_end]\n\t"
-      "cmp %[k0], %[e]\n\t"
-      "bne 0b\n\t"
+      "3:\n\t" ATTN_DSP_RQ_STORE_2X2("q0e", "q0o", "q1e", "e", "k0", "k1") "bne 0b\n\t"
       : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [qp] "=&r"(qp),
         [kp] "+r"(kp), [n] "=&r"(n), [q0e] "=&r"(q0e), [q0o] "=&r"(q0o), [q1e] "=&r"(q1e),
         [q1o] "=&r"(q1o), [k0] "=&r"(k0), [k1] "=&r"(k1), [e] "=&r"(e), [o] "+m"(st.o)
-      : [qp0] "m"(st.qp0), [init0] "m"(st.init0), [init1] "m"(st.init1),
-        [groups] "m"(st.groups), [mb] "m"(st.mb), [right] "m"(st.right), [o_end] "m"(st.o_end)
+      : [qp0] "m"(st.qp0), [init0] "m"(st.init0), [init1] "m"(st.init1), [groups] "m"(st.groups),
+        [mb] "m"(st.mb), [right] "m"(st.right), [o_end] "m"(st.o_end)
       : "cc", "memory");
 }
 

@@ -1,6 +1,6 @@
-// The Cortex-M DSP query-tile kernels' own layouts and their requantization
-// (internal; only compiled into the DSP kernel set). Only this set's packing
-// and GEMM kernels go together:
+// The Cortex-M DSP query-tile kernels' own layouts, their requantization and
+// the asm bodies their GEMMs share (internal; only compiled into the DSP
+// kernel set). Only this set's packing and GEMM kernels go together:
 //   Q tile  per pair of query rows (a, b) and group g of 4 columns, 4 words of
 //           int16 2 (q - zp): (a0, a2), (a1, a3), (b0, b2), (b1, b3) (columns
 //           4g + t; SXTB16 / SXTB16 ROR #8 take those halves from a key word);
@@ -95,3 +95,75 @@ inline void split_weights(const uint8_t* w0, const uint8_t* w1, int32_t groups, 
 }  // namespace dsp
 }  // namespace detail
 }  // namespace attn
+
+// The asm bodies the DSP tile GEMMs share (operand names of their asm
+// statements: accumulators a00, a01, a10, a11 [row][column]).
+
+// One column group of a 2 x 2 block: query words (q0e, q0o, q1e, q1o), key
+// words k0, k1 split by SXTB16 into halves matching them.
+#define ATTN_DSP_QK_GROUP                   \
+  "ldrd %[q0e], %[q0o], [%[qp]], #8\n\t"    \
+  "ldrd %[q1e], %[q1o], [%[qp]], #8\n\t"    \
+  "ldrd %[k0], %[k1], [%[kp]], #8\n\t"      \
+  "sxtb16 %[e], %[k0]\n\t"                  \
+  "sxtb16 %[k0], %[k0], ror #8\n\t"         \
+  "smlad %[a00], %[q0e], %[e], %[a00]\n\t"  \
+  "smlad %[a10], %[q1e], %[e], %[a10]\n\t"  \
+  "smlad %[a00], %[q0o], %[k0], %[a00]\n\t" \
+  "smlad %[a10], %[q1o], %[k0], %[a10]\n\t" \
+  "sxtb16 %[e], %[k1]\n\t"                  \
+  "sxtb16 %[k1], %[k1], ror #8\n\t"         \
+  "smlad %[a01], %[q0e], %[e], %[a01]\n\t"  \
+  "smlad %[a11], %[q1e], %[e], %[a11]\n\t"  \
+  "smlad %[a01], %[q0o], %[k1], %[a01]\n\t" \
+  "smlad %[a11], %[q1o], %[k1], %[a11]\n\t"
+
+// One group of 4 rows of a 2 x 2 block: the split weights (w0e, w0o, w1e,
+// w1o), V words x, y of the two columns split by SXTB16 into halves
+// matching them.
+#define ATTN_DSP_PV_GROUP                  \
+  "ldrd %[w1e], %[w1o], [%[wp], #8]\n\t"   \
+  "ldrd %[w0e], %[w0o], [%[wp]], #16\n\t"  \
+  "ldrd %[x], %[y], [%[vp]], #8\n\t"       \
+  "sxtb16 %[t], %[x]\n\t"                  \
+  "sxtb16 %[x], %[x], ror #8\n\t"          \
+  "smlad %[a00], %[w0e], %[t], %[a00]\n\t" \
+  "smlad %[a10], %[w1e], %[t], %[a10]\n\t" \
+  "smlad %[a00], %[w0o], %[x], %[a00]\n\t" \
+  "smlad %[a10], %[w1o], %[x], %[a10]\n\t" \
+  "sxtb16 %[t], %[y]\n\t"                  \
+  "sxtb16 %[y], %[y], ror #8\n\t"          \
+  "smlad %[a01], %[w0e], %[t], %[a01]\n\t" \
+  "smlad %[a11], %[w1e], %[t], %[a11]\n\t" \
+  "smlad %[a01], %[w0o], %[y], %[a01]\n\t" \
+  "smlad %[a11], %[w1o], %[y], %[a11]\n\t"
+
+// RqDouble of accumulator a in place: m, b, r in registers.
+// clang-format off
+#define ATTN_DSP_RQ(a, m, b, r, t)                      \
+  "add %[" t "], %[" b "], %[" a "], asr #31\n\t"       \
+  "smmlar %[" a "], %[" a "], %[" m "], %[" t "]\n\t"   \
+  "asr %[" a "], %[" a "], %[" r "]\n\t"                \
+  "ssat %[" a "], #8, %[" a "]\n\t"
+// clang-format on
+
+// The 2 x 2 block's epilogue: RqDouble of the four accumulators (with m, b,
+// r, t free registers), the bytes stored through the record's row pointers
+// (p0, p1 free; row i + 1 first), then the flags of "row i's pointer at
+// o_end" for the caller's branch back. Reads the record's mb, right, o,
+// o_end operands.
+// clang-format off
+#define ATTN_DSP_RQ_STORE_2X2(m, b, r, t, p0, p1)                 \
+  "ldrd %[" m "], %[" b "], %[mb]\n\t"                             \
+  "ldr %[" r "], %[right]\n\t"                                     \
+  ATTN_DSP_RQ("a10", m, b, r, t) ATTN_DSP_RQ("a11", m, b, r, t)    \
+  ATTN_DSP_RQ("a00", m, b, r, t) ATTN_DSP_RQ("a01", m, b, r, t)    \
+  "ldrd %[" p0 "], %[" p1 "], %[o]\n\t"                            \
+  "strb %[a10], [%[" p1 "]], #1\n\t"                               \
+  "strb %[a11], [%[" p1 "]], #1\n\t"                               \
+  "strb %[a00], [%[" p0 "]], #1\n\t"                               \
+  "strb %[a01], [%[" p0 "]], #1\n\t"                               \
+  "strd %[" p0 "], %[" p1 "], %[o]\n\t"                            \
+  "ldr %[" t "], %[o_end]\n\t"                                     \
+  "cmp %[" p0 "], %[" t "]\n\t"
+// clang-format on

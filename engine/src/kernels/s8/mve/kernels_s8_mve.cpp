@@ -239,12 +239,10 @@ int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad) {
 // the reference.
 int32_t add_tanh_dot_s8(const int32_t* a2, const int32_t* t2, const int8_t* codes, const int8_t* v,
                         int32_t n, int32_t m, int32_t shift, int32_t zp, const int8_t* tanh_table) {
-  if (shift > -1 || shift < -21 || m < 0) {
-    return add_tanh_dot_s8_ref(a2, t2, codes, v, n, m, shift, zp, tanh_table);
-  }
-  const int32_t right = -shift;
-  const auto bias = static_cast<int32_t>((uint32_t{1} << (right - 1)) +
-                                         static_cast<uint32_t>(zp + 128) * (uint32_t{1} << right));
+  const AddTanhRq rq(m, shift, zp);
+  if (!rq.ok) return add_tanh_dot_s8_ref(a2, t2, codes, v, n, m, shift, zp, tanh_table);
+  const int32_t right = rq.right;
+  const int32_t bias = rq.bias;
   const int32x4_t mv = vdupq_n_s32(m);
   const int32_t* t = t2 + 128;
   // The table indices of four units from their a2 and t2 entries.
