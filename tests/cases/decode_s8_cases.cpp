@@ -113,25 +113,30 @@ bool one_shot_s8(const ModelS8& m, int heads, const uint8_t* band) {
   return attn::mha_s8(params, a, {g_scratch, kScratchBytes}) == attn::Status::kOk;
 }
 
-bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window) {
-  attn::MhaDecodeShape s;
-  s.embed_dim = kE;
-  s.num_heads = heads;
-  s.num_kv_heads = kv_heads;
-  s.max_tokens = kT;
-  s.cache_element = attn::KvElement::kS8;
-  const int capacity = window ? kW : kT;
+// The decode shape of the model (max_tokens a step) and its prepared params
+// (channel storage static, like the params).
+bool prepare_decode(const ModelS8& m, int heads, int kv_heads, int max_tokens, int capacity,
+                    attn::MhaDecodeShape* s, attn::MhaDecodeS8Params* params) {
+  s->embed_dim = kE;
+  s->num_heads = heads;
+  s->num_kv_heads = kv_heads;
+  s->max_tokens = max_tokens;
+  s->cache_element = attn::KvElement::kS8;
   attn::MhaS8Weights w;
   w.q = {m.wq, m.sq, m.bq};
   w.k = {m.wk, m.sk, m.bk};
   w.v = {m.wv, m.sv, m.bv};
   w.out = {m.wo, m.so, m.bo};
   static attn::QuantizedMultiplier channels[4 * kE];
+  return attn::mha_decode_s8_prepare(*s, capacity, decode_quant(), w, channels, params) ==
+         attn::Status::kOk;
+}
+
+bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window) {
+  const int capacity = window ? kW : kT;
+  attn::MhaDecodeShape s;
   static attn::MhaDecodeS8Params params;
-  if (attn::mha_decode_s8_prepare(s, capacity, decode_quant(), w, channels, &params) !=
-      attn::Status::kOk) {
-    return false;
-  }
+  if (!prepare_decode(m, heads, kv_heads, kT, capacity, &s, &params)) return false;
   if (attn::mha_decode_s8_scratch_bytes(s, capacity) > kScratchBytes) return false;
   const attn::KvCacheShape cs{capacity, kv_heads, kE / heads, attn::KvElement::kS8, window};
   attn::KvCache cache;
@@ -174,7 +179,54 @@ void check_s8(attn_test::Context& ctx, int heads, int kv_heads, bool window, uin
   }
 }
 
+// Causal decoding of the kT tokens max_tokens at a time in exactly
+// mha_decode_s8_scratch_bytes of scratch, followed by a guard band that
+// must stay untouched (the formula reserves the query-tile section only
+// from kSdpaS8TileMinRows rows a core call can see: max_tokens times the
+// query heads per kv head).
+void check_exact_scratch(attn_test::Context& ctx, int heads, int kv_heads, int max_tokens,
+                         uint32_t seed) {
+  attn_test::Arena arena;
+  Rng r(seed);
+  static ModelS8 m;
+  make_model(r, &m, heads, kv_heads);
+  for (int8_t& v : g_x) v = static_cast<int8_t>(r.range(-128, 127));
+  g_scratch = arena.alloc<unsigned char>(kScratchBytes);
+  ATTN_ASSERT_TRUE(arena.ok());
+  ATTN_ASSERT_TRUE(one_shot_s8(m, heads, nullptr));
+  attn::MhaDecodeShape s;
+  static attn::MhaDecodeS8Params params;
+  ATTN_ASSERT_TRUE(prepare_decode(m, heads, kv_heads, max_tokens, kT, &s, &params));
+  const std::size_t bytes = attn::mha_decode_s8_scratch_bytes(s, kT);
+  constexpr std::size_t kGuard = 64;
+  ATTN_ASSERT_TRUE(bytes + kGuard <= kScratchBytes);
+  std::memset(g_scratch, 0xa5, bytes + kGuard);
+  const attn::KvCacheShape cs{kT, kv_heads, kE / heads, attn::KvElement::kS8, false};
+  attn::KvCache cache;
+  ATTN_ASSERT_TRUE(attn::kv_cache_init(cs, g_cache, sizeof g_cache, &cache) == attn::Status::kOk);
+  std::memset(g_out, 0x55, sizeof g_out);
+  for (int t0 = 0; t0 < kT; t0 += max_tokens) {
+    attn::MhaDecodeS8Args a;
+    a.x = g_x + t0 * kE;
+    a.out = g_out + t0 * kE;
+    a.tokens = kT - t0 < max_tokens ? kT - t0 : max_tokens;
+    ATTN_ASSERT_TRUE(attn::mha_decode_s8(&params, a, &cache, {g_scratch, bytes}) ==
+                     attn::Status::kOk);
+  }
+  int diff = 0;
+  for (int i = 0; i < kT * kE; ++i) diff += g_out[i] != g_ref[i] ? 1 : 0;
+  ATTN_EXPECT_EQ_INT(diff, 0);
+  ATTN_EXPECT_ALL_BYTES("guard band", g_scratch + bytes, 0xa5, kGuard);
+}
+
 }  // namespace
+
+ATTN_CASE(MhaDecodeS8, ExactScratchBitIdenticalToOneShot) {
+  check_exact_scratch(ctx, 4, 2, 1, 25);  // 2 rows a core call: the one-row buffers only
+  check_exact_scratch(ctx, 4, 4, 3, 26);  // 3 rows
+  check_exact_scratch(ctx, 4, 2, 2, 27);  // 4 rows: the query-tile section too
+  check_exact_scratch(ctx, 2, 1, 5, 28);  // 10 rows (5 tokens: the tiled core)
+}
 
 ATTN_CASE(MhaDecodeS8, IncrementalBitIdenticalToOneShotCausal) { check_s8(ctx, 4, 4, false, 21); }
 ATTN_CASE(MhaDecodeS8, GroupedQueryBitIdenticalToOneShot) { check_s8(ctx, 4, 2, false, 22); }

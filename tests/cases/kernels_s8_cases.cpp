@@ -94,24 +94,43 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
     }
   }
   // softmax row: every length 1..70 and some long rows, exp tables of real
-  // softmax params (multiplier cap, diff_min cuts, plain), in place too.
+  // softmax params (multiplier cap, diff_min cuts, plain), in place too; the
+  // tiled core's weight rows (softmax_s8_row_w: weights, zero padding, sum).
   {
     static attn::SoftmaxS8Params sp;
     static int8_t sin[600], sout[600], sref[600];
+    static uint8_t wout[616], wref[616];
+    alignas(64) static unsigned char lut[attn::detail::kSoftmaxS8LutBytes];
     const float betas[] = {1.0f, 40.0f, 0.3f, 1e4f};
     for (float beta : betas) {
       ATTN_ASSERT_TRUE(attn::softmax_s8_prepare(0.05f, beta, &sp) == attn::Status::kOk);
       for (int32_t n = 1; n <= 600; n = n < 70 ? n + 1 : n + 133) {
-        for (int32_t i = 0; i < n; ++i) sin[i] = static_cast<int8_t>(r.range(-128, 127));
+        for (int32_t i = 0; i < n; ++i) {
+          sin[i] = static_cast<int8_t>(n % 3 == 0 ? r.range(-128, -1) : r.range(-128, 127));
+        }
         if (n > 300) {
           for (int32_t i = 0; i < n; ++i) sin[i] = 5;  // 512+ equal maxima: shift > 31
         }
+        const int32_t n_pad = n + n % 16;
+        attn::detail::softmax_s8_tile_prepare(sp.exp_table, sp.diff_min, n, lut);
+        std::memset(wout, 0x5a, sizeof wout);
+        ATTN_EXPECT_EQ_INT(attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min, sin, wout, n, n_pad),
+                           attn::detail::softmax_s8_row_w_ref(sp.exp_table, sp.diff_min, sin, wref, n, n_pad));
+        ATTN_EXPECT_TRUE(std::memcmp(wout, wref, static_cast<std::size_t>(n_pad)) == 0);
+        std::memcpy(wout, sin, static_cast<std::size_t>(n));
+        ATTN_EXPECT_EQ_INT(attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min,
+                                                          reinterpret_cast<int8_t*>(wout), wout, n, n_pad),
+                           attn::detail::softmax_s8_row_w_ref(sp.exp_table, sp.diff_min, sin, wref, n, n_pad));
+        ATTN_EXPECT_TRUE(std::memcmp(wout, wref, static_cast<std::size_t>(n_pad)) == 0);
         attn::detail::softmax_s8_row(sp.exp_table, sp.diff_min, sin, sout, n);
         attn::detail::softmax_s8_row_ref(sp.exp_table, sp.diff_min, sin, sref, n);
         ATTN_EXPECT_TRUE(std::memcmp(sout, sref, static_cast<std::size_t>(n)) == 0);
         attn::detail::softmax_s8_row(sp.exp_table, sp.diff_min, sin, sin, n);
         ATTN_EXPECT_TRUE(std::memcmp(sin, sref, static_cast<std::size_t>(n)) == 0);
       }
+      std::memset(wout, 0x5a, sizeof wout);  // a row with no visible key: zeros, sum 0
+      ATTN_EXPECT_EQ_INT(attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min, sin, wout, 0, 16), 0);
+      ATTN_EXPECT_TRUE(wout[0] == 0 && wout[15] == 0 && wout[16] == 0x5a);
     }
   }
   // pv: 0..9 rows (odd and even counts), odd widths and row offsets, weights 1..255.
@@ -130,6 +149,41 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
         attn::detail::pv_s8_strided(g_b + 3, stride, g_w, nrows, n, g_acc);
         attn::detail::pv_s8_strided_ref(g_b + 3, stride, g_w, nrows, n, g_acc_ref);
         ATTN_EXPECT_TRUE(std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
+      }
+    }
+  }
+}
+
+// Bahdanau's ADD + TANH + v products (add_tanh_dot_s8) against the
+// reference: the doubled ADD input terms small (near rounding ties and the
+// zero crossing) and large, every int8 code, shifts inside and outside the
+// kernels' fast form, zero points at both ends, odd unit counts.
+ATTN_CASE(KernelsS8, AddTanhDotMatchesReference) {
+  attn_test::Rng r(79);
+  static int32_t a2[67], t2[256];
+  static int8_t codes[67], v[67], tanh_table[256];
+  for (int32_t x = 0; x < 256; ++x) tanh_table[x] = static_cast<int8_t>(r.range(-128, 127));
+  static const int32_t shifts[] = {0, -1, -2, -5, -18, -21, -22, -31};
+  static const int32_t mults[] = {1 << 30, 1518500250, INT32_MAX};
+  static const int32_t zps[] = {-128, -7, 0, 127};
+  for (int32_t pass = 0; pass < 3; ++pass) {
+    // pass 0: |terms| < 2^8 (ties, h = 0 for negative sums); 1: < 2^20; 2: < 2^28.
+    const int32_t half = pass == 0 ? 1 << 7 : pass == 1 ? 1 << 19 : (1 << 27) - 1;
+    for (auto& x : a2) x = 2 * r.range(-half, half);
+    for (auto& x : t2) x = 2 * r.range(-half, half);
+    for (int32_t u = 0; u < 67; ++u) {
+      codes[u] = static_cast<int8_t>(u < 2 ? (u == 0 ? -128 : 127) : r.range(-128, 127));
+      v[u] = static_cast<int8_t>(u == 2 ? -128 : r.range(-128, 127));
+    }
+    for (int32_t n : {0, 1, 3, 4, 5, 7, 16, 17, 64, 67}) {
+      for (int32_t shift : shifts) {
+        for (int32_t m : mults) {
+          for (int32_t zp : zps) {
+            ATTN_EXPECT_EQ_INT(
+                attn::detail::add_tanh_dot_s8(a2, t2, codes, v, n, m, shift, zp, tanh_table),
+                attn::detail::add_tanh_dot_s8_ref(a2, t2, codes, v, n, m, shift, zp, tanh_table));
+          }
+        }
       }
     }
   }

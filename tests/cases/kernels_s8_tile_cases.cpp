@@ -21,6 +21,7 @@ struct Buffers {
   int8_t *q, *k, *v, *kpacked, *vpacked, *out8, *want8;
   uint8_t *qtile, *w;
   int32_t *ksum, *qsum, *out, *want, *offsets;
+  void* work;  // pv_tile_s8's
 };
 Buffers take(attn_test::Arena& a) {
   namespace d = attn::detail;
@@ -39,6 +40,7 @@ Buffers take(attn_test::Arena& a) {
   b.out = a.alloc<int32_t>(kMaxQ * kOutStride);
   b.want = a.alloc<int32_t>(kMaxQ * kOutStride);
   b.offsets = a.alloc<int32_t>(kMaxQ);
+  b.work = a.alloc<int32_t>(d::pv_tile_s8_work_bytes(kMaxKeys) / 4);
   return b;
 }
 
@@ -122,7 +124,7 @@ ATTN_CASE(KernelsS8Tile, PvTileMatchesDirectSums) {
         // visible key once; causal tiles read a prefix).
         const int32_t packed_rows = nrows + 5 <= kMaxKeys ? nrows + 5 : nrows;
         d::vpack_s8(b.v, un, packed_rows, n, b.vpacked);
-        d::pv_tile_s8(b.w, kOutStride, nq, b.vpacked, nrows, n, b.out, kOutStride);
+        d::pv_tile_s8(b.w, kOutStride, nq, b.vpacked, nrows, n, b.out, kOutStride, b.work);
         for (int32_t i = 0; i < nq; ++i) {
           for (int32_t c = 0; c < n; ++c) {
             int32_t s = 0;
@@ -135,7 +137,7 @@ ATTN_CASE(KernelsS8Tile, PvTileMatchesDirectSums) {
         for (int32_t shift : {-12, -8, -1, 0, 1}) {
           const int32_t mult = 1073741824 + 12345 * (shift + 13);
           if (!d::pv_tile_s8_rq(b.w, kOutStride, nq, b.vpacked, nrows, n, b.offsets, mult, shift,
-                                shift * 9, b.out8, kOutStride)) {
+                                shift * 9, b.out8, kOutStride, b.work)) {
             continue;
           }
           for (int32_t i = 0; i < nq; ++i) {

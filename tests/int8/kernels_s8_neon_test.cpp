@@ -198,11 +198,13 @@ void check_pv(const TileCase& t, int level, uint32_t seed) {
   std::vector<int8_t> vpacked(t.off + vpack_s8_bytes(t.nk, t.d) + 64, 1);
   vpack_s8(vp, vs, t.nk, t.d, vpacked.data() + t.off);
   std::vector<int32_t> acc(1 + uq * as, 0);
-  pv_tile_s8(w.data() + t.off, wst, t.nq, vpacked.data() + t.off, t.nk, t.d, acc.data() + 1, as);
+  std::vector<int32_t> work(pv_tile_s8_work_bytes(t.nk) / 4);
+  pv_tile_s8(w.data() + t.off, wst, t.nq, vpacked.data() + t.off, t.nk, t.d, acc.data() + 1, as,
+             work.data());
   std::vector<int8_t> o8(t.off + uq * ost, 9);
   const bool fused = pv_tile_s8_rq(w.data() + t.off, wst, t.nq, vpacked.data() + t.off, t.nk, t.d,
-                                   t.offsets.data(), t.mult, t.shift, t.ozp, o8.data() + t.off,
-                                   ost);
+                                   t.offsets.data(), t.mult, t.shift, t.ozp, o8.data() + t.off, ost,
+                                   work.data());
   ASSERT_EQ(fused, level >= 1);
   for (std::size_t i = 0; i < uq; ++i) {
     for (std::size_t c = 0; c < ud; ++c) {

@@ -574,7 +574,9 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
           if (l < 0) {
             pv_tile_s8_ref(w.data() + off, wst, nq, vpacked.data() + off, nk, d, acc.data() + 1, as);
           } else {
-            pv_tile_s8(w.data() + off, wst, nq, vpacked.data() + off, nk, d, acc.data() + 1, as);
+            std::vector<int32_t> work(pv_tile_s8_work_bytes(nk) / 4);
+            pv_tile_s8(w.data() + off, wst, nq, vpacked.data() + off, nk, d, acc.data() + 1, as,
+                       work.data());
           }
           for (std::size_t i = 0; i < uq; ++i) {
             for (std::size_t c = 0; c < ud; ++c) {
@@ -618,8 +620,10 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
           for (int l : level()) {
             kernels_s8_x86_select(l);
             std::vector<int8_t> ol(off + uq * ost, 9);
+            std::vector<int32_t> work(pv_tile_s8_work_bytes(nk) / 4);
             const bool fused = pv_tile_s8_rq(w.data() + off, wst, nq, vpacked.data() + off, nk, d,
-                                             offsets.data(), mult, shift, ozp, ol.data() + off, ost);
+                                             offsets.data(), mult, shift, ozp, ol.data() + off, ost,
+                                             work.data());
             for (std::size_t i = 0; i < uq; ++i) {
               for (std::size_t c = 0; c < ost; ++c) {
                 const int8_t want_b = fused && c < ud ? oref[off + i * ost + c] : int8_t{9};

@@ -54,7 +54,12 @@
 // the number of tokens decoded):
 //   mha_decode_s8_scratch_bytes = 64 + 2 * align64(T E) + 2 * align64(T G hd)
 //                               + align64(4 * rope.dims)      int32 cos/sin
-//                               + sdpa_s8_core_bytes(C, hd, hd)
+//                               + sdpa_s8_core_bytes(C, hd, hd)   T (H / G) >= 4,
+//                                 sdpa_s8_row_bytes(C, hd, hd)    else
+// (a core call sees at most the step's T tokens times the H / G query heads
+// that share a kv head; below kSdpaS8TileMinRows = 4 rows the core never
+// takes its query-tiled path, so token-by-token decoding reserves only the
+// one-row buffers).
 // Limits: capacity <= kSdpaS8MaxSeqKv (4095), E <= kMhaS8MaxFeatures.
 #pragma once
 
@@ -107,7 +112,8 @@ constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32
   uint64_t n = sat::add(kAlign, sat::mul(2, s8_bytes::block(t, static_cast<uint64_t>(s.embed_dim))));
   n = sat::add(n, sat::mul(2, s8_bytes::block(t, kvd)));
   n = sat::add(n, sat::f32_bytes(static_cast<uint64_t>(s.rope.dims)));  // int32 cos/sin
-  return sat::to_size(sat::add(n, sdpa_s8_core_bytes64(capacity, hd, hd)));
+  const int64_t rows = static_cast<int64_t>(s.max_tokens) * (s.num_heads / g);
+  return sat::to_size(sat::add(n, sdpa_s8_core_bytes_for_rows64(rows, capacity, hd, hd)));
 }
 
 // Returns kOk, or without writing *params or the channel storage:

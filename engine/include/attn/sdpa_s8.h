@@ -191,6 +191,16 @@ constexpr std::size_t sdpa_s8_core_bytes(int32_t seq_kv, int32_t dim_k, int32_t 
   return sat::to_size(sdpa_s8_core_bytes64(seq_kv, dim_k, dim_v));
 }
 
+// The core takes its query-tiled path only from this many query rows on: a
+// caller whose core calls never see as many rows needs only the one-row
+// section (sdpa_s8_core_bytes_for_rows64).
+inline constexpr int32_t kSdpaS8TileMinRows = 4;
+constexpr uint64_t sdpa_s8_core_bytes_for_rows64(int64_t max_rows, int32_t seq_kv, int32_t dim_k,
+                                                 int32_t dim_v) {
+  return max_rows >= kSdpaS8TileMinRows ? sdpa_s8_core_bytes64(seq_kv, dim_k, dim_v)
+                                        : sdpa_s8_row_bytes64(seq_kv, dim_k, dim_v);
+}
+
 // 64 + workers * sdpa_s8_core_bytes: one core slice per concurrent worker of
 // args.executor (0 if a dimension or workers is not positive).
 constexpr std::size_t sdpa_s8_scratch_bytes(const SdpaShape& shape, int32_t workers = 1) {

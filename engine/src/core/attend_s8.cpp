@@ -170,7 +170,8 @@ struct S8Tiles {
   int32_t* ksum;
   int8_t* vpacked;
   uint8_t* u;      // packed query tile
-  int32_t* qsum;   // [T] sum (q - q_zp) per row
+  int32_t* qsum;   // [T] sum (q - q_zp) per row, then the scores' row offsets,
+                   // then the weight sums, then the outputs' row offsets
   int32_t* limits; // [T] keys each row sees
   int32_t* dots;   // [T, kv16] int32 scores
   int8_t* probs;   // [T, kv16] int8 scores, then weights
@@ -198,14 +199,15 @@ S8Tiles carve_tiles(const AttendS8& a, void* ws) {
 }
 
 // S rows of the tile at row i0 requantized to int8 into b.probs (in the GEMM's
-// epilogue where the level has it, else from the int32 results).
+// epilogue where the level has it, else from the int32 results). The row
+// offsets k_zp * sum (q - q_zp) replace the row sums in b.qsum (scratch, not
+// the stack under the GEMM kernels).
 void tile_scores(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& b, int32_t i0,
                  int32_t nq, int32_t tile_limit) {
-  constexpr int32_t kT = kSdpaS8QueryTile;
   const auto ui0 = static_cast<std::size_t>(i0);
   qtile_s8_pack(a.q + ui0 * a.q_stride, a.q_stride, nq, params.q_zero_point, a.dim_k, b.u,
                 b.qsum);
-  int32_t offsets[kT];
+  int32_t* offsets = b.qsum;
   for (int32_t t = 0; t < nq; ++t) offsets[t] = params.k_zero_point * b.qsum[t];
   if (qk_tile_s8_rq(b.u, nq, params.q_zero_point, b.kpacked, b.ksum, tile_limit, a.dim_k, offsets,
                     params.scores_multiplier.multiplier, params.scores_multiplier.shift,
@@ -222,23 +224,25 @@ void tile_scores(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& b
   }
 }
 
-// O rows of the tile from the weights in b.probs (row sums sum_w), requantized
-// to int8 (in the GEMM's epilogue where the level has it, else from the int32
-// results); a row with no visible key gets the output zero point.
+// O rows of the tile from the weights in b.probs (row sums in b.qsum, which
+// become the row offsets v_zp * sum w), requantized to int8 (in the GEMM's
+// epilogue where the level has it, else from the int32 results); a row with
+// no visible key gets the output zero point.
 void tile_outputs(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& b, int32_t i0,
-                  int32_t nq, int32_t tile_limit, const int32_t* sum_w) {
-  constexpr int32_t kT = kSdpaS8QueryTile;
+                  int32_t nq, int32_t tile_limit) {
   const auto ui0 = static_cast<std::size_t>(i0);
   const int32_t ozp = params.out_zero_point;
   const auto* w = reinterpret_cast<const uint8_t*>(b.probs);
+  int32_t* vz_sums = b.qsum;
+  for (int32_t t = 0; t < nq; ++t) vz_sums[t] = params.v_zero_point * vz_sums[t];
   bool fused = false;
   if (tile_limit > 0) {
-    int32_t vz_sums[kT];
-    for (int32_t t = 0; t < nq; ++t) vz_sums[t] = params.v_zero_point * sum_w[t];
+    // The int32 score tile is idle here: the kernels' work buffer (4 T kv16
+    // >= pv_tile_s8_work_bytes bytes).
     fused = pv_tile_s8_rq(w, b.kv16, nq, b.vpacked, tile_limit, a.dim_v, vz_sums,
                           params.out_multiplier.multiplier, params.out_multiplier.shift, ozp,
-                          a.out + ui0 * a.out_stride, a.out_stride);
-    if (!fused) pv_tile_s8(w, b.kv16, nq, b.vpacked, tile_limit, a.dim_v, b.acc, b.dv16);
+                          a.out + ui0 * a.out_stride, a.out_stride, b.dots);
+    if (!fused) pv_tile_s8(w, b.kv16, nq, b.vpacked, tile_limit, a.dim_v, b.acc, b.dv16, b.dots);
   }
   for (int32_t t = 0; t < nq; ++t) {
     const auto ut = static_cast<std::size_t>(t);
@@ -248,7 +252,7 @@ void tile_outputs(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& 
       continue;
     }
     if (fused) continue;
-    requantize_row_s8(b.acc + ut * b.dv16, a.dim_v, params.v_zero_point * sum_w[t],
+    requantize_row_s8(b.acc + ut * b.dv16, a.dim_v, vz_sums[t],
                       params.out_multiplier.multiplier, params.out_multiplier.shift, ozp, orow);
   }
 }
@@ -275,7 +279,7 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
     kpack_s8(a.k, a.k_stride, max_limit, a.dim_k, b.kpacked, b.ksum);
     vpack_s8(a.v, a.v_stride, max_limit, a.dim_v, b.vpacked);
   }
-  alignas(64) unsigned char lut[kSoftmaxS8LutBytes];
+  alignas(kSoftmaxS8LutAlign) unsigned char lut[kSoftmaxS8LutBytes];
   softmax_s8_tile_prepare(params.softmax.exp_table, params.softmax.diff_min, max_limit, lut);
   for (int32_t i0 = row_begin; i0 < row_end; i0 += kT) {
     const int32_t nq = row_end - i0 < kT ? row_end - i0 : kT;
@@ -289,9 +293,8 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
     // The softmax of each S row in place as unsigned weights w = p + 128 (0
     // past its limit, up to the tile's rounded to 16: pv_tile_s8's rows).
     const auto tile16 = round_up_s8(static_cast<std::size_t>(tile_limit), 16);
-    int32_t sum_w[kT];
     softmax_s8_tile_w(lut, params.softmax.exp_table, params.softmax.diff_min, b.probs, b.kv16, nq,
-                      b.limits, static_cast<int32_t>(tile16), sum_w);
+                      b.limits, static_cast<int32_t>(tile16), b.qsum);
     for (int32_t t = 0; a.weights != nullptr && t < nq; ++t) {
       const auto ut = static_cast<std::size_t>(t);
       const auto ulimit = static_cast<std::size_t>(b.limits[t]);
@@ -300,7 +303,7 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
       for (std::size_t j = 0; j < ulimit; ++j) wrow[j] = static_cast<int8_t>(w[j] ^ 0x80u);
       if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
     }
-    tile_outputs(params, a, b, i0, nq, tile_limit, sum_w);
+    tile_outputs(params, a, b, i0, nq, tile_limit);
   }
 }
 
@@ -311,8 +314,8 @@ void attend_s8_rows(const SdpaS8Params& params, const AttendS8& a, const AttendM
                     int32_t row_begin, int32_t row_end, void* ws) {
 #if ATTN_SDPA_S8_QUERY_TILE > 1
   // The tiled core pays a K / V packing per call: worth it from a few rows.
-  if (m.keras == nullptr && m.additive == nullptr && m.boolean == nullptr && a.seq_q >= 4 &&
-      tile_s8_fast()) {
+  if (m.keras == nullptr && m.additive == nullptr && m.boolean == nullptr &&
+      a.seq_q >= kSdpaS8TileMinRows && tile_s8_fast()) {
     attend_s8_tiled(params, a, m, row_begin, row_end, ws);
     return;
   }

@@ -17,9 +17,9 @@ namespace detail {
 // The scratch of bahdanau_s8_scratch_bytes, carved from its 64-byte aligned start.
 struct BahdanauS8Work {
   int8_t* query_proj;   // A = FULLY_CONNECTED(query, W1, b1)           [units]
-  int8_t* row;          // B_j (one-shot), then T_j                    [units]
-  int32_t* query_term;  // ADD's rescaled A[u]                          [units]
-  int32_t* key_term;    // ADD's rescaled B code x, at [x + 128]        [256]
+  int8_t* row;          // B_j (one-shot)                              [units]
+  int32_t* query_term;  // ADD's rescaled A[u], doubled                 [units]
+  int32_t* key_term;    // ADD's rescaled B code x, doubled, at [x + 128] [256]
   void* core;           // the softmax / context core (its score row first)
 };
 
@@ -41,28 +41,25 @@ inline int32_t add_s8_rescale(int32_t code, int32_t zero_point, const QuantizedM
                                              m.shift);
 }
 
-// The key terms of every B code: the ADD's rescaling of its second input, as
-// a table (one rescaling per code instead of one per key and unit).
+// The key terms of every B code: the ADD's rescaling of its second input,
+// doubled (add_tanh_dot_s8's form), as a table (one rescaling per code
+// instead of one per key and unit). |term| <= 255 * 2^20 / 2: no overflow.
 inline void bahdanau_s8_key_terms(const BahdanauS8Params& p, int32_t* key_term) {
   for (int32_t x = -128; x <= 127; ++x) {
-    key_term[x + 128] = add_s8_rescale(x, p.add.input2_zero_point, p.add.input2);
+    key_term[x + 128] = 2 * add_s8_rescale(x, p.add.input2_zero_point, p.add.input2);
   }
 }
 
-// e_j code of one key from its memory row B_j: T_j[u] = TANH(ADD(A[u], B_j[u]))
-// into w.row (b_row may be w.row), then FULLY_CONNECTED(T_j, v, bv).
+// e_j code of one key from its memory row B_j: T_j[u] = TANH(ADD(A[u],
+// B_j[u])) and their products with v (add_tanh_dot_s8), then the v layer's
+// output (FULLY_CONNECTED(T_j, v, bv)); sum_v = sum_u v[u].
 inline void bahdanau_s8_score(const BahdanauS8Params& p, const BahdanauS8Work& w,
-                              const int8_t* b_row, int8_t* score) {
+                              const int8_t* b_row, int32_t sum_v, int8_t* score) {
   const AddS8Params& add = p.add;
-  for (int32_t u = 0; u < p.shape.units; ++u) {
-    const int32_t sum = w.query_term[u] + w.key_term[b_row[u] + 128];
-    int32_t out =
-        q::multiply_by_quantized_multiplier(sum, add.output.multiplier, add.output.shift) +
-        add.output_zero_point;
-    out = out < -128 ? -128 : (out > 127 ? 127 : out);
-    w.row[u] = p.tanh_table[out + 128];
-  }
-  fc_s8(p.v, w.row, static_cast<std::size_t>(p.shape.units), 1, score, 1);
+  const int32_t dot =
+      add_tanh_dot_s8(w.query_term, w.key_term, b_row, p.v.weight, p.shape.units,
+                      add.output.multiplier, add.output.shift, add.output_zero_point, p.tanh_table);
+  *score = fc_s8_output(p.v, 0, dot, sum_v);
 }
 
 // context (and the optional weights row) of one batch item over keys j <
@@ -83,11 +80,15 @@ void bahdanau_item_s8(const BahdanauS8Params& p, const BahdanauS8Work& w, const 
   }
   fc_s8(p.w1, query, static_cast<std::size_t>(s.query_dim), 1, w.query_proj,
         static_cast<std::size_t>(s.units));
+  int32_t sum_v = 0;
   for (int32_t u = 0; u < s.units; ++u) {
-    w.query_term[u] = add_s8_rescale(w.query_proj[u], p.add.input1_zero_point, p.add.input1);
+    w.query_term[u] = 2 * add_s8_rescale(w.query_proj[u], p.add.input1_zero_point, p.add.input1);
+    sum_v += p.v.weight[u];
   }
   auto* scores = static_cast<int8_t*>(w.core);  // the core's score row
-  for (int32_t j = 0; j < limit; ++j) bahdanau_s8_score(p, w, memory_row(j, w.row), scores + j);
+  for (int32_t j = 0; j < limit; ++j) {
+    bahdanau_s8_score(p, w, memory_row(j, w.row), sum_v, scores + j);
+  }
   softmax_pv_row_s8(p.attend, scores, limit, nullptr, keys, kd, s.key_dim, s.seq, ctx, wrow,
                     w.core);
 }

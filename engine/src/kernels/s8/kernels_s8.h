@@ -93,7 +93,9 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
 // g < G = ceil(n / 4) of 4 columns, 16 keys x 4 bytes:
 //   packed[(b * G + g) * 64 + r * 4 + t] = k[(16 b + r) * k_stride + 4 g + t]
 // (0 past nkeys or n), and ksum[j] = sum_c k[j][c] for j < round16(nkeys)
-// (0 past nkeys). packed: kpack_s8_bytes(nkeys, n) bytes.
+// (0 past nkeys): the reference layout, which a kernel set may replace with
+// its own (and leave ksum unwritten if its qk_tile_s8 does not read it).
+// packed: kpack_s8_bytes(nkeys, n) bytes.
 constexpr std::size_t round_up_s8(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
 constexpr std::size_t kpack_s8_bytes(int32_t nkeys, int32_t n) {
   return round_up_s8(static_cast<std::size_t>(nkeys), 16) * round_up_s8(static_cast<std::size_t>(n), 4);
@@ -155,24 +157,31 @@ void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int
 // for i < nq, c < n (weights unsigned, 0..255; v from vpack_s8 of at least
 // nrows rows). Each w row holds round16(nrows) bytes, those past nrows 0.
 // Rows of acc hold round16(n) entries (whole 16-column blocks are written).
+// work: pv_tile_s8_work_bytes(nrows) bytes, 4-byte aligned, that the kernel
+// may overwrite (the DSP set splits a pair of weight rows into int16 there;
+// the tiled core passes its idle int32 score tile).
+constexpr std::size_t pv_tile_s8_work_bytes(int32_t nrows) {
+  return 4 * round_up_s8(static_cast<std::size_t>(nrows), 16);
+}
 void pv_tile_s8_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                     int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride);
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride);
+                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride, void* work);
 
 // pv_tile_s8_rq: pv_tile_s8 with the output requantization fused (the O rows
 // of the tiled core): out[i * out_stride + c] =
 //   requantize(pv[i][c] - offsets[i], multiplier, shift, out_zp)
 // (requantize_row_s8 of each row; pv[i][c] - offsets[i] must not overflow)
-// for i < nq, c < n: exactly n bytes per row. Returns false, writing nothing,
-// when this build / level has no fused form for these parameters: the
-// caller then runs pv_tile_s8 and requantize_row_s8.
+// for i < nq, c < n: exactly n bytes per row; work as for pv_tile_s8.
+// Returns false, writing nothing, when this build / level has no fused form
+// for these parameters: the caller then runs pv_tile_s8 and
+// requantize_row_s8.
 void pv_tile_s8_rq_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                        int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
                        int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride);
 bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                    int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
-                   int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride);
+                   int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride, void* work);
 
 // Softmax rows of the tiled core: softmax_s8_tile_prepare builds once per
 // exp table whatever this build's row kernel precomputes for rows of at most
@@ -183,8 +192,10 @@ bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
 // the same buffer.
 #if defined(ATTN_S8_HAS_TILE_KERNELS)
 inline constexpr std::size_t kSoftmaxS8LutBytes = 832;
+inline constexpr std::size_t kSoftmaxS8LutAlign = 64;  // vector loads
 #else
 inline constexpr std::size_t kSoftmaxS8LutBytes = 4;  // the reference tile softmax keeps none
+inline constexpr std::size_t kSoftmaxS8LutAlign = 4;  // (64 would realign the caller's frame)
 #endif
 void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
                              void* lut);
@@ -204,6 +215,36 @@ int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad);
 void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
                        std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
                        int32_t* sum_w);
+
+// Bahdanau's score products of one key (TFLite int8 ADD + TANH + the v
+// layer's multiply-adds): for u < n
+//   T[u] = tanh_table[requantize((a2[u] + t2[codes[u] + 128]) / 2, m, shift, zp) + 128]
+// and returns sum_u T[u] * v[u]. a2: the ADD's rescaled first input per
+// unit, t2: its rescaled second input for every int8 code, both doubled
+// (even, |value| < 2^29: an ADD input rescaled to at most 1/2 of 255 * 2^20).
+// m >= 0 and shift: the ADD's output multiplier, zp its output zero point.
+int32_t add_tanh_dot_s8_ref(const int32_t* a2, const int32_t* t2, const int8_t* codes,
+                            const int8_t* v, int32_t n, int32_t m, int32_t shift, int32_t zp,
+                            const int8_t* tanh_table);
+int32_t add_tanh_dot_s8(const int32_t* a2, const int32_t* t2, const int8_t* codes,
+                        const int8_t* v, int32_t n, int32_t m, int32_t shift, int32_t zp,
+                        const int8_t* tanh_table);
+// The constants of the sets' short exact form of that requantization (DSP,
+// Helium): for right = -shift in [1, 21] and m >= 0 (else false: the
+// reference's form), requantize(x) + 128 = clamp((SRDHM(x, m) + bias -
+// [x < 0]) >> right, 0, 255) with bias = 2^(right-1) + (zp + 128) 2^right
+// (RDBP's sign fix read from x; |bias| < 2^29: no overflow).
+struct AddTanhRq {
+  int32_t right = 0, bias = 0;
+  bool ok = false;
+  AddTanhRq(int32_t m, int32_t shift, int32_t zp) {
+    if (shift > -1 || shift < -21 || m < 0) return;
+    right = -shift;
+    bias = static_cast<int32_t>((uint32_t{1} << (right - 1)) +
+                                static_cast<uint32_t>(zp + 128) * (uint32_t{1} << right));
+    ok = true;
+  }
+};
 
 // True when this build's tile kernels beat the per-row kernels (attend_s8
 // then takes the tiled path): x86 at AVX-VNNI or AVX-512 VNNI, AArch64 with

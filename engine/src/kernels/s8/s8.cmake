@@ -8,6 +8,8 @@ target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ref/kernels_s8_tile_ref.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dsp/kernels_s8_dsp.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dsp/kernels_s8_tile_dsp.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dsp/qk_tile_rq_dsp.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dsp/pv_tile_rq_dsp.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dsp/softmax_s8_row_dsp.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mve/kernels_s8_mve.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mve/kernels_s8_tile_mve.cpp

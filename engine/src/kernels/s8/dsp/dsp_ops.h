@@ -1,8 +1,9 @@
 // Small helpers of the Cortex-M DSP-extension int8 kernels (internal; only
 // compiled into the DSP kernel set): the single instructions GCC 12 does not
 // form from C, unaligned word loads, and the requantization of one int32
-// (TFLite's MultiplyByQuantizedMultiplier + zero point + clamp) in two exact
-// forms: the general one, and a short one for accumulators known to be small.
+// (TFLite's MultiplyByQuantizedMultiplier + zero point + clamp) in its
+// general form (the tile kernels' short form for small accumulators is
+// dsp/tile_dsp.h's RqDouble).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,7 @@ namespace attn {
 namespace detail {
 namespace dsp {
 
-// SXTB16 / UXTB16 of the odd bytes (the ROR #8 operand form, which GCC 12
+// SXTB16 of the odd bytes (the ROR #8 operand form, which GCC 12
 // does not fold from a C rotate).
 inline int16x2_t sxtb16_ror8(uint32_t x) {
   int16x2_t r;
@@ -24,10 +25,10 @@ inline int16x2_t sxtb16_ror8(uint32_t x) {
   return r;
 }
 inline int16x2_t sxtb16(uint32_t x) { return __sxtb16(static_cast<int8x4_t>(x)); }
-inline int16x2_t uxtb16(uint32_t x) { return static_cast<int16x2_t>(__uxtb16(x)); }
-inline int16x2_t uxtb16_ror8(uint32_t x) {
+// SXTAB16 of the odd bytes: a + (sign-extended bytes 1 and 3 of x), per halfword.
+inline int16x2_t sxtab16_ror8(int16x2_t a, uint32_t x) {
   int16x2_t r;
-  __asm__("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(x));
   return r;
 }
 
@@ -41,13 +42,6 @@ inline uint32_t pack_lo(uint32_t a, uint32_t b) {
 inline uint32_t pack_hi(uint32_t a, uint32_t b) {
   uint32_t r;
   __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
-  return r;
-}
-
-// SMMULR: (a * b + 2^31) >> 32, the rounded high word.
-inline int32_t smmulr(int32_t a, int32_t b) {
-  int32_t r;
-  __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
   return r;
 }
 
@@ -74,31 +68,6 @@ struct Requant {
     const uint32_t threshold = (mask >> 1) + (static_cast<uint32_t>(h) >> 31);
     const int32_t v = (h >> right) + ((static_cast<uint32_t>(h) & mask) > threshold ? 1 : 0);
     return __ssat(q::wrap_add(v, zero_point), 8);  // the reference wraps, then clamps
-  }
-};
-
-// The same for |x| * 2^left < 2^30, 1 <= right <= 22 (RequantSmall::fits):
-//   SRDHM(y, m) = SMMULR(2y, m)         (2y m + 2^31 = 2 (y m + 2^30))
-//   RDBP(h, r) + zp = (h - [h < 0] + 2^(r-1) + zp 2^r) >> r
-// (|h| < 2^30 and |zp 2^r + 2^(r-1)| < 2^30: no overflow).
-struct RequantSmall {
-  int32_t multiplier, shl1, right, bias;
-  RequantSmall(int32_t m, int32_t shift, int32_t zp)
-      : multiplier(m), shl1((shift > 0 ? shift : 0) + 1), right(shift > 0 ? 0 : -shift),
-        bias(static_cast<int32_t>((uint32_t{1} << (right > 0 ? right - 1 : 0)) +
-                                  static_cast<uint32_t>(zp) * (uint32_t{1} << right))) {}
-  // True when every |x| <= bound takes this form exactly.
-  static bool fits(uint64_t bound, int32_t shift) {
-    const int32_t right = shift > 0 ? 0 : -shift;
-    const int32_t left = shift > 0 ? shift : 0;
-    return right >= 1 && right <= 22 && left <= 30 && (bound << left) < (uint64_t{1} << 30);
-  }
-  int32_t operator()(int32_t x) const {
-    const int32_t h = smmulr(static_cast<int32_t>(static_cast<uint32_t>(x) << shl1), multiplier);
-    // h >> 31: the sign as 0 / -1. Arm compilers shift signed values
-    // arithmetically (ASR), which this M-profile-only code relies on.
-    // cppcheck-suppress shiftTooManyBitsSigned
-    return __ssat((h + (h >> 31) + bias) >> right, 8);
   }
 };
 

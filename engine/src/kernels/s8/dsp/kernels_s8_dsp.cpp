@@ -1,6 +1,7 @@
 // Cortex-M4/M7/M33 DSP-extension int8 kernels: SXTB16 (+ ROR #8) and SMLAD
-// (see kernels/s8/kernels_s8.h) and the requantization of a row (SMULL);
-// each is bit-identical to its *_ref version.
+// (see kernels/s8/kernels_s8.h), the requantization of a row (SMULL) and
+// Bahdanau's ADD + TANH products (SMMLAR); each is bit-identical to its
+// *_ref version.
 #include "kernels/s8/kernels_s8.h"
 
 #if defined(ATTN_S8_KERNELS_DSP)
@@ -73,8 +74,11 @@ int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
   return sum - zp * n;
 }
 
-int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
-  (void)zp;
+namespace {
+// qrow_s8_dot, also inlined into qk_s8 for an odd last key (one frame on the
+// deepest stack path of the int8 core).
+__attribute__((always_inline)) inline int32_t qrow_dot(const void* packed, const int8_t* k,
+                                                       int32_t n) {
   const auto* p = static_cast<const int16_t*>(packed);
   int32_t acc = 0;
   int32_t i = 0;
@@ -102,6 +106,12 @@ int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) 
   }
   for (; i < n; ++i) acc += static_cast<int32_t>(p[i]) * static_cast<int32_t>(k[i]);
   return acc;
+}
+}  // namespace
+
+int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
+  (void)zp;
+  return qrow_dot(packed, k, n);
 }
 
 void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
@@ -132,7 +142,8 @@ void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride
     out[j] = acc1;
     out[j + 1] = acc2;
   }
-  if (j < nkeys) out[j] = qrow_s8_dot(packed, zp, k + static_cast<std::size_t>(j) * k_stride, n);
+  (void)zp;
+  if (j < nkeys) out[j] = qrow_dot(packed, k + static_cast<std::size_t>(j) * k_stride, n);
 }
 
 // acc[c] = sum_r w[r] * row_at(r)[c] for c < n, r < nrows: four columns a
@@ -194,6 +205,37 @@ void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t mu
                        int32_t shift, int32_t zero_point, int8_t* out) {
   const dsp::Requant rq(multiplier, shift, zero_point);
   for (int32_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(rq(q::wrap_sub(acc[i], offset)));
+}
+
+// The ADD's output requantization in the doubled form of the tile kernels'
+// RqDouble (dsp/tile_dsp.h), with 128 added to the zero point so that USAT
+// gives the table index: for x = (a2 + t2) / 2 (|x| < 2^29) and r = -shift
+// in [1, 21],
+//   requantize(x) + 128 = USAT8(SMMLAR(a2 + t2, m, bias + sign(x)) >> r),
+//   bias = 2^(r-1) + (zp + 128) 2^r  (|bias| < 2^29: no overflow)
+// (SMMLAR(2x, m, b) = b + SRDHM(x, m); the sign fix of RDBP read from x;
+// the clamp to [-128, 127] is USAT's to [0, 255] after the 128). Other
+// shifts take the reference.
+int32_t add_tanh_dot_s8(const int32_t* a2, const int32_t* t2, const int8_t* codes, const int8_t* v,
+                        int32_t n, int32_t m, int32_t shift, int32_t zp, const int8_t* tanh_table) {
+  const AddTanhRq rq(m, shift, zp);
+  if (!rq.ok) return add_tanh_dot_s8_ref(a2, t2, codes, v, n, m, shift, zp, tanh_table);
+  const int32_t right = rq.right;
+  const int32_t bias = rq.bias;
+  const int32_t* t = t2 + 128;
+  __asm__("" : "+r"(t));  // keeps the biased base (GCC would index t2 by 4 c + 512)
+  const auto term = [&](int32_t u) {
+    const int32_t x2 = a2[u] + t[codes[u]];
+    // x2 >> 31: the sign as 0 / -1 (arithmetic on Arm, which this code relies on).
+    // cppcheck-suppress shiftTooManyBitsSigned
+    const int32_t b = bias + (x2 >> 31);
+    int32_t h;
+    __asm__("smmlar %0, %1, %2, %3" : "=r"(h) : "r"(x2), "r"(m), "r"(b));
+    return static_cast<int32_t>(tanh_table[__usat(h >> right, 8)]) * static_cast<int32_t>(v[u]);
+  };
+  int32_t acc = 0;
+  for (int32_t u = 0; u < n; ++u) acc += term(u);
+  return acc;
 }
 
 const char* kernels_s8_name() { return "dsp"; }

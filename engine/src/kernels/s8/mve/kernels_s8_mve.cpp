@@ -127,8 +127,8 @@ void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t mu
   const int32x4_t neg_right = vdupq_n_s32(-right);
   const auto rq = [&](int32x4_t x) {
     x = vsubq_n_s32(x, offset);
-    x = vshlq_s32(x, left);                 // wrapping, as the scalar form
-    x = vqrdmulhq_n_s32(x, multiplier);     // SRDHM
+    x = vshlq_s32(x, left);              // wrapping, as the scalar form
+    x = vqrdmulhq_n_s32(x, multiplier);  // SRDHM
     const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, neg_right), 31);
     x = vrshlq_s32(vqaddq_s32(x, fixup), neg_right);
     x = vaddq_n_s32(x, zero_point);
@@ -226,6 +226,48 @@ int32_t weights_from_codes_s8(uint8_t* w, int32_t n, int32_t n_pad) {
     sum = vaddvaq_u8(sum, x);
   }
   return static_cast<int32_t>(sum);
+}
+
+// Bahdanau's ADD + TANH products four units a vector: the codes' t2 entries
+// gathered (VLDRW with the sign-extended codes as offsets from t2 + 128),
+// then the doubled form of the requantization (see the DSP set's
+// add_tanh_dot_s8): for x = (a2 + t2) / 2 and r = -shift in [1, 21],
+//   requantize(x) + 128 = clamp((VRMULH(2x, m) + bias - [x < 0]) >> r, 0, 255),
+//   bias = 2^(r-1) + (zp + 128) 2^r
+// (VRMULH(2x, m) = (2x m + 2^31) >> 32 = SRDHM(x, m)), the TANH codes
+// gathered by those indices (VLDRB), and VMLADAVA with v. Other shifts take
+// the reference.
+int32_t add_tanh_dot_s8(const int32_t* a2, const int32_t* t2, const int8_t* codes, const int8_t* v,
+                        int32_t n, int32_t m, int32_t shift, int32_t zp, const int8_t* tanh_table) {
+  const AddTanhRq rq(m, shift, zp);
+  if (!rq.ok) return add_tanh_dot_s8_ref(a2, t2, codes, v, n, m, shift, zp, tanh_table);
+  const int32_t right = rq.right;
+  const int32_t bias = rq.bias;
+  const int32x4_t mv = vdupq_n_s32(m);
+  const int32_t* t = t2 + 128;
+  // The table indices of four units from their a2 and t2 entries.
+  const auto index4 = [&](int32x4_t a, int32x4_t b) {
+    const int32x4_t x2 = vaddq_s32(a, b);
+    const int32x4_t h = vaddq_s32(vrmulhq_s32(x2, mv), vaddq_n_s32(vshrq_n_s32(x2, 31), bias));
+    return vreinterpretq_u32_s32(
+        vminq_s32(vmaxq_s32(vshlq_r_s32(h, -right), vdupq_n_s32(0)), vdupq_n_s32(255)));
+  };
+  int32_t acc = 0;
+  int32_t u = 0;
+  for (; u + 4 <= n; u += 4) {
+    const uint32x4_t c = vreinterpretq_u32_s32(vldrbq_s32(codes + u));
+    const uint32x4_t i = index4(vldrwq_s32(a2 + u), vldrwq_gather_shifted_offset_s32(t, c));
+    acc = vmladavaq_s32(acc, vldrbq_gather_offset_s32(tanh_table, i), vldrbq_s32(v + u));
+  }
+  if (u < n) {
+    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - u));
+    const uint32x4_t c = vreinterpretq_u32_s32(vldrbq_z_s32(codes + u, p));
+    const uint32x4_t i =
+        index4(vldrwq_z_s32(a2 + u, p), vldrwq_gather_shifted_offset_z_s32(t, c, p));
+    acc = vmladavaq_p_s32(acc, vldrbq_gather_offset_z_s32(tanh_table, i, p), vldrbq_z_s32(v + u, p),
+                          p);
+  }
+  return acc;
 }
 
 const char* kernels_s8_name() { return "mve"; }

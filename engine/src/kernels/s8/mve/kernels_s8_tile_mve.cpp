@@ -74,30 +74,47 @@ void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp
 
 namespace {
 
-// The 2 x 2 block of Q K^T (query rows q0, q1, key rows k0, k1): `chunks`
-// whole 16-byte vectors (4 VLDRB + 4 VMLADAVA each, in asm: GCC 12 keeps the
-// query vectors live across key pairs and spills them), then a tail of
-// `tail` columns (< 16) under VCTP.
+// The 2 x 2 block of Q K^T (query rows q0, q1, key rows k0, k1): NC whole
+// 16-byte vectors unrolled (4 VLDRB + 4 VMLADAV(A) each; the first VMLADAV
+// starts the sums; qk_rows passes no tail then), or with NC = 0 `chunks` of
+// them in a loop (in asm: GCC 12 keeps the query vectors live across key
+// pairs and spills them), then a tail of `tail` columns (< 16) under VCTP.
+// clang-format off
+#define ATTN_MVE_QK_LOADS                 \
+  "vldrb.u8 q0, [%[q0]], #16\n\t"         \
+  "vldrb.u8 q1, [%[q1]], #16\n\t"         \
+  "vldrb.u8 q2, [%[k0]], #16\n\t"         \
+  "vldrb.u8 q3, [%[k1]], #16\n\t"
+#define ATTN_MVE_QK_MACS(a)               \
+  "vmladav" a ".s8 %[a00], q0, q2\n\t"    \
+  "vmladav" a ".s8 %[a01], q0, q3\n\t"    \
+  "vmladav" a ".s8 %[a10], q1, q2\n\t"    \
+  "vmladav" a ".s8 %[a11], q1, q3\n\t"
+// clang-format on
+template <int NC>
 inline void qk_2x2(const int8_t* q0, const int8_t* q1, const int8_t* k0, const int8_t* k1,
                    int32_t chunks, int32_t tail, int32_t* a) {
   int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-  if (chunks > 0) {
+  if (NC > 0) {
+    // clang-format off
     __asm__ volatile(
-        "1:\n\t"
-        "vldrb.u8 q0, [%[q0]], #16\n\t"
-        "vldrb.u8 q1, [%[q1]], #16\n\t"
-        "vldrb.u8 q2, [%[k0]], #16\n\t"
-        "vldrb.u8 q3, [%[k1]], #16\n\t"
-        "vmladava.s8 %[a00], q0, q2\n\t"
-        "vmladava.s8 %[a01], q0, q3\n\t"
-        "vmladava.s8 %[a10], q1, q2\n\t"
-        "vmladava.s8 %[a11], q1, q3\n\t"
-        "subs %[n], %[n], #1\n\t"
-        "bne 1b\n\t"
-        : [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11),
-          [q0] "+r"(q0), [q1] "+r"(q1), [k0] "+r"(k0), [k1] "+r"(k1), [n] "+r"(chunks)
-        :
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+        ATTN_MVE_QK_LOADS ATTN_MVE_QK_MACS("")
+        ".rept %c[more]\n\t" ATTN_MVE_QK_LOADS ATTN_MVE_QK_MACS("a") ".endr\n\t"
+        : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11), [q0] "+r"(q0),
+          [q1] "+r"(q1), [k0] "+r"(k0), [k1] "+r"(k1)
+        : [more] "i"(NC > 0 ? NC - 1 : 0)
+        : "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+    // clang-format on
+  } else if (chunks > 0) {
+    // clang-format off
+    __asm__ volatile("1:\n\t" ATTN_MVE_QK_LOADS ATTN_MVE_QK_MACS("a")
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n\t"
+                     : [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11),
+                       [q0] "+r"(q0), [q1] "+r"(q1), [k0] "+r"(k0), [k1] "+r"(k1), [n] "+r"(chunks)
+                     :
+                     : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+    // clang-format on
   }
   if (tail > 0) {
     const mve_pred16_t p = vctp8q(static_cast<uint32_t>(tail));
@@ -113,8 +130,11 @@ inline void qk_2x2(const int8_t* q0, const int8_t* q1, const int8_t* k0, const i
   a[2] = a10;
   a[3] = a11;
 }
+#undef ATTN_MVE_QK_LOADS
+#undef ATTN_MVE_QK_MACS
 
 // Q K^T of a pair of query rows against every key pair (see qk_tile_s8).
+template <int NC>
 void qk_rows(const int8_t* q0, const int8_t* q1, const int8_t* kpacked, const int32_t* ksum,
              int32_t zp, int32_t nkeys, int32_t n, int32_t* o0, int32_t* o1) {
   const std::size_t row = row4(n);
@@ -123,7 +143,7 @@ void qk_rows(const int8_t* q0, const int8_t* q1, const int8_t* kpacked, const in
   // the pair's second key is always there.
   for (int32_t j = 0; j < nkeys; j += 2, k0 += 2 * row) {
     int32_t a[4];
-    qk_2x2(q0, q1, k0, k0 + row, n / 16, n % 16, a);
+    qk_2x2<NC>(q0, q1, k0, k0 + row, n / 16, NC > 0 ? 0 : n % 16, a);
     const int32_t z0 = zp * ksum[j], z1 = zp * ksum[j + 1];
     o1[j] = a[2] - z0;
     o1[j + 1] = a[3] - z1;
@@ -143,7 +163,13 @@ void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
     const int8_t* q1 = i + 1 < nq ? q0 + row : q0;  // odd tail: row i twice
     int32_t* o0 = out + static_cast<std::size_t>(i) * out_stride;
     int32_t* o1 = i + 1 < nq ? o0 + out_stride : o0;
-    qk_rows(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1);
+    switch (n % 16 == 0 ? n / 16 : 0) {  // up to 64 whole vectors unrolled
+      case 1: qk_rows<1>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
+      case 2: qk_rows<2>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
+      case 3: qk_rows<3>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
+      case 4: qk_rows<4>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
+      default: qk_rows<0>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
+    }
   }
 }
 
@@ -175,26 +201,54 @@ void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int
 namespace {
 
 // The 2 x 2 block of P V: weight rows w0, w1 against the V^T columns t, t + 16
-// bytes, over NB 16-row blocks (NB > 0: unrolled; 0: `blocks` in a loop).
+// bytes, over NB 16-row blocks (NB > 0: unrolled, the first VMLADAV
+// starting the sums; 0: `blocks` in a loop), in asm (4 VLDRB + 4
+// VMLADAV(A) + the stride add a block).
+// clang-format off
+#define ATTN_MVE_PV_LOADS                 \
+  "vldrb.u8 q0, [%[w0]], #16\n\t"         \
+  "vldrb.u8 q1, [%[w1]], #16\n\t"         \
+  "vldrb.u8 q3, [%[t], #16]\n\t"          \
+  "vldrb.u8 q2, [%[t]]\n\t"               \
+  "add %[t], %[t], %[ts]\n\t"
+#define ATTN_MVE_PV_MACS(a)               \
+  "vmladav" a ".u8 %[a00], q0, q2\n\t"    \
+  "vmladav" a ".u8 %[a01], q0, q3\n\t"    \
+  "vmladav" a ".u8 %[a10], q1, q2\n\t"    \
+  "vmladav" a ".u8 %[a11], q1, q3\n\t"
+// clang-format on
 template <int NB>
 inline void pv_2x2(const uint8_t* w0, const uint8_t* w1, const uint8_t* t, std::size_t tstride,
                    int32_t blocks, uint32_t* a) {
   uint32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-  const int32_t nb = NB > 0 ? NB : blocks;
-#pragma GCC unroll 4
-  for (int32_t r = 0; r < nb; ++r, t += tstride, w0 += 16, w1 += 16) {
-    const uint8x16_t x0 = vldrbq_u8(w0), x1 = vldrbq_u8(w1);
-    const uint8x16_t y0 = vldrbq_u8(t), y1 = vldrbq_u8(t + 16);
-    a00 = vmladavaq_u8(a00, x0, y0);
-    a01 = vmladavaq_u8(a01, x0, y1);
-    a10 = vmladavaq_u8(a10, x1, y0);
-    a11 = vmladavaq_u8(a11, x1, y1);
+  if (NB > 0) {
+    // clang-format off
+    __asm__ volatile(
+        ATTN_MVE_PV_LOADS ATTN_MVE_PV_MACS("")
+        ".rept %c[more]\n\t" ATTN_MVE_PV_LOADS ATTN_MVE_PV_MACS("a") ".endr\n\t"
+        : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11), [w0] "+r"(w0),
+          [w1] "+r"(w1), [t] "+r"(t)
+        : [ts] "r"(tstride), [more] "i"(NB > 0 ? NB - 1 : 0)
+        : "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+    // clang-format on
+  } else if (blocks > 0) {
+    // clang-format off
+    __asm__ volatile("1:\n\t" ATTN_MVE_PV_LOADS ATTN_MVE_PV_MACS("a")
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n\t"
+                     : [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11),
+                       [w0] "+r"(w0), [w1] "+r"(w1), [t] "+r"(t), [n] "+r"(blocks)
+                     : [ts] "r"(tstride)
+                     : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+    // clang-format on
   }
   a[0] = a00;
   a[1] = a01;
   a[2] = a10;
   a[3] = a11;
 }
+#undef ATTN_MVE_PV_LOADS
+#undef ATTN_MVE_PV_MACS
 
 // P V of a pair of weight rows over every column pair (see pv_tile_s8).
 template <int NB>
@@ -221,7 +275,7 @@ void pv_rows(const uint8_t* w0, const uint8_t* w1, const uint8_t* vt, int32_t bl
 }  // namespace
 
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
+                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride, void* /*work*/) {
   const int32_t blocks = (nrows + 15) / 16;  // weight rows are 0 up to here
   const auto* vt = reinterpret_cast<const uint8_t*>(vpacked);
   for (int32_t i = 0; i < nq; i += 2) {
@@ -246,7 +300,7 @@ bool qk_tile_s8_rq(const uint8_t*, int32_t, int32_t, const int8_t*, const int32_
   return false;
 }
 bool pv_tile_s8_rq(const uint8_t*, std::size_t, int32_t, const int8_t*, int32_t, int32_t,
-                   const int32_t*, int32_t, int32_t, int32_t, int8_t*, std::size_t) {
+                   const int32_t*, int32_t, int32_t, int32_t, int8_t*, std::size_t, void*) {
   return false;
 }
 

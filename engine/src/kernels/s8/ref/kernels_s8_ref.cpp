@@ -98,12 +98,31 @@ void softmax_s8_row_ref(const int32_t* exp_table, int32_t diff_min, const int8_t
   }
 }
 
+int32_t add_tanh_dot_s8_ref(const int32_t* a2, const int32_t* t2, const int8_t* codes,
+                            const int8_t* v, int32_t n, int32_t m, int32_t shift, int32_t zp,
+                            const int8_t* tanh_table) {
+  int32_t acc = 0;
+  for (int32_t u = 0; u < n; ++u) {
+    const int32_t sum = (a2[u] + t2[codes[u] + 128]) / 2;  // exact: both even
+    const int32_t out = q::requantize(sum, m, shift, zp);
+    acc += static_cast<int32_t>(tanh_table[out + 128]) * static_cast<int32_t>(v[u]);
+  }
+  return acc;
+}
+
 // The entries of every group this build's kernel set (kernels/s8/kernel_set.h)
 // does not implement.
 #if !defined(ATTN_S8_HAS_SOFTMAX_ROW)
 void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
                     int32_t n) {
   softmax_s8_row_ref(exp_table, diff_min, in, out, n);
+}
+#endif
+
+#if !defined(ATTN_S8_HAS_ADD_TANH_DOT)
+int32_t add_tanh_dot_s8(const int32_t* a2, const int32_t* t2, const int8_t* codes, const int8_t* v,
+                        int32_t n, int32_t m, int32_t shift, int32_t zp, const int8_t* tanh_table) {
+  return add_tanh_dot_s8_ref(a2, t2, codes, v, n, m, shift, zp, tanh_table);
 }
 #endif
 

@@ -221,14 +221,14 @@ void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp
   qtile_s8_pack_ref(q, q_stride, nq, zp, n, u, qsum);
 }
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
+                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride, void* /*work*/) {
   pv_tile_s8_ref(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
 }
 bool tile_s8_fast() { return false; }
 // No fused form without tile kernels: the caller runs pv_tile_s8 and
 // requantize_row_s8 (and qk_tile_s8 for the scores).
 bool pv_tile_s8_rq(const uint8_t*, std::size_t, int32_t, const int8_t*, int32_t, int32_t,
-                   const int32_t*, int32_t, int32_t, int32_t, int8_t*, std::size_t) {
+                   const int32_t*, int32_t, int32_t, int32_t, int8_t*, std::size_t, void*) {
   return false;
 }
 bool qk_tile_s8_rq(const uint8_t*, int32_t, int32_t, const int8_t*, const int32_t*, int32_t,
@@ -248,6 +248,7 @@ void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_m
   }
 }
 void softmax_s8_tile_prepare(const int32_t*, int32_t, int32_t, void*) {}
+#if !defined(ATTN_S8_HAS_SOFTMAX_ROW_W)
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
                          const int8_t* in, uint8_t* w, int32_t n, int32_t n_pad) {
   (void)lut;
@@ -258,6 +259,7 @@ int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff
   softmax_s8_row(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
   return weights_from_codes_s8(w, n, n_pad);
 }
+#endif
 #endif
 
 }  // namespace detail

@@ -271,7 +271,8 @@ bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
 
 bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                    int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
-                   int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
+                   int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride,
+                   void* /*work*/) {
   // The 64-bit form, as qk_tile_s8_rq.
   if (level() != 3 || multiplier <= 0 || shift > 0 || shift < -23) return false;
   tile512::pv_tile_rq(w, w_stride, nq, vpacked, nrows, n, offsets, multiplier, -shift, out_zp,
@@ -300,7 +301,7 @@ void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp
 }
 
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
+                int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride, void* /*work*/) {
   switch (level()) {
     case 3:
       return tile512::pv_tile(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
@@ -310,7 +311,6 @@ void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t
       return pv_tile_s8_ref(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
   }
 }
-
 
 void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
                              void* lut) {
