@@ -104,8 +104,9 @@ void pv_rows(PvArgs a, int32_t dv) {
 }
 
 template <bool kT>
-void pv_tile(const float* p, std::size_t pi, std::size_t pj, int32_t nq, int32_t nk, const float* v,
-             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+__attribute__((noinline)) void pv_tile(const float* p, std::size_t pi, std::size_t pj, int32_t nq,
+                                       int32_t nk, const float* v, std::size_t v_stride, int32_t dv,
+                                       float* acc, std::size_t a_stride) {
   PvArgs a{p, pi, pj, nk, v, v_stride, acc, a_stride};
   int32_t i = 0;
   for (; i + 2 <= nq; i += 2, a.p += 2 * pi, a.acc += 2 * a_stride) pv_rows<kT, 2>(a, dv);
@@ -120,15 +121,19 @@ void pv_tile(const float* p, std::size_t pi, std::size_t pj, int32_t nq, int32_t
   "ldm %[v], {" kRegs               \
   "}\n\t"                           \
   "add %[v], %[v], %[vs]\n\t" kFmas
-// The key loop: pairs of keys, then the last one of an odd count.
+// The key loop (odd = nk): 4 keys per iteration, then 2 and 1 by nk's low bits (LSLS
+// #31 puts bit 1 in C and bit 0 in N; the keys change no flags).
 #define ATTN_PV_LOOP(kRegs, kFmas) \
-  "wls lr, %[pairs], 2f\n"                                               \
-  "1:\n\t" ATTN_PV_KEY(kRegs, kFmas) ATTN_PV_KEY(kRegs, kFmas) "le lr, 1b\n" \
-  "2:\n\t"                                                               \
-  "lsls %[odd], %[odd], #31\n\t"                                         \
-  "beq 3f\n\t" ATTN_PV_KEY(kRegs, kFmas) "3:\n"
+  "lsr lr, %[odd], #2\n\t"                                                        \
+  "wls lr, lr, 2f\n"                                                         \
+  "1:\n\t" ATTN_PV_KEY(kRegs, kFmas) ATTN_PV_KEY(kRegs, kFmas) ATTN_PV_KEY(kRegs, kFmas) \
+      ATTN_PV_KEY(kRegs, kFmas) "le lr, 1b\n"                                     \
+  "2:\n\t"                                                                         \
+  "lsls %[odd], %[odd], #31\n\t"                                                   \
+  "bcc 3f\n\t" ATTN_PV_KEY(kRegs, kFmas) ATTN_PV_KEY(kRegs, kFmas) "3:\n\t"         \
+  "bpl 4f\n\t" ATTN_PV_KEY(kRegs, kFmas) "4:\n"
 #define ATTN_PV_COMMON_OUT [t] "=&w"(t), [p] "+r"(pt), [v] "+r"(v), [odd] "+r"(odd)
-#define ATTN_PV_COMMON_IN [vs] "r"(vs), [pairs] "r"(nk >> 1)
+#define ATTN_PV_COMMON_IN [vs] "r"(vs)
 
 // The S columns' accumulators a[0..S) of one group of 4 queries, from the
 // P^T rows at pt (tq = 16) and v's rows at v (vs bytes apart), nk keys. The
@@ -199,22 +204,44 @@ void pv_keys_t16(const float* pt, const float* v, uint32_t vs, int32_t nk, float
 #undef ATTN_PV_COMMON_OUT
 #undef ATTN_PV_COMMON_IN
 
-// Columns [0, S) of 4 queries: acc's elements at the byte addresses qa (one
-// lane per query) + 4 c, gathered, updated over the nk keys and scattered.
+// `blocks` blocks of S columns of 4 queries: acc's elements at the byte
+// addresses qa (one lane per query) + 4 c, gathered, updated over the nk
+// keys and scattered; then qa += step (4 S per lane; 0 for the lanes of
+// missing queries, which address a dummy row) and v += S.
 template <int S>
-__attribute__((noinline)) void pv_block_t16(const float* pt, const float* v, uint32_t vs,
-                                            int32_t nk, uint32x4_t qa) {
-  float32x4_t a[S];
+__attribute__((noinline)) void pv_blocks_t16(const float* pt, const float* v, uint32_t vs,
+                                             int32_t nk, uint32x4_t qa, uint32x4_t step,
+                                             int32_t blocks) {
+  for (int32_t b = 0; b < blocks; ++b, v += S) {
+    float32x4_t a[S];
 #pragma GCC unroll 8
-  for (int c = 0; c < S; ++c) a[c] = vldrwq_gather_base_f32(qa, 4 * c);
-  pv_keys_t16<S>(pt, v, vs, nk, a);
+    for (int c = 0; c < S; ++c) a[c] = vldrwq_gather_base_f32(qa, 4 * c);
+    pv_keys_t16<S>(pt, v, vs, nk, a);
 #pragma GCC unroll 8
-  for (int c = 0; c < S; ++c) vstrwq_scatter_base_f32(qa, 4 * c, a[c]);
+    for (int c = 0; c < S; ++c) vstrwq_scatter_base_f32(qa, 4 * c, a[c]);
+    qa = vaddq_u32(qa, step);
+  }
 }
 
-// pv_tile_t_f32 with tq = 16 and dv >= 4.
-void pv_tile_t16(const float* pt, int32_t nq, int32_t nk, const float* v, std::size_t v_stride,
-                 int32_t dv, float* acc, std::size_t a_stride) {
+// Columns [0, n * S) of 4 queries in blocks of S (see pv_blocks_t16).
+void pv_blocks(int32_t s, int32_t n, const float* pt, const float* v, uint32_t vs, int32_t nk,
+               uint32x4_t qa, mve_pred16_t here) {
+  if (n <= 0) return;
+  const uint32x4_t step =
+      vpselq_u32(vdupq_n_u32(4u * static_cast<uint32_t>(s)), vdupq_n_u32(0u), here);
+  switch (s) {
+    case 4: pv_blocks_t16<4>(pt, v, vs, nk, qa, step, n); break;
+    case 5: pv_blocks_t16<5>(pt, v, vs, nk, qa, step, n); break;
+    case 6: pv_blocks_t16<6>(pt, v, vs, nk, qa, step, n); break;
+    default: pv_blocks_t16<7>(pt, v, vs, nk, qa, step, n); break;
+  }
+}
+
+// pv_tile_t_f32 with tq = 16 and dv >= 4: dv in ceil(dv / 7) blocks of
+// nearly equal width (64: 4 of 7, then 6 of 6).
+__attribute__((noinline)) void pv_tile_t16(const float* pt, int32_t nq, int32_t nk, const float* v,
+                                           std::size_t v_stride, int32_t dv, float* acc,
+                                           std::size_t a_stride) {
   const int32_t blocks = (dv + 6) / 7;
   const int32_t base = dv / blocks, wide = dv % blocks;  // `wide` blocks of base + 1
   const uint32_t vs = static_cast<uint32_t>(v_stride * sizeof(float));
@@ -225,21 +252,12 @@ void pv_tile_t16(const float* pt, int32_t nq, int32_t nk, const float* v, std::s
   const uint32_t dummy_at = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(dummy));
   for (int32_t i = 0; i < nq; i += 4, pt += 4, acc += 4 * a_stride) {
     const mve_pred16_t here = vctp32q(nq - i);
-    const float* vc = v;
-    uint32_t at = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(acc));
-    for (int32_t b = 0; b < blocks; ++b) {
-      const int32_t s = base + (b < wide ? 1 : 0);
-      uint32x4_t qa = vaddq_n_u32(rows, at);
-      if (nq - i < 4) qa = vpselq_u32(qa, vdupq_n_u32(dummy_at), here);
-      switch (s) {
-        case 4: pv_block_t16<4>(pt, vc, vs, nk, qa); break;
-        case 5: pv_block_t16<5>(pt, vc, vs, nk, qa); break;
-        case 6: pv_block_t16<6>(pt, vc, vs, nk, qa); break;
-        default: pv_block_t16<7>(pt, vc, vs, nk, qa); break;
-      }
-      vc += s;
-      at += static_cast<uint32_t>(s) * sizeof(float);
-    }
+    const auto at = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(acc));
+    uint32x4_t qa = vpselq_u32(vaddq_n_u32(rows, at), vdupq_n_u32(dummy_at), here);
+    pv_blocks(base + 1, wide, pt, v, vs, nk, qa, here);
+    const int32_t cw = (base + 1) * wide;
+    qa = vpselq_u32(vaddq_n_u32(rows, at + 4u * static_cast<uint32_t>(cw)), qa, here);
+    pv_blocks(base, blocks - wide, pt, v + cw, vs, nk, qa, here);
   }
 }
 

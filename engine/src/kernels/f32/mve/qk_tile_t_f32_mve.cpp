@@ -22,7 +22,6 @@
 // keep the intrinsics.
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include "kernels/f32/kernels_f32.h"
 #include "kernels/f32/mve/mve_f32.h"
@@ -33,17 +32,24 @@ namespace {
 
 constexpr int kQkKeys = 3;  // KB of the full blocks
 
-// The blocks of the core's tiles (tq = 16) are whole functions in assembly:
-// the x loop needs 14 core registers (9 key floats, 3 key pointers, q and
-// the loop count), which GCC 12 cannot give an asm statement while anything
-// else is live. Arguments: qt + g (r0), the block's first key row (r1), the
-// key stride in bytes (r2), d (r3), st + j * 16 + g (on the stack).
-// Registers: key c's pointer r9 + c, its three floats r(3c)..r(3c + 2); q in
-// r12; accumulators q(2c) (queries 0-3) and q(2c + 1) (4-7); query vectors
-// q6, q7; the loop count lr.
-#define ATTN_QK_PTRS1 "mov r9, r1\n\t"
-#define ATTN_QK_PTRS2 ATTN_QK_PTRS1 "add r10, r9, r2\n\t"
-#define ATTN_QK_PTRS3 ATTN_QK_PTRS2 "add r11, r10, r2\n\t"
+// The blocks of the core's tiles (tq = 16) are assembly: the x loop needs 14
+// core registers (9 key floats, 3 key pointers, q and the loop count), which
+// GCC 12 cannot give an asm statement's operands while anything else is
+// live, so the statement clobbers every core register but sp and reads its
+// arguments from a frame of memory operands (sp-relative: no register is
+// left to address them otherwise). GCC saves what it clobbers, so
+// -fstack-usage still sees the whole frame. One statement runs n blocks of
+// KB keys of one 8-query group. Registers: key c's pointer r9 + c, its three
+// floats r(3c)..r(3c + 2); q in r12; accumulators q(2c) (queries 0-3) and
+// q(2c + 1) (4-7); query vectors q6, q7; the loop count lr.
+#define ATTN_QK_PTRS1 "add r0, r9, r2\n\t"
+#define ATTN_QK_PTRS2   \
+  "add r10, r9, r2\n\t" \
+  "add r0, r10, r2\n\t"
+#define ATTN_QK_PTRS3    \
+  "add r10, r9, r2\n\t"  \
+  "add r11, r10, r2\n\t" \
+  "add r0, r11, r2\n\t"
 // One float of each key (a step before the loop).
 #define ATTN_QK_LDR1 "ldr r0, [r9], #4\n\t"
 #define ATTN_QK_LDR2 ATTN_QK_LDR1 "ldr r3, [r10], #4\n\t"
@@ -80,16 +86,27 @@ constexpr int kQkKeys = 3;  // KB of the full blocks
   ATTN_QK_STORE2                \
   "vstrw.32 q4, [r0, #128]\n\t" \
   "vstrw.32 q5, [r0, #144]\n\t"
-// The block: the first d % 3 steps (the first a multiply, or zeros), then
-// the x loop in triples: 3 LDM, 6 VLDRW (the first moves q three rows on,
-// the others at negative offsets), 6 KB VFMA, LE.
-#define ATTN_QK_BLOCK(KB) \
-  "push {r4-r11, lr}\n\t"                                                  \
-  "vpush {d8-d15}\n\t"                                                     \
-  "mov r12, r0\n\t" ATTN_QK_PTRS##KB                                       \
-  "movs r4, #3\n\t"                                                        \
-  "udiv lr, r3, r4\n\t"                                                    \
-  "mls r5, lr, r4, r3\n\t"                                                 \
+// Three steps of x: 3 LDM, 6 VLDRW (the first moves q three rows on, the
+// others at negative offsets), 6 KB VFMA.
+#define ATTN_QK_TRIPLE(KB) \
+  ATTN_QK_LDM##KB                                                          \
+  "vldrw.32 q6, [r12], #192\n\t"                                           \
+  "vldrw.32 q7, [r12, #-176]\n\t" ATTN_QK_OP##KB("vfma.f32", "r0", "r3", "r6") \
+  "vldrw.32 q6, [r12, #-128]\n\t"                                          \
+  "vldrw.32 q7, [r12, #-112]\n\t" ATTN_QK_OP##KB("vfma.f32", "r1", "r4", "r7") \
+  "vldrw.32 q6, [r12, #-64]\n\t"                                           \
+  "vldrw.32 q7, [r12, #-48]\n\t" ATTN_QK_OP##KB("vfma.f32", "r2", "r5", "r8")
+// Per block: the first d % 3 steps (the first a multiply, or zeros), then
+// the triples, two per loop iteration (LSLS #31 keeps d / 3's bit 0 in N:
+// nothing in the loop sets flags), the stores, the next block.
+#define ATTN_QK_BLOCKS(KB) \
+  "1:\n\t"                                                                 \
+  "ldr r12, %[qt]\n\t"                                                     \
+  "ldr r9, %[k]\n\t"                                                       \
+  "ldr r2, %[ks]\n\t" ATTN_QK_PTRS##KB                                     \
+  "str r0, %[k]\n\t"                                                       \
+  "ldr lr, %[triples]\n\t"                                                 \
+  "ldr r5, %[first]\n\t"                                                   \
   "cbz r5, 3f\n\t" ATTN_QK_LDR##KB                                         \
   "vldrw.32 q7, [r12, #16]\n\t"                                            \
   "vldrw.32 q6, [r12], #64\n\t" ATTN_QK_OP##KB("vmul.f32", "r0", "r3", "r6") \
@@ -100,32 +117,51 @@ constexpr int kQkKeys = 3;  // KB of the full blocks
   "b 4f\n"                                                                 \
   "3:\n\t" ATTN_QK_ZERO##KB                                                \
   "4:\n\t"                                                                 \
+  "lsls r4, lr, #31\n\t"                                                   \
+  "lsr lr, lr, #1\n\t"                                                     \
   "wls lr, lr, 6f\n"                                                       \
-  "5:\n\t" ATTN_QK_LDM##KB                                                 \
-  "vldrw.32 q6, [r12], #192\n\t"                                           \
-  "vldrw.32 q7, [r12, #-176]\n\t" ATTN_QK_OP##KB("vfma.f32", "r0", "r3", "r6") \
-  "vldrw.32 q6, [r12, #-128]\n\t"                                          \
-  "vldrw.32 q7, [r12, #-112]\n\t" ATTN_QK_OP##KB("vfma.f32", "r1", "r4", "r7") \
-  "vldrw.32 q6, [r12, #-64]\n\t"                                           \
-  "vldrw.32 q7, [r12, #-48]\n\t" ATTN_QK_OP##KB("vfma.f32", "r2", "r5", "r8") \
+  "5:\n\t" ATTN_QK_TRIPLE(KB) ATTN_QK_TRIPLE(KB)                           \
   "le lr, 5b\n"                                                            \
   "6:\n\t"                                                                 \
-  "ldr r0, [sp, #100]\n\t" ATTN_QK_STORE##KB                               \
-  "vpop {d8-d15}\n\t"                                                      \
-  "pop {r4-r11, pc}\n"
+  "bpl 7f\n\t" ATTN_QK_TRIPLE(KB)                                          \
+  "7:\n\t"                                                                 \
+  "ldr r0, %[st]\n\t" ATTN_QK_STORE##KB                                    \
+  "add r0, r0, #" #KB "*64\n\t"                                            \
+  "str r0, %[st]\n\t"                                                      \
+  "ldr r1, %[n]\n\t"                                                       \
+  "subs r1, r1, #1\n\t"                                                    \
+  "str r1, %[n]\n\t"                                                       \
+  "bne 1b\n"
 
-// st[c*16 + i] = sum_x qt[x*16 + i] * k[c*k_stride + x] for i < 8, c < KB.
-__attribute__((naked, noinline)) void qk_block_t16_1(const float*, const float*, uint32_t, int32_t,
-                                                     float*) {
-  __asm__(ATTN_QK_BLOCK(1));
-}
-__attribute__((naked, noinline)) void qk_block_t16_2(const float*, const float*, uint32_t, int32_t,
-                                                     float*) {
-  __asm__(ATTN_QK_BLOCK(2));
-}
-__attribute__((naked, noinline)) void qk_block_t16_3(const float*, const float*, uint32_t, int32_t,
-                                                     float*) {
-  __asm__(ATTN_QK_BLOCK(3));
+// st[(j + c)*16 + i] = sum_x qt[x*16 + i] * k[(j + c)*k_stride + x] for
+// i < 8, c < KB n (n >= 1; k: key j's row, st: st + j * 16).
+template <int KB>
+__attribute__((noinline)) void qk_blocks_t16(const float* qt, const float* k, std::size_t k_stride,
+                                             int32_t d, float* st, int32_t n) {
+  struct {
+    const float* qt;
+    const float* k;
+    uint32_t ks, triples, first;
+    float* st;
+    int32_t n;
+  } f = {qt,
+         k,
+         static_cast<uint32_t>(k_stride * sizeof(float)),
+         static_cast<uint32_t>(d / 3),
+         static_cast<uint32_t>(d % 3),
+         st,
+         n};
+#define ATTN_QK_OPERANDS                                                                    \
+  : [k] "+m"(f.k), [st] "+m"(f.st), [n] "+m"(f.n)                                           \
+  : [qt] "m"(f.qt), [ks] "m"(f.ks), [triples] "m"(f.triples), [first] "m"(f.first)          \
+  : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",  \
+    "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13", \
+    "s14", "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25",     \
+    "s26", "s27", "s28", "s29", "s30", "s31", "cc", "memory"
+  if constexpr (KB == 1) __asm__ volatile(ATTN_QK_BLOCKS(1) ATTN_QK_OPERANDS);
+  if constexpr (KB == 2) __asm__ volatile(ATTN_QK_BLOCKS(2) ATTN_QK_OPERANDS);
+  if constexpr (KB == 3) __asm__ volatile(ATTN_QK_BLOCKS(3) ATTN_QK_OPERANDS);
+#undef ATTN_QK_OPERANDS
 }
 #undef ATTN_QK_PTRS1
 #undef ATTN_QK_PTRS2
@@ -145,7 +181,8 @@ __attribute__((naked, noinline)) void qk_block_t16_3(const float*, const float*,
 #undef ATTN_QK_STORE1
 #undef ATTN_QK_STORE2
 #undef ATTN_QK_STORE3
-#undef ATTN_QK_BLOCK
+#undef ATTN_QK_TRIPLE
+#undef ATTN_QK_BLOCKS
 
 // Keys [0, KB) x queries [0, 8) of the tile, any tq (a multiple of 8): two
 // steps of x per iteration, two query vectors live at a time.
@@ -202,27 +239,32 @@ void qk_block_t(const float* qt, std::size_t tq, int32_t d, const float* k, std:
 }
 
 // Every 8-query group against every key: 3-key blocks, then a 2- or 1-key one.
-template <bool k16>
-void qk_tile_t(const float* qt, std::size_t t, int32_t d, const float* k, std::size_t k_stride,
-               int32_t nk, float* st) {
-  auto block = [&](auto keys, std::size_t g, int32_t j) {
-    constexpr int kb = decltype(keys)::value;
-    if constexpr (k16) {
-      const float* kj = k + Sz(j) * k_stride;
-      const auto ks = static_cast<uint32_t>(k_stride * sizeof(float));
-      float* sj = st + Sz(j) * 16 + g;
-      if constexpr (kb == 3) qk_block_t16_3(qt + g, kj, ks, d, sj);
-      if constexpr (kb == 2) qk_block_t16_2(qt + g, kj, ks, d, sj);
-      if constexpr (kb == 1) qk_block_t16_1(qt + g, kj, ks, d, sj);
-    } else {
-      qk_block_t<kb>(qt + g, t, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * t + g);
-    }
-  };
+void qk_tile_t16(const float* qt, int32_t d, const float* k, std::size_t k_stride, int32_t nk,
+                 float* st) {
+  const int32_t n3 = nk / kQkKeys, rest = nk - n3 * kQkKeys;
+  const float* kr = k + Sz(n3 * kQkKeys) * k_stride;  // the last block's keys
+  float* sr = st + Sz(n3 * kQkKeys) * 16;
+  for (std::size_t g = 0; g < 16; g += 8) {
+    if (n3 > 0) qk_blocks_t16<3>(qt + g, k, k_stride, d, st + g, n3);
+    if (rest == 2) qk_blocks_t16<2>(qt + g, kr, k_stride, d, sr + g, 1);
+    if (rest == 1) qk_blocks_t16<1>(qt + g, kr, k_stride, d, sr + g, 1);
+  }
+}
+
+template <int KB>
+void qk_blocks_t(const float* qt, std::size_t t, int32_t d, const float* k, std::size_t k_stride,
+                 float* st, std::size_t g, int32_t j) {
+  qk_block_t<KB>(qt + g, t, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * t + g);
+}
+
+// Any tq: the intrinsic blocks.
+__attribute__((noinline)) void qk_tile_t(const float* qt, std::size_t t, int32_t d, const float* k,
+                                         std::size_t k_stride, int32_t nk, float* st) {
   for (std::size_t g = 0; g < t; g += 8) {
     int32_t j = 0;
-    for (; j + kQkKeys <= nk; j += kQkKeys) block(std::integral_constant<int, kQkKeys>{}, g, j);
-    if (nk - j == 2) block(std::integral_constant<int, 2>{}, g, j);
-    if (nk - j == 1) block(std::integral_constant<int, 1>{}, g, j);
+    for (; j + kQkKeys <= nk; j += kQkKeys) qk_blocks_t<kQkKeys>(qt, t, d, k, k_stride, st, g, j);
+    if (nk - j == 2) qk_blocks_t<2>(qt, t, d, k, k_stride, st, g, j);
+    if (nk - j == 1) qk_blocks_t<1>(qt, t, d, k, k_stride, st, g, j);
   }
 }
 
@@ -231,9 +273,9 @@ void qk_tile_t(const float* qt, std::size_t t, int32_t d, const float* k, std::s
 void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
                    int32_t nk, float* st) {
   if (tq == 16) {
-    qk_tile_t<true>(qt, 16, d, k, k_stride, nk, st);
+    qk_tile_t16(qt, d, k, k_stride, nk, st);
   } else {
-    qk_tile_t<false>(qt, Sz(tq), d, k, k_stride, nk, st);
+    qk_tile_t(qt, Sz(tq), d, k, k_stride, nk, st);
   }
 }
 
