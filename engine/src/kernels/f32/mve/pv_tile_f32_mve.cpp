@@ -114,95 +114,72 @@ __attribute__((noinline)) void pv_tile(const float* p, std::size_t pi, std::size
 }
 
 // One key of a transposed-accumulator block: t = P^T's row (4 queries), the
-// S values of v's row into w0.., acc column s += t * w_s.
-#define ATTN_PV_FMA(k) "vfma.f32 %q[a" #k "], %q[t], %[w" #k "]\n\t"
+// S values of v's row into r4.. (one LDM: ascending registers), acc column
+// s += t * r(4 + s).
 #define ATTN_PV_KEY(kRegs, kFmas)   \
   "vldrw.32 %q[t], [%[p]], #64\n\t" \
   "ldm %[v], {" kRegs               \
   "}\n\t"                           \
   "add %[v], %[v], %[vs]\n\t" kFmas
-// The key loop (odd = nk): 4 keys per iteration, then 2 and 1 by nk's low bits (LSLS
-// #31 puts bit 1 in C and bit 0 in N; the keys change no flags).
+// The key loop (odd = nk): 4 keys per iteration, then 2 and 1 by nk's low
+// bits (LSLS #31 puts bit 1 in C and bit 0 in N; the keys change no flags).
 #define ATTN_PV_LOOP(kRegs, kFmas) \
-  "lsr lr, %[odd], #2\n\t"                                                        \
-  "wls lr, lr, 2f\n"                                                         \
-  "1:\n\t" ATTN_PV_KEY(kRegs, kFmas) ATTN_PV_KEY(kRegs, kFmas) ATTN_PV_KEY(kRegs, kFmas) \
-      ATTN_PV_KEY(kRegs, kFmas) "le lr, 1b\n"                                     \
-  "2:\n\t"                                                                         \
-  "lsls %[odd], %[odd], #31\n\t"                                                   \
-  "bcc 3f\n\t" ATTN_PV_KEY(kRegs, kFmas) ATTN_PV_KEY(kRegs, kFmas) "3:\n\t"         \
+  "lsr lr, %[odd], #2\n\t"                                                                   \
+  "wls lr, lr, 2f\n"                                                                         \
+  "1:\n\t" ATTN_PV_KEY(kRegs, kFmas) ATTN_PV_KEY(kRegs, kFmas) ATTN_PV_KEY(kRegs, kFmas)     \
+      ATTN_PV_KEY(kRegs, kFmas) "le lr, 1b\n"                                                \
+  "2:\n\t"                                                                                   \
+  "lsls %[odd], %[odd], #31\n\t"                                                             \
+  "bcc 3f\n\t" ATTN_PV_KEY(kRegs, kFmas) ATTN_PV_KEY(kRegs, kFmas) "3:\n\t"                  \
   "bpl 4f\n\t" ATTN_PV_KEY(kRegs, kFmas) "4:\n"
-#define ATTN_PV_COMMON_OUT [t] "=&w"(t), [p] "+r"(pt), [v] "+r"(v), [odd] "+r"(odd)
-#define ATTN_PV_COMMON_IN [vs] "r"(vs)
+#define ATTN_PV_FMA(k, r) "vfma.f32 %q[a" #k "], %q[t], " r "\n\t"
+#define ATTN_PV_FMA4 \
+  ATTN_PV_FMA(0, "r4") ATTN_PV_FMA(1, "r5") ATTN_PV_FMA(2, "r6") ATTN_PV_FMA(3, "r7")
+#define ATTN_PV_FMA5 ATTN_PV_FMA4 ATTN_PV_FMA(4, "r8")
+#define ATTN_PV_FMA6 ATTN_PV_FMA5 ATTN_PV_FMA(5, "r9")
+#define ATTN_PV_FMA7 ATTN_PV_FMA6 ATTN_PV_FMA(6, "r10")
+#define ATTN_PV_A4 [a0] "+w"(a[0]), [a1] "+w"(a[1]), [a2] "+w"(a[2]), [a3] "+w"(a[3])
+#define ATTN_PV_A5 ATTN_PV_A4, [a4] "+w"(a[4])
+#define ATTN_PV_A6 ATTN_PV_A5, [a5] "+w"(a[5])
+#define ATTN_PV_A7 ATTN_PV_A6, [a6] "+w"(a[6])
+#define ATTN_PV_R4 "r4", "r5", "r6", "r7"
+#define ATTN_PV_R5 ATTN_PV_R4, "r8"
+#define ATTN_PV_R6 ATTN_PV_R5, "r9"
+#define ATTN_PV_R7 ATTN_PV_R6, "r10"
+#define ATTN_PV_ASM(kRegs, kFmas, kClobbers, ...)                                          \
+  __asm__ volatile(ATTN_PV_LOOP(kRegs, kFmas)                                              \
+                   : __VA_ARGS__, [t] "=&w"(t), [p] "+r"(pt), [v] "+r"(v), [odd] "+r"(odd) \
+                   : [vs] "r"(vs)                                                          \
+                   : kClobbers, "lr", "cc", "memory")
 
 // The S columns' accumulators a[0..S) of one group of 4 queries, from the
-// P^T rows at pt (tq = 16) and v's rows at v (vs bytes apart), nk keys. The
-// LDM's registers are r4.. (ascending, as LDM takes them).
+// P^T rows at pt (tq = 16) and v's rows at v (vs bytes apart), nk keys.
 template <int S>
-void pv_keys_t16(const float* pt, const float* v, uint32_t vs, int32_t nk, float32x4_t a[S]) {
+void pv_keys_t16(const float* pt, const float* v, uint32_t vs, int32_t nk, float32x4_t (&a)[S]) {
   float32x4_t t;
   int32_t odd = nk;
-  register uint32_t w0 __asm__("r4");
-  register uint32_t w1 __asm__("r5");
-  register uint32_t w2 __asm__("r6");
-  register uint32_t w3 __asm__("r7");
-  float32x4_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-  if constexpr (S == 4) {
-    __asm__ volatile(ATTN_PV_LOOP("%[w0], %[w1], %[w2], %[w3]",
-                                  ATTN_PV_FMA(0) ATTN_PV_FMA(1) ATTN_PV_FMA(2) ATTN_PV_FMA(3))
-                     : [a0] "+w"(a0), [a1] "+w"(a1), [a2] "+w"(a2), [a3] "+w"(a3), [w0] "=&r"(w0),
-                       [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3),
-                       ATTN_PV_COMMON_OUT:ATTN_PV_COMMON_IN
-                     : "lr", "cc", "memory");
-  } else {
-    register uint32_t w4 __asm__("r8");
-    float32x4_t a4 = a[4];
-    if constexpr (S == 5) {
-      __asm__ volatile(
-          ATTN_PV_LOOP("%[w0], %[w1], %[w2], %[w3], %[w4]",
-                       ATTN_PV_FMA(0) ATTN_PV_FMA(1) ATTN_PV_FMA(2) ATTN_PV_FMA(3) ATTN_PV_FMA(4))
-          : [a0] "+w"(a0), [a1] "+w"(a1), [a2] "+w"(a2), [a3] "+w"(a3), [a4] "+w"(a4),
-            [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [w4] "=&r"(w4),
-            ATTN_PV_COMMON_OUT:ATTN_PV_COMMON_IN
-          : "lr", "cc", "memory");
-    } else {
-      register uint32_t w5 __asm__("r9");
-      float32x4_t a5 = a[5];
-      if constexpr (S == 6) {
-        __asm__ volatile(ATTN_PV_LOOP("%[w0], %[w1], %[w2], %[w3], %[w4], %[w5]",
-                                      ATTN_PV_FMA(0) ATTN_PV_FMA(1) ATTN_PV_FMA(2) ATTN_PV_FMA(3)
-                                          ATTN_PV_FMA(4) ATTN_PV_FMA(5))
-                         : [a0] "+w"(a0), [a1] "+w"(a1), [a2] "+w"(a2), [a3] "+w"(a3),
-                           [a4] "+w"(a4), [a5] "+w"(a5), [w0] "=&r"(w0), [w1] "=&r"(w1),
-                           [w2] "=&r"(w2), [w3] "=&r"(w3), [w4] "=&r"(w4), [w5] "=&r"(w5),
-                           ATTN_PV_COMMON_OUT:ATTN_PV_COMMON_IN
-                         : "lr", "cc", "memory");
-      } else {
-        static_assert(S == 7, "blocks of 4 to 7 columns");
-        register uint32_t w6 __asm__("r10");
-        float32x4_t a6 = a[6];
-        __asm__ volatile(
-            ATTN_PV_LOOP("%[w0], %[w1], %[w2], %[w3], %[w4], %[w5], %[w6]",
-                         ATTN_PV_FMA(0) ATTN_PV_FMA(1) ATTN_PV_FMA(2) ATTN_PV_FMA(3) ATTN_PV_FMA(4)
-                             ATTN_PV_FMA(5) ATTN_PV_FMA(6))
-            : [a0] "+w"(a0), [a1] "+w"(a1), [a2] "+w"(a2), [a3] "+w"(a3), [a4] "+w"(a4),
-              [a5] "+w"(a5), [a6] "+w"(a6), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2),
-              [w3] "=&r"(w3), [w4] "=&r"(w4), [w5] "=&r"(w5), [w6] "=&r"(w6),
-              ATTN_PV_COMMON_OUT:ATTN_PV_COMMON_IN
-            : "lr", "cc", "memory");
-        a[6] = a6;
-      }
-      a[5] = a5;
-    }
-    a[4] = a4;
-  }
-  a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
+  static_assert(S >= 4 && S <= 7, "blocks of 4 to 7 columns");
+  if constexpr (S == 4) ATTN_PV_ASM("r4-r7", ATTN_PV_FMA4, ATTN_PV_R4, ATTN_PV_A4);
+  if constexpr (S == 5) ATTN_PV_ASM("r4-r8", ATTN_PV_FMA5, ATTN_PV_R5, ATTN_PV_A5);
+  if constexpr (S == 6) ATTN_PV_ASM("r4-r9", ATTN_PV_FMA6, ATTN_PV_R6, ATTN_PV_A6);
+  if constexpr (S == 7) ATTN_PV_ASM("r4-r10", ATTN_PV_FMA7, ATTN_PV_R7, ATTN_PV_A7);
 }
-#undef ATTN_PV_FMA
 #undef ATTN_PV_KEY
 #undef ATTN_PV_LOOP
-#undef ATTN_PV_COMMON_OUT
-#undef ATTN_PV_COMMON_IN
+#undef ATTN_PV_FMA
+#undef ATTN_PV_FMA4
+#undef ATTN_PV_FMA5
+#undef ATTN_PV_FMA6
+#undef ATTN_PV_FMA7
+#undef ATTN_PV_A4
+#undef ATTN_PV_A5
+#undef ATTN_PV_A6
+#undef ATTN_PV_A7
+#undef ATTN_PV_R4
+#undef ATTN_PV_R5
+#undef ATTN_PV_R6
+#undef ATTN_PV_R7
+#undef ATTN_PV_ASM
 
 // `blocks` blocks of S columns of 4 queries: acc's elements at the byte
 // addresses qa (one lane per query) + 4 c, gathered, updated over the nk
