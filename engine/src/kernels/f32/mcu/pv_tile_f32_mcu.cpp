@@ -73,6 +73,10 @@ ATTN_MCU_LEAF void pv_block(const PvTile& t, int32_t i, int32_t c, int32_t nk) {
   }
 }
 
+// Optimised builds only: the asm needs more core registers than a -O0
+// build (r7 its frame pointer, every variable in memory) can give; there
+// the template above runs the 4 x 4 blocks.
+#if defined(__OPTIMIZE__)
 // The 4 x 4 block in inline assembly, the keys three per iteration: one
 // VLDM of 3 weights per query row, per key one VLDM of v's 4 values and the
 // add of v's stride, 48 VFMAs and the loop end: 60 instructions per 48
@@ -155,6 +159,7 @@ ATTN_MCU_LEAF void pv_block<4, 4>(const PvTile& t, int32_t i, int32_t c, int32_t
 #undef ATTN_PV_FMA4
 #undef ATTN_PV_KEY
 #undef ATTN_PV_ACC
+#endif  // __OPTIMIZE__
 
 // Query rows [i, i+R): 4-column blocks, then single columns.
 template <int R>

@@ -49,6 +49,10 @@ ATTN_MCU_LEAF void qk_block(const float* q, std::size_t q_stride, const float* k
   }
 }
 
+// Optimised builds only: the asm needs more core registers than a -O0
+// build (r7 its frame pointer, every variable in memory) can give; there
+// the template above runs the 4 x 4 blocks.
+#if defined(__OPTIMIZE__)
 // The 4 x 4 block in inline assembly, the x loop three steps per
 // iteration: one VLDM of 3 floats per query row and per key (GCC only emits
 // one-register loads), 48 VFMAs and the loop end, 58 instructions per 48
@@ -143,6 +147,7 @@ ATTN_MCU_LEAF void qk_block<4, 4>(const float* q, std::size_t q_stride, const fl
 #undef ATTN_QK_FMA3
 #undef ATTN_QK_K3
 #undef ATTN_QK_STEP1
+#endif  // __OPTIMIZE__
 
 // One score (a single query against a single key: the edges, and every
 // score of a one-row product such as Bahdanau's v . tanh(...) rows):

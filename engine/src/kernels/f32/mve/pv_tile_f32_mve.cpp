@@ -113,6 +113,9 @@ __attribute__((noinline)) void pv_tile(const float* p, std::size_t pi, std::size
   if (i < nq) pv_rows<kT, 1>(a, dv);
 }
 
+// Optimised builds only (the asm clobbers r7, a -O0 build's frame pointer,
+// and the gathers need constant offsets); -O0 runs the intrinsic blocks.
+#if defined(__OPTIMIZE__)
 // One key of a transposed-accumulator block: t = P^T's row (4 queries), the
 // S values of v's row into r4.. (one LDM: ascending registers), acc column
 // s += t * r(4 + s).
@@ -237,6 +240,7 @@ __attribute__((noinline)) void pv_tile_t16(const float* pt, int32_t nq, int32_t 
     pv_blocks(base, blocks - wide, pt, v + cw, vs, nk, qa, here);
   }
 }
+#endif  // __OPTIMIZE__
 
 }  // namespace
 
@@ -247,11 +251,13 @@ void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, c
 
 void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
                    std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+#if defined(__OPTIMIZE__)
   if (tq == 16 && dv >= 4) {
     pv_tile_t16(pt, nq, nk, v, v_stride, dv, acc, a_stride);
-  } else {
-    pv_tile<true>(pt, 1, Sz(tq), nq, nk, v, v_stride, dv, acc, a_stride);
+    return;
   }
+#endif
+  pv_tile<true>(pt, 1, Sz(tq), nq, nk, v, v_stride, dv, acc, a_stride);
 }
 
 }  // namespace mve

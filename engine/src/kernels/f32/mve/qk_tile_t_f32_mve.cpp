@@ -32,6 +32,9 @@ namespace {
 
 constexpr int kQkKeys = 3;  // KB of the full blocks
 
+// Optimised builds only (the asm clobbers r7, a -O0 build's frame
+// pointer); -O0 runs the intrinsic blocks below for every tq.
+#if defined(__OPTIMIZE__)
 // The blocks of the core's tiles (tq = 16) are assembly: the x loop needs 14
 // core registers (9 key floats, 3 key pointers, q and the loop count), which
 // GCC 12 cannot give an asm statement's operands while anything else is
@@ -184,6 +187,22 @@ __attribute__((noinline)) void qk_blocks_t16(const float* qt, const float* k, st
 #undef ATTN_QK_TRIPLE
 #undef ATTN_QK_BLOCKS
 
+// tq = 16: every 8-query group against every key, 3-key blocks, then a 2-
+// or 1-key one.
+void qk_tile_t16(const float* qt, int32_t d, const float* k, std::size_t k_stride, int32_t nk,
+                 float* st) {
+  const int32_t n3 = nk / kQkKeys, rest = nk - n3 * kQkKeys;
+  const float* kr = k + Sz(n3 * kQkKeys) * k_stride;  // the last block's keys
+  float* sr = st + Sz(n3 * kQkKeys) * 16;
+  for (std::size_t g = 0; g < 16; g += 8) {
+    if (n3 > 0) qk_blocks_t16<3>(qt + g, k, k_stride, d, st + g, n3);
+    if (rest == 2) qk_blocks_t16<2>(qt + g, kr, k_stride, d, sr + g, 1);
+    if (rest == 1) qk_blocks_t16<1>(qt + g, kr, k_stride, d, sr + g, 1);
+  }
+}
+
+#endif  // __OPTIMIZE__
+
 // Keys [0, KB) x queries [0, 8) of the tile, any tq (a multiple of 8): two
 // steps of x per iteration, two query vectors live at a time.
 template <int KB>
@@ -238,19 +257,6 @@ void qk_block_t(const float* qt, std::size_t tq, int32_t d, const float* k, std:
   }
 }
 
-// Every 8-query group against every key: 3-key blocks, then a 2- or 1-key one.
-void qk_tile_t16(const float* qt, int32_t d, const float* k, std::size_t k_stride, int32_t nk,
-                 float* st) {
-  const int32_t n3 = nk / kQkKeys, rest = nk - n3 * kQkKeys;
-  const float* kr = k + Sz(n3 * kQkKeys) * k_stride;  // the last block's keys
-  float* sr = st + Sz(n3 * kQkKeys) * 16;
-  for (std::size_t g = 0; g < 16; g += 8) {
-    if (n3 > 0) qk_blocks_t16<3>(qt + g, k, k_stride, d, st + g, n3);
-    if (rest == 2) qk_blocks_t16<2>(qt + g, kr, k_stride, d, sr + g, 1);
-    if (rest == 1) qk_blocks_t16<1>(qt + g, kr, k_stride, d, sr + g, 1);
-  }
-}
-
 template <int KB>
 void qk_blocks_t(const float* qt, std::size_t t, int32_t d, const float* k, std::size_t k_stride,
                  float* st, std::size_t g, int32_t j) {
@@ -272,11 +278,13 @@ __attribute__((noinline)) void qk_tile_t(const float* qt, std::size_t t, int32_t
 
 void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
                    int32_t nk, float* st) {
+#if defined(__OPTIMIZE__)
   if (tq == 16) {
     qk_tile_t16(qt, d, k, k_stride, nk, st);
-  } else {
-    qk_tile_t(qt, Sz(tq), d, k, k_stride, nk, st);
+    return;
   }
+#endif
+  qk_tile_t(qt, Sz(tq), d, k, k_stride, nk, st);
 }
 
 }  // namespace mve

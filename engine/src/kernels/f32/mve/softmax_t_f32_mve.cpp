@@ -25,6 +25,9 @@ namespace attn {
 namespace mve {
 namespace {
 
+// Optimised builds only (the asm takes 14 core registers, more than a -O0
+// build leaves); -O0 runs exp_columns below for every tq.
+#if defined(__OPTIMIZE__)
 // One vector of a column: x = exp(x - m) at [p], s += x, p to the next key
 // row. Seven vector registers (x, t, n, pl and the loop's m, lo, s), ten
 // constants in core registers.
@@ -77,6 +80,7 @@ float32x4_t exp_columns_tq16(float* col, int32_t nk, float32x4_t m_use) {
   return s;
 }
 #undef ATTN_MVE_EXP_STEP
+#endif  // __OPTIMIZE__
 
 // The same for any tq (a multiple of 4), with ExpPoly's intrinsics.
 float32x4_t exp_columns(float* col, std::size_t tq, int32_t nk, float32x4_t m_use) {
@@ -143,8 +147,12 @@ void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_
       // A column with nothing visible yet subtracts 0: exp(-inf - 0) = 0.
       const mve_pred16_t none = vcmpltq_n_f32(m_new, -3.0e38f);
       const float32x4_t m_use = vpselq_f32(vdupq_n_f32(0.0f), m_new, none);
+#if defined(__OPTIMIZE__)
       const float32x4_t s = t == 16 ? exp_columns_tq16(st + g, nk, m_use)
                                     : exp_columns(st + g, t, nk, m_use);
+#else
+      const float32x4_t s = exp_columns(st + g, t, nk, m_use);
+#endif
       // alpha: 1 for a column with nothing visible (acc and l unchanged), else exp(m_old - m_new).
       const float32x4_t alpha =
           vpselq_f32(vdupq_n_f32(1.0f), ExpPoly(vsubq_f32(m_old, m_use)), none);
