@@ -13,8 +13,8 @@
 // 4..7: dv split into ceil(dv / 7) nearly equal blocks) gathers its S
 // accumulator vectors from acc's rows, runs the keys in inline assembly, 3 +
 // S instructions per key (VLDRW post-indexed by P^T's row, LDM of the S
-// values, the add of v's stride, S VFMAs) with the loop end once per 2 keys,
-// and scatters them back: 1.43 instructions per VFMA at S = 7, against 1.71
+// values, the add of v's stride, S VFMAs) with the loop end once per 4 keys,
+// and scatters them back: 1.46 instructions per VFMA at S = 7, against 1.71
 // for the row-major accumulators' best block (7 queries x 4 columns: an LDM
 // of the weights, a VLDRW of v and two pointer adds per 7 VFMAs). A last
 // group of fewer than 4 queries points its missing lanes at a dummy row.

@@ -11,15 +11,16 @@
 // multiple of 8 (the core's tiles: of 16); the last nk % 3 keys take a 2- or
 // 1-key block.
 //
-// The SDPA core's case (tq = 16) runs its blocks as functions in assembly,
-// the x loop three steps per iteration in 28 instructions for 18 VFMAs: one
-// LDM of three floats per key (post-indexed), 6 VLDRW (one post-indexed by
-// three rows of qt), 18 VFMA and the loop end LE (1.56 per VFMA; the
-// two-step loop with an LDRD per key took 20 per 12, 1.67). The first d % 3
-// steps run before it, the first of them a multiply (no zeroing). GCC 12
-// compiles such loops from intrinsics to a load per float and an add per
-// pointer, or, scheduling the loads early, spills an accumulator; other tq
-// keep the intrinsics.
+// The SDPA core's case (tq = 16) runs its blocks in inline assembly, one
+// asm statement per 8-query group: the x loop in steps of three, 28
+// instructions for 18 VFMAs (an LDM of three floats per key, post-indexed;
+// 6 VLDRW, one post-indexed by three rows of qt; 18 VFMA), two such steps
+// and the loop end LE per iteration: 1.53 per VFMA (the two-step loop with
+// an LDRD per key took 20 per 12, 1.67). The first d % 3 steps run before
+// it, the first of them a multiply (no zeroing). GCC 12 compiles such loops
+// from intrinsics to a load per float and an add per pointer, or,
+// scheduling the loads early, spills an accumulator; other tq keep the
+// intrinsics.
 #include <cstddef>
 #include <cstdint>
 
