@@ -4,11 +4,12 @@
 #   auto   hwy when Highway is found on a hosted target; on bare-metal Cortex-M
 #          mve when the target has Helium with floating point, else mcu;
 #          else ref
-#   mcu    Cortex-M scalar FPU: register-blocked Q.K^T and P.V, the shared
-#          polynomial exp, ref for the rest (bare metal only; the query tile
-#          stays 8, as in ref builds)
+#   mcu    Cortex-M scalar FPU: register-blocked Q.K^T and P.V (4 x 4 blocks
+#          in inline assembly), the shared polynomial exp, ref for the rest
+#          (bare metal only; the query tile stays 8, as in ref builds)
 #   mve    Cortex-M55 Helium (MVE float): every kernel of the SDPA core in
-#          Helium intrinsics (bare metal, -mcpu=cortex-m55; query tile 16)
+#          Helium intrinsics, the hot loops in inline assembly (bare metal,
+#          -mcpu=cortex-m55; query tile 16)
 #   hwy    Google Highway: runtime dispatch over SSE4/AVX2/AVX-512/AVX-512+VNNI
 #          on x86, static (the compiler's baseline target) elsewhere
 #   xsimd  xsimd: the architecture the compiler flags enable
