@@ -754,6 +754,39 @@ TEST_P(KernelTest, TransposedTiles) {
   }
 }
 
+// pv_tile_t for every row count of a tile (the register blocks take rows 8
+// or 4 at a time and the rest as a smaller block) and column counts around
+// the blocks' widths; the bound of TransposedTiles.
+TEST_P(KernelTest, PvTileTEveryRowCount) {
+  std::mt19937 rng(8);
+  for (int32_t tq : {16, 32}) {
+    const std::size_t t = static_cast<std::size_t>(tq);
+    for (int32_t nq = 1; nq <= tq; ++nq) {
+      for (int32_t dv : {1, 4, 7, 8, 13, 64}) {
+        for (int32_t nk : {1, 6}) {
+          const std::size_t vs = static_cast<std::size_t>(dv) + 2;
+          const std::size_t n_acc = static_cast<std::size_t>(nq * dv);
+          Buf pt(t * static_cast<std::size_t>(nk), 1), v(vs * static_cast<std::size_t>(nk), 2);
+          Buf acc(n_acc, 1), accr(n_acc, 0);
+          Fill(pt.p, t * static_cast<std::size_t>(nk), rng, 0.0f, 1.0f);
+          Fill(v.p, vs * static_cast<std::size_t>(nk), rng);
+          Fill(acc.p, n_acc, rng);
+          std::memcpy(accr.p, acc.p, n_acc * sizeof(float));
+          K().pv_tile_t(pt.p, tq, nq, nk, v.p, vs, dv, acc.p, static_cast<std::size_t>(dv));
+          kRef.pv_tile_t(pt.p, tq, nq, nk, v.p, vs, dv, accr.p, static_cast<std::size_t>(dv));
+          for (std::size_t i = 0; i < n_acc; ++i) {
+            ASSERT_NEAR(acc.p[i], accr.p[i],
+                        2.0f * static_cast<float>(nk + 2) * kEps *
+                            (std::fabs(accr.p[i]) + static_cast<float>(nk)))
+                << "pv_tile_t tq=" << tq << " nq=" << nq << " dv=" << dv << " nk=" << nk;
+          }
+          EXPECT_EQ(acc.p[n_acc], 0.0f) << "row past nq written";
+        }
+      }
+    }
+  }
+}
+
 // The SVE preset's runs: Highway's static target is SVE (or SVE2), the CPU's
 // vector length (svcntw) is the one qemu was asked for, and Highway uses its
 // largest power-of-two part (Highway 1.0.3 rounds a 384-bit length down to 256).

@@ -47,6 +47,15 @@ namespace hn = ::hwy::HWY_NAMESPACE;
 #define ATTN_HWY_NATIVE_MASKED 0
 #endif
 
+// AArch64 NEON: FMLA by element (kernels_f32_lane-inl.h). Not SVE, whose
+// indexed FMLA broadcasts per 128-bit segment, nor Armv7 (no fused by-scalar
+// multiply-accumulate).
+#if HWY_ARCH_ARM_A64 && HWY_TARGET == HWY_NEON
+#define ATTN_HWY_LANE_FMA 1
+#else
+#define ATTN_HWY_LANE_FMA 0
+#endif
+
 struct Ops {
   using D = hn::ScalableTag<float>;
   using V = hn::Vec<D>;
@@ -82,12 +91,24 @@ struct Ops {
   static HWY_INLINE V Mul(V a, V b) { return hn::Mul(a, b); }
   static HWY_INLINE V Div(V a, V b) { return hn::Div(a, b); }
   static HWY_INLINE V MulAdd(V a, V b, V c) { return hn::MulAdd(a, b, c); }
+#if ATTN_HWY_LANE_FMA
+  // a * b[kLane] + c: `fmla c.4s, a.4s, b.s[kLane]`.
+  template <int kLane>
+  static HWY_INLINE V MulAddLane(V a, V b, V c) {
+    return V{vfmaq_laneq_f32(c.raw, a.raw, b.raw, kLane)};
+  }
+#endif
   static HWY_INLINE V Abs(V a) { return hn::Abs(a); }
   static HWY_INLINE V CopySign(V mag, V sign) { return hn::CopySign(mag, sign); }
   static HWY_INLINE V IfLess(V a, V b, V yes, V no) { return hn::IfThenElse(hn::Lt(a, b), yes, no); }
   static HWY_INLINE V MaxSkipNaN(V x, V m) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
     return hn::Max(x, m);  // maxps(x, m) = x > m ? x : m
+#elif ATTN_HWY_LANE_FMA
+    // fmaxnm: the number of a NaN and a number. Differs from x > m ? x : m
+    // only for a NaN m (no caller's running max is NaN) and in the sign of
+    // a zero max.
+    return V{vmaxnmq_f32(x.raw, m.raw)};
 #else
     return hn::IfThenElse(hn::Gt(x, m), x, m);
 #endif
@@ -95,6 +116,8 @@ struct Ops {
   static HWY_INLINE V ClampBelow(V x, float lo) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
     return hn::Max(Set(lo), x);  // maxps(lo, x) = lo > x ? lo : x
+#elif ATTN_HWY_LANE_FMA
+    return V{vmaxq_f32(x.raw, Set(lo).raw)};  // fmax: a NaN operand gives NaN
 #else
     return hn::IfThenElse(hn::Lt(x, Set(lo)), Set(lo), x);
 #endif
@@ -253,8 +276,33 @@ struct Ops {
 #include "kernels/f32/generic/kernels_f32-inl.h"
 #include "kernels/f32/generic/gemm_f32-inl.h"
 
+#if ATTN_HWY_LANE_FMA
+#include "kernels/f32/generic/kernels_f32_lane-inl.h"
+
+// This policy's transposed tiles and row-layout P.V: the FMLA-by-element
+// register blocks.
+namespace generic {
+template <>
+void QkTileT<Ops>(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride,
+                  int32_t nk, float* st) {
+  QkTileTLane<Ops>(qt, tq, d, k, k_stride, nk, st);
+}
+template <>
+void PvTileT<Ops>(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  PvTileTLane<Ops>(pt, tq, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+template <>
+void PvTile<Ops>(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+                 std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  PvTileLane<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+}  // namespace generic
+#endif
+
 #include "kernels/f32/generic/kernels_f32_entries-inl.h"
 
+#undef ATTN_HWY_LANE_FMA
 #undef ATTN_HWY_NATIVE_MASKED
 }  // namespace HWY_NAMESPACE
 }  // namespace hwy

@@ -16,8 +16,8 @@
 
 #include <cstring>
 
-#include "kernels/s8/neon/tile_i8mm.h"
 #include "kernels/s8/neon/target_neon.h"
+#include "kernels/s8/neon/tile_i8mm.h"
 
 #pragma GCC push_options
 ATTN_TARGET_I8MM
@@ -106,14 +106,13 @@ void qk_rows_mm(const uint8_t* u, int32_t zp, const int8_t* kpacked, const int32
     int32x4_t acc[P][8];
     qk_block_mm<R>(rp, kpacked + static_cast<std::size_t>(b) * row * 16, H, init, acc);
     const int32x4_t c = vdupq_n_s32(128 + zp);
-    const int32_t* kb = ksum + 16 * b;
-    const int32x4_t ks[4] = {vld1q_s32(kb), vld1q_s32(kb + 4), vld1q_s32(kb + 8),
-                             vld1q_s32(kb + 12)};
+    int32x4_t ks[4];
+    load_key_sums(ksum, b, ks);
     for (int p = 0; p < P; ++p) {
       int32x4_t v[2][4];
       unpair(acc[p], v[0], v[1]);
       for (int t = 0; t < 2 && 2 * p + t < R; ++t) {
-        for (int x = 0; x < 4; ++x) v[t][x] = vmlsq_s32(v[t][x], c, ks[x]);
+        sub_key_sums(v[t], c, ks);
         epi(2 * p + t, b, v[t]);
       }
     }
@@ -191,39 +190,21 @@ void pv_rows_mm(const uint8_t* w, std::size_t w_stride, const int8_t* vpacked, i
   }
 }
 
-template <int kMode>
-void qk_tile_rq_mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                   const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
-                   const RequantizeNeon& requantize, int8_t* out, std::size_t out_stride) {
-  const RequantizeNeon rq = requantize;  // a local copy the epilogues keep in registers
-  row_blocks(nq, [&](auto rows, int32_t i) {
-    qk_rows_mm<decltype(rows)::value>(
-        u + static_cast<std::size_t>(i) * static_cast<std::size_t>(n), zp, kpacked, ksum, nkeys, n,
-        offsets + i, [&](int r, int32_t b, const int32x4_t(&v)[4]) {
-          store_rq<kMode>(
-              rq, v,
-              out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b),
-              16);
-        });
-  });
-}
+// The row kernels for the shared drivers (tile_neon.h).
+constexpr auto kQkRows = [](auto rows, int32_t i, auto epi, const uint8_t* u, int32_t zp,
+                            const int8_t* kpacked, const int32_t* ksum, int32_t nkeys, int32_t n,
+                            const int32_t* offsets) {
+  qk_rows_mm<decltype(rows)::value>(u + static_cast<std::size_t>(i) * static_cast<std::size_t>(n),
+                                    zp, kpacked, ksum, nkeys, n,
+                                    offsets != nullptr ? offsets + i : nullptr, epi);
+};
 
-template <int kMode>
-void pv_tile_rq_mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                   int32_t nrows, int32_t n, const int32_t* offsets,
-                   const RequantizeNeon& requantize, int8_t* out, std::size_t out_stride) {
-  const RequantizeNeon rq = requantize;  // a local copy the epilogues keep in registers
-  row_blocks(nq, [&](auto rows, int32_t i) {
-    pv_rows_mm<decltype(rows)::value>(
-        w + static_cast<std::size_t>(i) * w_stride, w_stride, vpacked, nrows, n, offsets + i,
-        [&](int r, int32_t cb, const int32x4_t(&v)[4]) {
-          store_rq<kMode>(rq, v,
-                          out + static_cast<std::size_t>(i + r) * out_stride +
-                              16 * static_cast<std::size_t>(cb),
-                          n - 16 * cb);
-        });
-  });
-}
+constexpr auto kPvRows = [](auto rows, int32_t i, auto epi, const uint8_t* w, std::size_t w_stride,
+                            const int8_t* vpacked, int32_t nrows, int32_t n,
+                            const int32_t* offsets) {
+  pv_rows_mm<decltype(rows)::value>(w + static_cast<std::size_t>(i) * w_stride, w_stride, vpacked,
+                                    nrows, n, offsets != nullptr ? offsets + i : nullptr, epi);
+};
 
 }  // namespace
 
@@ -315,51 +296,28 @@ void vpack_s8_i8mm(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n
 void qk_tile_s8_i8mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                      const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
                      std::size_t out_stride) {
-  row_blocks(nq, [&](auto rows, int32_t i) {
-    qk_rows_mm<decltype(rows)::value>(
-        u + static_cast<std::size_t>(i) * static_cast<std::size_t>(n), zp, kpacked, ksum, nkeys, n,
-        nullptr, [&](int r, int32_t b, const int32x4_t(&v)[4]) {
-          vst1q_s32_x4(
-              out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b),
-              {{v[0], v[1], v[2], v[3]}});
-        });
-  });
+  tile_s32(kQkRows, nq, out, out_stride, u, zp, kpacked, ksum, nkeys, n, nullptr);
 }
 
 void qk_tile_s8_rq_i8mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                         const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
                         int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
                         std::size_t out_stride) {
-  const RequantizeNeon rq(multiplier, shift, out_zp);
-  if (shift < 0) {
-    qk_tile_rq_mm<-1>(u, nq, zp, kpacked, ksum, nkeys, n, offsets, rq, out, out_stride);
-  } else {
-    qk_tile_rq_mm<1>(u, nq, zp, kpacked, ksum, nkeys, n, offsets, rq, out, out_stride);
-  }
+  tile_rq(kQkRows, WholeBlocks{}, multiplier, shift, out_zp, nq, out, out_stride, u, zp, kpacked,
+          ksum, nkeys, n, offsets);
 }
 
 void pv_tile_s8_i8mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                      int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
-  row_blocks(nq, [&](auto rows, int32_t i) {
-    pv_rows_mm<decltype(rows)::value>(
-        w + static_cast<std::size_t>(i) * w_stride, w_stride, vpacked, nrows, n, nullptr,
-        [&](int r, int32_t cb, const int32x4_t(&v)[4]) {
-          vst1q_s32_x4(acc + static_cast<std::size_t>(i + r) * acc_stride +
-                           16 * static_cast<std::size_t>(cb),
-                       {{v[0], v[1], v[2], v[3]}});
-        });
-  });
+  tile_s32(kPvRows, nq, acc, acc_stride, w, w_stride, vpacked, nrows, n, nullptr);
 }
 
 void pv_tile_s8_rq_i8mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                         int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
                         int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
-  const RequantizeNeon rq(multiplier, shift, out_zp);
-  if (shift < 0) {
-    pv_tile_rq_mm<-1>(w, w_stride, nq, vpacked, nrows, n, offsets, rq, out, out_stride);
-  } else {
-    pv_tile_rq_mm<1>(w, w_stride, nq, vpacked, nrows, n, offsets, rq, out, out_stride);
-  }
+  tile_rq(
+      kPvRows, [n](int32_t cb) { return n - 16 * cb; }, multiplier, shift, out_zp, nq, out,
+      out_stride, w, w_stride, vpacked, nrows, n, offsets);
 }
 
 }  // namespace detail

@@ -1,10 +1,12 @@
 // Pieces shared by the AArch64 tile GEMM files (internal; included inside
 // their dot product target regions, so each has its own copy): the row
-// blocking, the fused requantizing store, the weight-row sums.
+// blocking, the epilogues (int32 stores, the fused requantizing store, the
+// zero-point term of the key sums), the weight-row sums.
 #pragma once
 
 #include <arm_neon.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -46,6 +48,79 @@ ATTN_INLINE void store_rq(const RequantizeNeon& rq, const int32x4_t (&v)[4], int
     vst1q_s8(tmp, b);
     std::memcpy(o, tmp, static_cast<std::size_t>(count));
   }
+}
+
+// The drivers of a level's tile GEMMs (each level's file passes its own row
+// kernel, a stateless callable): rows(R, i, epi, args...) runs rows i .. i +
+// R - 1 of the tile (R an integral_constant) and calls epi(r, b, v) with the
+// 16 int32 results of row i + r, columns 16 b .. 16 b + 15 (offsets and zero
+// points applied). tile_s32 stores them at out + (i + r) out_stride + 16 b;
+// tile_rq stores their requantization to int8, the first count(b) (1..16) of
+// them (WholeBlocks: a constant 16, no partial store in the loop). The row
+// kernel's arguments travel as `args`, one by one, as they did when each
+// level had its own drivers (a closure passed to the out-of-line drivers
+// costs loads and stores per call).
+template <typename Rows, typename... Args>
+ATTN_INLINE void tile_s32(Rows rows, int32_t nq, int32_t* out, std::size_t out_stride,
+                          Args... args) {
+  row_blocks(nq, [&](auto block_rows, int32_t i) {
+    rows(
+        block_rows, i,
+        [&](int r, int32_t b, const int32x4_t(&v)[4]) {
+          vst1q_s32_x4(
+              out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b),
+              {{v[0], v[1], v[2], v[3]}});
+        },
+        args...);
+  });
+}
+
+// (Out of line, one function per mode, as the separate drivers were: inlined
+// into one, both modes' register allocation is worse.)
+template <int kMode, typename Rows, typename Count, typename... Args>
+__attribute__((noinline)) void tile_rq_mode(Rows rows, Count count,
+                                            const RequantizeNeon& requantize, int32_t nq,
+                                            int8_t* out, std::size_t out_stride, Args... args) {
+  const RequantizeNeon rq = requantize;  // a local copy the epilogues keep in registers
+  row_blocks(nq, [&](auto block_rows, int32_t i) {
+    rows(
+        block_rows, i,
+        [&](int r, int32_t b, const int32x4_t(&v)[4]) {
+          store_rq<kMode>(
+              rq, v,
+              out + static_cast<std::size_t>(i + r) * out_stride + 16 * static_cast<std::size_t>(b),
+              count(b));
+        },
+        args...);
+  });
+}
+
+struct WholeBlocks {
+  int32_t operator()(int32_t) const { return 16; }
+};
+
+// One instantiation per sign of the shift (RequantizeNeon::apply).
+template <typename Rows, typename Count, typename... Args>
+ATTN_INLINE void tile_rq(Rows rows, Count count, int32_t multiplier, int32_t shift, int32_t out_zp,
+                         int32_t nq, int8_t* out, std::size_t out_stride, Args... args) {
+  const RequantizeNeon rq(multiplier, shift, out_zp);
+  if (shift < 0) {
+    tile_rq_mode<-1>(rows, count, rq, nq, out, out_stride, args...);
+  } else {
+    tile_rq_mode<1>(rows, count, rq, nq, out, out_stride, args...);
+  }
+}
+
+// v[x] -= c * ksum[4 x .. 4 x + 3], x < 4: the zero-point term of a row's
+// sums over 16 keys (ks: the block's 16 key sums).
+ATTN_INLINE void sub_key_sums(int32x4_t (&v)[4], int32x4_t c, const int32x4_t (&ks)[4]) {
+  for (int x = 0; x < 4; ++x) v[x] = vmlsq_s32(v[x], c, ks[x]);
+}
+
+// The 16 key sums of block b.
+ATTN_INLINE void load_key_sums(const int32_t* ksum, int32_t b, int32x4_t (&ks)[4]) {
+  const int32_t* kb = ksum + 16 * b;
+  for (int x = 0; x < 4; ++x) ks[x] = vld1q_s32(kb + 4 * x);
 }
 
 // sum of the first `len` bytes of w (len a multiple of 4).
