@@ -344,24 +344,14 @@ int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff
 void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
                        std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
                        int32_t* sum_w) {
-  const auto* b = static_cast<const uint8_t*>(lut);
+  const TileRows a{lut, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w};
   if (level() == 3) {
     int32_t n_max = 0;
     for (int32_t r = 0; r < nq; ++r) n_max = n[r] > n_max ? n[r] : n_max;
-    if (n_max <= 16) {
-      softmax_tile_short_avx512(lut, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
-      return;
-    }
+    if (n_max <= 16) return softmax_tile_short_avx512(a);
+    if (static_cast<const uint8_t*>(lut)[768] != 0) return softmax_tile16_avx512(a);
   }
-  if (level() == 3 && b[768] != 0) {
-    softmax_tile16_avx512(b, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
-    return;
-  }
-  for (int32_t r = 0; r < nq; ++r) {
-    int8_t* row = rows + static_cast<std::size_t>(r) * stride;
-    sum_w[r] = softmax_s8_row_w(lut, exp_table, diff_min, row, reinterpret_cast<uint8_t*>(row),
-                                n[r], n_pad);
-  }
+  for (int32_t r = 0; r < nq; ++r) sum_w[r] = a.by_row(r);
 }
 
 }  // namespace detail
