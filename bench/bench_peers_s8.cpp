@@ -75,10 +75,11 @@ struct SoftmaxU8 {
       mx = _mm512_max_epi8(mx, _mm512_mask_loadu_epi8(_mm512_set1_epi8(-128), tail, s + j));
     }
     // Horizontal max of the 64 bytes, as 16 int32 lanes of sign-extended bytes.
+    // (vextracti32x4 takes an immediate: Clang wants the lane as a constant.)
     __m512i m32 = _mm512_cvtepi8_epi32(_mm512_castsi512_si128(mx));
-    for (int q = 1; q < 4; ++q) {
-      m32 = _mm512_max_epi32(m32, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(mx, q)));
-    }
+    m32 = _mm512_max_epi32(m32, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(mx, 1)));
+    m32 = _mm512_max_epi32(m32, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(mx, 2)));
+    m32 = _mm512_max_epi32(m32, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(mx, 3)));
     const __m512i m = _mm512_set1_epi32(_mm512_reduce_max_epi32(m32));
     const __m512 a = _mm512_loadu_ps(hi), b = _mm512_loadu_ps(lo);
     const __m512i k15 = _mm512_set1_epi32(15);

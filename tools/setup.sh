@@ -3,7 +3,8 @@
 # installed. Usage: tools/setup.sh [host|all]   (default: all)
 #   host  compiler, CMake, GoogleTest, Benchmark, Highway, xsimd, Eigen, CLI11,
 #         nlohmann-json, pkg-config, NumPy, PyTorch, matplotlib, clang (+ libFuzzer),
-#         clang-tidy, clang-format, cppcheck, OpenBLAS (a second BLAS alternative:
+#         clang-tidy, clang-format, cppcheck, universal-ctags (the function sizes
+#         tools/static-checks.sh checks), OpenBLAS (a second BLAS alternative:
 #         tools/test.sh runs the Python reference tests under it and under Debian's
 #         reference BLAS), llvm-19 (llvm-mca with the znver4 / sapphirerapids
 #         models, for tools/mca_f32.py), ocl-icd-opencl-dev (Debian's oneDNN CMake
@@ -14,7 +15,7 @@ set -euo pipefail
 host_pkgs=(g++ cmake ninja-build git libgtest-dev libbenchmark-dev libhwy-dev libxsimd-dev
   libeigen3-dev libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev pkgconf
   python3-numpy python3-mpmath python3-torch python3-matplotlib clang libclang-rt-14-dev clang-tidy clang-format cppcheck
-  libopenblas0-pthread llvm-19)
+  universal-ctags libopenblas0-pthread llvm-19)
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf gcc-arm-none-eabi
   libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-user qemu-system-arm)
 

@@ -11,7 +11,6 @@ namespace attn {
 namespace {
 
 using model_views::act;
-using model_views::fc_s8;
 
 bool is_decode(const Model& m) { return m.base != nullptr && m.op == ModelOp::kMhaDecode; }
 
@@ -49,18 +48,13 @@ KvCacheShape model_kv_cache_shape(const Model& model, KvElement element) {
 }
 
 Status model_mha_decode_f32_weights(const Model& model, MhaDecodeF32Weights* weights) {
-  if (weights == nullptr) return Status::kNullPointer;
-  const Status st = model_views::check_model(model, ModelOp::kMhaDecode, ModelDtype::kF32);
+  const Status st = model_views::check_view(model, ModelOp::kMhaDecode, weights);
   if (st != Status::kOk) return st;
   MhaDecodeF32Weights w;
-  w.q_proj_weight = model.f32(TensorId::kMhaQProjWeight);
-  w.k_proj_weight = model.f32(TensorId::kMhaKProjWeight);
-  w.v_proj_weight = model.f32(TensorId::kMhaVProjWeight);
+  model_views::mha_f32_projections(model, &w);  // no packed in-projection in a decoder blob
   w.q_proj_bias = model.f32(TensorId::kMhaQProjBias);
   w.k_proj_bias = model.f32(TensorId::kMhaKProjBias);
   w.v_proj_bias = model.f32(TensorId::kMhaVProjBias);
-  w.out_proj_weight = model.f32(TensorId::kMhaOutProjWeight);
-  w.out_proj_bias = model.f32(TensorId::kMhaOutProjBias);
   *weights = w;
   return Status::kOk;
 }
@@ -68,29 +62,15 @@ Status model_mha_decode_f32_weights(const Model& model, MhaDecodeF32Weights* wei
 Status model_mha_decode_s8_prepare(const Model& model, int32_t max_tokens,
                                    QuantizedMultiplier* channel_storage, std::size_t channel_count,
                                    MhaDecodeS8Params* params) {
-  if (channel_storage == nullptr || params == nullptr) return Status::kNullPointer;
-  const Status st = model_views::check_model(model, ModelOp::kMhaDecode, ModelDtype::kInt8);
-  if (st != Status::kOk) return st;
   const MhaDecodeShape shape = model_mha_decode_shape(model, max_tokens, KvElement::kS8);
-  if (channel_count < mha_decode_s8_channel_count(shape)) return Status::kScratchTooSmall;
+  const Status st = model_views::check_prepare(model, ModelOp::kMhaDecode, channel_storage, params,
+                                               channel_count, mha_decode_s8_channel_count(shape));
+  if (st != Status::kOk) return st;
   MhaDecodeS8Quant quant;
   quant.input = act(model, MhaDecodeAct::kInput);
-  quant.q = act(model, MhaDecodeAct::kQ);
-  quant.k = act(model, MhaDecodeAct::kK);
-  quant.v = act(model, MhaDecodeAct::kV);
-  quant.scores = act(model, MhaDecodeAct::kScores);
-  quant.attn = act(model, MhaDecodeAct::kAttn);
-  quant.out = act(model, MhaDecodeAct::kOut);
-  MhaS8Weights w;
-  w.q = fc_s8(model, TensorId::kMhaQProjWeight, TensorId::kMhaQProjWeightScale,
-              TensorId::kMhaQProjBias);
-  w.k = fc_s8(model, TensorId::kMhaKProjWeight, TensorId::kMhaKProjWeightScale,
-              TensorId::kMhaKProjBias);
-  w.v = fc_s8(model, TensorId::kMhaVProjWeight, TensorId::kMhaVProjWeightScale,
-              TensorId::kMhaVProjBias);
-  w.out = fc_s8(model, TensorId::kMhaOutProjWeight, TensorId::kMhaOutProjWeightScale,
-                TensorId::kMhaOutProjBias);
-  return mha_decode_s8_prepare(shape, model.params[3], quant, w, channel_storage, params);
+  model_views::mha_s8_acts<MhaDecodeAct>(model, &quant);
+  return mha_decode_s8_prepare(shape, model.params[3], quant, model_views::mha_separate_s8(model),
+                               channel_storage, params);
 }
 
 }  // namespace attn

@@ -13,9 +13,7 @@ using model_views::act_count;
 // Largest hyper-parameter the loader accepts (the ops' own limit).
 constexpr int32_t kMaxModelDim = 1 << 20;
 
-uint16_t rd16(const unsigned char* p) {
-  return static_cast<uint16_t>(p[0] | (p[1] << 8));
-}
+uint16_t rd16(const unsigned char* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 
 uint32_t rd32(const unsigned char* p) {
   return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
@@ -34,23 +32,6 @@ float rd_f32(const unsigned char* p) {
   float v;
   std::memcpy(&v, &u, sizeof v);
   return v;
-}
-
-struct CrcTable {
-  uint32_t t[256];
-  constexpr CrcTable() : t() {
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1u) != 0 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-  }
-};
-constexpr CrcTable kCrcTable{};
-
-uint32_t crc_update(uint32_t c, const unsigned char* p, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) c = kCrcTable.t[(c ^ p[i]) & 0xFFu] ^ (c >> 8);
-  return c;
 }
 
 std::size_t itemsize(TensorDtype d) {
@@ -224,38 +205,33 @@ bool params_ok(ModelOp op, const int32_t* p) {
   return true;
 }
 
-bool scales_ok(const ModelTensor& t) {
+// Every 4-byte little-endian value of t, read by rd, passes ok (an absent
+// tensor passes).
+template <class T, class Ok>
+bool each_value_ok(const ModelTensor& t, T (*rd)(const unsigned char*), Ok ok) {
   if (t.data == nullptr) return true;
   const auto* p = static_cast<const unsigned char*>(t.data);
   const uint32_t n = t.bytes / 4;
   for (uint32_t i = 0; i < n; ++i) {
-    const float s = rd_f32(p + 4 * std::size_t{i});
-    if (!(s > 0.0f) || !std::isfinite(s)) return false;
+    if (!ok(rd(p + 4 * std::size_t{i}))) return false;
   }
   return true;
 }
 
+bool scales_ok(const ModelTensor& t) {
+  return each_value_ok(t, rd_f32, [](float s) { return s > 0.0f && std::isfinite(s); });
+}
+
 bool zero_points_ok(const ModelTensor& t) {
-  if (t.data == nullptr) return true;
-  const auto* p = static_cast<const unsigned char*>(t.data);
-  const uint32_t n = t.bytes / 4;
-  for (uint32_t i = 0; i < n; ++i) {
-    const int32_t z = rd_i32(p + 4 * std::size_t{i});
-    if (z < -128 || z > 127) return false;
-  }
-  return true;
+  return each_value_ok(t, rd_i32, [](int32_t z) { return z >= -128 && z <= 127; });
 }
 
 // Every float32 tensor finite: a NaN or infinite weight would silently
 // poison every output row (the float ops propagate non-finite values).
 bool f32_tensors_finite(const Model& m) {
   for (const ModelTensor& t : m.tensors) {
-    if (t.data == nullptr || t.dtype != TensorDtype::kF32) continue;
-    const auto* p = static_cast<const unsigned char*>(t.data);
-    const uint32_t n = t.bytes / 4;
-    for (uint32_t i = 0; i < n; ++i) {
-      if (!std::isfinite(rd_f32(p + 4 * std::size_t{i}))) return false;
-    }
+    if (t.dtype != TensorDtype::kF32) continue;
+    if (!each_value_ok(t, rd_f32, [](float x) { return std::isfinite(x); })) return false;
   }
   return true;
 }
@@ -266,18 +242,17 @@ ModelError check_presence(const Model& m) {
   const bool q8 = m.dtype == ModelDtype::kInt8;
   if (m.op == ModelOp::kMha) {
     const bool packed = has(TensorId::kMhaInProjWeight);
-    const int separate = int{has(TensorId::kMhaQProjWeight)} +
-                         int{has(TensorId::kMhaKProjWeight)} + int{has(TensorId::kMhaVProjWeight)};
+    const int separate = int{has(TensorId::kMhaQProjWeight)} + int{has(TensorId::kMhaKProjWeight)} +
+                         int{has(TensorId::kMhaVProjWeight)};
     if (packed ? separate != 0 : separate != 3) return ModelError::kMissingTensor;
     if (packed && (m.params[2] != m.params[0] || m.params[3] != m.params[0])) {
       return ModelError::kBadTensorShape;
     }
     if (q8) {
-      const TensorId pairs[4][2] = {
-          {TensorId::kMhaInProjWeight, TensorId::kMhaInProjWeightScale},
-          {TensorId::kMhaQProjWeight, TensorId::kMhaQProjWeightScale},
-          {TensorId::kMhaKProjWeight, TensorId::kMhaKProjWeightScale},
-          {TensorId::kMhaVProjWeight, TensorId::kMhaVProjWeightScale}};
+      const TensorId pairs[4][2] = {{TensorId::kMhaInProjWeight, TensorId::kMhaInProjWeightScale},
+                                    {TensorId::kMhaQProjWeight, TensorId::kMhaQProjWeightScale},
+                                    {TensorId::kMhaKProjWeight, TensorId::kMhaKProjWeightScale},
+                                    {TensorId::kMhaVProjWeight, TensorId::kMhaVProjWeightScale}};
       for (const auto& pr : pairs) {
         if (has(pr[0]) != has(pr[1])) return ModelError::kMissingTensor;
       }
@@ -288,12 +263,11 @@ ModelError check_presence(const Model& m) {
     if (s.known && s.required && m.tensors[i].data == nullptr) return ModelError::kMissingTensor;
   }
   if (q8) {
-    const TensorId scale_ids[] = {
-        TensorId::kMhaInProjWeightScale, TensorId::kMhaQProjWeightScale,
-        TensorId::kMhaKProjWeightScale,  TensorId::kMhaVProjWeightScale,
-        TensorId::kMhaOutProjWeightScale, TensorId::kBahdanauW1Scale,
-        TensorId::kBahdanauW2Scale,      TensorId::kBahdanauVScale,
-        TensorId::kLuongWScale,          TensorId::kActScale};
+    const TensorId scale_ids[] = {TensorId::kMhaInProjWeightScale,  TensorId::kMhaQProjWeightScale,
+                                  TensorId::kMhaKProjWeightScale,   TensorId::kMhaVProjWeightScale,
+                                  TensorId::kMhaOutProjWeightScale, TensorId::kBahdanauW1Scale,
+                                  TensorId::kBahdanauW2Scale,       TensorId::kBahdanauVScale,
+                                  TensorId::kLuongWScale,           TensorId::kActScale};
     for (TensorId id : scale_ids) {
       if (!scales_ok(m.tensor(id))) return ModelError::kBadQuantParams;
     }
@@ -303,7 +277,13 @@ ModelError check_presence(const Model& m) {
   return ModelError::kNone;
 }
 
-ModelError load(const unsigned char* d, std::size_t size, Model* m) {
+// The pieces of load, in the order of its checks. Always inlined: load runs
+// as one frame (each piece a function of its own would put its frame on the
+// loader's deepest stack path, spec_for's, on Cortex-M).
+#define ATTN_LOAD_STEP __attribute__((always_inline)) inline
+
+// The fixed header fields up to the CRC: *total is the blob's length.
+ATTN_LOAD_STEP ModelError check_header(const unsigned char* d, std::size_t size, uint32_t* total) {
   namespace o = model_offset;
   if (size < 8) return ModelError::kTooSmall;
   if (rd32(d + o::kMagic) != kModelMagic) return ModelError::kBadMagic;
@@ -311,11 +291,17 @@ ModelError load(const unsigned char* d, std::size_t size, Model* m) {
   if (rd16(d + o::kHeaderBytes) != kModelHeaderBytes) return ModelError::kBadHeaderSize;
   if (size < kModelHeaderBytes) return ModelError::kTooSmall;
   if (reinterpret_cast<std::uintptr_t>(d) % 4u != 0) return ModelError::kMisalignedBuffer;
-  const uint32_t total = rd32(d + o::kTotalBytes);
-  if (total < kModelHeaderBytes) return ModelError::kBadTotalSize;
-  if (total > size) return ModelError::kTruncated;
-  if (model_blob_crc(d, total) != rd32(d + o::kCrc)) return ModelError::kBadCrc;
+  *total = rd32(d + o::kTotalBytes);
+  if (*total < kModelHeaderBytes) return ModelError::kBadTotalSize;
+  if (*total > size) return ModelError::kTruncated;
+  if (model_blob_crc(d, *total) != rd32(d + o::kCrc)) return ModelError::kBadCrc;
+  return ModelError::kNone;
+}
 
+// The op, dtype, flags, reserved bytes, name and hyper-parameters, the op,
+// dtype and parameters into m.
+ATTN_LOAD_STEP ModelError read_op(const unsigned char* d, Model* m) {
+  namespace o = model_offset;
   const uint16_t op = rd16(d + o::kOp);
   if (op < 1 || op > 4) return ModelError::kBadOp;
   const uint16_t dtype = rd16(d + o::kDtype);
@@ -340,6 +326,93 @@ ModelError load(const unsigned char* d, std::size_t size, Model* m) {
     m->params[i] = rd_i32(d + o::kParams + 4 * static_cast<std::size_t>(i));
   }
   if (!params_ok(m->op, m->params)) return ModelError::kBadParams;
+  return ModelError::kNone;
+}
+
+// One tensor table entry as read.
+struct Entry {
+  uint16_t id;
+  TensorDtype dtype;
+  int32_t rank;
+  uint32_t offset;
+  uint32_t bytes;
+};
+
+// The entry at e on its own: rank, dtype, reserved word, dims (unused ones
+// 0) and a byte count that matches them.
+ATTN_LOAD_STEP ModelError read_entry(const unsigned char* e, Entry* t, int32_t* dims) {
+  namespace o = model_offset;
+  t->id = rd16(e + o::kEntryId);
+  t->dtype = static_cast<TensorDtype>(e[o::kEntryDtype]);
+  t->rank = e[o::kEntryRank];
+  t->offset = rd32(e + o::kEntryOffset);
+  t->bytes = rd32(e + o::kEntryBytes);
+  if (t->rank < 1 || t->rank > kModelMaxRank || itemsize(t->dtype) == 0 ||
+      rd32(e + o::kEntryReserved) != 0) {
+    return ModelError::kBadTensorEntry;
+  }
+  uint64_t elems = 1;
+  for (int32_t r = 0; r < kModelMaxRank; ++r) {
+    const uint32_t dim = rd32(e + o::kEntryDims + 4 * static_cast<std::size_t>(r));
+    dims[r] = 0;
+    if (r < t->rank) {
+      if (dim < 1 || dim > static_cast<uint32_t>(kMaxModelDim) * 4u) {
+        return ModelError::kBadTensorEntry;
+      }
+      elems *= dim;
+      if (elems > 0xFFFFFFFFull) return ModelError::kBadTensorEntry;
+      dims[r] = static_cast<int32_t>(dim);
+    } else if (dim != 0) {
+      return ModelError::kBadTensorEntry;
+    }
+  }
+  if (elems * itemsize(t->dtype) != t->bytes) return ModelError::kBadTensorEntry;
+  return ModelError::kNone;
+}
+
+// The entry against the op (a known id, once, its dtype and shape) and its
+// placement (aligned, after the table, inside the blob, overlapping no other
+// tensor), then into m's tensor slots.
+ATTN_LOAD_STEP ModelError place_entry(const unsigned char* d, const Entry& t, const int32_t* dims,
+                                      uint64_t table_end, uint32_t total, Model* m) {
+  if (t.id >= kModelTensorSlots) return ModelError::kUnknownTensor;
+  const Spec s = spec_for(m->op, m->dtype, m->params, static_cast<TensorId>(t.id));
+  if (!s.known) return ModelError::kUnknownTensor;
+  if (m->tensors[t.id].data != nullptr) return ModelError::kDuplicateTensor;
+  if (t.dtype != s.dtype) return ModelError::kBadTensorDtype;
+  if (t.rank != s.rank) return ModelError::kBadTensorShape;
+  for (int32_t r = 0; r < t.rank; ++r) {
+    if (dims[r] != s.dims[r]) return ModelError::kBadTensorShape;
+  }
+  if (t.offset % kModelTensorAlign != 0) return ModelError::kMisalignedTensor;
+  if (t.offset < table_end || uint64_t{t.offset} + t.bytes > total) {
+    return ModelError::kTensorOutOfBounds;
+  }
+  for (int32_t j = 0; j < kModelTensorSlots; ++j) {
+    const ModelTensor& other = m->tensors[j];
+    if (other.data == nullptr) continue;
+    if (uint64_t{t.offset} < uint64_t{other.offset} + other.bytes &&
+        uint64_t{other.offset} < uint64_t{t.offset} + t.bytes) {
+      return ModelError::kTensorOverlap;
+    }
+  }
+  ModelTensor& slot = m->tensors[t.id];
+  slot.data = d + t.offset;
+  slot.dtype = t.dtype;
+  slot.rank = t.rank;
+  for (int32_t r = 0; r < kModelMaxRank; ++r) slot.dims[r] = dims[r];
+  slot.offset = t.offset;
+  slot.bytes = t.bytes;
+  return ModelError::kNone;
+}
+
+ModelError load(const unsigned char* d, std::size_t size, Model* m) {
+  namespace o = model_offset;
+  uint32_t total = 0;
+  ModelError err = check_header(d, size, &total);
+  if (err != ModelError::kNone) return err;
+  err = read_op(d, m);
+  if (err != ModelError::kNone) return err;
 
   const uint32_t count = rd32(d + o::kTensorCount);
   if (count == 0 || count > kModelMaxTensors) return ModelError::kBadTensorCount;
@@ -348,65 +421,12 @@ ModelError load(const unsigned char* d, std::size_t size, Model* m) {
   if (table % 4 != 0 || table < kModelHeaderBytes || table_end > total) {
     return ModelError::kBadTableOffset;
   }
-
   for (uint32_t i = 0; i < count; ++i) {
-    const unsigned char* e = d + table + std::size_t{i} * kModelTableEntryBytes;
-    const uint16_t id = rd16(e + o::kEntryId);
-    const auto tdt = static_cast<TensorDtype>(e[o::kEntryDtype]);
-    const int32_t rank = e[o::kEntryRank];
-    const uint32_t offset = rd32(e + o::kEntryOffset);
-    const uint32_t bytes = rd32(e + o::kEntryBytes);
-    // The entry on its own.
-    if (rank < 1 || rank > kModelMaxRank || itemsize(tdt) == 0 ||
-        rd32(e + o::kEntryReserved) != 0) {
-      return ModelError::kBadTensorEntry;
-    }
-    uint64_t elems = 1;
-    int32_t dims[kModelMaxRank] = {0, 0, 0, 0};
-    for (int32_t r = 0; r < kModelMaxRank; ++r) {
-      const uint32_t dim = rd32(e + o::kEntryDims + 4 * static_cast<std::size_t>(r));
-      if (r < rank) {
-        if (dim < 1 || dim > static_cast<uint32_t>(kMaxModelDim) * 4u) {
-          return ModelError::kBadTensorEntry;
-        }
-        elems *= dim;
-        if (elems > 0xFFFFFFFFull) return ModelError::kBadTensorEntry;
-        dims[r] = static_cast<int32_t>(dim);
-      } else if (dim != 0) {
-        return ModelError::kBadTensorEntry;
-      }
-    }
-    if (elems * itemsize(tdt) != bytes) return ModelError::kBadTensorEntry;
-    // Against the op.
-    if (id >= kModelTensorSlots) return ModelError::kUnknownTensor;
-    const Spec s = spec_for(m->op, m->dtype, m->params, static_cast<TensorId>(id));
-    if (!s.known) return ModelError::kUnknownTensor;
-    if (m->tensors[id].data != nullptr) return ModelError::kDuplicateTensor;
-    if (tdt != s.dtype) return ModelError::kBadTensorDtype;
-    if (rank != s.rank) return ModelError::kBadTensorShape;
-    for (int32_t r = 0; r < rank; ++r) {
-      if (dims[r] != s.dims[r]) return ModelError::kBadTensorShape;
-    }
-    // Placement.
-    if (offset % kModelTensorAlign != 0) return ModelError::kMisalignedTensor;
-    if (offset < table_end || uint64_t{offset} + bytes > total) {
-      return ModelError::kTensorOutOfBounds;
-    }
-    for (int32_t j = 0; j < kModelTensorSlots; ++j) {
-      const ModelTensor& other = m->tensors[j];
-      if (other.data == nullptr) continue;
-      if (uint64_t{offset} < uint64_t{other.offset} + other.bytes &&
-          uint64_t{other.offset} < uint64_t{offset} + bytes) {
-        return ModelError::kTensorOverlap;
-      }
-    }
-    ModelTensor& t = m->tensors[id];
-    t.data = d + offset;
-    t.dtype = tdt;
-    t.rank = rank;
-    for (int32_t r = 0; r < kModelMaxRank; ++r) t.dims[r] = dims[r];
-    t.offset = offset;
-    t.bytes = bytes;
+    Entry t;
+    int32_t dims[kModelMaxRank];
+    err = read_entry(d + table + std::size_t{i} * kModelTableEntryBytes, &t, dims);
+    if (err == ModelError::kNone) err = place_entry(d, t, dims, table_end, total, m);
+    if (err != ModelError::kNone) return err;
   }
   m->tensor_count = static_cast<int32_t>(count);
   const ModelError presence = check_presence(*m);
@@ -419,6 +439,8 @@ ModelError load(const unsigned char* d, std::size_t size, Model* m) {
   m->name[32] = '\0';
   return ModelError::kNone;
 }
+
+#undef ATTN_LOAD_STEP
 
 // Resets a Model field by field (GCC 12 has an internal compiler error on
 // `*out = Model{}` for this aggregate).
@@ -442,22 +464,6 @@ void reset(Model* m) {
 }
 
 }  // namespace
-
-uint32_t model_crc32(uint32_t crc, const void* data, std::size_t n) {
-  if (data == nullptr) return crc;
-  return ~crc_update(~crc, static_cast<const unsigned char*>(data), n);
-}
-
-uint32_t model_blob_crc(const void* blob, std::size_t total_bytes) {
-  const auto* p = static_cast<const unsigned char*>(blob);
-  if (p == nullptr || total_bytes < model_offset::kCrc + 4) return 0;
-  static const unsigned char kZero[4] = {0, 0, 0, 0};
-  uint32_t c = ~0u;
-  c = crc_update(c, p, model_offset::kCrc);
-  c = crc_update(c, kZero, 4);
-  c = crc_update(c, p + model_offset::kCrc + 4, total_bytes - model_offset::kCrc - 4);
-  return ~c;
-}
 
 Status model_load(const void* data, std::size_t size, Model* out, ModelError* error) {
   if (data == nullptr || out == nullptr) {

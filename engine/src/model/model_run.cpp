@@ -6,7 +6,7 @@
 namespace attn {
 namespace {
 
-using model_views::check_model;
+using model_views::check_view;
 
 // Runs `op` with the weights `view` reads from a float model.
 template <class Weights, class Op>
@@ -60,24 +60,16 @@ LuongGeneralShape model_luong_general_shape(const Model& model, int32_t batch, i
 }
 
 Status model_mha_f32_weights(const Model& model, MhaF32Weights* weights) {
-  if (weights == nullptr) return Status::kNullPointer;
-  const Status st = check_model(model, ModelOp::kMha, ModelDtype::kF32);
+  const Status st = check_view(model, ModelOp::kMha, weights);
   if (st != Status::kOk) return st;
   MhaF32Weights w;
-  w.in_proj_weight = model.f32(TensorId::kMhaInProjWeight);
-  w.q_proj_weight = model.f32(TensorId::kMhaQProjWeight);
-  w.k_proj_weight = model.f32(TensorId::kMhaKProjWeight);
-  w.v_proj_weight = model.f32(TensorId::kMhaVProjWeight);
-  w.in_proj_bias = model.f32(TensorId::kMhaInProjBias);
-  w.out_proj_weight = model.f32(TensorId::kMhaOutProjWeight);
-  w.out_proj_bias = model.f32(TensorId::kMhaOutProjBias);
+  model_views::mha_f32_projections(model, &w);
   *weights = w;
   return Status::kOk;
 }
 
 Status model_bahdanau_f32_weights(const Model& model, BahdanauF32Weights* weights) {
-  if (weights == nullptr) return Status::kNullPointer;
-  const Status st = check_model(model, ModelOp::kBahdanau, ModelDtype::kF32);
+  const Status st = check_view(model, ModelOp::kBahdanau, weights);
   if (st != Status::kOk) return st;
   BahdanauF32Weights w;
   w.w1 = model.f32(TensorId::kBahdanauW1);
@@ -92,16 +84,14 @@ Status model_bahdanau_f32_weights(const Model& model, BahdanauF32Weights* weight
 }
 
 Status model_luong_general_f32_weights(const Model& model, LuongGeneralF32Weights* weights) {
-  if (weights == nullptr) return Status::kNullPointer;
-  const Status st = check_model(model, ModelOp::kLuongGeneral, ModelDtype::kF32);
+  const Status st = check_view(model, ModelOp::kLuongGeneral, weights);
   if (st != Status::kOk) return st;
   weights->w = model.f32(TensorId::kLuongW);
   weights->b = model.f32(TensorId::kLuongB);
   return Status::kOk;
 }
 
-std::size_t model_scratch_bytes(const Model& model, int32_t batch, int32_t seq_q,
-                                int32_t seq_kv) {
+std::size_t model_scratch_bytes(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv) {
   if (model.base == nullptr || batch <= 0 || seq_kv <= 0) return 0;
   switch (model.op) {
     case ModelOp::kMha:
@@ -134,11 +124,10 @@ Status model_run_bahdanau_f32(const Model& model, int32_t batch, int32_t seq,
 
 Status model_run_luong_general_f32(const Model& model, int32_t batch, int32_t seq,
                                    const LuongF32Args& args, Scratch scratch) {
-  return run_with_weights(model, model_luong_general_f32_weights,
-                          [&](const LuongGeneralF32Weights& w) {
-                            return luong_general_f32(model_luong_general_shape(model, batch, seq),
-                                                     w, args, scratch);
-                          });
+  return run_with_weights(
+      model, model_luong_general_f32_weights, [&](const LuongGeneralF32Weights& w) {
+        return luong_general_f32(model_luong_general_shape(model, batch, seq), w, args, scratch);
+      });
 }
 
 }  // namespace attn

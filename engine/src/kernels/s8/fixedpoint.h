@@ -116,15 +116,15 @@ constexpr int clz32(uint32_t x) {
 // gemmlowp's exp_on_interval_between_negative_one_quarter_and_0_excl:
 // a in Q0.31, a in [-1/4, 0); returns exp(a) in Q0.31.
 constexpr int32_t exp_on_interval_between_negative_one_quarter_and_0_excl(int32_t a) {
-  constexpr int32_t kConstantTerm = 1895147668;    // exp(-1/8)
+  constexpr int32_t kConstantTerm = 1895147668;     // exp(-1/8)
   constexpr int32_t kConstantOneThird = 715827883;  // 1/3
   const int32_t x = wrap_add(a, int32_t{1} << 28);  // x = a + 1/8
   const int32_t x2 = srdhm(x, x);
   const int32_t x3 = srdhm(x2, x);
   const int32_t x4 = srdhm(x2, x2);
   const int32_t x4_over_4 = rounding_divide_by_pot(x4, 2);
-  const int32_t poly = rounding_divide_by_pot(
-      wrap_add(srdhm(wrap_add(x4_over_4, x3), kConstantOneThird), x2), 1);
+  const int32_t poly =
+      rounding_divide_by_pot(wrap_add(srdhm(wrap_add(x4_over_4, x3), kConstantOneThird), x2), 1);
   return wrap_add(kConstantTerm, srdhm(kConstantTerm, wrap_add(x, poly)));
 }
 
@@ -151,20 +151,29 @@ constexpr int32_t exp_on_negative_values_q5_26(int32_t a) {
   return a == 0 ? kInt32Max : result;
 }
 
+// 1 in Q2.29.
+constexpr int32_t kOneQ2 = int32_t{1} << 29;
+
+// The Newton-Raphson reciprocal both functions below share: for
+// half_denominator = (1 + a) / 2 (a in Q0.31, [0, 1)), returns x ~ 1 /
+// half_denominator in Q2.29: x0 = 48/17 - 32/17 half_denominator, then
+// three steps x += x (1 - half_denominator x), the product Q4.27 rescaled
+// (saturating) to Q2.29.
+constexpr int32_t reciprocal_half_denominator_q2_29(int32_t half_denominator) {
+  constexpr int32_t kConstant48Over17 = 1515870810;      // Q2.29
+  constexpr int32_t kConstantNeg32Over17 = -1010580540;  // Q2.29
+  int32_t x = wrap_add(kConstant48Over17, srdhm(half_denominator, kConstantNeg32Over17));
+  for (int i = 0; i < 3; ++i) {
+    const int32_t one_minus = wrap_sub(kOneQ2, srdhm(half_denominator, x));
+    x = wrap_add(x, saturating_shl(srdhm(x, one_minus), 2));
+  }
+  return x;
+}
+
 // gemmlowp's one_over_one_plus_x_for_x_in_0_1: a in Q0.31, a in [0, 1);
 // returns 1 / (1 + a) in Q0.31 (three Newton-Raphson steps in Q2.29).
 constexpr int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
-  const int32_t half_denominator = rounding_half_sum(a, kInt32Max);
-  constexpr int32_t kConstant48Over17 = 1515870810;       // Q2.29
-  constexpr int32_t kConstantNeg32Over17 = -1010580540;  // Q2.29
-  constexpr int32_t kOneQ2 = int32_t{1} << 29;
-  int32_t x = wrap_add(kConstant48Over17, srdhm(half_denominator, kConstantNeg32Over17));
-  for (int i = 0; i < 3; ++i) {
-    const int32_t half_denominator_times_x = srdhm(half_denominator, x);
-    const int32_t one_minus = wrap_sub(kOneQ2, half_denominator_times_x);
-    // x * one_minus is Q4.27; Rescale<2> saturates it left by 2.
-    x = wrap_add(x, saturating_shl(srdhm(x, one_minus), 2));
-  }
+  const int32_t x = reciprocal_half_denominator_q2_29(rounding_half_sum(a, kInt32Max));
   // ExactMulByPot<-1> then Rescale<0> from 1 integer bit.
   return saturating_shl(x, 1);
 }
@@ -172,15 +181,7 @@ constexpr int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
 // gemmlowp's one_minus_x_over_one_plus_x_for_x_in_0_1: a in Q0.31, [0, 1);
 // returns (1 - a) / (1 + a) in Q0.31.
 constexpr int32_t one_minus_x_over_one_plus_x_for_x_in_0_1(int32_t a) {
-  const int32_t half_denominator = rounding_half_sum(a, kInt32Max);
-  constexpr int32_t kConstant48Over17 = 1515870810;       // Q2.29
-  constexpr int32_t kConstantNeg32Over17 = -1010580540;  // Q2.29
-  constexpr int32_t kOneQ2 = int32_t{1} << 29;
-  int32_t x = wrap_add(kConstant48Over17, srdhm(half_denominator, kConstantNeg32Over17));
-  for (int i = 0; i < 3; ++i) {
-    const int32_t one_minus = wrap_sub(kOneQ2, srdhm(half_denominator, x));
-    x = wrap_add(x, saturating_shl(srdhm(x, one_minus), 2));
-  }
+  const int32_t x = reciprocal_half_denominator_q2_29(rounding_half_sum(a, kInt32Max));
   // Rescale<0>(x - 1) from 2 integer bits.
   return saturating_shl(wrap_sub(x, kOneQ2), 2);
 }

@@ -4,6 +4,43 @@
 // x86 int8 packing (kpack_s8, vpack_s8, qtile_s8_pack) at levels 1 and 2:
 // SSE2 (part of kernels_s8_x86.cpp, inside its anonymous namespace).
 
+// unpacklo (lo) and unpackhi (hi) of a and b in units of kUnit bytes.
+template <int kUnit>
+inline void unpack_sse2(__m128i a, __m128i b, __m128i* lo, __m128i* hi) {
+  static_assert(kUnit == 1 || kUnit == 2 || kUnit == 4 || kUnit == 8, "a unit of 1, 2, 4 or 8");
+  if (kUnit == 1) {
+    *lo = _mm_unpacklo_epi8(a, b);
+    *hi = _mm_unpackhi_epi8(a, b);
+  } else if (kUnit == 2) {
+    *lo = _mm_unpacklo_epi16(a, b);
+    *hi = _mm_unpackhi_epi16(a, b);
+  } else if (kUnit == 4) {
+    *lo = _mm_unpacklo_epi32(a, b);
+    *hi = _mm_unpackhi_epi32(a, b);
+  } else {
+    *lo = _mm_unpacklo_epi64(a, b);
+    *hi = _mm_unpackhi_epi64(a, b);
+  }
+}
+
+// Four 16-byte rows at p (stride bytes apart) interleaved in units of kUnit
+// bytes by two rounds of unpacks (1: bytes, vpack_s8's 4-row groups; 4:
+// dwords, a 4x4 transpose of dwords for kpack_s8): o[0..3] are the 64 bytes
+// in order.
+template <int kUnit>
+inline void interleave4_sse2(const int8_t* p, std::size_t stride, __m128i* o) {
+  __m128i r[4];
+  for (int t = 0; t < 4; ++t) {
+    r[t] =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + static_cast<std::size_t>(t) * stride));
+  }
+  __m128i lo01, hi01, lo23, hi23;
+  unpack_sse2<kUnit>(r[0], r[1], &lo01, &hi01);
+  unpack_sse2<kUnit>(r[2], r[3], &lo23, &hi23);
+  unpack_sse2<2 * kUnit>(lo01, lo23, &o[0], &o[1]);
+  unpack_sse2<2 * kUnit>(hi01, hi23, &o[2], &o[3]);
+}
+
 // The packings at levels 1 and 2 (level 3 has the AVX-512 ones,
 // kernels_s8_pack_avx512-inl.h), in SSE2 (baseline x86-64). vpack_s8: 4 rows
 // x 16 columns interleaved by two rounds of unpacks into one 64-byte block;
@@ -16,30 +53,23 @@ void vpack_sse2(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, i
   for (int32_t g = 0; g < groups; ++g) {
     const int8_t* r0 = v + static_cast<std::size_t>(4 * g) * stride;
     for (int32_t cb = 0; cb < cblocks; ++cb) {
-      int8_t* d = packed + (static_cast<std::size_t>(g) * static_cast<std::size_t>(cblocks) +
-                            static_cast<std::size_t>(cb)) * 64;
+      const std::size_t block = static_cast<std::size_t>(g) * static_cast<std::size_t>(cblocks) +
+                                static_cast<std::size_t>(cb);
+      int8_t* d = packed + block * 64;
       if (g < full_g && cb < full_cb) {
-        const int8_t* p = r0 + 16 * static_cast<std::size_t>(cb);
-        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + stride));
-        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * stride));
-        const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 3 * stride));
-        const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
-        const __m128i ce_lo = _mm_unpacklo_epi8(c, e), ce_hi = _mm_unpackhi_epi8(c, e);
-        auto* o = reinterpret_cast<__m128i*>(d);
-        _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(ab_lo, ce_lo));
-        _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, ce_lo));
-        _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, ce_hi));
-        _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, ce_hi));
+        __m128i o[4];
+        interleave4_sse2<1>(r0 + 16 * static_cast<std::size_t>(cb), stride, o);
+        for (int t = 0; t < 4; ++t) _mm_storeu_si128(reinterpret_cast<__m128i*>(d) + t, o[t]);
         continue;
       }
       for (int32_t c = 0; c < 16; ++c) {
         for (int32_t t = 0; t < 4; ++t) {
           const int32_t r = 4 * g + t;
           const int32_t col = 16 * cb + c;
-          d[4 * c + t] = r < nrows && col < n
-                             ? v[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col)]
-                             : int8_t{0};
+          d[4 * c + t] =
+              r < nrows && col < n
+                  ? v[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col)]
+                  : int8_t{0};
         }
       }
     }
@@ -77,18 +107,11 @@ void kpack_sse2(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n,
     for (int32_t r0 = 0; r0 < 16; r0 += 4) {
       const int8_t* k0 = kb + static_cast<std::size_t>(r0) * k_stride;
       for (int32_t ch = 0; ch < chunks; ++ch) {
-        const int8_t* p = k0 + 16 * static_cast<std::size_t>(ch);
-        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        const __m128i bb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k_stride));
-        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * k_stride));
-        const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 3 * k_stride));
-        const __m128i ab_lo = _mm_unpacklo_epi32(a, bb), ab_hi = _mm_unpackhi_epi32(a, bb);
-        const __m128i ce_lo = _mm_unpacklo_epi32(c, e), ce_hi = _mm_unpackhi_epi32(c, e);
+        __m128i o[4];
+        interleave4_sse2<4>(k0 + 16 * static_cast<std::size_t>(ch), k_stride, o);
+        // Group 4 ch + t gets keys r0 .. r0 + 3 of its 4 columns.
         int8_t* d = pb + static_cast<std::size_t>(4 * ch) * 64 + static_cast<std::size_t>(r0) * 4;
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm_unpacklo_epi64(ab_lo, ce_lo));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 64), _mm_unpackhi_epi64(ab_lo, ce_lo));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 128), _mm_unpacklo_epi64(ab_hi, ce_hi));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 192), _mm_unpackhi_epi64(ab_hi, ce_hi));
+        for (int t = 0; t < 4; ++t) _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 64 * t), o[t]);
       }
     }
     for (int32_t r = 0; r < 16; ++r) {

@@ -14,17 +14,45 @@ int32_t qrow_dot_scalar(const uint8_t* u, int32_t zp, const int8_t* k, int32_t n
   return acc;
 }
 
+// The scale of a softmax row's outputs (as softmax_s8_row_ref): the
+// reciprocal of its sum of exps (q::get_reciprocal, 12 integer bits), the
+// exponent of RoundingDivideByPOT and that division's remainder mask. False
+// when this has written the row: srdhm's one saturating case (through the
+// reference kernel; not in practice), or an exponent over 31 (every code
+// -128).
+struct RowScale {
+  int32_t scale;
+  int exponent;
+  int32_t mask;
+};
+inline bool row_scale(int32_t sum_of_exps, const int32_t* table, int32_t diff_min, const int8_t* in,
+                      int8_t* out, int32_t n, RowScale* rs) {
+  int num_bits_over_unit = 0;
+  rs->scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
+  rs->exponent = num_bits_over_unit + 31 - 8;
+  if (rs->scale == INT32_MIN) {
+    softmax_s8_row_ref(table, diff_min, in, out, n);
+    return false;
+  }
+  if (rs->exponent > 31) {
+    std::memset(out, 0x80, static_cast<std::size_t>(n));
+    return false;
+  }
+  rs->mask = static_cast<int32_t>((uint64_t{1} << rs->exponent) - 1u);
+  return true;
+}
+
 // ------------------------------------------------------------- AVX2 (1)
 // Horizontal reductions: r[t] (8 int32 lanes each) -> lane t = sum of r[t].
 ATTN_T_AVX2 inline __m256i reduce8x8(const __m256i* r) {
-  const __m256i x01 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[0], r[1]),
-                                       _mm256_unpackhi_epi32(r[0], r[1]));
-  const __m256i x23 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[2], r[3]),
-                                       _mm256_unpackhi_epi32(r[2], r[3]));
-  const __m256i x45 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[4], r[5]),
-                                       _mm256_unpackhi_epi32(r[4], r[5]));
-  const __m256i x67 = _mm256_add_epi32(_mm256_unpacklo_epi32(r[6], r[7]),
-                                       _mm256_unpackhi_epi32(r[6], r[7]));
+  const __m256i x01 =
+      _mm256_add_epi32(_mm256_unpacklo_epi32(r[0], r[1]), _mm256_unpackhi_epi32(r[0], r[1]));
+  const __m256i x23 =
+      _mm256_add_epi32(_mm256_unpacklo_epi32(r[2], r[3]), _mm256_unpackhi_epi32(r[2], r[3]));
+  const __m256i x45 =
+      _mm256_add_epi32(_mm256_unpacklo_epi32(r[4], r[5]), _mm256_unpackhi_epi32(r[4], r[5]));
+  const __m256i x67 =
+      _mm256_add_epi32(_mm256_unpacklo_epi32(r[6], r[7]), _mm256_unpackhi_epi32(r[6], r[7]));
   const __m256i y0 =
       _mm256_add_epi32(_mm256_unpacklo_epi64(x01, x23), _mm256_unpackhi_epi64(x01, x23));
   const __m256i y1 =
@@ -49,14 +77,15 @@ ATTN_T_AVX2 inline __m256i k16_avx2(const int8_t* k) {
 
 namespace rows_avx2 {
 using V = __m256i;
-constexpr int32_t kStep = 16;     // bytes per dot step (16 int16 lanes)
-constexpr int32_t kDotBias = 0;   // dot: a sign-extended as is
+constexpr int32_t kStep = 16;    // bytes per dot step (16 int16 lanes)
+constexpr int32_t kDotBias = 0;  // dot: a sign-extended as is
 constexpr int32_t kMacLanes = 8;
-constexpr int kPvRows = 2;        // int16 weight pairs
+constexpr int kPvRows = 2;  // int16 weight pairs
 constexpr int32_t kPvCols = 16;
 ATTN_T_AVX2 inline V zero() { return _mm256_setzero_si256(); }
 ATTN_T_AVX2 inline V sub(V a, V b) { return _mm256_sub_epi32(a, b); }
 ATTN_T_AVX2 inline V set1(int32_t x) { return _mm256_set1_epi32(x); }
+ATTN_T_AVX2 inline V set1_64(int64_t x) { return _mm256_set1_epi64x(x); }
 ATTN_T_AVX2 inline int32_t hsum(V v) { return hsum8(v); }
 ATTN_T_AVX2 inline __m256i reduce8(const V* r) { return reduce8x8(r); }
 // len < 16 bytes at p, zero-padded to 16.
@@ -144,7 +173,9 @@ ATTN_T_AVX2 inline void pv_store_tail(const V* a, int32_t* out, int32_t len) {
 // Requantized rows: 8 int32 lanes per vector; saturating packs are the
 // clamp to [-128, 127].
 constexpr int32_t kLanes = 8;
-ATTN_T_AVX2 inline V load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+ATTN_T_AVX2 inline V load(const void* p) {
+  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+}
 ATTN_T_AVX2 inline V load_i32_tail(const int32_t* p, int32_t len) {
   alignas(32) int32_t b[8] = {};
   std::memcpy(b, p, static_cast<std::size_t>(len) * sizeof(int32_t));
@@ -153,7 +184,8 @@ ATTN_T_AVX2 inline V load_i32_tail(const int32_t* p, int32_t len) {
 // One vector per step (more would spill the constants of 16 registers).
 constexpr int kRqVecs = 1;
 ATTN_T_AVX2 inline void store_packed(int8_t* out, const V* r) {
-  const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(r[0]), _mm256_extracti128_si256(r[0], 1));
+  const __m128i w16 =
+      _mm_packs_epi32(_mm256_castsi256_si128(r[0]), _mm256_extracti128_si256(r[0], 1));
   _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packs_epi16(w16, w16));
 }
 ATTN_T_AVX2 inline void store_packed_tail(int8_t* out, V r, int32_t len) {
@@ -168,13 +200,9 @@ ATTN_T_AVX2 inline void store_packed_tail(int8_t* out, V r, int32_t len) {
 }  // namespace rows_avx2
 
 // TFLite requantization of 8 lanes (see q::requantize) before the clamp:
-// MultiplyByQuantizedMultiplier of x - offset, plus the zero point, with
-// left = max(shift, 0) and right = max(-shift, 0); multiplier > 0.
-struct RequantAvx2 {
-  __m128i vleft, vright;
-  __m256i mult, nudge, mask, half, zp, off;
-};
-ATTN_T_AVX2 inline __m256i requant_avx2(const RequantAvx2& c, __m256i x) {
+// MultiplyByQuantizedMultiplier of x - offset, plus the zero point (the
+// constants: rows_avx2::requant_consts).
+ATTN_T_AVX2 inline __m256i requant_avx2(const rows_avx2::Requant& c, __m256i x) {
   x = _mm256_sll_epi32(_mm256_sub_epi32(x, c.off), c.vleft);
   // srdhm: floor((x m + 2^30) / 2^31), even and odd lanes as int64.
   const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, c.mult), c.nudge);
@@ -193,19 +221,8 @@ ATTN_T_AVX2 inline __m256i requant_avx2(const RequantAvx2& c, __m256i x) {
 
 ATTN_T_AVX2 void requantize_avx2(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
                                  int32_t shift, int32_t zero_point, int8_t* out) {
-  const int left = shift > 0 ? shift : 0;
-  const int right = shift > 0 ? 0 : -shift;
-  RequantAvx2 c;
-  c.vleft = _mm_cvtsi32_si128(left);
-  c.vright = _mm_cvtsi32_si128(right);
-  c.mult = _mm256_set1_epi64x(multiplier);
-  c.nudge = _mm256_set1_epi64x(int64_t{1} << 30);
-  const int32_t m = static_cast<int32_t>((uint64_t{1} << right) - 1u);
-  c.mask = _mm256_set1_epi32(m);
-  c.half = _mm256_set1_epi32(m >> 1);
-  c.zp = _mm256_set1_epi32(zero_point);
-  c.off = _mm256_set1_epi32(offset);
-  rows_avx2::store_requantized<RequantAvx2, requant_avx2>(c, acc, n, out);
+  rows_avx2::store_requantized<rows_avx2::Requant, requant_avx2>(
+      rows_avx2::requant_consts(offset, multiplier, shift, zero_point), acc, n, out);
 }
 
 // softmax_s8_row (see softmax_s8_row_ref), 8 columns at a time with gathered
@@ -217,8 +234,19 @@ ATTN_T_AVX2 inline __m256i rdbp_avx2(__m256i x, __m128i e, __m256i mask, __m256i
   return _mm256_sub_epi32(_mm256_sra_epi32(x, e), _mm256_cmpgt_epi32(rem, thr));
 }
 
-ATTN_T_AVX2 void softmax_avx2(const int32_t* table, int32_t diff_min, const int8_t* in,
-                              int8_t* out, int32_t n) {
+// The exp table's entries of the 8 columns at in: lane j is table[max -
+// x_j] where x_j - max >= diff_min (*keep all ones), else 0.
+ATTN_T_AVX2 inline __m256i exp_lut8_avx2(const int32_t* table, const int8_t* in, __m256i vmax,
+                                         __m256i vdmin, __m256i* keep) {
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in)));
+  const __m256i diff = _mm256_sub_epi32(x, vmax);
+  *keep = _mm256_xor_si256(_mm256_cmpgt_epi32(vdmin, diff), _mm256_set1_epi32(-1));
+  return _mm256_mask_i32gather_epi32(zero, table, _mm256_sub_epi32(zero, diff), *keep, 4);
+}
+
+ATTN_T_AVX2 void softmax_avx2(const int32_t* table, int32_t diff_min, const int8_t* in, int8_t* out,
+                              int32_t n) {
   int32_t max_in_row = -128;
   {
     __m256i mx = _mm256_set1_epi8(-128);
@@ -239,10 +267,8 @@ ATTN_T_AVX2 void softmax_avx2(const int32_t* table, int32_t diff_min, const int8
   const __m128i e12 = _mm_cvtsi32_si128(12);
   const __m256i mask12 = _mm256_set1_epi32(4095), half12 = _mm256_set1_epi32(2047);
   for (int32_t i = 0; i < nv; i += 8) {
-    const __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + i)));
-    const __m256i diff = _mm256_sub_epi32(x, vmax);
-    const __m256i keep = _mm256_xor_si256(_mm256_cmpgt_epi32(vdmin, diff), _mm256_set1_epi32(-1));
-    const __m256i e = _mm256_mask_i32gather_epi32(zero, table, _mm256_sub_epi32(zero, diff), keep, 4);
+    __m256i keep;
+    const __m256i e = exp_lut8_avx2(table, in + i, vmax, vdmin, &keep);
     sum = _mm256_add_epi32(sum, _mm256_and_si256(keep, rdbp_avx2(e, e12, mask12, half12)));
   }
   int32_t sum_of_exps = hsum8(sum);
@@ -250,32 +276,21 @@ ATTN_T_AVX2 void softmax_avx2(const int32_t* table, int32_t diff_min, const int8
     const int32_t diff = in[i] - max_in_row;
     if (diff >= diff_min) sum_of_exps += q::rounding_divide_by_pot(table[-diff], 12);
   }
-  int num_bits_over_unit = 0;
-  const int32_t shifted_scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
-  const int exponent = num_bits_over_unit + 31 - 8;
-  if (shifted_scale == INT32_MIN) {
-    softmax_s8_row_ref(table, diff_min, in, out, n);
-    return;
-  }
-  if (exponent > 31) {
-    std::memset(out, 0x80, static_cast<std::size_t>(n));
-    return;
-  }
-  const __m256i scale64 = _mm256_set1_epi64x(shifted_scale);
+  RowScale rs;
+  if (!row_scale(sum_of_exps, table, diff_min, in, out, n, &rs)) return;
+  const __m256i scale64 = _mm256_set1_epi64x(rs.scale);
   const __m256i nudge = _mm256_set1_epi64x(int64_t{1} << 30);
-  const __m128i ev = _mm_cvtsi32_si128(exponent);
-  const int32_t mk = static_cast<int32_t>((uint64_t{1} << exponent) - 1u);
-  const __m256i mask = _mm256_set1_epi32(mk), half = _mm256_set1_epi32(mk >> 1);
+  const __m128i ev = _mm_cvtsi32_si128(rs.exponent);
+  const __m256i mask = _mm256_set1_epi32(rs.mask), half = _mm256_set1_epi32(rs.mask >> 1);
   const __m256i lo = _mm256_set1_epi32(-128), hi = _mm256_set1_epi32(127);
   // Byte 0 of each int32 lane, then the two lanes' dwords together.
   const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                        0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+                                        0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                        -1);
   const __m256i join = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
   for (int32_t i = 0; i < nv; i += 8) {
-    const __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + i)));
-    const __m256i diff = _mm256_sub_epi32(x, vmax);
-    const __m256i keep = _mm256_xor_si256(_mm256_cmpgt_epi32(vdmin, diff), _mm256_set1_epi32(-1));
-    const __m256i e = _mm256_mask_i32gather_epi32(zero, table, _mm256_sub_epi32(zero, diff), keep, 4);
+    __m256i keep;
+    const __m256i e = exp_lut8_avx2(table, in + i, vmax, vdmin, &keep);
     const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(e, scale64), nudge);
     const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(e, 32), scale64), nudge);
     const __m256i sr = _mm256_blend_epi32(_mm256_srli_epi64(pe, 31),
@@ -290,7 +305,7 @@ ATTN_T_AVX2 void softmax_avx2(const int32_t* table, int32_t diff_min, const int8
     const int32_t diff = in[i] - max_in_row;
     int32_t v = -128;
     if (diff >= diff_min) {
-      v = q::rounding_divide_by_pot(q::srdhm(shifted_scale, table[-diff]), exponent) - 128;
+      v = q::rounding_divide_by_pot(q::srdhm(rs.scale, table[-diff]), rs.exponent) - 128;
       if (v > 127) v = 127;
     }
     out[i] = static_cast<int8_t>(v);

@@ -12,22 +12,22 @@ ATTN_T_AVX512 inline __mmask64 tail_mask64(int32_t len) {
 
 // r[t] (16 int32 lanes each, t < 8) -> lane t = sum of r[t].
 ATTN_T_AVX512 inline __m256i reduce8x16(const __m512i* r) {
-  const __m512i x01 = _mm512_add_epi32(_mm512_unpacklo_epi32(r[0], r[1]),
-                                       _mm512_unpackhi_epi32(r[0], r[1]));
-  const __m512i x23 = _mm512_add_epi32(_mm512_unpacklo_epi32(r[2], r[3]),
-                                       _mm512_unpackhi_epi32(r[2], r[3]));
-  const __m512i x45 = _mm512_add_epi32(_mm512_unpacklo_epi32(r[4], r[5]),
-                                       _mm512_unpackhi_epi32(r[4], r[5]));
-  const __m512i x67 = _mm512_add_epi32(_mm512_unpacklo_epi32(r[6], r[7]),
-                                       _mm512_unpackhi_epi32(r[6], r[7]));
+  const __m512i x01 =
+      _mm512_add_epi32(_mm512_unpacklo_epi32(r[0], r[1]), _mm512_unpackhi_epi32(r[0], r[1]));
+  const __m512i x23 =
+      _mm512_add_epi32(_mm512_unpacklo_epi32(r[2], r[3]), _mm512_unpackhi_epi32(r[2], r[3]));
+  const __m512i x45 =
+      _mm512_add_epi32(_mm512_unpacklo_epi32(r[4], r[5]), _mm512_unpackhi_epi32(r[4], r[5]));
+  const __m512i x67 =
+      _mm512_add_epi32(_mm512_unpacklo_epi32(r[6], r[7]), _mm512_unpackhi_epi32(r[6], r[7]));
   // Per 128-bit lane L: [t0_L, t1_L, t2_L, t3_L] and [t4_L .. t7_L].
   const __m512i y0 =
       _mm512_add_epi32(_mm512_unpacklo_epi64(x01, x23), _mm512_unpackhi_epi64(x01, x23));
   const __m512i y1 =
       _mm512_add_epi32(_mm512_unpacklo_epi64(x45, x67), _mm512_unpackhi_epi64(x45, x67));
   // [y0.L0+L1, y0.L2+L3, y1.L0+L1, y1.L2+L3]
-  const __m512i z = _mm512_add_epi32(_mm512_shuffle_i32x4(y0, y1, 0x88),
-                                     _mm512_shuffle_i32x4(y0, y1, 0xdd));
+  const __m512i z =
+      _mm512_add_epi32(_mm512_shuffle_i32x4(y0, y1, 0x88), _mm512_shuffle_i32x4(y0, y1, 0xdd));
   // [y0.L0+L1, y1.L0+L1 | y0.L2+L3, y1.L2+L3]
   const __m512i p = _mm512_shuffle_i32x4(z, z, 0xd8);
   return _mm256_add_epi32(_mm512_castsi512_si256(p), _mm512_extracti64x4_epi64(p, 1));
@@ -91,6 +91,7 @@ constexpr int32_t kPvCols = 64;
 ATTN_T_AVX512 inline V zero() { return _mm512_setzero_si512(); }
 ATTN_T_AVX512 inline V sub(V a, V b) { return _mm512_sub_epi32(a, b); }
 ATTN_T_AVX512 inline V set1(int32_t x) { return _mm512_set1_epi32(x); }
+ATTN_T_AVX512 inline V set1_64(int64_t x) { return _mm512_set1_epi64(x); }
 ATTN_T_AVX512 inline int32_t hsum(V v) { return _mm512_reduce_add_epi32(v); }
 ATTN_T_AVX512 inline __m256i reduce8(const V* r) { return reduce8x16(r); }
 ATTN_T_AVX512 inline V load(const void* p) { return _mm512_loadu_si512(p); }
@@ -105,7 +106,9 @@ ATTN_T_AVX512 inline V dp(V acc, V u, V s) {
 }
 ATTN_T_AVX512 inline V qconst(int32_t zp) { return _mm512_set1_epi8(static_cast<char>(128 + zp)); }
 ATTN_T_AVX512 inline V qop(const uint8_t* u, V /*c*/) { return load(u); }
-ATTN_T_AVX512 inline V qop_tail(const uint8_t* u, int32_t len, V /*c*/) { return load_tail(u, len); }
+ATTN_T_AVX512 inline V qop_tail(const uint8_t* u, int32_t len, V /*c*/) {
+  return load_tail(u, len);
+}
 ATTN_T_AVX512 inline V acc0(int32_t /*zp*/, int32_t /*n*/) { return zero(); }
 ATTN_T_AVX512 inline void kdot(V& a, V& s, V q, V c, const int8_t* k) {
   const V kv = load(k);
@@ -128,8 +131,7 @@ ATTN_T_AVX512 inline void dot64(V& acc, V& sb, V a, V b) {
 ATTN_T_AVX512 inline void dstep(V& acc, V& sb, const int8_t* a, const int8_t* b) {
   dot64(acc, sb, load(a), load(b));
 }
-ATTN_T_AVX512 inline void dstep_tail(V& acc, V& sb, const int8_t* a, const int8_t* b,
-                                     int32_t len) {
+ATTN_T_AVX512 inline void dstep_tail(V& acc, V& sb, const int8_t* a, const int8_t* b, int32_t len) {
   dot64(acc, sb, load_tail(a, len), load_tail(b, len));
 }
 ATTN_T_AVX512 inline void mac_step(int32_t* acc, const int8_t* b, V wv) {
@@ -234,12 +236,8 @@ ATTN_T_AVX512 inline void store_packed_tail(int8_t* out, V s, int32_t len) {
 }  // namespace rows512
 
 // One vector of requantize_avx512 before the clamp: MultiplyByQuantizedMultiplier
-// of x - offset, plus the zero point.
-struct RequantAvx512 {
-  __m128i vleft, vright;
-  __m512i mult, nudge, mask, half, zp, off, one;
-};
-ATTN_T_AVX512 inline __m512i requant_avx512(const RequantAvx512& c, __m512i x) {
+// of x - offset, plus the zero point (the constants: rows512::requant_consts).
+ATTN_T_AVX512 inline __m512i requant_avx512(const rows512::Requant& c, __m512i x) {
   x = _mm512_sll_epi32(_mm512_sub_epi32(x, c.off), c.vleft);
   const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, c.mult), c.nudge);
   const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), c.mult), c.nudge);
@@ -249,7 +247,7 @@ ATTN_T_AVX512 inline __m512i requant_avx512(const RequantAvx512& c, __m512i x) {
   const __m512i rem = _mm512_and_si512(s, c.mask);
   const __m512i thr = _mm512_sub_epi32(c.half, _mm512_srai_epi32(s, 31));
   s = _mm512_sra_epi32(s, c.vright);
-  s = _mm512_mask_add_epi32(s, _mm512_cmpgt_epi32_mask(rem, thr), s, c.one);
+  s = _mm512_mask_add_epi32(s, _mm512_cmpgt_epi32_mask(rem, thr), s, _mm512_set1_epi32(1));
   return _mm512_add_epi32(s, c.zp);
 }
 
@@ -272,9 +270,9 @@ struct Requant64Avx512 {
 ATTN_T_AVX512 inline __m512i requant64_half(const Requant64Avx512& c, __m512i x) {
   const __m512i p = _mm512_mul_epi32(x, c.mult);
   const __mmask8 s = _mm512_cmplt_epi64_mask(p, c.thr) & static_cast<__mmask8>(c.round_neg);
-  return _mm512_sra_epi64(_mm512_mask_sub_epi64(_mm512_add_epi64(p, c.k), s,
-                                                _mm512_add_epi64(p, c.k), c.two31),
-                          c.vshift);
+  return _mm512_sra_epi64(
+      _mm512_mask_sub_epi64(_mm512_add_epi64(p, c.k), s, _mm512_add_epi64(p, c.k), c.two31),
+      c.vshift);
 }
 ATTN_T_AVX512 inline __m512i requant64_avx512(const Requant64Avx512& c, __m512i x) {
   const __m512i even = requant64_half(c, x);
@@ -284,8 +282,7 @@ ATTN_T_AVX512 inline __m512i requant64_avx512(const Requant64Avx512& c, __m512i 
 }
 
 ATTN_T_AVX512 void requantize64_avx512(const int32_t* acc, int32_t n, int32_t offset,
-                                       int32_t multiplier, int e, int32_t zero_point,
-                                       int8_t* out) {
+                                       int32_t multiplier, int e, int32_t zero_point, int8_t* out) {
   Requant64Avx512 c;
   c.vshift = _mm_cvtsi32_si128(31 + e);
   c.mult = _mm512_set1_epi64(multiplier);
@@ -305,20 +302,8 @@ ATTN_T_AVX512 void requantize_avx512(const int32_t* acc, int32_t n, int32_t offs
   if (shift <= 0 && shift >= -23) {
     return requantize64_avx512(acc, n, offset, multiplier, -shift, zero_point, out);
   }
-  const int left = shift > 0 ? shift : 0;
-  const int right = shift > 0 ? 0 : -shift;
-  RequantAvx512 c;
-  c.vleft = _mm_cvtsi32_si128(left);
-  c.vright = _mm_cvtsi32_si128(right);
-  c.mult = _mm512_set1_epi64(multiplier);
-  c.nudge = _mm512_set1_epi64(int64_t{1} << 30);
-  const int32_t mk = static_cast<int32_t>((uint64_t{1} << right) - 1u);
-  c.mask = _mm512_set1_epi32(mk);
-  c.half = _mm512_set1_epi32(mk >> 1);
-  c.zp = _mm512_set1_epi32(zero_point);
-  c.off = _mm512_set1_epi32(offset);
-  c.one = _mm512_set1_epi32(1);
-  rows512::store_requantized<RequantAvx512, requant_avx512>(c, acc, n, out);
+  rows512::store_requantized<rows512::Requant, requant_avx512>(
+      rows512::requant_consts(offset, multiplier, shift, zero_point), acc, n, out);
 }
 
 // softmax_s8_row (see softmax_s8_row_ref): the row maximum, then 16 columns
@@ -346,8 +331,10 @@ ATTN_T_AVX512 int32_t row_max_avx512(const int8_t* in, int32_t n) {
   for (int32_t i = 0; i < n; i += 64) {
     mx = _mm512_max_epi8(mx, _mm512_mask_loadu_epi8(mx, tail_mask64(n - i), in + i));
   }
-  const __m256i m256 = _mm256_max_epi8(_mm512_castsi512_si256(mx), _mm512_extracti64x4_epi64(mx, 1));
-  const __m128i m128 = _mm_max_epi8(_mm256_castsi256_si128(m256), _mm256_extracti128_si256(m256, 1));
+  const __m256i m256 =
+      _mm256_max_epi8(_mm512_castsi512_si256(mx), _mm512_extracti64x4_epi64(mx, 1));
+  const __m128i m128 =
+      _mm_max_epi8(_mm256_castsi256_si128(m256), _mm256_extracti128_si256(m256, 1));
   return _mm512_reduce_max_epi32(_mm512_cvtepi8_epi32(m128));
 }
 
@@ -379,21 +366,11 @@ ATTN_T_AVX512 void softmax_avx512(const int32_t* table, int32_t diff_min, const 
     }
   }
   const int32_t sum_of_exps = _mm512_reduce_add_epi32(sum);
-  int num_bits_over_unit = 0;
-  const int32_t shifted_scale = q::get_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
-  const int exponent = num_bits_over_unit + 31 - 8;
-  if (shifted_scale == INT32_MIN) {  // srdhm's one saturating case (not in practice)
-    softmax_s8_row_ref(table, diff_min, in, out, n);
-    return;
-  }
-  if (exponent > 31) {
-    std::memset(out, 0x80, static_cast<std::size_t>(n));
-    return;
-  }
-  const __m512i scale64 = _mm512_set1_epi64(shifted_scale);
-  const __m128i ev = _mm_cvtsi32_si128(exponent);
-  const int32_t mk = static_cast<int32_t>((uint64_t{1} << exponent) - 1u);
-  const __m512i mask = _mm512_set1_epi32(mk), half = _mm512_set1_epi32(mk >> 1);
+  RowScale rs;
+  if (!row_scale(sum_of_exps, table, diff_min, in, out, n, &rs)) return;
+  const __m512i scale64 = _mm512_set1_epi64(rs.scale);
+  const __m128i ev = _mm_cvtsi32_si128(rs.exponent);
+  const __m512i mask = _mm512_set1_epi32(rs.mask), half = _mm512_set1_epi32(rs.mask >> 1);
   const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
   for (int32_t i = 0; i < n; i += 16) {
     const int32_t len = n - i < 16 ? n - i : 16;

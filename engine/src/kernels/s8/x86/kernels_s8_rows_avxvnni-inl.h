@@ -10,13 +10,14 @@
 namespace rows256 {
 using rows_avx2::hsum;
 using rows_avx2::kLanes;
+using rows_avx2::kRqVecs;
 using rows_avx2::load_i32_tail;
 using rows_avx2::mac_step;
 using rows_avx2::mac_tail;
 using rows_avx2::qk_short;
 using rows_avx2::reduce8;
 using rows_avx2::set1;
-using rows_avx2::kRqVecs;
+using rows_avx2::set1_64;
 using rows_avx2::store_packed;
 using rows_avx2::store_packed_tail;
 using rows_avx2::sub;
@@ -27,7 +28,9 @@ constexpr int32_t kDotBias = 128;  // dot: (a + 128) b, less 128 sum b
 constexpr int32_t kMacLanes = 8;
 constexpr int kPvRows = 4;  // byte-interleaved rows, weights as unsigned bytes
 constexpr int32_t kPvCols = 32;
-ATTN_T_AVXVNNI inline V load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+ATTN_T_AVXVNNI inline V load(const void* p) {
+  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+}
 ATTN_T_AVXVNNI inline V load_tail(const void* p, int32_t len) {
   alignas(32) uint8_t b[32] = {};
   std::memcpy(b, p, static_cast<std::size_t>(len));
@@ -42,7 +45,9 @@ ATTN_T_AVXVNNI inline V dp(V acc, V u, V s) {
 }
 ATTN_T_AVXVNNI inline V qconst(int32_t zp) { return _mm256_set1_epi8(static_cast<char>(128 + zp)); }
 ATTN_T_AVXVNNI inline V qop(const uint8_t* u, V /*c*/) { return load(u); }
-ATTN_T_AVXVNNI inline V qop_tail(const uint8_t* u, int32_t len, V /*c*/) { return load_tail(u, len); }
+ATTN_T_AVXVNNI inline V qop_tail(const uint8_t* u, int32_t len, V /*c*/) {
+  return load_tail(u, len);
+}
 // With 16 registers, a second accumulator per key would spill: the
 // zero-point term goes into a as c ~k = -c k - c (~k is an int8), which
 // leaves a off by -4c per lane and step; acc0 starts a at +4c per step.

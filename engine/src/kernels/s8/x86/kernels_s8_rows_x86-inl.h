@@ -26,7 +26,8 @@
 //   rows x weighted) and pv_store(acc, out) / pv_store_tail(acc, out, len)
 //   (the columns in order).
 //   store_requantized: kLanes, kRqVecs, load(p), load_i32_tail(p, len),
-//   store_packed(out, r) (kRqVecs vectors), store_packed_tail(out, v, len).
+//   store_packed(out, r) (kRqVecs vectors), store_packed_tail(out, v, len);
+//   requant_consts: set1_64(x) (x in every int64 lane).
 // Tails: level 3 loads and stores them masked, levels 1-2 through a
 // zero-padded copy on the stack.
 // No include guard: included once per level.
@@ -44,7 +45,7 @@ ATTN_ROWS_T inline int32_t qrow_dot(const uint8_t* u, int32_t zp, const int8_t* 
 // out[j] = qrow_dot of key j (stride bytes apart), eight keys per block (a
 // partial last block repeats its last key; those lanes are not stored).
 ATTN_ROWS_T inline void qk(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t stride,
-                    int32_t nkeys, int32_t n, int32_t* out) {
+                           int32_t nkeys, int32_t n, int32_t* out) {
   const int32_t done = qk_short(u, zp, k, stride, nkeys, n, out);
   k += static_cast<std::size_t>(done) * stride;
   out += done;
@@ -146,6 +147,32 @@ ATTN_ROWS_T inline void pv(RowAt row_at, const int16_t* w, int32_t nrows, int32_
     pv_block<true>(row_at, w, nrows, c, n - c, a);
     pv_store_tail(a, acc + c, n - c);
   }
+}
+
+// The constants of TFLite's requantization (see q::requantize) of x -
+// offset by multiplier > 0 and shift, plus the zero point, for the level's
+// requant function: left = max(shift, 0), right = max(-shift, 0), the
+// multiplier and srdhm's nudge 2^30 per int64 lane, RoundingDivideByPOT's
+// remainder mask and half.
+struct Requant {
+  __m128i vleft, vright;
+  V mult, nudge, mask, half, zp, off;
+};
+ATTN_ROWS_T inline Requant requant_consts(int32_t offset, int32_t multiplier, int32_t shift,
+                                          int32_t zero_point) {
+  const int left = shift > 0 ? shift : 0;
+  const int right = shift > 0 ? 0 : -shift;
+  Requant c;
+  c.vleft = _mm_cvtsi32_si128(left);
+  c.vright = _mm_cvtsi32_si128(right);
+  c.mult = set1_64(multiplier);
+  c.nudge = set1_64(int64_t{1} << 30);
+  const int32_t m = static_cast<int32_t>((uint64_t{1} << right) - 1u);
+  c.mask = set1(m);
+  c.half = set1(m >> 1);
+  c.zp = set1(zero_point);
+  c.off = set1(offset);
+  return c;
 }
 
 // out[i] = the int8 of requant(c, acc[i]) for i < n, requant one of the

@@ -43,8 +43,8 @@ ATTN_T_AVX512 bool softmax_lut_planes_avx512(const int32_t* table, int32_t diff_
     }
     for (int b = 0; b < 3; ++b) {
       const __m512i v = _mm512_inserti32x4(
-          _mm512_inserti32x4(
-              _mm512_inserti32x4(_mm512_castsi128_si512(part[b][0]), part[b][1], 1), part[b][2], 2),
+          _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(part[b][0]), part[b][1], 1),
+                             part[b][2], 2),
           part[b][3], 3);
       _mm512_storeu_si512(planes + 256 * b + d0, v);
     }
@@ -110,8 +110,8 @@ ATTN_T_AVX512VBMI inline void plane_sums_step(const __m512i (*p)[4], __m512i d, 
 }
 
 template <bool kShort0, bool kShort1, bool kShort2>
-ATTN_T_AVX512VBMI inline __m512i plane_sums_loop(const __m512i (*p)[4], const int8_t* in,
-                                                 int32_t n, __m512i vmax8) {
+ATTN_T_AVX512VBMI inline __m512i plane_sums_loop(const __m512i (*p)[4], const int8_t* in, int32_t n,
+                                                 __m512i vmax8) {
   __m512i s[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
   int32_t i = 0;
   for (; i + 64 <= n; i += 64) {
@@ -123,8 +123,8 @@ ATTN_T_AVX512VBMI inline __m512i plane_sums_loop(const __m512i (*p)[4], const in
     plane_sums_step<kShort0, kShort1, kShort2>(
         p, _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i)), m, s);
   }
-  return _mm512_add_epi64(s[0],
-                          _mm512_add_epi64(_mm512_slli_epi64(s[1], 8), _mm512_slli_epi64(s[2], 16)));
+  return _mm512_add_epi64(
+      s[0], _mm512_add_epi64(_mm512_slli_epi64(s[1], 8), _mm512_slli_epi64(s[2], 16)));
 }
 
 ATTN_T_AVX512VBMI inline __m512i plane_sums_row(const __m512i (*p)[4], const bool* upper_zero,
@@ -148,7 +148,7 @@ struct LutRowStats {
   int32_t max = 0, range = 0, sum = 0;
 };
 ATTN_T_AVX512VBMI LutRowStats softmax_lut_stats_avx512(const uint8_t* planes, const int8_t* in,
-                                                        int32_t n) {
+                                                       int32_t n) {
   // Row max and min (d = max - x never exceeds max - min).
   __m512i mx = _mm512_set1_epi8(-128), mn = _mm512_set1_epi8(127);
   for (int32_t i = 0; i < n; i += 64) {
@@ -156,11 +156,15 @@ ATTN_T_AVX512VBMI LutRowStats softmax_lut_stats_avx512(const uint8_t* planes, co
     mx = _mm512_max_epi8(mx, _mm512_mask_loadu_epi8(mx, m, in + i));
     mn = _mm512_min_epi8(mn, _mm512_mask_loadu_epi8(mn, m, in + i));
   }
-  const __m256i x256 = _mm256_max_epi8(_mm512_castsi512_si256(mx), _mm512_extracti64x4_epi64(mx, 1));
-  const __m128i x128 = _mm_max_epi8(_mm256_castsi256_si128(x256), _mm256_extracti128_si256(x256, 1));
+  const __m256i x256 =
+      _mm256_max_epi8(_mm512_castsi512_si256(mx), _mm512_extracti64x4_epi64(mx, 1));
+  const __m128i x128 =
+      _mm_max_epi8(_mm256_castsi256_si128(x256), _mm256_extracti128_si256(x256, 1));
   const int32_t max_in_row = _mm512_reduce_max_epi32(_mm512_cvtepi8_epi32(x128));
-  const __m256i n256 = _mm256_min_epi8(_mm512_castsi512_si256(mn), _mm512_extracti64x4_epi64(mn, 1));
-  const __m128i n128 = _mm_min_epi8(_mm256_castsi256_si128(n256), _mm256_extracti128_si256(n256, 1));
+  const __m256i n256 =
+      _mm256_min_epi8(_mm512_castsi512_si256(mn), _mm512_extracti64x4_epi64(mn, 1));
+  const __m128i n128 =
+      _mm_min_epi8(_mm256_castsi256_si128(n256), _mm256_extracti128_si256(n256, 1));
   const int32_t range = max_in_row - _mm512_reduce_min_epi32(_mm512_cvtepi8_epi32(n128));
   __m512i p[3][4];
   for (int b = 0; b < 3; ++b) {
@@ -178,7 +182,8 @@ ATTN_T_AVX512VBMI LutRowStats softmax_lut_stats_avx512(const uint8_t* planes, co
       _mm512_reduce_add_epi64(plane_sums_row(p, upper_zero, in, n, max_in_row, range));
   // Below 2^31 for n <= 4095 (each term < 2^24 ... and in practice <= 2^19);
   // the reference sums in int32, so wrap as it would.
-  const int32_t sum_of_exps = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum64)));
+  const int32_t sum_of_exps =
+      static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum64)));
   LutRowStats st;
   st.max = max_in_row;
   st.range = range;
@@ -230,10 +235,36 @@ ATTN_T_AVX512 inline void softmax_lut_weights(const int32_t* table, int32_t dend
       part[j] = _mm512_mask_shuffle_epi32(re, static_cast<__mmask16>(0xaaaa), ro,
                                           static_cast<_MM_PERM_ENUM>(0xa0));
     }
-    w[t] = _mm512_permutexvar_epi32(
-        order, _mm512_packus_epi16(_mm512_packus_epi32(part[0], part[1]),
-                                   _mm512_packus_epi32(part[2], part[3])));
+    w[t] =
+        _mm512_permutexvar_epi32(order, _mm512_packus_epi16(_mm512_packus_epi32(part[0], part[1]),
+                                                            _mm512_packus_epi32(part[2], part[3])));
   }
+}
+
+// The weights w(d) of a row's columns looked up (plane_lookup<kLow>: the
+// lower half of w only, or all of it) into out, zero to n_pad, and their
+// sums per int64 lane: whole 64-column vectors first (no column mask), then
+// the rest zero-masked past n.
+template <bool kLow>
+ATTN_T_AVX512VBMI inline __m512i weights_out_loop(const __m512i* w, __m512i vmax8, const int8_t* in,
+                                                  int8_t* out, int32_t n, int32_t n_pad) {
+  const __m512i zero = _mm512_setzero_si512();
+  __m512i sw = zero;
+  int32_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i d = _mm512_sub_epi8(vmax8, _mm512_loadu_si512(in + i));
+    const __m512i v = plane_lookup<kLow>(w, d, ~__mmask64{0}, ~_mm512_movepi8_mask(d));
+    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
+    _mm512_storeu_si512(out + i, v);
+  }
+  for (; i < n_pad; i += 64) {
+    const __mmask64 m = tail_mask64(n - i);  // all-zero past n
+    const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
+    const __m512i v = plane_lookup<kLow>(w, d, m, m & ~_mm512_movepi8_mask(d));
+    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
+    _mm512_mask_storeu_epi8(out + i, tail_mask64(n_pad - i), v);
+  }
+  return sw;
 }
 
 // The outputs of a row from its statistics and reciprocal (shifted_scale >
@@ -267,43 +298,10 @@ ATTN_T_AVX512VBMI __m512i softmax_lut_out_avx512(const uint16_t* dcut, const int
     }
     return zero;
   }
-  __m512i sw = zero;
-  if (dend <= 128) {
-    // w(d) = 0 from d = 128 on: the lower half, one vpermi2b zero-masked on
-    // d's top bit (and past n). Whole vectors of columns first.
-    int32_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_loadu_si512(in + i));
-      const __m512i v = _mm512_maskz_permutex2var_epi8(~_mm512_movepi8_mask(d), w[0], d, w[1]);
-      sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
-      _mm512_storeu_si512(out + i, v);
-    }
-    for (; i < n_pad; i += 64) {
-      const __mmask64 m = tail_mask64(n - i);  // all-zero past n
-      const __mmask64 mp = tail_mask64(n_pad - i);
-      const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-      const __m512i v =
-          _mm512_maskz_permutex2var_epi8(m & ~_mm512_movepi8_mask(d), w[0], d, w[1]);
-      sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
-      _mm512_mask_storeu_epi8(out + i, mp, v);
-    }
-    return sw;
-  }
-  int32_t i = 0;
-  for (; i + 64 <= n; i += 64) {
-    const __m512i v = lut256(w, _mm512_sub_epi8(vmax8, _mm512_loadu_si512(in + i)));
-    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
-    _mm512_storeu_si512(out + i, v);
-  }
-  for (; i < n_pad; i += 64) {
-    const __mmask64 m = tail_mask64(n - i);  // all-zero past n
-    const __mmask64 mp = tail_mask64(n_pad - i);
-    const __m512i d = _mm512_sub_epi8(vmax8, _mm512_maskz_loadu_epi8(m, in + i));
-    const __m512i v = _mm512_maskz_mov_epi8(m, lut256(w, d));
-    sw = _mm512_add_epi64(sw, _mm512_sad_epu8(v, zero));
-    _mm512_mask_storeu_epi8(out + i, mp, v);
-  }
-  return sw;
+  // dend <= 128: w(d) = 0 from d = 128 on, the lower half serves (one
+  // vpermi2b zero-masked on d's top bit).
+  if (dend <= 128) return weights_out_loop<true>(w, vmax8, in, out, n, n_pad);
+  return weights_out_loop<false>(w, vmax8, in, out, n, n_pad);
 }
 
 template <bool kWeights>
@@ -315,9 +313,8 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const ui
   int num_bits_over_unit = 0;
   const int32_t shifted_scale = q::get_reciprocal(st.sum, 12, &num_bits_over_unit);
   if (shifted_scale <= 0) return -1;  // srdhm's saturating case (not in practice)
-  const __m512i sw = softmax_lut_out_avx512<kWeights>(dcut, table, diff_min, in, out, n, n_pad,
-                                                      st, shifted_scale,
-                                                      num_bits_over_unit + 31 - 8);
+  const __m512i sw = softmax_lut_out_avx512<kWeights>(dcut, table, diff_min, in, out, n, n_pad, st,
+                                                      shifted_scale, num_bits_over_unit + 31 - 8);
   return static_cast<int32_t>(_mm512_reduce_add_epi64(sw));
 }
 
@@ -326,8 +323,8 @@ ATTN_T_AVX512VBMI int32_t softmax_lut_row_avx512(const uint8_t* planes, const ui
 ATTN_T_AVX512 inline __m512i srdhm_vv_avx512(__m512i a, __m512i b) {
   const __m512i nudge = _mm512_set1_epi64(int64_t{1} << 30);
   const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(a, b), nudge);
-  const __m512i po = _mm512_add_epi64(
-      _mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)), nudge);
+  const __m512i po =
+      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)), nudge);
   const __m512i r = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xaaaa),
                                             _mm512_srli_epi64(pe, 31),
                                             _mm512_slli_epi64(_mm512_srli_epi64(po, 31), 32));

@@ -66,13 +66,14 @@
 #define ATTN_T_AVX2 __attribute__((target("avx2")))
 #define ATTN_T_AVXVNNI __attribute__((target("avx2,avxvnni")))
 #define ATTN_T_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
-#define ATTN_T_AVX512VBMI \
-  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
+#define ATTN_T_AVX512VBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
 
 namespace attn {
 namespace detail {
 namespace {
 
+// In this order (each fragment uses those before it): not sorted.
+// clang-format off
 #include "kernels/s8/x86/kernels_s8_cpu_x86-inl.h"
 #include "kernels/s8/x86/kernels_s8_rows_avx2-inl.h"
 #include "kernels/s8/x86/kernels_s8_rows_avxvnni-inl.h"
@@ -80,9 +81,29 @@ namespace {
 #include "kernels/s8/x86/kernels_s8_softmax_lut_avx512-inl.h"
 #include "kernels/s8/x86/kernels_s8_tile_levels_x86-inl.h"
 #include "kernels/s8/x86/kernels_s8_pack_sse2-inl.h"
+// clang-format on
 
 // ------------------------------------------------------------- dispatch
 const uint8_t* as_u(const void* packed) { return static_cast<const uint8_t*>(packed); }
+
+// The row kernel `fn` of the current level's namespace (rows512, rows256,
+// rows_avx2) on the arguments that follow, or the expression `ref` at level 0
+// (the statement a function's body is; void kernels return their void call).
+#define ATTN_ROWS_BY_LEVEL(ref, fn, ...)       \
+  switch (level()) {                           \
+    case 3: return rows512::fn(__VA_ARGS__);   \
+    case 2: return rows256::fn(__VA_ARGS__);   \
+    case 1: return rows_avx2::fn(__VA_ARGS__); \
+    default: return (ref);                     \
+  }
+
+// out[j] = the packed row's dot with key j, at level 0.
+void qk_scalar(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
+               int32_t n, int32_t* out) {
+  for (int32_t j = 0; j < nkeys; ++j) {
+    out[j] = qrow_dot_scalar(u, zp, k + static_cast<std::size_t>(j) * k_stride, n);
+  }
+}
 
 }  // namespace
 
@@ -102,45 +123,22 @@ bool kernels_s8_x86_select(int lvl) {
 
 const char* kernels_s8_x86_level_name(int lvl) {
   switch (lvl) {
-    case 3:
-      return "avx512-vnni";
-    case 2:
-      return "avx-vnni";
-    case 1:
-      return "avx2";
-    case 0:
-      return "scalar";
-    default:
-      return "?";
+    case 3: return "avx512-vnni";
+    case 2: return "avx-vnni";
+    case 1: return "avx2";
+    case 0: return "scalar";
+    default: return "?";
   }
 }
 
 const char* kernels_s8_name() { return kernels_s8_x86_level_name(level()); }
 
 int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
-  switch (level()) {
-    case 3:
-      return rows512::dot(a, b, n, sum_b);
-    case 2:
-      return rows256::dot(a, b, n, sum_b);
-    case 1:
-      return rows_avx2::dot(a, b, n, sum_b);
-    default:
-      return dot_s8_ref(a, b, n, sum_b);
-  }
+  ATTN_ROWS_BY_LEVEL(dot_s8_ref(a, b, n, sum_b), dot, a, b, n, sum_b);
 }
 
 void mac_s8(int32_t* acc, const int8_t* b, int32_t w, int32_t n) {
-  switch (level()) {
-    case 3:
-      return rows512::mac(acc, b, w, n);
-    case 2:
-      return rows256::mac(acc, b, w, n);
-    case 1:
-      return rows_avx2::mac(acc, b, w, n);
-    default:
-      return mac_s8_ref(acc, b, w, n);
-  }
+  ATTN_ROWS_BY_LEVEL(mac_s8_ref(acc, b, w, n), mac, acc, b, w, n);
 }
 
 int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
@@ -154,76 +152,37 @@ int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
 }
 
 int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
-  switch (level()) {
-    case 3:
-      return rows512::qrow_dot(as_u(packed), zp, k, n);
-    case 2:
-      return rows256::qrow_dot(as_u(packed), zp, k, n);
-    case 1:
-      return rows_avx2::qrow_dot(as_u(packed), zp, k, n);
-    default:
-      return qrow_dot_scalar(as_u(packed), zp, k, n);
-  }
+  ATTN_ROWS_BY_LEVEL(qrow_dot_scalar(as_u(packed), zp, k, n), qrow_dot, as_u(packed), zp, k, n);
 }
 
 void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
            int32_t n, int32_t* out) {
-  switch (level()) {
-    case 3:
-      return rows512::qk(as_u(packed), zp, k, k_stride, nkeys, n, out);
-    case 2:
-      return rows256::qk(as_u(packed), zp, k, k_stride, nkeys, n, out);
-    case 1:
-      return rows_avx2::qk(as_u(packed), zp, k, k_stride, nkeys, n, out);
-    default:
-      for (int32_t j = 0; j < nkeys; ++j) {
-        out[j] = qrow_dot_scalar(as_u(packed), zp, k + static_cast<std::size_t>(j) * k_stride, n);
-      }
-      return;
-  }
+  ATTN_ROWS_BY_LEVEL(qk_scalar(as_u(packed), zp, k, k_stride, nkeys, n, out), qk, as_u(packed), zp,
+                     k, k_stride, nkeys, n, out);
 }
 
 void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
   const auto at = [rows](int32_t r) { return rows[r]; };
-  switch (level()) {
-    case 3:
-      return rows512::pv(at, w, nrows, n, acc);
-    case 2:
-      return rows256::pv(at, w, nrows, n, acc);
-    case 1:
-      return rows_avx2::pv(at, w, nrows, n, acc);
-    default:
-      return pv_s8_ref(rows, w, nrows, n, acc);
-  }
+  ATTN_ROWS_BY_LEVEL(pv_s8_ref(rows, w, nrows, n, acc), pv, at, w, nrows, n, acc);
 }
 
 void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
                    int32_t* acc) {
   const auto at = [v, stride](int32_t r) { return v + static_cast<std::size_t>(r) * stride; };
-  switch (level()) {
-    case 3:
-      return rows512::pv(at, w, nrows, n, acc);
-    case 2:
-      return rows256::pv(at, w, nrows, n, acc);
-    case 1:
-      return rows_avx2::pv(at, w, nrows, n, acc);
-    default:
-      return pv_s8_strided_ref(v, stride, w, nrows, n, acc);
-  }
+  ATTN_ROWS_BY_LEVEL(pv_s8_strided_ref(v, stride, w, nrows, n, acc), pv, at, w, nrows, n, acc);
 }
+
+#undef ATTN_ROWS_BY_LEVEL
 
 void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
                        int32_t shift, int32_t zero_point, int8_t* out) {
   // The vector forms assume multiplier > 0 (TFLite's are in [2^30, 2^31)).
   const int lvl = multiplier > 0 ? level() : 0;
   switch (lvl) {
-    case 3:
-      return requantize_avx512(acc, n, offset, multiplier, shift, zero_point, out);
+    case 3: return requantize_avx512(acc, n, offset, multiplier, shift, zero_point, out);
     case 2:
-    case 1:
-      return requantize_avx2(acc, n, offset, multiplier, shift, zero_point, out);
-    default:
-      return requantize_row_s8_ref(acc, n, offset, multiplier, shift, zero_point, out);
+    case 1: return requantize_avx2(acc, n, offset, multiplier, shift, zero_point, out);
+    default: return requantize_row_s8_ref(acc, n, offset, multiplier, shift, zero_point, out);
   }
 }
 
@@ -237,7 +196,6 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
   softmax_s8_row_ref(exp_table, diff_min, in, out, n);
 }
 
-
 namespace {
 #include "kernels/s8/x86/kernels_s8_pack_avx512-inl.h"
 #include "kernels/s8/x86/kernels_s8_softmax_tile_avx512-inl.h"
@@ -249,12 +207,9 @@ void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                 const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
                 std::size_t out_stride) {
   switch (level()) {
-    case 3:
-      return tile512::qk_tile(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
-    case 2:
-      return tile256::qk_tile(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
-    default:
-      return qk_tile_s8_ref(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
+    case 3: return tile512::qk_tile(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
+    case 2: return tile256::qk_tile(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
+    default: return qk_tile_s8_ref(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
   }
 }
 
@@ -264,8 +219,8 @@ bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
                    std::size_t out_stride) {
   // The 64-bit form: multiplier > 0, shift in [-23, 0] (see requantize64_avx512).
   if (level() != 3 || multiplier <= 0 || shift > 0 || shift < -23) return false;
-  tile512::qk_tile_rq(u, nq, zp, kpacked, ksum, nkeys, n, offsets, multiplier, -shift, out_zp,
-                      out, out_stride);
+  tile512::qk_tile_rq(u, nq, zp, kpacked, ksum, nkeys, n, offsets, multiplier, -shift, out_zp, out,
+                      out_stride);
   return true;
 }
 
@@ -275,8 +230,8 @@ bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
                    void* /*work*/) {
   // The 64-bit form, as qk_tile_s8_rq.
   if (level() != 3 || multiplier <= 0 || shift > 0 || shift < -23) return false;
-  tile512::pv_tile_rq(w, w_stride, nq, vpacked, nrows, n, offsets, multiplier, -shift, out_zp,
-                      out, out_stride);
+  tile512::pv_tile_rq(w, w_stride, nq, vpacked, nrows, n, offsets, multiplier, -shift, out_zp, out,
+                      out_stride);
   return true;
 }
 
@@ -303,17 +258,13 @@ void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                 int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride, void* /*work*/) {
   switch (level()) {
-    case 3:
-      return tile512::pv_tile(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
-    case 2:
-      return tile256::pv_tile(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
-    default:
-      return pv_tile_s8_ref(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
+    case 3: return tile512::pv_tile(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
+    case 2: return tile256::pv_tile(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
+    default: return pv_tile_s8_ref(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
   }
 }
 
-void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
-                             void* lut) {
+void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max, void* lut) {
   auto* b = static_cast<uint8_t*>(lut);
   // [0, 768) planes, 768 flag, [772, 790) dcut.
   b[768] = 0;
@@ -331,37 +282,26 @@ int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff
   }
   const auto* b = static_cast<const uint8_t*>(lut);
   if (level() == 3 && n >= 64 && b[768] != 0) {
-    const int32_t sum = softmax_lut_row_avx512<true>(
-        b, reinterpret_cast<const uint16_t*>(b + 772), exp_table, diff_min, in,
-        reinterpret_cast<int8_t*>(w), n, n_pad);
+    const int32_t sum = softmax_lut_row_avx512<true>(b, reinterpret_cast<const uint16_t*>(b + 772),
+                                                     exp_table, diff_min, in,
+                                                     reinterpret_cast<int8_t*>(w), n, n_pad);
     if (sum >= 0) return sum;
   }
   softmax_s8_row(exp_table, diff_min, in, reinterpret_cast<int8_t*>(w), n);
   return weights_from_codes_s8(w, n, n_pad);
 }
 
-
 void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
                        std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
                        int32_t* sum_w) {
-  const auto* b = static_cast<const uint8_t*>(lut);
+  const TileRows a{lut, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w};
   if (level() == 3) {
     int32_t n_max = 0;
     for (int32_t r = 0; r < nq; ++r) n_max = n[r] > n_max ? n[r] : n_max;
-    if (n_max <= 16) {
-      softmax_tile_short_avx512(lut, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
-      return;
-    }
+    if (n_max <= 16) return softmax_tile_short_avx512(a);
+    if (static_cast<const uint8_t*>(lut)[768] != 0) return softmax_tile16_avx512(a);
   }
-  if (level() == 3 && b[768] != 0) {
-    softmax_tile16_avx512(b, exp_table, diff_min, rows, stride, nq, n, n_pad, sum_w);
-    return;
-  }
-  for (int32_t r = 0; r < nq; ++r) {
-    int8_t* row = rows + static_cast<std::size_t>(r) * stride;
-    sum_w[r] = softmax_s8_row_w(lut, exp_table, diff_min, row, reinterpret_cast<uint8_t*>(row),
-                                n[r], n_pad);
-  }
+  for (int32_t r = 0; r < nq; ++r) sum_w[r] = a.by_row(r);
 }
 
 }  // namespace detail
