@@ -65,6 +65,19 @@ inline void bahdanau_s8_score(const BahdanauS8Params& p, const BahdanauS8Work& w
   fc_s8(p.v, w.row, static_cast<std::size_t>(p.shape.units), 1, score, 1);
 }
 
+// A = FULLY_CONNECTED(query, W1, b1) into w.query_proj and ADD's rescaling of
+// it into w.query_term.
+__attribute__((always_inline)) inline void bahdanau_query_s8(const BahdanauS8Params& p,
+                                                             const BahdanauS8Work& w,
+                                                             const int8_t* query) {
+  const BahdanauShape& s = p.shape;
+  fc_s8(p.w1, query, static_cast<std::size_t>(s.query_dim), 1, w.query_proj,
+        static_cast<std::size_t>(s.units));
+  for (int32_t u = 0; u < s.units; ++u) {
+    w.query_term[u] = add_s8_rescale(w.query_proj[u], p.add.input1_zero_point, p.add.input1);
+  }
+}
+
 // context (and the optional weights row) of one batch item over keys j <
 // limit. memory_row(j, buf) returns B_j (in buf = w.row, or where it keeps it).
 // w.key_term must hold bahdanau_s8_key_terms.
@@ -81,16 +94,18 @@ void bahdanau_item_s8(const BahdanauS8Params& p, const BahdanauS8Work& w, const 
     }
     return;
   }
-  fc_s8(p.w1, query, static_cast<std::size_t>(s.query_dim), 1, w.query_proj,
-        static_cast<std::size_t>(s.units));
-  for (int32_t u = 0; u < s.units; ++u) {
-    w.query_term[u] = add_s8_rescale(w.query_proj[u], p.add.input1_zero_point, p.add.input1);
-  }
+  bahdanau_query_s8(p, w, query);
   auto* scores = static_cast<int8_t*>(w.core);  // the core's score row
   for (int32_t j = 0; j < limit; ++j) bahdanau_s8_score(p, w, memory_row(j, w.row), scores + j);
   softmax_pv_row_s8(p.attend, scores, limit, nullptr, keys, kd, s.key_dim, s.seq, ctx, wrow,
                     w.core);
 }
+
+// bahdanau_s8 (memory null) and bahdanau_s8_step through an executor of
+// more than one worker (bahdanau_s8_parallel.cpp). scratch: 64-byte aligned,
+// workers slices of bahdanau_s8_scratch_bytes(shape) - 64 bytes.
+void bahdanau_s8_parallel(const Executor& ex, const BahdanauS8Params& params,
+                          const BahdanauS8Args& args, const int8_t* memory, void* scratch);
 
 }  // namespace detail
 }  // namespace attn
