@@ -1,13 +1,15 @@
-// Rows Threads_SDPA_d64_1024/eigen/threads:N and
-// Threads_Decode_d64_4096/eigen/threads:N (wall-clock time): the Eigen SDPA
-// peer on Eigen's own OpenMP threads, from the isolated shared object of
-// eigen_omp/ (why it is isolated: eigen_omp/eigen_sdpa_omp.h).
+// Rows Threads_SDPA_d64_1024/eigen/threads:N,
+// Threads_Decode_d64_4096/eigen/threads:N and
+// Threads_MHA_E256_H8_256/eigen/threads:N (wall-clock time): the Eigen SDPA
+// and MHA peers on Eigen's own OpenMP threads, from the isolated shared
+// object of eigen_omp/ (why it is isolated: eigen_omp/eigen_sdpa_omp.h).
 #include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "bench_check.h"
 #include "bench_common.h"
+#include "bench_mha_data.h"
 #include "bench_sdpa_data.h"
 #include "eigen_omp/eigen_sdpa_omp.h"
 
@@ -38,6 +40,30 @@ void BM_Sdpa_eigen_threads(benchmark::State& st, int32_t sq, int32_t skv, int th
   EigenOmpSetThreads(1);
 }
 
+void BM_Mha_eigen_threads(benchmark::State& st, int32_t e, int32_t h, int32_t s, int threads) {
+  MhaData m(e, h, s);
+  FVec work = m.eigen_work();
+  const auto run = [&] {
+    EigenOmpMha(m.x.data(), m.w_in.data(), m.b_in.data(), m.w_out.data(), m.b_out.data(),
+                m.out.data(), s, e, h, work.data());
+  };
+  const int got = EigenOmpSetThreads(threads);
+  if (got != threads) {
+    Fail(st, "Eigen::setNbThreads(" + std::to_string(threads) + ") left " + std::to_string(got) +
+                 " threads");
+  } else {
+    run();
+    if (CheckClose(st, "out", m.out.data(), m.expected())) {
+      for (auto _ : st) {
+        run();
+        benchmark::ClobberMemory();
+      }
+      SetFlops(st, MhaFlops(e, s));
+    }
+  }
+  EigenOmpSetThreads(1);
+}
+
 }  // namespace
 
 void RegisterEigenThreadBenchmarks() {
@@ -47,6 +73,8 @@ void RegisterEigenThreadBenchmarks() {
     Register("Threads_SDPA_d64_1024/eigen" + threads, BM_Sdpa_eigen_threads, 1024, 1024, t)
         ->UseRealTime();
     Register("Threads_Decode_d64_4096/eigen" + threads, BM_Sdpa_eigen_threads, 1, 4096, t)
+        ->UseRealTime();
+    Register("Threads_MHA_E256_H8_256/eigen" + threads, BM_Mha_eigen_threads, 256, 8, 256, t)
         ->UseRealTime();
   }
 }
