@@ -228,8 +228,8 @@ void BM_Mha_eigen(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
   MhaData m(e, h, s);
   FVec work = m.eigen_work();
   const auto run = [&] {
-    EigenMha(m.x.data(), m.w_in.data(), m.b_in.data(), m.w_out.data(), m.b_out.data(),
-             m.out.data(), s, e, h, work.data());
+    EigenMha(m.x.data(), m.w_in.data(), m.b_in.data(), m.w_out.data(), m.b_out.data(), m.out.data(),
+             s, e, h, work.data());
   };
   run();
   if (!CheckClose(st, "out", m.out.data(), m.expected())) return;

@@ -15,9 +15,13 @@ namespace attn_bench {
 
 struct MhaData {
   MhaData(int32_t e, int32_t h, int32_t s, int32_t workers = 1)
-      : x(Random(Z(s) * Z(e), 4)), w_in(Random(3 * Z(e) * Z(e), 5, -0.2f, 0.2f)),
-        b_in(Random(3 * Z(e), 6)), w_out(Random(Z(e) * Z(e), 7, -0.2f, 0.2f)),
-        b_out(Random(Z(e), 8)), out(Z(s) * Z(e)), shape{1, s, s, e, h, 0, 0},
+      : x(Random(Z(s) * Z(e), 4)),
+        w_in(Random(3 * Z(e) * Z(e), 5, -0.2f, 0.2f)),
+        b_in(Random(3 * Z(e), 6)),
+        w_out(Random(Z(e) * Z(e), 7, -0.2f, 0.2f)),
+        b_out(Random(Z(e), 8)),
+        out(Z(s) * Z(e)),
+        shape{1, s, s, e, h, 0, 0},
         scratch(attn::mha_f32_scratch_bytes(shape, workers)) {}
   const Expected& expected() const {
     const int32_t e = shape.embed_dim, h = shape.num_heads, s = shape.seq_q;

@@ -96,8 +96,8 @@ void mha_reference(const MhaData& d, std::vector<double>* ref, std::vector<doubl
   std::vector<double> out_r, out_t, w_r, w_t;
   for (int32_t b = 0; b < s.batch; ++b) {
     std::vector<double> qp(uz(s.seq_q) * uz(e)), qe(qp.size()), kp(uz(s.seq_kv) * uz(e)),
-        ke(kp.size()), vp(kp.size()), ve(kp.size()), o(qp.size()), oe(qp.size()), p(sqkv),
-        pt(sqkv), avg(sqkv), avg_t(sqkv), y(qp.size()), ye(qp.size());
+        ke(kp.size()), vp(kp.size()), ve(kp.size()), o(qp.size()), oe(qp.size()), p(sqkv), pt(sqkv),
+        avg(sqkv), avg_t(sqkv), y(qp.size()), ye(qp.size());
     const float* xq = d.query.data() + uz(b) * uz(s.seq_q) * uz(e);
     const float* xk = d.key.data() + uz(b) * uz(s.seq_kv) * uz(e);
     const float* xv = d.value.data() + uz(b) * uz(s.seq_kv) * uz(e);
@@ -113,10 +113,10 @@ void mha_reference(const MhaData& d, std::vector<double>* ref, std::vector<doubl
     const double inv_h = 1.0 / static_cast<double>(s.num_heads);
     for (int h = 0; h < s.num_heads; ++h) {
       const std::size_t col = uz(h) * uz(hd);
-      attn_ref::attention<double>(s.seq_q, s.seq_kv, hd, hd, scale, attn_ref::kEps,
-                                  qp.data() + col, uz(e), qe.data() + col, kp.data() + col, uz(e),
-                                  ke.data() + col, vp.data() + col, uz(e), ve.data() + col, mv,
-                                  p.data(), pt.data(), o.data() + col, oe.data() + col, uz(e));
+      attn_ref::attention<double>(s.seq_q, s.seq_kv, hd, hd, scale, attn_ref::kEps, qp.data() + col,
+                                  uz(e), qe.data() + col, kp.data() + col, uz(e), ke.data() + col,
+                                  vp.data() + col, uz(e), ve.data() + col, mv, p.data(), pt.data(),
+                                  o.data() + col, oe.data() + col, uz(e));
       for (std::size_t i = 0; i < sqkv; ++i) {
         avg[i] += inv_h * p[i];
         avg_t[i] += inv_h * pt[i];
@@ -222,18 +222,16 @@ struct BahdanauData {
   }
 };
 
-void bahdanau_reference(const BahdanauData& d, std::vector<double>* ref,
-                        std::vector<double>* tol) {
+void bahdanau_reference(const BahdanauData& d, std::vector<double>* ref, std::vector<double>* tol) {
   const attn::BahdanauShape& s = d.s;
   std::vector<double> ctx, ctx_t, w, w_t;
   for (int32_t b = 0; b < s.batch; ++b) {
     std::vector<double> p(uz(s.seq)), pt(p.size()), c(uz(s.key_dim)), ct(c.size());
-    attn_ref::bahdanau(s.seq, s.query_dim, s.key_dim, s.units,
-                       d.query.data() + uz(b) * uz(s.query_dim),
-                       d.keys.data() + uz(b) * uz(s.seq) * uz(s.key_dim), d.w1.data(),
-                       d.b1.data(), d.w2.data(), d.b2.data(), d.v.data(), d.bv,
-                       d.lens.empty() ? s.seq : d.lens[uz(b)], p.data(), pt.data(), c.data(),
-                       ct.data());
+    attn_ref::bahdanau(
+        s.seq, s.query_dim, s.key_dim, s.units, d.query.data() + uz(b) * uz(s.query_dim),
+        d.keys.data() + uz(b) * uz(s.seq) * uz(s.key_dim), d.w1.data(), d.b1.data(), d.w2.data(),
+        d.b2.data(), d.v.data(), d.bv, d.lens.empty() ? s.seq : d.lens[uz(b)], p.data(), pt.data(),
+        c.data(), ct.data());
     ctx.insert(ctx.end(), c.begin(), c.end());
     ctx_t.insert(ctx_t.end(), ct.begin(), ct.end());
     w.insert(w.end(), p.begin(), p.end());
@@ -284,7 +282,8 @@ OpCase bahdanau_case(const attn::BahdanauShape& s, bool step, bool lens, uint32_
     a.key_lengths = p->lens.empty() ? nullptr : p->lens.data();
     a.executor = ex;
     if (!p->step) return attn::bahdanau_f32(p->s, p->w(), a, sc);
-    const attn::Status st = attn::bahdanau_f32_step(p->s, p->w(), a, p->memory.data(), mem_bytes, sc);
+    const attn::Status st =
+        attn::bahdanau_f32_step(p->s, p->w(), a, p->memory.data(), mem_bytes, sc);
     if (st != attn::Status::kOk) return st;
     return attn::bahdanau_f32_memory(p->s, p->w(), p->keys.data(), p->memory_out.data(), mem_bytes,
                                      ex);

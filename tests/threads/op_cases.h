@@ -41,7 +41,7 @@ struct OpCase {
   std::function<std::size_t(int32_t workers)> scratch_bytes;
   std::function<attn::Status(const attn::Executor&, attn::Scratch)> run;
   attn::Status setup = attn::Status::kOk;  // the prepare and serial memory calls
-  int32_t split_from = 0;  // 0: bit-identical at every worker count
+  int32_t split_from = 0;                  // 0: bit-identical at every worker count
   // Float cases with split_from: the reference and its bound, one per element
   // of the outputs that are not `exact`, in the order of `outputs`.
   std::function<void(std::vector<double>* ref, std::vector<double>* tol)> reference;

@@ -75,8 +75,8 @@ OpCase mha_case(const attn::MhaShape& s, bool causal, bool lens, bool weights, u
   quant.scores = {0.3f, 2};
   quant.attn = {0.06f, -3};
   quant.out = {0.05f, 5};
-  const attn::MhaS8Weights w{d->layers[0].weights(), d->layers[1].weights(),
-                             d->layers[2].weights(), d->layers[3].weights()};
+  const attn::MhaS8Weights w{d->layers[0].weights(), d->layers[1].weights(), d->layers[2].weights(),
+                             d->layers[3].weights()};
   d->channels.resize(attn::mha_s8_channel_count(s));
   const attn::Status setup = attn::mha_s8_prepare(s, quant, w, d->channels.data(), &d->params);
   d->query = rand_s8(uz(s.batch) * uz(s.seq_q) * uz(e), rng);
@@ -136,8 +136,7 @@ OpCase bahdanau_case(const attn::BahdanauShape& s, bool step, bool lens, uint32_
   const attn::BahdanauS8Weights w{d->layers[0].weights(), d->layers[1].weights(),
                                   d->layers[2].weights()};
   d->channels.resize(attn::bahdanau_s8_channel_count(s));
-  const attn::Status setup =
-      attn::bahdanau_s8_prepare(s, quant, w, d->channels.data(), &d->params);
+  const attn::Status setup = attn::bahdanau_s8_prepare(s, quant, w, d->channels.data(), &d->params);
   d->step = step;
   d->query = rand_s8(uz(s.batch) * uz(s.query_dim), rng);
   d->keys = rand_s8(uz(s.batch) * uz(s.seq) * uz(s.key_dim), rng);
@@ -195,7 +194,8 @@ attn::Status run_luong(LuongData* p, const attn::Executor& ex, attn::Scratch sc)
   a.executor = ex;
   if (p->kind < 2) return attn::luong_s8(p->params, a, sc);
   const std::size_t mem_bytes = p->memory.size();
-  const attn::Status st = attn::luong_general_s8_step(p->params, a, p->memory.data(), mem_bytes, sc);
+  const attn::Status st =
+      attn::luong_general_s8_step(p->params, a, p->memory.data(), mem_bytes, sc);
   if (st != attn::Status::kOk) return st;
   return attn::luong_general_s8_memory(p->params, p->keys.data(), p->memory_out.data(), mem_bytes,
                                        ex);
@@ -225,8 +225,7 @@ OpCase luong_case(const attn::LuongGeneralShape& s, int kind, bool lens, uint32_
   d->context.resize(uz(s.batch) * uz(s.key_dim));
   d->weights.resize(uz(s.batch) * uz(s.seq));
   if (lens) d->lens = lengths(s.batch, s.seq, rng);
-  static const char* const kNames[] = {"luong_s8 dot", "luong_s8 general",
-                                       "luong_general_s8_step"};
+  static const char* const kNames[] = {"luong_s8 dot", "luong_s8 general", "luong_general_s8_step"};
   OpCase c;
   c.name = std::string(kNames[kind]) + " B=" + std::to_string(s.batch) +
            " T=" + std::to_string(s.seq);

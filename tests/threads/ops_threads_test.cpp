@@ -95,12 +95,11 @@ void check_case(const OpCase& c, int32_t workers) {
   Bytes ws(c.scratch_bytes(workers));
   ASSERT_GE(ws.size(), ws0.size());
   std::vector<std::vector<Bytes>> results;
-  for (const attn::Executor& ex : {threads_test::pool(workers).executor(),
-                                   threads_test::striped(workers)}) {
+  for (const attn::Executor& ex :
+       {threads_test::pool(workers).executor(), threads_test::striped(workers)}) {
     fill(c, 0x5a);
     if (workers > 1) {
-      EXPECT_EQ(c.run(ex, attn::Scratch{ws.data(), ws.size() - 1}),
-                attn::Status::kScratchTooSmall);
+      EXPECT_EQ(c.run(ex, attn::Scratch{ws.data(), ws.size() - 1}), attn::Status::kScratchTooSmall);
       EXPECT_TRUE(untouched(c, 0x5a)) << "kScratchTooSmall wrote an output";
     }
     ASSERT_EQ(c.run(ex, attn::Scratch{ws.data(), ws.size()}), attn::Status::kOk);

@@ -94,7 +94,8 @@ TEST(ThreadsAllocation, EveryThreadedOpAllocatesNothing) {
   alloc_counter::arm();
   for (std::size_t i = 0; i < cases.size(); ++i) st[i] = cases[i].run(pool.executor(), scratch);
   const alloc_counter::Counts counts = alloc_counter::disarm();
-  for (std::size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(st[i], attn::Status::kOk) << cases[i].name;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    EXPECT_EQ(st[i], attn::Status::kOk) << cases[i].name;
   EXPECT_EQ(counts.malloc_calls, 0);
   EXPECT_EQ(counts.new_calls, 0);
 }

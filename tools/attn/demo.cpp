@@ -166,8 +166,7 @@ void mha_runs() {
     check_status(attn::mha_f32(s, w, a, attn::Scratch{scratch.data(), bytes}), "mha");
     static const char* const kNames[] = {"mha self causal, 2 heads", "mha cross, 2 heads",
                                          "  the same, 2 threads"};
-    report(kNames[run], cross ? "x[2,5,8] y[2,7,8] -> [2,5,8]" : "x[2,5,8] -> [2,5,8]", bytes,
-           out);
+    report(kNames[run], cross ? "x[2,5,8] y[2,7,8] -> [2,5,8]" : "x[2,5,8] -> [2,5,8]", bytes, out);
   }
 }
 

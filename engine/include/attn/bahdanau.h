@@ -68,8 +68,9 @@ constexpr std::size_t bahdanau_f32_scratch_bytes(const BahdanauShape& s, int32_t
   const auto u = static_cast<uint64_t>(s.units);
   const uint64_t tile = sat::mul(static_cast<uint64_t>(kBahdanauKeyTile), u);
   const uint64_t proj = sat::add(sat::f32_bytes(u), sat::f32_bytes(tile));
-  const uint64_t slice = sat::add(proj, sat::add(sat::f32_bytes(static_cast<uint64_t>(kSdpaKeyBlock)),
-                                                 sat::f32_bytes(static_cast<uint64_t>(s.key_dim))));
+  const uint64_t slice =
+      sat::add(proj, sat::add(sat::f32_bytes(static_cast<uint64_t>(kSdpaKeyBlock)),
+                              sat::f32_bytes(static_cast<uint64_t>(s.key_dim))));
   return sat::to_size(sat::add(kAlign, sat::mul(slice, static_cast<uint64_t>(workers))));
 }
 

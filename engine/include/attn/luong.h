@@ -78,8 +78,8 @@ constexpr std::size_t luong_dot_f32_scratch_bytes(const LuongDotShape& s, int32_
 constexpr std::size_t luong_general_f32_scratch_bytes(const LuongGeneralShape& s,
                                                       int32_t workers = 1) {
   if (s.key_dim <= 0 || workers <= 0) return 0;
-  const uint64_t proj = sat::mul(sat::f32_bytes(static_cast<uint64_t>(s.key_dim)),
-                                 static_cast<uint64_t>(workers));
+  const uint64_t proj =
+      sat::mul(sat::f32_bytes(static_cast<uint64_t>(s.key_dim)), static_cast<uint64_t>(workers));
   return sat::to_size(
       sat::add(sdpa_f32_scratch_bytes({1, 1, s.seq, s.key_dim, s.key_dim}, workers), proj));
 }

@@ -82,8 +82,8 @@ constexpr std::size_t mha_f32_scratch_bytes(const MhaShape& s, int32_t workers =
   const auto cols = static_cast<uint64_t>(workers == 1 ? hd : s.embed_dim);
   const auto sq = static_cast<uint64_t>(s.seq_q);
   const auto skv = static_cast<uint64_t>(s.seq_kv);
-  const uint64_t own = sat::add(sat::mul(2, sat::f32_bytes(sq, cols)),
-                                sat::mul(2, sat::f32_bytes(skv, cols)));
+  const uint64_t own =
+      sat::add(sat::mul(2, sat::f32_bytes(sq, cols)), sat::mul(2, sat::f32_bytes(skv, cols)));
   return sat::to_size(
       sat::add(own, sdpa_f32_scratch_bytes({1, s.seq_q, s.seq_kv, hd, hd}, workers)));
 }

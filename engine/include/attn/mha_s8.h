@@ -92,8 +92,8 @@ constexpr std::size_t mha_s8_scratch_bytes(const MhaShape& s, int32_t workers = 
   const int32_t hd = s.embed_dim / s.num_heads;
   uint64_t n = sat::add(kAlign, sat::mul(2, s8_bytes::block(sq, e)));
   n = sat::add(n, sat::mul(2, s8_bytes::block(skv, e)));
-  return sat::to_size(
-      sat::add(n, sat::mul(sdpa_s8_core_bytes64(s.seq_kv, hd, hd), static_cast<uint64_t>(workers))));
+  return sat::to_size(sat::add(
+      n, sat::mul(sdpa_s8_core_bytes64(s.seq_kv, hd, hd), static_cast<uint64_t>(workers))));
 }
 
 // Returns kOk, or kNullPointer (params, channel storage, a weight or scale

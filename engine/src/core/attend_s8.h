@@ -75,16 +75,15 @@ void attend_s8_key_split_row(const Executor& ex, const SdpaS8Params& params, con
 
 // The scores of keys [begin, end) of a split row into scores[begin, end)
 // (part: the range's index, for its own scratch).
-using S8RowScorer = void (*)(void* ctx, int32_t part, int32_t begin, int32_t end,
-                             int8_t* scores);
+using S8RowScorer = void (*)(void* ctx, int32_t part, int32_t begin, int32_t end, int8_t* scores);
 
 // The key split of attend_s8_key_split_row for row 0 of `a` (out and weights
 // rows at a.out, a.weights) whose scores come from `scorer` instead of Q K^T:
 // keys j < limit, no matrix mask, `parts` ranges (each at least one key).
 // The Bahdanau ops' long rows.
 void attend_s8_split_scored_row(const Executor& ex, const SdpaS8Params& params, const AttendS8& a,
-                                int32_t limit, int32_t parts, void* slices,
-                                std::size_t slice_bytes, S8RowScorer scorer, void* scorer_ctx);
+                                int32_t limit, int32_t parts, void* slices, std::size_t slice_bytes,
+                                S8RowScorer scorer, void* scorer_ctx);
 
 // Rows of chunk c of `chunks` of an item (whole query tiles, split evenly),
 // with one slice of scratch.

@@ -153,8 +153,8 @@ int32_t attend_s8_key_parts(const AttendS8& a, const AttendMask& m, int32_t work
   if (workers <= 1 || a.seq_q > kSdpaS8KeySplitMaxQueries) return 1;
   // Ranges of whole key blocks (the last row's limit is key_length), each at
   // least the minimum work per task (int8 multiply-adds count a quarter).
-  const int64_t block_work =
-      kSdpaKeyBlock * ((static_cast<int64_t>(a.dim_k) + a.dim_v) / 4 + kSoftmaxWork);
+  const int64_t block_work = kSdpaKeyBlock *
+                             ((static_cast<int64_t>(a.dim_k) + a.dim_v) / 4 + kSoftmaxWork);
   return split_count(m.key_length / kSdpaKeyBlock, block_work,
                      workers < kSdpaS8MaxKeyParts ? workers : kSdpaS8MaxKeyParts);
 }
@@ -224,15 +224,16 @@ void attend_s8_key_split_row(const Executor& ex, const SdpaS8Params& params, con
   const int32_t limit = row_limit_s8(a, m, row);
   const int32_t row_parts = limit / kSdpaKeyBlock < parts ? limit / kSdpaKeyBlock : parts;
   const bool matrix_mask = m.keras != nullptr || m.additive != nullptr || m.boolean != nullptr;
-  RowSplit r = make_row_split(params, a, m, row, limit, row_parts, slices, slice_bytes, matrix_mask);
+  RowSplit r =
+      make_row_split(params, a, m, row, limit, row_parts, slices, slice_bytes, matrix_mask);
   const auto urow = static_cast<std::size_t>(row);
   run_row_split(ex, r, a.out + urow * a.out_stride,
                 a.weights != nullptr ? a.weights + urow * a.weights_stride : nullptr);
 }
 
 void attend_s8_split_scored_row(const Executor& ex, const SdpaS8Params& params, const AttendS8& a,
-                                int32_t limit, int32_t parts, void* slices,
-                                std::size_t slice_bytes, S8RowScorer scorer, void* scorer_ctx) {
+                                int32_t limit, int32_t parts, void* slices, std::size_t slice_bytes,
+                                S8RowScorer scorer, void* scorer_ctx) {
   const AttendMask m{};
   RowSplit r = make_row_split(params, a, m, 0, limit, parts, slices, slice_bytes, false);
   r.scorer = scorer;

@@ -74,8 +74,8 @@ inline void one_query_finish(const OneQuery& q, int32_t len, int32_t seq, int32_
 // summation order. len >= 1.
 inline constexpr int32_t kOneQueryMaxParts = 8;
 
-inline void one_query_merge(OneQuery* parts, const int32_t* begins, const int32_t* ends,
-                            int32_t n, int32_t len, int32_t seq, int32_t dim_v, float* context,
+inline void one_query_merge(OneQuery* parts, const int32_t* begins, const int32_t* ends, int32_t n,
+                            int32_t len, int32_t seq, int32_t dim_v, float* context,
                             float* weights) {
   float m_part[kOneQueryMaxParts];
   for (int32_t p = 0; p < n; ++p) m_part[p] = parts[p].m;

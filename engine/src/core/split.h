@@ -23,7 +23,8 @@ inline int32_t split_count(int64_t units, int64_t unit_work, int64_t max_tasks) 
   if (units <= 1 || max_tasks <= 1) return 1;
   const auto n_units = static_cast<uint32_t>(units < INT32_MAX ? units : INT32_MAX);
   const auto min_work = static_cast<uint32_t>(kParallelMinTaskWork);
-  const uint32_t w = unit_work >= min_work ? min_work : (unit_work < 1 ? 1u : static_cast<uint32_t>(unit_work));
+  const uint32_t w =
+      unit_work >= min_work ? min_work : (unit_work < 1 ? 1u : static_cast<uint32_t>(unit_work));
   const uint32_t n = n_units / ((min_work + w - 1) / w);
   const int64_t cap = max_tasks < n ? max_tasks : n;
   return cap < 1 ? 1 : static_cast<int32_t>(cap);

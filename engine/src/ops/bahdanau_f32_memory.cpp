@@ -29,7 +29,8 @@ Status bahdanau_f32_memory(const BahdanauShape& shape, const BahdanauF32Weights&
       for (int32_t j = t0 * kBahdanauKeyTile; j < t1 * kBahdanauKeyTile && j < shape.seq;
            j += kBahdanauKeyTile) {
         detail::bahdanau_memory_tile_f32(
-            shape, weights, k, j, memory + (static_cast<std::size_t>(b) * t + static_cast<std::size_t>(j)) * u);
+            shape, weights, k, j,
+            memory + (static_cast<std::size_t>(b) * t + static_cast<std::size_t>(j)) * u);
       }
     };
     detail::parallel_rows(executor, shape.batch, tiles,

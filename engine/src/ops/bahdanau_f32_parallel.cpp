@@ -1,7 +1,7 @@
 // Bahdanau attention, float32, with an executor (see attn/bahdanau.h): batch
 // items as tasks, or a long item split by key range (ops/context_f32_split.h).
-#include "attn/config.h"
 #include "attn/bahdanau.h"
+#include "attn/config.h"
 #include "ops/bahdanau_f32_item.h"
 #include "ops/context_f32_split.h"
 
@@ -87,16 +87,14 @@ void bahdanau_f32_parallel(const Executor& ex, const BahdanauF32Job& job, void* 
   const BahdanauShape& s = *job.shape;
   // Per key: the projection of the one-shot op, add, tanh and the score over
   // the units, and the context's multiply-adds.
-  const int64_t projection =
-      job.memory == nullptr ? static_cast<int64_t>(s.key_dim) * s.units : 0;
+  const int64_t projection = job.memory == nullptr ? static_cast<int64_t>(s.key_dim) * s.units : 0;
   const BahdanauSplit op{job,
                          bahdanau_f32_scratch_bytes(s) - kAlign,
                          s.batch,
                          s.seq,
                          s.key_dim,
                          kSdpaKeyBlock,
-                         projection + 4 * static_cast<int64_t>(s.units) + s.key_dim +
-                             kSoftmaxWork};
+                         projection + 4 * static_cast<int64_t>(s.units) + s.key_dim + kSoftmaxWork};
   context_f32_run(ex, op, scratch);
 }
 

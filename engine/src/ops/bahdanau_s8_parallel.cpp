@@ -5,8 +5,8 @@
 // slice 0), then attend_s8_split_scored_row's three passes, the first one
 // scoring each range's keys with the range's own row buffer (slice p). Every
 // int8 value is the serial op's: the same bits.
-#include "attn/config.h"
 #include "attn/bahdanau_s8.h"
+#include "attn/config.h"
 #include "core/split.h"
 #include "ops/bahdanau_s8_item.h"
 
@@ -111,14 +111,19 @@ void bahdanau_s8_parallel(const Executor& ex, const BahdanauS8Params& params,
                           const BahdanauS8Args& args, const int8_t* memory, void* scratch) {
   const BahdanauShape& s = params.shape;
   auto* base = static_cast<unsigned char*>(scratch);
-  const Batch batch{params, args, memory, base, bahdanau_s8_scratch_bytes(s) - kAlign,
+  const Batch batch{params,
+                    args,
+                    memory,
+                    base,
+                    bahdanau_s8_scratch_bytes(s) - kAlign,
                     bahdanau_s8_work(s, base).key_term};
   bahdanau_s8_key_terms(params, bahdanau_s8_work(s, base).key_term);
   // Per key (int8 multiply-adds count a quarter): the one-shot op's B_j, the
   // ADD / TANH / v layer over the units, the context's multiply-adds.
-  const int64_t key_work =
-      ((memory == nullptr ? static_cast<int64_t>(s.key_dim) * s.units : 0) + 3 * s.units +
-       s.key_dim) / 4 + kSoftmaxWork;
+  const int64_t key_work = ((memory == nullptr ? static_cast<int64_t>(s.key_dim) * s.units : 0) +
+                            3 * s.units + s.key_dim) /
+                               4 +
+                           kSoftmaxWork;
   if (s.batch >= ex.workers) {
     const int32_t n = split_count(s.batch, s.seq * key_work, s.batch);
     auto items = [&](int32_t t, int32_t worker) {

@@ -3,9 +3,9 @@
 
 #include "attn/config.h"
 
-#include "kernels/f32/kernels_f32.h"
 #include "core/attend_f32.h"
 #include "core/split.h"
+#include "kernels/f32/kernels_f32.h"
 #include "ops/op_helpers.h"
 
 namespace attn {
@@ -51,8 +51,8 @@ void general_attention_parallel(const GeneralAttentionShape& shape,
   const float* w[3] = {weights.w_q, weights.w_k, weights.w_v};
   float* dst[3] = {q, k, v};
   const int32_t dims[3] = {shape.dim_k, shape.dim_k, shape.dim_v};
-  const int64_t row_work =
-      static_cast<int64_t>(shape.in_dim) * (2 * static_cast<int64_t>(shape.dim_k) + shape.dim_v) / 3;
+  const int64_t row_work = static_cast<int64_t>(shape.in_dim) *
+                           (2 * static_cast<int64_t>(shape.dim_k) + shape.dim_v) / 3;
   for (int32_t b = 0; b < shape.batch; ++b) {
     const float* x = args.x + static_cast<std::size_t>(b) * n * din;
     auto project = [&](int32_t m, int32_t r0, int32_t r1) {

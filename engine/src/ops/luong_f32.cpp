@@ -50,9 +50,10 @@ Status luong_dot_f32(const LuongDotShape& shape, const LuongF32Args& args, Scrat
   const auto d = static_cast<std::size_t>(shape.dim);
 #if ATTN_PARALLEL
   if (ex.workers > 1) {
-    const detail::LuongF32Job job{&args, shape.batch, shape.seq, args.query, d,       nullptr,
-                                  shape.dim, args.keys, static_cast<std::size_t>(shape.seq) * d,
-                                  d,     shape.dim, shape.dim};
+    const detail::LuongF32Job job{&args,      shape.batch, shape.seq,
+                                  args.query, d,           nullptr,
+                                  shape.dim,  args.keys,   static_cast<std::size_t>(shape.seq) * d,
+                                  d,          shape.dim,   shape.dim};
     detail::luong_f32_parallel(ex, job, ws);
     return Status::kOk;
   }
@@ -80,12 +81,17 @@ Status luong_general_f32(const LuongGeneralShape& shape, const LuongGeneralF32We
 #if ATTN_PARALLEL
   if (ex.workers > 1) {
     const auto kd = static_cast<std::size_t>(shape.key_dim);
-    const detail::LuongF32Job job{&args,        shape.batch,
-                                  shape.seq,    args.query,
+    const detail::LuongF32Job job{&args,
+                                  shape.batch,
+                                  shape.seq,
+                                  args.query,
                                   static_cast<std::size_t>(shape.query_dim),
-                                  weights.w,    shape.query_dim,
-                                  args.keys,    static_cast<std::size_t>(shape.seq) * kd,
-                                  kd,           shape.key_dim,
+                                  weights.w,
+                                  shape.query_dim,
+                                  args.keys,
+                                  static_cast<std::size_t>(shape.seq) * kd,
+                                  kd,
+                                  shape.key_dim,
                                   shape.key_dim};
     detail::luong_f32_parallel(ex, job, ws);
     return Status::kOk;

@@ -54,9 +54,8 @@ inline LuongCore luong_core(void* core) {
 // `block`) into `one`, a block at a time; w: the weights row or null (its
 // columns [begin, end) are written).
 __attribute__((always_inline)) inline void luong_keys_f32(const float* q, const LuongKeys& keys,
-                                                          int32_t begin, int32_t end,
-                                                          int32_t block, OneQuery* one,
-                                                          float* scores, float* w) {
+                                                          int32_t begin, int32_t end, int32_t block,
+                                                          OneQuery* one, float* scores, float* w) {
   const auto dv = static_cast<std::size_t>(keys.dim_v);
   for (int32_t j0 = begin; j0 < end; j0 += block) {
     const int32_t nk = end - j0 < block ? end - j0 : block;

@@ -10,8 +10,7 @@ namespace attn {
 
 Status luong_general_f32_memory(const LuongGeneralShape& shape,
                                 const LuongGeneralF32Weights& weights, const float* keys,
-                                float* memory, std::size_t memory_bytes,
-                                const Executor& executor) {
+                                float* memory, std::size_t memory_bytes, const Executor& executor) {
   if (keys == nullptr || memory == nullptr || weights.w == nullptr) return Status::kNullPointer;
   if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim})) {
     return Status::kBadShape;

@@ -33,9 +33,9 @@ Status luong_general_f32_step(const LuongGeneralShape& shape, const LuongF32Args
   const auto dk = static_cast<std::size_t>(shape.key_dim);
 #if ATTN_PARALLEL
   if (ex.workers > 1) {
-    const detail::LuongF32Job job{&args,  shape.batch,     shape.seq,    args.query, dq,
-                                  nullptr, shape.query_dim, memory,       t * dq,     dq,
-                                  shape.query_dim, shape.key_dim};
+    const detail::LuongF32Job job{&args,  shape.batch, shape.seq,       args.query,
+                                  dq,     nullptr,     shape.query_dim, memory,
+                                  t * dq, dq,          shape.query_dim, shape.key_dim};
     detail::luong_f32_parallel(ex, job, ws);
     return Status::kOk;
   }

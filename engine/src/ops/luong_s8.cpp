@@ -27,7 +27,10 @@ Status luong_s8(const LuongS8Params& params, const LuongS8Args& args, Scratch sc
 #if ATTN_PARALLEL
   if (ex.workers > 1) {
     const auto n_k = static_cast<std::size_t>(s.seq) * static_cast<std::size_t>(s.key_dim);
-    const detail::LuongS8Job job{&params, &args, args.keys, n_k,
+    const detail::LuongS8Job job{&params,
+                                 &args,
+                                 args.keys,
+                                 n_k,
                                  static_cast<std::size_t>(s.key_dim),
                                  params.general ? &params.proj : nullptr};
     detail::luong_s8_parallel(ex, job, ws);

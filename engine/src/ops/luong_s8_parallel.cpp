@@ -45,8 +45,8 @@ void luong_s8_parallel(const Executor& ex, const LuongS8Job& job, void* scratch)
   const int64_t proj_row_work = static_cast<int64_t>(s.key_dim) * s.query_dim / 4;
   const std::size_t core = sdpa_s8_core_bytes(s.seq, s.query_dim, s.key_dim);
   if (s.batch >= ex.workers) {
-    const int64_t item_work =
-        s.seq * (proj_row_work + (s.query_dim + s.key_dim) / 4 + kSoftmaxWork);
+    const int64_t item_work = s.seq *
+                              (proj_row_work + (s.query_dim + s.key_dim) / 4 + kSoftmaxWork);
     const int32_t n = split_count(s.batch, item_work, s.batch);
     auto items = [&](int32_t t, int32_t worker) {
       int64_t b = 0;

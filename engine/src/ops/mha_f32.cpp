@@ -99,9 +99,10 @@ struct MhaParallel {
         const HeadProjection p = head_projection(weights, e, kdim, vdim, hd, h);
         const float* w[3] = {p.wk, p.wv, p.wq};
         const float* bias[3] = {p.bk, p.bv, p.bq};
-        kernels::linear_f32(x[m] + static_cast<std::size_t>(r0) * idx(in[m]),
-                            static_cast<int32_t>(r1 - r0), in[m], w[m], bias[m], hd,
-                            dst[m] + (idx(h) * idx(rows[m]) + static_cast<std::size_t>(r0)) * idx(hd));
+        kernels::linear_f32(
+            x[m] + static_cast<std::size_t>(r0) * idx(in[m]), static_cast<int32_t>(r1 - r0), in[m],
+            w[m], bias[m], hd,
+            dst[m] + (idx(h) * idx(rows[m]) + static_cast<std::size_t>(r0)) * idx(hd));
       }
     };
     parallel_for(ex, n, task);
@@ -180,10 +181,11 @@ struct MhaParallel {
       split_range(shape.seq_q, t, blocks, &r0, &r1);
       const auto rows = static_cast<int32_t>(r1 - r0);
       for (int32_t h = 0; h < shape.num_heads; ++h) {
-        kernels::gemm_nt_f32(o + (idx(h) * idx(shape.seq_q) + static_cast<std::size_t>(r0)) * idx(hd),
-                             idx(hd), rows, hd, weights.out_proj_weight + idx(h) * idx(hd), idx(e), e,
-                             h == 0 ? weights.out_proj_bias : nullptr, h > 0,
-                             out + static_cast<std::size_t>(r0) * idx(e), idx(e));
+        kernels::gemm_nt_f32(
+            o + (idx(h) * idx(shape.seq_q) + static_cast<std::size_t>(r0)) * idx(hd), idx(hd), rows,
+            hd, weights.out_proj_weight + idx(h) * idx(hd), idx(e), e,
+            h == 0 ? weights.out_proj_bias : nullptr, h > 0,
+            out + static_cast<std::size_t>(r0) * idx(e), idx(e));
       }
     };
     parallel_for(args.executor, blocks, task);
@@ -199,12 +201,17 @@ void mha_parallel(const MhaShape& shape, const MhaF32Weights& weights, const Mha
   const auto at = [base](std::size_t offset) {
     return static_cast<float*>(static_cast<void*>(base + offset));
   };
-  const MhaParallel par{shape,         weights,
-                        args,          e,
-                        kdim,          vdim,
+  const MhaParallel par{shape,
+                        weights,
+                        args,
+                        e,
+                        kdim,
+                        vdim,
                         e / shape.num_heads,
-                        at(0),         at(q_bytes),
-                        at(2 * q_bytes), at(2 * q_bytes + kv_bytes),
+                        at(0),
+                        at(q_bytes),
+                        at(2 * q_bytes),
+                        at(2 * q_bytes + kv_bytes),
                         base + 2 * q_bytes + 2 * kv_bytes};
   for (int32_t b = 0; b < shape.batch; ++b) {
     par.project(b);

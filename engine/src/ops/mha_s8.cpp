@@ -32,9 +32,10 @@ detail::AttendS8Item head_item(const MhaS8Params& params, const MhaS8Args& args,
   a.out_stride = e;
   if (args.weights != nullptr) {
     const auto skv = static_cast<std::size_t>(s.seq_kv);
-    a.weights = args.weights + (static_cast<std::size_t>(b) * static_cast<std::size_t>(s.num_heads) +
-                                static_cast<std::size_t>(h)) *
-                                   static_cast<std::size_t>(s.seq_q) * skv;
+    a.weights = args.weights +
+                (static_cast<std::size_t>(b) * static_cast<std::size_t>(s.num_heads) +
+                 static_cast<std::size_t>(h)) *
+                    static_cast<std::size_t>(s.seq_q) * skv;
     a.weights_stride = skv;
   }
   a.seq_q = s.seq_q;

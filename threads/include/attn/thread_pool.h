@@ -69,7 +69,7 @@ class ThreadPool {
   int32_t n_tasks_ = 0;
   // generation << 32 | open flag (bit 31) | workers joined (bits 0-30).
   alignas(64) std::atomic<uint64_t> state_{0};
-  alignas(64) std::atomic<int32_t> next_{0};  // the next task index to take
+  alignas(64) std::atomic<int32_t> next_{0};      // the next task index to take
   alignas(64) std::atomic<bool> running_{false};  // a caller is inside run()
   std::atomic<int32_t> sleepers_{0};              // workers asleep on wake_
   std::atomic<bool> caller_asleep_{false};        // the caller asleep on done_
