@@ -16,6 +16,28 @@
 namespace attn_bench {
 namespace {
 
+// Runs `run` on Eigen's `threads` OpenMP threads: checked (out against
+// `expected`) before the timed loop, Eigen back at 1 thread afterwards.
+template <class Run>
+void TimeOnEigenThreads(benchmark::State& st, int threads, const Run& run, const float* out,
+                        const Expected& expected, double flops) {
+  const int got = EigenOmpSetThreads(threads);
+  if (got != threads) {
+    Fail(st, "Eigen::setNbThreads(" + std::to_string(threads) + ") left " + std::to_string(got) +
+                 " threads");
+  } else {
+    run();
+    if (CheckClose(st, "out", out, expected)) {
+      for (auto _ : st) {
+        run();
+        benchmark::ClobberMemory();
+      }
+      SetFlops(st, flops);
+    }
+  }
+  EigenOmpSetThreads(1);
+}
+
 void BM_Sdpa_eigen_threads(benchmark::State& st, int32_t sq, int32_t skv, int threads) {
   const int32_t d = 64;
   SdpaData x(sq, skv, d);
@@ -23,21 +45,7 @@ void BM_Sdpa_eigen_threads(benchmark::State& st, int32_t sq, int32_t skv, int th
   const auto run = [&] {
     EigenOmpSdpa(x.q.data(), x.k.data(), x.v.data(), x.out.data(), sq, skv, d, work.data());
   };
-  const int got = EigenOmpSetThreads(threads);
-  if (got != threads) {
-    Fail(st, "Eigen::setNbThreads(" + std::to_string(threads) + ") left " + std::to_string(got) +
-                 " threads");
-  } else {
-    run();
-    if (CheckClose(st, "out", x.out.data(), x.expected())) {
-      for (auto _ : st) {
-        run();
-        benchmark::ClobberMemory();
-      }
-      SetFlops(st, 4.0 * sq * skv * d);
-    }
-  }
-  EigenOmpSetThreads(1);
+  TimeOnEigenThreads(st, threads, run, x.out.data(), x.expected(), 4.0 * sq * skv * d);
 }
 
 void BM_Mha_eigen_threads(benchmark::State& st, int32_t e, int32_t h, int32_t s, int threads) {
@@ -47,21 +55,7 @@ void BM_Mha_eigen_threads(benchmark::State& st, int32_t e, int32_t h, int32_t s,
     EigenOmpMha(m.x.data(), m.w_in.data(), m.b_in.data(), m.w_out.data(), m.b_out.data(),
                 m.out.data(), s, e, h, work.data());
   };
-  const int got = EigenOmpSetThreads(threads);
-  if (got != threads) {
-    Fail(st, "Eigen::setNbThreads(" + std::to_string(threads) + ") left " + std::to_string(got) +
-                 " threads");
-  } else {
-    run();
-    if (CheckClose(st, "out", m.out.data(), m.expected())) {
-      for (auto _ : st) {
-        run();
-        benchmark::ClobberMemory();
-      }
-      SetFlops(st, MhaFlops(e, s));
-    }
-  }
-  EigenOmpSetThreads(1);
+  TimeOnEigenThreads(st, threads, run, m.out.data(), m.expected(), MhaFlops(e, s));
 }
 
 }  // namespace

@@ -222,16 +222,15 @@ struct BahdanauData {
   }
 };
 
-void bahdanau_reference(const BahdanauData& d, std::vector<double>* ref, std::vector<double>* tol) {
-  const attn::BahdanauShape& s = d.s;
+// The reference of a single-query op's outputs, context [B, Dk] then weights
+// [B, T]: item(b, p, p_tol, context, context_tol) fills one batch item's.
+template <class Item>
+void context_reference(int32_t batch, int32_t seq, int32_t dk, Item item,
+                       std::vector<double>* ref, std::vector<double>* tol) {
   std::vector<double> ctx, ctx_t, w, w_t;
-  for (int32_t b = 0; b < s.batch; ++b) {
-    std::vector<double> p(uz(s.seq)), pt(p.size()), c(uz(s.key_dim)), ct(c.size());
-    attn_ref::bahdanau(
-        s.seq, s.query_dim, s.key_dim, s.units, d.query.data() + uz(b) * uz(s.query_dim),
-        d.keys.data() + uz(b) * uz(s.seq) * uz(s.key_dim), d.w1.data(), d.b1.data(), d.w2.data(),
-        d.b2.data(), d.v.data(), d.bv, d.lens.empty() ? s.seq : d.lens[uz(b)], p.data(), pt.data(),
-        c.data(), ct.data());
+  for (int32_t b = 0; b < batch; ++b) {
+    std::vector<double> p(uz(seq)), pt(p.size()), c(uz(dk)), ct(c.size());
+    item(b, p.data(), pt.data(), c.data(), ct.data());
     ctx.insert(ctx.end(), c.begin(), c.end());
     ctx_t.insert(ctx_t.end(), ct.begin(), ct.end());
     w.insert(w.end(), p.begin(), p.end());
@@ -241,6 +240,19 @@ void bahdanau_reference(const BahdanauData& d, std::vector<double>* ref, std::ve
   ref->insert(ref->end(), w.begin(), w.end());
   *tol = ctx_t;
   tol->insert(tol->end(), w_t.begin(), w_t.end());
+}
+
+void bahdanau_reference(const BahdanauData& d, std::vector<double>* ref,
+                        std::vector<double>* tol) {
+  const attn::BahdanauShape& s = d.s;
+  const auto item = [&](int32_t b, double* p, double* pt, double* c, double* ct) {
+    attn_ref::bahdanau(s.seq, s.query_dim, s.key_dim, s.units,
+                       d.query.data() + uz(b) * uz(s.query_dim),
+                       d.keys.data() + uz(b) * uz(s.seq) * uz(s.key_dim), d.w1.data(),
+                       d.b1.data(), d.w2.data(), d.b2.data(), d.v.data(), d.bv,
+                       d.lens.empty() ? s.seq : d.lens[uz(b)], p, pt, c, ct);
+  };
+  context_reference(s.batch, s.seq, s.key_dim, item, ref, tol);
 }
 
 OpCase bahdanau_case(const attn::BahdanauShape& s, bool step, bool lens, uint32_t seed,
@@ -306,23 +318,13 @@ struct LuongData {
 
 void luong_reference(const LuongData& d, std::vector<double>* ref, std::vector<double>* tol) {
   const attn::LuongGeneralShape& s = d.s;
-  std::vector<double> ctx, ctx_t, w, w_t;
-  for (int32_t b = 0; b < s.batch; ++b) {
-    std::vector<double> p(uz(s.seq)), pt(p.size()), c(uz(s.key_dim)), ct(c.size());
+  const auto item = [&](int32_t b, double* p, double* pt, double* c, double* ct) {
     attn_ref::luong(s.seq, s.query_dim, s.key_dim, d.query.data() + uz(b) * uz(s.query_dim),
                     d.keys.data() + uz(b) * uz(s.seq) * uz(s.key_dim),
                     d.kind == 0 ? nullptr : d.w.data(), d.kind == 0 ? nullptr : d.b.data(),
-                    d.lens.empty() ? s.seq : d.lens[uz(b)], p.data(), pt.data(), c.data(),
-                    ct.data());
-    ctx.insert(ctx.end(), c.begin(), c.end());
-    ctx_t.insert(ctx_t.end(), ct.begin(), ct.end());
-    w.insert(w.end(), p.begin(), p.end());
-    w_t.insert(w_t.end(), pt.begin(), pt.end());
-  }
-  *ref = ctx;
-  ref->insert(ref->end(), w.begin(), w.end());
-  *tol = ctx_t;
-  tol->insert(tol->end(), w_t.begin(), w_t.end());
+                    d.lens.empty() ? s.seq : d.lens[uz(b)], p, pt, c, ct);
+  };
+  context_reference(s.batch, s.seq, s.key_dim, item, ref, tol);
 }
 
 attn::Status run_luong(LuongData* p, const attn::Executor& ex, attn::Scratch sc) {

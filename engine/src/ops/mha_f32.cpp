@@ -50,6 +50,41 @@ HeadProjection head_projection(const MhaF32Weights& w, int32_t e, int32_t kdim, 
   return p;
 }
 
+// Head h of batch item b for the core: its projected Q, K, V (rows of hd)
+// at q, k, v, its output O_h at o, its weights (per head, or averaged: head 0
+// writes, the others add). Inlined into the serial loop (its frame as the
+// Cortex-M stack budgets record).
+__attribute__((always_inline)) inline void head_view(const MhaShape& shape, const MhaF32Args& args,
+                                                     int32_t b, int32_t h, int32_t hd, float scale,
+                                                     const float* q, const float* k,
+                                                     const float* v, float* o,
+                                                     detail::AttendF32* a) {
+  const std::size_t sq = idx(shape.seq_q);
+  const std::size_t skv = idx(shape.seq_kv);
+  a->q = q;
+  a->q_stride = idx(hd);
+  a->k = k;
+  a->k_stride = idx(hd);
+  a->v = v;
+  a->v_stride = idx(hd);
+  a->out = o;
+  a->out_stride = idx(hd);
+  if (args.weights != nullptr) {
+    if (args.weights_mode == MhaWeightsMode::kPerHead) {
+      a->weights = args.weights + (idx(b) * idx(shape.num_heads) + idx(h)) * sq * skv;
+    } else {
+      a->weights = args.weights + idx(b) * sq * skv;
+      a->accumulate_weights = h > 0;
+      a->weights_alpha = 1.0f / static_cast<float>(shape.num_heads);
+    }
+  }
+  a->seq_q = shape.seq_q;
+  a->seq_kv = shape.seq_kv;
+  a->dim_k = hd;
+  a->dim_v = hd;
+  a->scale = scale;
+}
+
 #if ATTN_PARALLEL
 // With an executor of more than one worker (see attn/mha.h), batch item after
 // batch item in three parallel phases over scratch holding every head:
@@ -111,30 +146,10 @@ struct MhaParallel {
   detail::AttendF32Item head(int32_t b, int32_t h) const {
     const std::size_t sq = idx(shape.seq_q);
     const std::size_t skv = idx(shape.seq_kv);
+    const std::size_t at = idx(h) * idx(hd);
     detail::AttendF32Item it;
-    detail::AttendF32& a = it.a;
-    a.q = q + idx(h) * sq * idx(hd);
-    a.q_stride = idx(hd);
-    a.k = k + idx(h) * skv * idx(hd);
-    a.k_stride = idx(hd);
-    a.v = v + idx(h) * skv * idx(hd);
-    a.v_stride = idx(hd);
-    a.out = o + idx(h) * sq * idx(hd);
-    a.out_stride = idx(hd);
-    if (args.weights != nullptr) {
-      if (args.weights_mode == MhaWeightsMode::kPerHead) {
-        a.weights = args.weights + (idx(b) * idx(shape.num_heads) + idx(h)) * sq * skv;
-      } else {
-        a.weights = args.weights + idx(b) * sq * skv;
-        a.accumulate_weights = h > 0;
-        a.weights_alpha = 1.0f / static_cast<float>(shape.num_heads);
-      }
-    }
-    a.seq_q = shape.seq_q;
-    a.seq_kv = shape.seq_kv;
-    a.dim_k = hd;
-    a.dim_v = hd;
-    a.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    head_view(shape, args, b, h, hd, 1.0f / std::sqrt(static_cast<float>(hd)), q + at * sq,
+              k + at * skv, v + at * skv, o + at * sq, &it.a);
     it.mask = detail::batch_mask(args.mask, b, shape.seq_kv);
     return it;
   }
@@ -295,28 +310,7 @@ Status mha_f32(const MhaShape& shape, const MhaF32Weights& weights, const MhaF32
       kernels::linear_f32(value, shape.seq_kv, vdim, p.wv, p.bv, hd, vh);
 
       detail::AttendF32 a;
-      a.q = qh;
-      a.q_stride = idx(hd);
-      a.k = kh;
-      a.k_stride = idx(hd);
-      a.v = vh;
-      a.v_stride = idx(hd);
-      a.out = oh;
-      a.out_stride = idx(hd);
-      if (args.weights != nullptr) {
-        if (args.weights_mode == MhaWeightsMode::kPerHead) {
-          a.weights = args.weights + (idx(b) * idx(shape.num_heads) + idx(h)) * sq * skv;
-        } else {
-          a.weights = args.weights + idx(b) * sq * skv;
-          a.accumulate_weights = h > 0;
-          a.weights_alpha = 1.0f / static_cast<float>(shape.num_heads);
-        }
-      }
-      a.seq_q = shape.seq_q;
-      a.seq_kv = shape.seq_kv;
-      a.dim_k = hd;
-      a.dim_v = hd;
-      a.scale = scale;
+      head_view(shape, args, b, h, hd, scale, qh, kh, vh, oh, &a);
       detail::attend_f32(a, mask, core);
 
       // out = out_proj_bias + O_0 Wo[:, 0:hd]^T, then out += O_h Wo[:, h*hd:(h+1)*hd]^T
