@@ -225,8 +225,8 @@ struct BahdanauData {
 // The reference of a single-query op's outputs, context [B, Dk] then weights
 // [B, T]: item(b, p, p_tol, context, context_tol) fills one batch item's.
 template <class Item>
-void context_reference(int32_t batch, int32_t seq, int32_t dk, Item item,
-                       std::vector<double>* ref, std::vector<double>* tol) {
+void context_reference(int32_t batch, int32_t seq, int32_t dk, Item item, std::vector<double>* ref,
+                       std::vector<double>* tol) {
   std::vector<double> ctx, ctx_t, w, w_t;
   for (int32_t b = 0; b < batch; ++b) {
     std::vector<double> p(uz(seq)), pt(p.size()), c(uz(dk)), ct(c.size());
@@ -242,15 +242,13 @@ void context_reference(int32_t batch, int32_t seq, int32_t dk, Item item,
   tol->insert(tol->end(), w_t.begin(), w_t.end());
 }
 
-void bahdanau_reference(const BahdanauData& d, std::vector<double>* ref,
-                        std::vector<double>* tol) {
+void bahdanau_reference(const BahdanauData& d, std::vector<double>* ref, std::vector<double>* tol) {
   const attn::BahdanauShape& s = d.s;
   const auto item = [&](int32_t b, double* p, double* pt, double* c, double* ct) {
-    attn_ref::bahdanau(s.seq, s.query_dim, s.key_dim, s.units,
-                       d.query.data() + uz(b) * uz(s.query_dim),
-                       d.keys.data() + uz(b) * uz(s.seq) * uz(s.key_dim), d.w1.data(),
-                       d.b1.data(), d.w2.data(), d.b2.data(), d.v.data(), d.bv,
-                       d.lens.empty() ? s.seq : d.lens[uz(b)], p, pt, c, ct);
+    attn_ref::bahdanau(
+        s.seq, s.query_dim, s.key_dim, s.units, d.query.data() + uz(b) * uz(s.query_dim),
+        d.keys.data() + uz(b) * uz(s.seq) * uz(s.key_dim), d.w1.data(), d.b1.data(), d.w2.data(),
+        d.b2.data(), d.v.data(), d.bv, d.lens.empty() ? s.seq : d.lens[uz(b)], p, pt, c, ct);
   };
   context_reference(s.batch, s.seq, s.key_dim, item, ref, tol);
 }

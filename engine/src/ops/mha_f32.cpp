@@ -56,9 +56,8 @@ HeadProjection head_projection(const MhaF32Weights& w, int32_t e, int32_t kdim, 
 // Cortex-M stack budgets record).
 __attribute__((always_inline)) inline void head_view(const MhaShape& shape, const MhaF32Args& args,
                                                      int32_t b, int32_t h, int32_t hd, float scale,
-                                                     const float* q, const float* k,
-                                                     const float* v, float* o,
-                                                     detail::AttendF32* a) {
+                                                     const float* q, const float* k, const float* v,
+                                                     float* o, detail::AttendF32* a) {
   const std::size_t sq = idx(shape.seq_q);
   const std::size_t skv = idx(shape.seq_kv);
   a->q = q;

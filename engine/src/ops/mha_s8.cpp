@@ -17,9 +17,8 @@ namespace {
 // Cortex-M stack budgets record).
 __attribute__((always_inline)) inline void head_view(const MhaS8Params& params,
                                                      const MhaS8Args& args, const int8_t* qp,
-                                                     const int8_t* kp, const int8_t* vp,
-                                                     int8_t* op, int32_t b, int32_t h,
-                                                     detail::AttendS8* a) {
+                                                     const int8_t* kp, const int8_t* vp, int8_t* op,
+                                                     int32_t b, int32_t h, detail::AttendS8* a) {
   const MhaShape& s = params.shape;
   const auto e = static_cast<std::size_t>(s.embed_dim);
   const int32_t hd = s.embed_dim / s.num_heads;
