@@ -125,8 +125,8 @@ struct MhaParallel {
       for (; u < end; ++u) {  // unit u: matrix m, head h, block r
         int32_t r = static_cast<int32_t>(u / heads);
         const int32_t h = static_cast<int32_t>(u % heads);
-        int32_t m = 0;
-        while (r >= nb[m]) r -= nb[m++];
+        int32_t m = 0;  // K's blocks, then V's, then Q's
+        for (; m < 2 && r >= nb[m]; ++m) r -= nb[m];
         int64_t r0 = 0;
         int64_t r1 = 0;
         split_range(rows[m], r, nb[m], &r0, &r1);
