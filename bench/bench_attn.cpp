@@ -29,6 +29,7 @@
 #include "attn/thread_pool.h"
 #include "bench_check.h"
 #include "bench_common.h"
+#include "bench_mha_data.h"
 #include "bench_sdpa_data.h"
 
 namespace attn_bench {
@@ -198,29 +199,11 @@ void BM_Sdpa_eigen(benchmark::State& st, int32_t sq, int32_t skv, int32_t d) {
 }
 
 // ---------------------------------------------------------------- MHA
-struct MhaData {
-  MhaData(int32_t e, int32_t h, int32_t s)
-      : x(Random(Z(s) * Z(e), 4)), w_in(Random(3 * Z(e) * Z(e), 5, -0.2f, 0.2f)),
-        b_in(Random(3 * Z(e), 6)), w_out(Random(Z(e) * Z(e), 7, -0.2f, 0.2f)),
-        b_out(Random(Z(e), 8)), out(Z(s) * Z(e)), shape{1, s, s, e, h, 0, 0},
-        scratch(attn::mha_f32_scratch_bytes(shape)) {}
-  const Expected& expected() const {
-    const int32_t e = shape.embed_dim, h = shape.num_heads, s = shape.seq_q;
-    const std::string key = "mha/" + std::to_string(e) + "/" + std::to_string(h) + "/" +
-                            std::to_string(s);
-    return Memo(key, [&] {
-      return MhaExpected(s, e, h, x.data(), w_in.data(), b_in.data(), w_out.data(), b_out.data());
-    });
-  }
-  FVec x, w_in, b_in, w_out, b_out, out;
-  attn::MhaShape shape;
-  AlignedVec<unsigned char> scratch;
-};
-
-double MhaFlops(int32_t e, int32_t s) { return 8.0 * s * e * e + 4.0 * s * s * e; }
-
-void BM_Mha_attn(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
-  MhaData m(e, h, s);
+// threads 0: no executor (the serial op); else an attn::ThreadPool of that
+// many workers, built outside the timed loop.
+void BM_Mha_attn(benchmark::State& st, int32_t e, int32_t h, int32_t s, int32_t threads) {
+  MhaData m(e, h, s, threads < 1 ? 1 : threads);
+  attn::ThreadPool pool(threads < 1 ? 1 : threads);
   attn::MhaF32Weights w;
   w.in_proj_weight = m.w_in.data();
   w.in_proj_bias = m.b_in.data();
@@ -229,6 +212,7 @@ void BM_Mha_attn(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
   attn::MhaF32Args a;
   a.query = a.key = a.value = m.x.data();
   a.out = m.out.data();
+  if (threads > 0) a.executor = pool.executor();
   const auto run = [&] {
     return attn::mha_f32(m.shape, w, a, {m.scratch.data(), m.scratch.size()});
   };
@@ -242,23 +226,10 @@ void BM_Mha_attn(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
 
 void BM_Mha_eigen(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
   MhaData m(e, h, s);
-  const int32_t hd = e / h;
-  MapC x(m.x.data(), s, e), w_in(m.w_in.data(), 3 * e, e), w_out(m.w_out.data(), e, e);
-  Eigen::Map<const Eigen::RowVectorXf> b_in(m.b_in.data(), 3 * e), b_out(m.b_out.data(), e);
-  MapM out(m.out.data(), s, e);
-  RowMat qkv(s, 3 * e), heads(s, e), sc(s, s);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  FVec work = m.eigen_work();
   const auto run = [&] {
-    qkv.noalias() = x * w_in.transpose();
-    qkv.rowwise() += b_in;
-    qkv.leftCols(e) *= scale;
-    for (int32_t hh = 0; hh < h; ++hh) {
-      sc.noalias() = qkv.middleCols(hh * hd, hd) * qkv.middleCols(e + hh * hd, hd).transpose();
-      EigenSoftmaxRows(MapM(sc.data(), s, s));
-      heads.middleCols(hh * hd, hd).noalias() = sc * qkv.middleCols(2 * e + hh * hd, hd);
-    }
-    out.noalias() = heads * w_out.transpose();
-    out.rowwise() += b_out;
+    EigenMha(m.x.data(), m.w_in.data(), m.b_in.data(), m.w_out.data(), m.b_out.data(), m.out.data(),
+             s, e, h, work.data());
   };
   run();
   if (!CheckClose(st, "out", m.out.data(), m.expected())) return;
@@ -421,7 +392,8 @@ void RegisterOps() {
   for (auto eh : {std::pair<int32_t, int32_t>{64, 4}, std::pair<int32_t, int32_t>{256, 8}}) {
     for (int32_t s : {64, 256}) {
       const std::string tag = "MHA_E" + std::to_string(eh.first) + "_H" + std::to_string(eh.second);
-      Register(tag + "/attn_" + be + "/" + std::to_string(s), BM_Mha_attn, eh.first, eh.second, s);
+      Register(tag + "/attn_" + be + "/" + std::to_string(s), BM_Mha_attn, eh.first, eh.second, s,
+               0);
       Register(tag + "/eigen/" + std::to_string(s), BM_Mha_eigen, eh.first, eh.second, s);
     }
   }
@@ -437,9 +409,10 @@ void RegisterOps() {
 
 // The threaded rows, in wall-clock time (UseRealTime: CPU time would count
 // the calling thread only): SDPA L = 1024 (query-tile split), decode 1 x 4096
-// (key-range split), int8 SDPA L = 1024 and int8 decode 1 x 4095 (x86) on an
-// attn::ThreadPool of 1 and 2 workers, beside the Eigen peer with Eigen's own
-// threads (1 and 2).
+// (key-range split), MHA E = 256, H = 8, L = 256 (projection rows, (head,
+// tile) tasks, output rows), int8 SDPA L = 1024 and int8 decode 1 x 4095
+// (x86) on an attn::ThreadPool of 1 and 2 workers, beside the Eigen peers
+// with Eigen's own threads (1 and 2).
 void RegisterThreadBenchmarks() {
   const std::string be = ATTN_BENCH_BACKEND;
   for (int32_t t : {1, 2}) {
@@ -447,6 +420,8 @@ void RegisterThreadBenchmarks() {
     Register("Threads_SDPA_d64_1024/attn_" + be + threads, BM_Sdpa_attn, 1024, 1024, 64, t)
         ->UseRealTime();
     Register("Threads_Decode_d64_4096/attn_" + be + threads, BM_Sdpa_attn, 1, 4096, 64, t)
+        ->UseRealTime();
+    Register("Threads_MHA_E256_H8_256/attn_" + be + threads, BM_Mha_attn, 256, 8, 256, t)
         ->UseRealTime();
     RegisterS8ThreadBenchmarks(t);
   }

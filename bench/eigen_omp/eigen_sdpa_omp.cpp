@@ -21,4 +21,9 @@ void EigenOmpSdpa(const float* q, const float* k, const float* v, float* out, in
   EigenSdpa(q, k, v, out, sq, skv, d, work);
 }
 
+void EigenOmpMha(const float* x, const float* w_in, const float* b_in, const float* w_out,
+                 const float* b_out, float* out, int s, int e, int h, float* work) {
+  EigenMha(x, w_in, b_in, w_out, b_out, out, s, e, h, work);
+}
+
 }  // namespace attn_bench

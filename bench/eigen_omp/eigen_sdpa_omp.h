@@ -7,7 +7,7 @@
 // copy of each, so a threaded GEMM could run the single-threaded kernel's
 // blocking on shared packing buffers (seen with Clang 14: 70% of the
 // 1024 x 1024 output wrong at 2 threads). The shared object is built with
-// hidden visibility: its Eigen code binds only to itself, and the two
+// hidden visibility: its Eigen code binds only to itself, and the
 // functions below are all it exports.
 #pragma once
 
@@ -22,5 +22,11 @@ __attribute__((visibility("default"))) int EigenOmpSetThreads(int n);
 __attribute__((visibility("default"))) void EigenOmpSdpa(const float* q, const float* k,
                                                          const float* v, float* out, int sq,
                                                          int skv, int d, float* work);
+
+// EigenMha (bench/eigen_peer.h) on Eigen's OpenMP threads.
+__attribute__((visibility("default"))) void EigenOmpMha(const float* x, const float* w_in,
+                                                        const float* b_in, const float* w_out,
+                                                        const float* b_out, float* out, int s,
+                                                        int e, int h, float* work);
 
 }  // namespace attn_bench

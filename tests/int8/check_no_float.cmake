@@ -6,8 +6,9 @@
 set(sources engine/src/ops/softmax_s8.cpp engine/src/ops/sdpa_s8.cpp engine/src/core/attend_s8.cpp
             engine/src/core/attend_s8_parallel.cpp engine/src/core/rope_s8.cpp
             engine/src/ops/mha_s8.cpp engine/src/ops/mha_decode_s8.cpp engine/src/ops/luong_s8.cpp engine/src/ops/bahdanau_s8.cpp
-            engine/src/ops/bahdanau_s8_memory.cpp engine/src/ops/bahdanau_s8_step.cpp
-            engine/src/ops/luong_s8_memory.cpp engine/src/ops/luong_s8_step.cpp)
+            engine/src/ops/luong_s8_step.cpp engine/src/ops/luong_s8_memory.cpp engine/src/ops/luong_s8_parallel.cpp
+            engine/src/ops/bahdanau_s8_step.cpp engine/src/ops/bahdanau_s8_memory.cpp
+            engine/src/ops/bahdanau_s8_parallel.cpp)
 file(GLOB_RECURSE extra ${ROOT}/engine/src/kernels/s8/*.cpp)
 list(REMOVE_DUPLICATES extra)
 foreach(cpu cortex-m4 cortex-m33 cortex-m55)

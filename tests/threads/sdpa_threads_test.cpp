@@ -4,7 +4,7 @@
 //   - int8: bit-identical, always;
 //   - float, query-tile split: bit-identical;
 //   - float, key-range split (attn/sdpa.h: <= 4 queries, fewer query tiles
-//     than workers, >= 128 visible keys): deterministic (the pool
+//     than workers, two ranges of enough work): deterministic (the pool
 //     and a striped executor give the same bits), every output within the double-precision
 //     reference's bound for any summation order (tests/cases/ref_double.h),
 //     and within twice that bound of the serial output; weights likewise.
@@ -25,21 +25,15 @@
 #include "attn/sdpa.h"
 #include "attn/sdpa_s8.h"
 #include "attn/thread_pool.h"
+#include "executors.h"
 #include "ref_double.h"
 
 namespace {
 
-std::size_t uz(int32_t i) { return static_cast<std::size_t>(i); }
+using threads_test::pool;
+using threads_test::striped;
 
-attn::ThreadPool& pool(int32_t workers) {
-  static attn::ThreadPool p1(1), p2(2), p3(3), p7(7);
-  switch (workers) {
-    case 1: return p1;
-    case 2: return p2;
-    case 3: return p3;
-    default: return p7;
-  }
-}
+std::size_t uz(int32_t i) { return static_cast<std::size_t>(i); }
 
 struct Case {
   attn::SdpaShape shape;
@@ -66,15 +60,19 @@ const Case kCases[] = {
     {{1, 1, 4000, 64, 64}},
     {{1, 1, 4000, 64, 64}, false, false, false, false, false, false, true},
     {{2, 3, 1000, 32, 32}, true},
-    {{3, 4, 777, 16, 16}, false, true},
-    {{1, 2, 900, 16, 16}, false, false, true},
-    {{1, 1, 1500, 16, 16}, false, false, false, true},
+    {{3, 4, 777, 64, 64}, false, true},
+    {{1, 2, 900, 64, 64}, false, false, true},
+    {{1, 1, 1500, 64, 64}, false, false, false, true},
+    {{1, 1, 2000, 64, 64}, false, false, false, false, true, true},
     {{1, 1, 1000, 8, 8}, false, false, false, false, true, true},
     {{1, 1, 100, 16, 16}},
     {{2, 5, 2000, 16, 16}, true},
-    {{1, 3, 900, 16, 8}, true, true, false, false, false, false, true},
-    {{2, 1, 700, 8, 16}, false, false, true, false, false, true, true},
-    {{1, 2, 1100, 16, 16}, false, false, false, true, true, false, true},
+    {{1, 3, 900, 64, 32}, true, true, false, false, false, false, true},
+    {{2, 1, 1400, 64, 64}, false, false, true, false, false, true, true},
+    {{1, 2, 1100, 32, 32}, false, false, false, true, true, false, true},
+    // Long enough for the int8 key split (attn/sdpa_s8.h), with masks.
+    {{1, 2, 3900, 64, 64}, false, false, false, true, true, false, true},
+    {{2, 1, 4000, 64, 64}, false, true, true, false, false, true, true},
 };
 
 // Inputs and masks of one case, float and int8 alike.
@@ -138,38 +136,18 @@ attn::Mask make_mask(const Case& c, const Inputs& in, bool int8) {
 }
 
 // The key-range split rule of attn/sdpa.h, restated: with it, float outputs
-// are compared with bounds instead of bits.
+// are compared with bounds instead of bits. Ranges of whole key blocks, each
+// at least attn::kParallelMinTaskWork (a block: seq_q * 64 * (dim_k + dim_v +
+// 4), 4 for a score's softmax), at least two of them.
 bool key_split_expected(const Case& c, const Inputs& in, int32_t workers, int32_t b) {
   const attn::SdpaShape& s = c.shape;
   const int64_t tiles = (s.seq_q + attn::kSdpaQueryTile - 1) / attn::kSdpaQueryTile;
   if (workers <= 1 || s.seq_q > 4 || s.batch * tiles >= workers) return false;
   // Keys the last query row may see (its causal limit is seq_kv).
   const int32_t visible = c.lengths ? in.lengths[uz(b)] : s.seq_kv;
-  return visible >= 2 * attn::kSdpaKeyBlock;
-}
-
-// A test executor that forces concurrency whatever the machine's load: one
-// std::thread per worker index, started for each run; worker w runs tasks
-// w, w + W, w + 2W, ... (the pool hands tasks out first come, first served,
-// and on a busy machine its calling thread may run them all). Results must
-// not depend on which worker runs which task.
-struct Striped {
-  int32_t workers;
-};
-void striped_run(void* pool, attn::ParallelTask task, void* ctx, int32_t n_tasks) {
-  const int32_t w = static_cast<Striped*>(pool)->workers;
-  std::vector<std::thread> threads;
-  for (int32_t k = 0; k < w; ++k) {
-    threads.emplace_back([=] {
-      for (int32_t i = k; i < n_tasks; i += w) task(ctx, i, k);
-    });
-  }
-  for (std::thread& t : threads) t.join();
-}
-attn::Executor striped(int32_t workers) {
-  static Striped s1{1}, s2{2}, s3{3}, s7{7};
-  Striped* s = workers == 1 ? &s1 : (workers == 2 ? &s2 : (workers == 3 ? &s3 : &s7));
-  return attn::Executor{striped_run, s, workers};
+  const int64_t block_work = int64_t{s.seq_q} * attn::kSdpaKeyBlock * (s.dim_k + s.dim_v + 4);
+  const int64_t per_range = (attn::kParallelMinTaskWork + block_work - 1) / block_work;
+  return visible / attn::kSdpaKeyBlock / per_range >= 2;
 }
 
 class SdpaThreads : public testing::TestWithParam<int32_t> {};

@@ -1,10 +1,12 @@
 // attn::ThreadPool, the parallel hook's provider on Linux: every task runs
 // exactly once, worker indices stay in [0, workers) and two tasks never run
-// at once on one worker index, the pool is reused across many runs, and zero
-// or one task is handled. Also parallel_run / parallel_for without a pool.
+// at once on one worker index, the pool is reused across many runs, wakes
+// its sleeping workers, takes runs from two threads and from inside a task,
+// and handles zero or one task. Also parallel_run / parallel_for without a pool.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -88,7 +90,9 @@ TEST(ThreadPool, WorkersBelowOneAreOne) {
   expect_each_once(p);
 }
 
-TEST(ThreadPool, RunsFromTwoThreadsAreSerialized) {
+// A run while the pool is busy with another caller's runs on its own thread:
+// both complete, each task once, worker indices never shared within a run.
+TEST(ThreadPool, RunsFromTwoThreadsBothComplete) {
   attn::ThreadPool pool(2);
   const attn::Executor ex = pool.executor();
   Probe a(50, 2);
@@ -101,6 +105,44 @@ TEST(ThreadPool, RunsFromTwoThreadsAreSerialized) {
   for (const auto& r : a.runs) EXPECT_EQ(r.load(), 20);
   for (const auto& r : b.runs) EXPECT_EQ(r.load(), 20);
   EXPECT_EQ(a.overlap.load() + b.overlap.load(), 0);
+}
+
+// A task of a run calling run() on the same pool (an op inside a task): the
+// inner run goes on the task's thread, no deadlock.
+struct Nested {
+  attn::Executor ex;
+  Probe* inner;
+  std::atomic<int32_t> outer_runs{0};
+};
+void nested_task(void* ctx, int32_t, int32_t) {
+  auto* n = static_cast<Nested*>(ctx);
+  n->outer_runs.fetch_add(1);
+  attn::parallel_run(n->ex, probe_task, n->inner, 1);
+}
+
+TEST(ThreadPool, RunInsideATaskRunsOnTheTasksThread) {
+  attn::ThreadPool pool(3);
+  Probe inner(1, 3);
+  Nested n{pool.executor(), &inner};
+  for (int run = 0; run < 50; ++run) attn::parallel_run(pool.executor(), nested_task, &n, 6);
+  EXPECT_EQ(n.outer_runs.load(), 300);
+  EXPECT_EQ(inner.runs[0].load(), 300);
+  EXPECT_EQ(inner.bad_worker.load(), 0);
+}
+
+// Runs with the workers asleep (after their idle spin) and right after
+// another run (still spinning): every task once either way.
+TEST(ThreadPool, WakesSleepingWorkers) {
+  attn::ThreadPool pool(3);
+  for (int round = 0; round < 3; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    Probe p(40, 3);
+    attn::parallel_run(pool.executor(), probe_task, &p, 40);
+    expect_each_once(p);
+    Probe q(40, 3);
+    attn::parallel_run(pool.executor(), probe_task, &q, 40);
+    expect_each_once(q);
+  }
 }
 
 TEST(ParallelHook, DefaultExecutorRunsInOrderOnWorkerZero) {

@@ -1,8 +1,9 @@
 // Threaded op calls allocate nothing once the pool is built: sdpa_f32 and
-// sdpa_s8 (query split, and key split for a decode shape) run through an attn::ThreadPool
-// of 3 workers between alloc_counter::arm() and disarm() (tests/host: every
-// malloc and operator new of every thread is counted). Control: building a
-// pool inside the window IS counted.
+// sdpa_s8 (query split, and key split for a decode shape), and every op case
+// of op_cases.h (every other op but the decode ones, each split it has), run
+// through an attn::ThreadPool of 3 workers between alloc_counter::arm() and
+// disarm() (tests/host: every malloc and operator new of every thread is
+// counted). Control: building a pool inside the window IS counted.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "attn/sdpa.h"
 #include "attn/sdpa_s8.h"
 #include "attn/thread_pool.h"
+#include "op_cases.h"
 
 namespace {
 
@@ -72,6 +74,30 @@ TEST(ThreadsAllocation, ThreadedOpsAllocateNothing) {
   EXPECT_EQ(s4, attn::Status::kOk);
   EXPECT_EQ(c.malloc_calls, 0);
   EXPECT_EQ(c.new_calls, 0);
+}
+
+TEST(ThreadsAllocation, EveryThreadedOpAllocatesNothing) {
+  attn::ThreadPool pool(3);
+  std::vector<threads_test::OpCase> cases = threads_test::float_cases();
+  for (threads_test::OpCase& c : threads_test::int8_cases()) cases.push_back(std::move(c));
+  std::size_t bytes = 0;
+  for (const threads_test::OpCase& c : cases) {
+    ASSERT_EQ(c.setup, attn::Status::kOk) << c.name;
+    bytes = c.scratch_bytes(3) > bytes ? c.scratch_bytes(3) : bytes;
+  }
+  std::vector<unsigned char> ws(bytes);
+  const attn::Scratch scratch{ws.data(), ws.size()};
+  for (const threads_test::OpCase& c : cases) {  // warm-up outside the window
+    ASSERT_EQ(c.run(pool.executor(), scratch), attn::Status::kOk) << c.name;
+  }
+  std::vector<attn::Status> st(cases.size());
+  alloc_counter::arm();
+  for (std::size_t i = 0; i < cases.size(); ++i) st[i] = cases[i].run(pool.executor(), scratch);
+  const alloc_counter::Counts counts = alloc_counter::disarm();
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    EXPECT_EQ(st[i], attn::Status::kOk) << cases[i].name;
+  EXPECT_EQ(counts.malloc_calls, 0);
+  EXPECT_EQ(counts.new_calls, 0);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "bench_system.h"
 #include "commands.h"
 #include "common.h"
+#include "threads_flag.h"
 
 namespace attn_cli {
 namespace {
@@ -202,7 +203,7 @@ void print_json(const Report& r, const BenchFlags& f) {
   } else {
     std::printf(" \"cycle_counter\": null,\n");
   }
-  std::printf(" \"scratch_bytes\": %zu}\n", r.scratch);
+  std::printf(" \"threads\": %d, \"scratch_bytes\": %zu}\n", threads_workers(), r.scratch);
 }
 
 // Microseconds with 4 significant digits.
@@ -225,6 +226,7 @@ void print_text(const Report& r, const BenchFlags& f) {
   std::printf("  throughput     %.4g %s (%.17g ops per call: %s)\n", r.ops / r.t.ns.median, unit,
               r.ops, r.formula.c_str());
   std::printf("  kernels        %s\n", r.kernels.c_str());
+  std::printf("  threads        %d\n", threads_workers());
   std::printf("  cpu            %s (%s)\n", cpu_model().c_str(), cpu_arch().c_str());
   if (r.t.have_cycles) {
     std::printf("  cycle counter  %s: median %.0f per call\n", attn::platform::cycle_counter_name(),
@@ -337,6 +339,7 @@ void add_bench(CLI::App* app, Runner* runner) {
                 "untimed calls first (default 3; the first checks the "
                 "op's status)");
   s->add_flag("--json", f->json, "print one JSON object instead of text");
+  add_threads_flag(s);
   s->callback([f, runner] { *runner = [f] { run_bench(*f); }; });
 }
 

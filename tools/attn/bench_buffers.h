@@ -14,6 +14,7 @@
 #include "attn/scratch.h"
 #include "bench_ops.h"
 #include "common.h"
+#include "threads_flag.h"
 
 namespace attn_cli {
 
@@ -72,6 +73,7 @@ Args bench_context_args(BenchBuffers* b, int32_t batch, int32_t t, int32_t dq, i
   a.query = b->data<T>(b->count(batch, 1, dq), 1);
   a.keys = b->data<T>(b->count(batch, t, dk), 2);
   a.context = b->data<T>(b->count(batch, 1, dk), 0);
+  a.executor = threads_executor();
   return a;
 }
 

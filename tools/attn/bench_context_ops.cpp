@@ -11,6 +11,7 @@
 #include "attn/model_s8.h"
 #include "attn/softmax_s8.h"
 #include "bench_buffers.h"
+#include "threads_flag.h"
 
 namespace attn_cli {
 namespace {
@@ -38,7 +39,7 @@ BenchCall bahdanau_f32_call(const BenchShape& s) {
   const auto a =
       bench_context_args<attn::BahdanauF32Args>(b.get(), s.batch, s.seq_kv, s.dim, s.dim);
   BenchCall c;
-  c.scratch_bytes = attn::bahdanau_f32_scratch_bytes(shape);
+  c.scratch_bytes = attn::bahdanau_f32_scratch_bytes(shape, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [b, shape, w, a, scratch] { return attn::bahdanau_f32(shape, w, a, scratch); };
   return c;
@@ -60,7 +61,7 @@ BenchCall bahdanau_s8_call(const BenchShape& s) {
                "bahdanau (int8 prepare)");
   const auto a = bench_context_args<attn::BahdanauS8Args>(b.get(), s.batch, s.seq_kv, s.dim, s.dim);
   BenchCall c;
-  c.scratch_bytes = attn::bahdanau_s8_scratch_bytes(shape);
+  c.scratch_bytes = attn::bahdanau_s8_scratch_bytes(shape, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [b, params, a, scratch] { return attn::bahdanau_s8(*params, a, scratch); };
   return c;
@@ -71,7 +72,7 @@ BenchCall luong_dot_f32_call(const BenchShape& s) {
   auto b = std::make_shared<BenchBuffers>();
   const auto a = bench_context_args<attn::LuongF32Args>(b.get(), s.batch, s.seq_kv, s.dim, s.dim);
   BenchCall c;
-  c.scratch_bytes = attn::luong_dot_f32_scratch_bytes(shape);
+  c.scratch_bytes = attn::luong_dot_f32_scratch_bytes(shape, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [b, shape, a, scratch] { return attn::luong_dot_f32(shape, a, scratch); };
   return c;
@@ -84,7 +85,7 @@ BenchCall luong_general_f32_call(const BenchShape& s) {
   const attn::LuongGeneralF32Weights w{b->f32(d * d, 4), b->f32(d, 5)};
   const auto a = bench_context_args<attn::LuongF32Args>(b.get(), s.batch, s.seq_kv, s.dim, s.dim);
   BenchCall c;
-  c.scratch_bytes = attn::luong_general_f32_scratch_bytes(shape);
+  c.scratch_bytes = attn::luong_general_f32_scratch_bytes(shape, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [b, shape, w, a, scratch] { return attn::luong_general_f32(shape, w, a, scratch); };
   return c;
@@ -113,7 +114,7 @@ BenchCall luong_s8_call(const BenchShape& s, bool general) {
   }
   const auto a = bench_context_args<attn::LuongS8Args>(b.get(), s.batch, s.seq_kv, s.dim, s.dim);
   BenchCall c;
-  c.scratch_bytes = attn::luong_s8_scratch_bytes(shape, general);
+  c.scratch_bytes = attn::luong_s8_scratch_bytes(shape, general, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [b, params, a, scratch] { return attn::luong_s8(*params, a, scratch); };
   return c;

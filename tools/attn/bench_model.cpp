@@ -11,6 +11,7 @@
 #include "attn/softmax_s8.h"
 #include "bench_buffers.h"
 #include "model_commands.h"
+#include "threads_flag.h"
 
 namespace attn_cli {
 namespace {
@@ -31,12 +32,13 @@ BenchCall mha_model(const Model& lm, const BenchShape& s) {
   c.ops = mha_ops(s.batch, s.seq_q, s.seq_kv, shape.embed_dim, shape.kdim, shape.vdim);
   if (!q8) {
     attn::MhaF32Args a;
+    a.executor = threads_executor();
     a.query = b->f32(nq, 1);
     a.key = b->f32(nk, 2);
     a.value = b->f32(nv, 3);
     a.out = b->f32(nq, 0);
     a.mask = mask;
-    c.scratch_bytes = attn::model_scratch_bytes(m, s.batch, s.seq_q, s.seq_kv);
+    c.scratch_bytes = attn::model_scratch_bytes(m, s.batch, s.seq_q, s.seq_kv, threads_workers());
     const attn::Scratch scratch = b->scratch(c.scratch_bytes);
     const int32_t bb = s.batch, sq = s.seq_q, skv = s.seq_kv;
     c.call = [lm, b, a, scratch, bb, sq, skv] {
@@ -50,12 +52,13 @@ BenchCall mha_model(const Model& lm, const BenchShape& s) {
                                           b->channels.size(), params.get()),
                "mha (int8 prepare)");
   attn::MhaS8Args a;
+  a.executor = threads_executor();
   a.query = b->s8(nq, 1);
   a.key = b->s8(nk, 2);
   a.value = b->s8(nv, 3);
   a.out = b->s8(nq, 0);
   a.mask = mask;
-  c.scratch_bytes = attn::mha_s8_scratch_bytes(shape);
+  c.scratch_bytes = attn::mha_s8_scratch_bytes(shape, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [lm, b, params, a, scratch] { return attn::mha_s8(*params, a, scratch); };
   return c;
@@ -76,7 +79,7 @@ BenchCall context_model(const Model& lm, const BenchShape& s) {
     if (!q8) {
       const auto a =
           bench_context_args<attn::BahdanauF32Args>(b.get(), bb, t, sh.query_dim, sh.key_dim);
-      c.scratch_bytes = attn::model_scratch_bytes(m, bb, 1, t);
+      c.scratch_bytes = attn::model_scratch_bytes(m, bb, 1, t, threads_workers());
       const attn::Scratch scratch = b->scratch(c.scratch_bytes);
       c.call = [lm, b, a, scratch, bb, t] {
         return attn::model_run_bahdanau_f32(lm->model, bb, t, a, scratch);
@@ -90,7 +93,7 @@ BenchCall context_model(const Model& lm, const BenchShape& s) {
                  "bahdanau (int8 prepare)");
     const auto a =
         bench_context_args<attn::BahdanauS8Args>(b.get(), bb, t, sh.query_dim, sh.key_dim);
-    c.scratch_bytes = attn::bahdanau_s8_scratch_bytes(sh);
+    c.scratch_bytes = attn::bahdanau_s8_scratch_bytes(sh, threads_workers());
     const attn::Scratch scratch = b->scratch(c.scratch_bytes);
     c.call = [lm, b, params, a, scratch] { return attn::bahdanau_s8(*params, a, scratch); };
     return c;
@@ -99,7 +102,7 @@ BenchCall context_model(const Model& lm, const BenchShape& s) {
   c.ops = luong_general_ops(bb, t, sh.query_dim, sh.key_dim, q8);
   if (!q8) {
     const auto a = bench_context_args<attn::LuongF32Args>(b.get(), bb, t, sh.query_dim, sh.key_dim);
-    c.scratch_bytes = attn::model_scratch_bytes(m, bb, 1, t);
+    c.scratch_bytes = attn::model_scratch_bytes(m, bb, 1, t, threads_workers());
     const attn::Scratch scratch = b->scratch(c.scratch_bytes);
     c.call = [lm, b, a, scratch, bb, t] {
       return attn::model_run_luong_general_f32(lm->model, bb, t, a, scratch);
@@ -112,7 +115,7 @@ BenchCall context_model(const Model& lm, const BenchShape& s) {
                                                     b->channels.size(), params.get()),
                "luong-general (int8 prepare)");
   const auto a = bench_context_args<attn::LuongS8Args>(b.get(), bb, t, sh.query_dim, sh.key_dim);
-  c.scratch_bytes = attn::luong_general_s8_scratch_bytes(sh);
+  c.scratch_bytes = attn::luong_general_s8_scratch_bytes(sh, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [lm, b, params, a, scratch] { return attn::luong_s8(*params, a, scratch); };
   return c;

@@ -12,6 +12,7 @@
 #include "attn/mha_s8.h"
 #include "attn/sdpa_s8.h"
 #include "bench_buffers.h"
+#include "threads_flag.h"
 
 namespace attn_cli {
 
@@ -88,13 +89,14 @@ BenchCall sdpa_f32_call(const BenchShape& s) {
   const std::size_t nq = b->count(shape.batch, shape.seq_q, shape.dim_k);
   const std::size_t nkv = b->count(shape.batch, shape.seq_kv, shape.dim_k);
   attn::SdpaF32Args a;
+  a.executor = threads_executor();
   a.q = b->f32(nq, 1);
   a.k = b->f32(nkv, 2);
   a.v = b->f32(nkv, 3);
   a.out = b->f32(nq, 0);
   a.mask = b->load_mask(s.masks, shape.batch, shape.seq_q, shape.seq_kv);
   BenchCall c;
-  c.scratch_bytes = attn::sdpa_f32_scratch_bytes(shape);
+  c.scratch_bytes = attn::sdpa_f32_scratch_bytes(shape, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [b, shape, a, scratch] { return attn::sdpa_f32(shape, a, scratch); };
   return c;
@@ -111,13 +113,14 @@ BenchCall sdpa_s8_call(const BenchShape& s) {
   const std::size_t nq = b->count(shape.batch, shape.seq_q, shape.dim_k);
   const std::size_t nkv = b->count(shape.batch, shape.seq_kv, shape.dim_k);
   attn::SdpaS8Args a;
+  a.executor = threads_executor();
   a.q = b->s8(nq, 1);
   a.k = b->s8(nkv, 2);
   a.v = b->s8(nkv, 3);
   a.out = b->s8(nq, 0);
   a.mask = b->load_mask(s.masks, shape.batch, shape.seq_q, shape.seq_kv);
   BenchCall c;
-  c.scratch_bytes = attn::sdpa_s8_scratch_bytes(shape);
+  c.scratch_bytes = attn::sdpa_s8_scratch_bytes(shape, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [b, params, a, scratch] { return attn::sdpa_s8(*params, a, scratch); };
   return c;
@@ -140,12 +143,13 @@ BenchCall mha_f32_call(const BenchShape& s) {
   w.out_proj_weight = b->f32(e * e, 6);
   w.out_proj_bias = b->f32(e, 7);
   attn::MhaF32Args a;
+  a.executor = threads_executor();
   a.query = b->f32(b->count(s.batch, s.seq_q, s.dim), 1);
   a.key = a.value = b->f32(b->count(s.batch, s.seq_kv, s.dim), 2);
   a.out = b->f32(b->count(s.batch, s.seq_q, s.dim), 0);
   a.mask = b->load_mask(s.masks, s.batch, s.seq_q, s.seq_kv);
   BenchCall c;
-  c.scratch_bytes = attn::mha_f32_scratch_bytes(shape);
+  c.scratch_bytes = attn::mha_f32_scratch_bytes(shape, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [b, shape, w, a, scratch] { return attn::mha_f32(shape, w, a, scratch); };
   return c;
@@ -171,12 +175,13 @@ BenchCall mha_s8_call(const BenchShape& s) {
   check_status(attn::mha_s8_prepare(shape, quant, w, b->channels.data(), params.get()),
                "mha (int8 prepare)");
   attn::MhaS8Args a;
+  a.executor = threads_executor();
   a.query = b->s8(b->count(s.batch, s.seq_q, s.dim), 1);
   a.key = a.value = b->s8(b->count(s.batch, s.seq_kv, s.dim), 2);
   a.out = b->s8(b->count(s.batch, s.seq_q, s.dim), 0);
   a.mask = b->load_mask(s.masks, s.batch, s.seq_q, s.seq_kv);
   BenchCall c;
-  c.scratch_bytes = attn::mha_s8_scratch_bytes(shape);
+  c.scratch_bytes = attn::mha_s8_scratch_bytes(shape, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [b, params, a, scratch] { return attn::mha_s8(*params, a, scratch); };
   return c;
@@ -190,11 +195,12 @@ BenchCall general_f32_call(const BenchShape& s) {
   const std::size_t dd = static_cast<std::size_t>(s.dim) * static_cast<std::size_t>(s.dim);
   const attn::GeneralAttentionF32Weights w{b->f32(dd, 4), b->f32(dd, 5), b->f32(dd, 6)};
   attn::GeneralAttentionF32Args a;
+  a.executor = threads_executor();
   a.x = b->f32(b->count(s.batch, s.seq_q, s.dim), 1);
   a.out = b->f32(b->count(s.batch, s.seq_q, s.dim), 0);
   a.mask = b->load_mask(s.masks, s.batch, s.seq_q, s.seq_q);
   BenchCall c;
-  c.scratch_bytes = attn::general_attention_f32_scratch_bytes(shape);
+  c.scratch_bytes = attn::general_attention_f32_scratch_bytes(shape, threads_workers());
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   c.call = [b, shape, w, a, scratch] { return attn::general_attention_f32(shape, w, a, scratch); };
   return c;

@@ -10,6 +10,7 @@
 #include "attn/luong_s8.h"
 #include "int8_commands.h"
 #include "int8_common.h"
+#include "threads_flag.h"
 
 namespace attn_cli {
 namespace {
@@ -124,14 +125,15 @@ void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& f, bool general
     fw.scales = w_scales.data();
     fw.bias = bias.empty() ? nullptr : bias.data();
     check_status(attn::luong_general_s8_prepare(shape, quant, fw, storage.data(), &params), op);
-    scratch_bytes = attn::luong_general_s8_scratch_bytes(shape);
+    scratch_bytes = attn::luong_general_s8_scratch_bytes(shape, threads_workers());
   } else {
     const attn::LuongDotShape dshape{shape.batch, shape.seq, shape.key_dim};
     check_status(attn::luong_dot_s8_prepare(dshape, quant, &params), op);
-    scratch_bytes = attn::luong_dot_s8_scratch_bytes(dshape);
+    scratch_bytes = attn::luong_dot_s8_scratch_bytes(dshape, threads_workers());
   }
   auto scratch = make_scratch(scratch_bytes);
   attn::LuongS8Args args;
+  args.executor = threads_executor();
   o.bind(qk, &args);
   check_status(attn::luong_s8(params, args, scratch_of(scratch)), op);
   write_s8_outputs({{files.out, o.ctx_shape, o.ctx.data()},
@@ -247,8 +249,9 @@ void run_bahdanau_s8(const BahdanauFiles& files, const BahdanauInt8Flags& f) {
   std::vector<attn::QuantizedMultiplier> storage(attn::bahdanau_s8_channel_count(shape));
   attn::BahdanauS8Params params;
   check_status(attn::bahdanau_s8_prepare(shape, quant, w, storage.data(), &params), "bahdanau");
-  auto scratch = make_scratch(attn::bahdanau_s8_scratch_bytes(shape));
+  auto scratch = make_scratch(attn::bahdanau_s8_scratch_bytes(shape, threads_workers()));
   attn::BahdanauS8Args args;
+  args.executor = threads_executor();
   o.bind(qk, &args);
   check_status(attn::bahdanau_s8(params, args, scratch_of(scratch)), "bahdanau");
   write_s8_outputs({{files.out, o.ctx_shape, o.ctx.data()},

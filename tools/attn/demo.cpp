@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attn/attn.h"
+#include "attn/thread_pool.h"
 #include "commands.h"
 #include "common.h"
 
@@ -142,24 +143,30 @@ void mha_runs() {
   w.in_proj_bias = in_b.data();
   w.out_proj_weight = out_w.data();
   w.out_proj_bias = out_b.data();
-  for (int cross = 0; cross < 2; ++cross) {
+  // Run 2 is run 0 on two threads (an attn::ThreadPool): the same bits, with
+  // scratch for every head and two attention cores.
+  attn::ThreadPool pool(2);
+  for (int run = 0; run < 3; ++run) {
+    const bool cross = run == 1;
     attn::MhaShape s;
     s.batch = 2;
     s.seq_q = 5;
     s.seq_kv = cross ? 7 : 5;
     s.embed_dim = e;
     s.num_heads = 2;
-    const std::size_t bytes = attn::mha_f32_scratch_bytes(s);
+    attn::MhaF32Args a;
+    if (run == 2) a.executor = pool.executor();
+    const std::size_t bytes = attn::mha_f32_scratch_bytes(s, a.executor.workers);
     std::vector<unsigned char> scratch(bytes);
     std::vector<float> out(2 * 5 * 8);
-    attn::MhaF32Args a;
     a.query = x.data();
     a.key = a.value = cross ? y.data() : x.data();
     a.out = out.data();
     a.mask.causal = !cross;
     check_status(attn::mha_f32(s, w, a, attn::Scratch{scratch.data(), bytes}), "mha");
-    report(cross ? "mha cross, 2 heads" : "mha self causal, 2 heads",
-           cross ? "x[2,5,8] y[2,7,8] -> [2,5,8]" : "x[2,5,8] -> [2,5,8]", bytes, out);
+    static const char* const kNames[] = {"mha self causal, 2 heads", "mha cross, 2 heads",
+                                         "  the same, 2 threads"};
+    report(kNames[run], cross ? "x[2,5,8] y[2,7,8] -> [2,5,8]" : "x[2,5,8] -> [2,5,8]", bytes, out);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attn/attn.h"
+#include "threads_flag.h"
 
 namespace attn_cli {
 
@@ -47,9 +48,10 @@ void run_sdpa(const SdpaFlags& f) {
   std::vector<float> out(output_count(out_shape, f.out));
   std::vector<float> weights;
   if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
-  auto scratch = make_scratch(attn::sdpa_f32_scratch_bytes(shape));
+  auto scratch = make_scratch(attn::sdpa_f32_scratch_bytes(shape, threads_workers()));
 
   attn::SdpaF32Args args;
+  args.executor = threads_executor();
   args.q = in.q.data();
   args.k = in.k.data();
   args.v = in.v.data();
@@ -151,9 +153,10 @@ void run_mha(const MhaFlags& f) {
   std::vector<float> out(output_count(out_shape, f.out));
   std::vector<float> weights;
   if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
-  auto scratch = make_scratch(attn::mha_f32_scratch_bytes(shape));
+  auto scratch = make_scratch(attn::mha_f32_scratch_bytes(shape, threads_workers()));
 
   attn::MhaF32Args args;
+  args.executor = threads_executor();
   args.query = x.data();
   args.key = key.data();
   args.value = value.data();
@@ -212,8 +215,9 @@ void run_bahdanau(const BahdanauFlags& f) {
   shape.key_dim = to_i32(qk.dk);
   shape.units = to_i32(units);
   ContextBuffers<float> o(qk, f.io.out, f.io.weights_out, f.io.key_lengths);
-  auto scratch = make_scratch(attn::bahdanau_f32_scratch_bytes(shape));
+  auto scratch = make_scratch(attn::bahdanau_f32_scratch_bytes(shape, threads_workers()));
   attn::BahdanauF32Args args;
+  args.executor = threads_executor();
   o.bind(qk, &args);
   check_status(attn::bahdanau_f32(shape, w, args, scratch_of(scratch)), "bahdanau");
   write_context(f.io, o);
@@ -227,8 +231,9 @@ void run_luong_dot(const ContextFlags& f) {
   shape.seq = to_i32(qk.seq);
   shape.dim = to_i32(qk.dq);
   ContextBuffers<float> o(qk, f.out, f.weights_out, f.key_lengths);
-  auto scratch = make_scratch(attn::luong_dot_f32_scratch_bytes(shape));
+  auto scratch = make_scratch(attn::luong_dot_f32_scratch_bytes(shape, threads_workers()));
   attn::LuongF32Args args;
+  args.executor = threads_executor();
   o.bind(qk, &args);
   check_status(attn::luong_dot_f32(shape, args, scratch_of(scratch)), "luong-dot");
   write_context(f, o);
@@ -253,8 +258,9 @@ void run_luong_general(const LuongGeneralFlags& f) {
   shape.query_dim = to_i32(qk.dq);
   shape.key_dim = to_i32(qk.dk);
   ContextBuffers<float> o(qk, f.io.out, f.io.weights_out, f.io.key_lengths);
-  auto scratch = make_scratch(attn::luong_general_f32_scratch_bytes(shape));
+  auto scratch = make_scratch(attn::luong_general_f32_scratch_bytes(shape, threads_workers()));
   attn::LuongF32Args args;
+  args.executor = threads_executor();
   o.bind(qk, &args);
   check_status(attn::luong_general_f32(shape, weights_in, args, scratch_of(scratch)),
                "luong-general");
@@ -287,8 +293,9 @@ void run_general(const GeneralFlags& f) {
   std::vector<float> out(output_count(out_shape, f.out));
   std::vector<float> weights;
   if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
-  auto scratch = make_scratch(attn::general_attention_f32_scratch_bytes(shape));
+  auto scratch = make_scratch(attn::general_attention_f32_scratch_bytes(shape, threads_workers()));
   attn::GeneralAttentionF32Args args;
+  args.executor = threads_executor();
   args.x = x.data();
   args.out = out.data();
   args.weights = weights.empty() ? nullptr : weights.data();

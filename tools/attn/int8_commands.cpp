@@ -17,6 +17,7 @@
 #include "attn/sdpa_s8.h"
 #include "attn/softmax_s8.h"
 #include "int8_common.h"
+#include "threads_flag.h"
 
 namespace attn_cli {
 namespace {
@@ -129,8 +130,9 @@ void run_sdpa_s8(const SdpaFiles& files, const SdpaInt8Flags& f) {
 
   attn::SdpaS8Params params;
   check_status(attn::sdpa_s8_prepare(shape, quant, &params), "sdpa");
-  auto scratch = make_scratch(attn::sdpa_s8_scratch_bytes(shape));
+  auto scratch = make_scratch(attn::sdpa_s8_scratch_bytes(shape, threads_workers()));
   attn::SdpaS8Args args;
+  args.executor = threads_executor();
   args.q = in.q.data();
   args.k = in.k.data();
   args.v = in.v.data();
@@ -332,8 +334,9 @@ void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
   std::vector<attn::QuantizedMultiplier> channels(attn::mha_s8_channel_count(shape));
   attn::MhaS8Params params;
   check_status(attn::mha_s8_prepare(shape, quant, w, channels.data(), &params), "mha");
-  auto scratch = make_scratch(attn::mha_s8_scratch_bytes(shape));
+  auto scratch = make_scratch(attn::mha_s8_scratch_bytes(shape, threads_workers()));
   attn::MhaS8Args args;
+  args.executor = threads_executor();
   args.query = x.data();
   args.key = key.data();
   args.value = value.data();

@@ -11,6 +11,7 @@
 
 #include "attn/model.h"
 #include "attn/model_s8.h"
+#include "threads_flag.h"
 
 namespace attn_cli {
 
@@ -168,8 +169,9 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
   if (!q8) {
     std::vector<float> out(n_out), weights;
     if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
-    auto scratch = make_scratch(attn::model_scratch_bytes(m, bb, isq, iskv));
+    auto scratch = make_scratch(attn::model_scratch_bytes(m, bb, isq, iskv, threads_workers()));
     attn::MhaF32Args a;
+    a.executor = threads_executor();
     a.query = xf.data();
     a.key = kf.data();
     a.value = vf.data();
@@ -192,8 +194,9 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
   std::vector<int8_t> out(n_out), wq;
   const auto wq_shape = with_batch(batched, b, {heads, sq, skv});
   if (!f.weights_out.empty()) wq.resize(output_count(wq_shape, f.weights_out));
-  auto scratch = make_scratch(attn::mha_s8_scratch_bytes(shape));
+  auto scratch = make_scratch(attn::mha_s8_scratch_bytes(shape, threads_workers()));
   attn::MhaS8Args a;
+  a.executor = threads_executor();
   a.query = xs.values.data();
   a.key = ks.values.data();
   a.value = vs.values.data();
@@ -276,8 +279,9 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f,
     check_status(attn::model_bahdanau_s8_prepare(m, bb, it, channels.data(), channels.size(),
                                                  params.get()),
                  "bahdanau (int8 prepare)");
-    auto scratch = make_scratch(attn::bahdanau_s8_scratch_bytes(shape));
+    auto scratch = make_scratch(attn::bahdanau_s8_scratch_bytes(shape, threads_workers()));
     attn::BahdanauS8Args a;
+    a.executor = threads_executor();
     a.query = q.values.data();
     a.keys = h.values.data();
     a.context = ctx.data();
@@ -292,8 +296,9 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f,
     check_status(attn::model_luong_general_s8_prepare(m, bb, it, channels.data(),
                                                       channels.size(), &params),
                  "luong-general (int8 prepare)");
-    auto scratch = make_scratch(attn::luong_general_s8_scratch_bytes(shape));
+    auto scratch = make_scratch(attn::luong_general_s8_scratch_bytes(shape, threads_workers()));
     attn::LuongS8Args a;
+    a.executor = threads_executor();
     a.query = q.values.data();
     a.keys = h.values.data();
     a.context = ctx.data();
@@ -345,10 +350,11 @@ void run_context_model(const LoadedModel& lm, const ModelRunFiles& f, const Mode
   const auto w_shape = with_batch(batched, b, {t});
   std::vector<float> ctx(output_count(c_shape, f.out)), w;
   if (!f.weights_out.empty()) w.resize(output_count(w_shape, f.weights_out));
-  auto scratch = make_scratch(attn::model_scratch_bytes(m, bb, 1, it));
+  auto scratch = make_scratch(attn::model_scratch_bytes(m, bb, 1, it, threads_workers()));
   attn::Status st;
   if (m.op == attn::ModelOp::kBahdanau) {
     attn::BahdanauF32Args a;
+    a.executor = threads_executor();
     a.query = q.data();
     a.keys = h.data();
     a.context = ctx.data();
@@ -357,6 +363,7 @@ void run_context_model(const LoadedModel& lm, const ModelRunFiles& f, const Mode
     st = attn::model_run_bahdanau_f32(m, bb, it, a, scratch_of(scratch));
   } else {
     attn::LuongF32Args a;
+    a.executor = threads_executor();
     a.query = q.data();
     a.keys = h.data();
     a.context = ctx.data();

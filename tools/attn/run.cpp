@@ -11,6 +11,7 @@
 #include "f32_commands.h"
 #include "int8_commands.h"
 #include "model_commands.h"
+#include "threads_flag.h"
 
 namespace attn_cli {
 namespace {
@@ -260,7 +261,11 @@ void add_run(CLI::App* app, Runner* runner) {
              "int8), or a model blob from attn-convert (mha, mha-decode, bahdanau, "
              "luong-general --model)");
   run->require_subcommand(1);
-  for (const RunOp& op : kRunOps) op.add(run->add_subcommand(op.name, op.description), runner);
+  for (const RunOp& op : kRunOps) {
+    CLI::App* sub = run->add_subcommand(op.name, op.description);
+    op.add(sub, runner);
+    add_threads_flag(sub);
+  }
   // Name the value of every string flag FILE (DIR for --weights) in --help.
   for (CLI::App* sub : run->get_subcommands({})) {
     for (CLI::Option* o : sub->get_options({})) {

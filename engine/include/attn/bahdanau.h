@@ -23,12 +23,29 @@
 // Helium, 32 with the other SIMD backends) otherwise, where the keys of a tile
 // are projected in one product.
 //
+// With an executor of W workers: 64 + W * (that - 64), one copy per worker.
+//
+// Threads (args.executor, attn/parallel.h; bahdanau_f32 and bahdanau_f32_step):
+// with batch >= W the batch items are the tasks, each computed as in the
+// serial op: bit-identical. With fewer items than workers, item after item,
+// an item of enough keys is split into ranges of whole kSdpaKeyBlock blocks
+// (at most 8): each range runs the online softmax over its keys (the same
+// scores as the serial op) and the ranges' maxima, sums and accumulators are
+// merged in key order, the weights rescaled per range. The same terms summed
+// in another order, with one more rescaling exp per range: deterministic for
+// a given worker count, within the float32 bound for any summation order
+// (tests/threads checks it against the double-precision reference, and
+// within twice that bound of the serial op). bahdanau_f32_memory splits its
+// key tiles over the executor: bit-identical. No task of less than
+// kParallelMinTaskWork: a small call runs on this thread.
+//
 // A batch item with key length 0 gives a zero context and zero weights.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
 #include "attn/status.h"
@@ -46,15 +63,15 @@ struct BahdanauShape {
 // Keys whose projections are computed in one product (see Scratch above).
 inline constexpr int32_t kBahdanauKeyTile = kSdpaQueryTile % 16 == 0 ? kSdpaQueryTile : 1;
 
-constexpr std::size_t bahdanau_f32_scratch_bytes(const BahdanauShape& s) {
-  if (s.units <= 0 || s.key_dim <= 0) return 0;
+constexpr std::size_t bahdanau_f32_scratch_bytes(const BahdanauShape& s, int32_t workers = 1) {
+  if (s.units <= 0 || s.key_dim <= 0 || workers <= 0) return 0;
   const auto u = static_cast<uint64_t>(s.units);
   const uint64_t tile = sat::mul(static_cast<uint64_t>(kBahdanauKeyTile), u);
   const uint64_t proj = sat::add(sat::f32_bytes(u), sat::f32_bytes(tile));
-  const uint64_t n = sat::add(sat::add(kAlign, proj),
-                              sat::add(sat::f32_bytes(static_cast<uint64_t>(kSdpaKeyBlock)),
-                                       sat::f32_bytes(static_cast<uint64_t>(s.key_dim))));
-  return sat::to_size(n);
+  const uint64_t slice =
+      sat::add(proj, sat::add(sat::f32_bytes(static_cast<uint64_t>(kSdpaKeyBlock)),
+                              sat::f32_bytes(static_cast<uint64_t>(s.key_dim))));
+  return sat::to_size(sat::add(kAlign, sat::mul(slice, static_cast<uint64_t>(workers))));
 }
 
 struct BahdanauF32Weights {
@@ -72,11 +89,14 @@ struct BahdanauF32Args {
   float* context = nullptr;
   float* weights = nullptr;              // optional [batch, seq]
   const int32_t* key_lengths = nullptr;  // optional [batch], each in [0, seq]
+  // Optional: workers to spread the work over (default: this thread alone).
+  Executor executor{};
 };
 
 // Returns kOk, or without writing anything: kNullPointer (query, keys, context,
 // w1, w2 or v null), kBadShape (a dimension <= 0), kBadArgument (key length out
-// of [0, seq], bv not finite), kScratchTooSmall.
+// of [0, seq], bv not finite, an executor that is not executor_valid),
+// kScratchTooSmall (below bahdanau_f32_scratch_bytes(shape, executor.workers)).
 Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weights,
                     const BahdanauF32Args& args, Scratch scratch);
 
@@ -102,13 +122,16 @@ constexpr std::size_t bahdanau_f32_memory_bytes(const BahdanauShape& s) {
 // keys [batch, seq, key_dim]; reads w2 and b2 (or null) of the weights.
 // Returns kOk, or without writing anything: kNullPointer (keys, memory or w2
 // null), kBadShape (a dimension <= 0 or above the engine's limit),
-// kScratchTooSmall (memory_bytes < bahdanau_f32_memory_bytes(shape)).
+// kBadArgument (an executor that is not executor_valid), kScratchTooSmall
+// (memory_bytes < bahdanau_f32_memory_bytes(shape)).
 Status bahdanau_f32_memory(const BahdanauShape& shape, const BahdanauF32Weights& weights,
-                           const float* keys, float* memory, std::size_t memory_bytes);
+                           const float* keys, float* memory, std::size_t memory_bytes,
+                           const Executor& executor = Executor{});
 
 // One decoder step against the memory of the same shape, keys and weights
 // (w2 and b2 are not read and may be null). args as for bahdanau_f32 (keys are
-// the values of the context). Scratch: bahdanau_f32_scratch_bytes(shape).
+// the values of the context). Scratch: bahdanau_f32_scratch_bytes(shape,
+// args.executor.workers).
 // Returns kOk, or without writing anything: kNullPointer (query, keys,
 // context, memory, w1 or v null), kBadShape, kBadArgument (key length out of
 // [0, seq], bv not finite), kScratchTooSmall (scratch, or memory_bytes <

@@ -24,7 +24,17 @@
 //
 // Scratch: bahdanau_s8_scratch_bytes = 64 + 2 * align64(units) + align64(4 * units)
 //                                     + align64(4 * 256) + sdpa_s8_row_bytes(seq, 1, key_dim)
-// (A, one row, ADD's rescaled A and its table of rescaled B codes, the core).
+// (A, one row, ADD's rescaled A and its table of rescaled B codes, the core);
+// with an executor of W workers, 64 + W * (the rest): one copy per worker.
+//
+// Threads (args.executor, attn/parallel.h; bahdanau_s8 and bahdanau_s8_step):
+// with batch >= W the batch items are the tasks; else item after item, an
+// item of enough keys split by key range in sdpa_s8's three passes (each
+// range's scores B_j -> e_j and their maximum; the sums of table exps; the
+// probabilities and int32 P.V partial sums), merged by integer max and sums.
+// bahdanau_s8_memory splits its rows. Every int8 value is the serial op's:
+// bit-identical at any worker count. No task of less than
+// kParallelMinTaskWork.
 //
 // Prepared encoder memory: bahdanau_s8_memory computes the int8 B_j of every
 // key once, into memory [batch, seq, units] (bahdanau_s8_memory_bytes = batch
@@ -40,6 +50,7 @@
 #include "attn/bahdanau.h"
 #include "attn/int8/layers_s8.h"
 #include "attn/int8/quantize.h"
+#include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa_s8.h"
 #include "attn/status.h"
@@ -71,12 +82,13 @@ constexpr std::size_t bahdanau_s8_channel_count(const BahdanauShape& s) {
   return s.units > 0 ? 2 * static_cast<std::size_t>(s.units) + 1 : 0;
 }
 
-constexpr std::size_t bahdanau_s8_scratch_bytes(const BahdanauShape& s) {
-  if (s.units <= 0 || s.seq <= 0 || s.key_dim <= 0) return 0;
+constexpr std::size_t bahdanau_s8_scratch_bytes(const BahdanauShape& s, int32_t workers = 1) {
+  if (s.units <= 0 || s.seq <= 0 || s.key_dim <= 0 || workers <= 0) return 0;
   const auto u = static_cast<uint64_t>(s.units);
   const uint64_t rows =
       sat::add(sat::mul(2, s8_bytes::block(u)), sat::add(sat::f32_bytes(u), sat::f32_bytes(256)));
-  return sat::to_size(sat::add(sat::add(kAlign, rows), sdpa_s8_row_bytes64(s.seq, 1, s.key_dim)));
+  const uint64_t slice = sat::add(rows, sdpa_s8_row_bytes64(s.seq, 1, s.key_dim));
+  return sat::to_size(sat::add(kAlign, sat::mul(slice, static_cast<uint64_t>(workers))));
 }
 
 constexpr std::size_t bahdanau_s8_memory_bytes(const BahdanauShape& s) {
@@ -106,18 +118,21 @@ struct BahdanauS8Args {
   int8_t* context = nullptr;
   int8_t* weights = nullptr;             // optional [batch, seq]
   const int32_t* key_lengths = nullptr;  // optional [batch]
+  // Optional: workers to spread the work over (default: this thread alone).
+  Executor executor{};
 };
 
 // Returns kOk, or without writing anything: kNullPointer, kBadArgument (key
-// length outside [0, seq]), kScratchTooSmall.
+// length outside [0, seq], an executor that is not executor_valid),
+// kScratchTooSmall (below bahdanau_s8_scratch_bytes(shape, executor.workers)).
 Status bahdanau_s8(const BahdanauS8Params& params, const BahdanauS8Args& args, Scratch scratch);
 
 // keys [batch, seq, key_dim] -> memory [batch, seq, units], the int8 B_j.
 // Returns kOk, or without writing anything: kNullPointer (keys or memory
-// null), kBadShape (params not prepared), kScratchTooSmall (memory_bytes <
-// bahdanau_s8_memory_bytes(params.shape)).
+// null), kBadShape (params not prepared), kBadArgument (an invalid executor),
+// kScratchTooSmall (memory_bytes < bahdanau_s8_memory_bytes(params.shape)).
 Status bahdanau_s8_memory(const BahdanauS8Params& params, const int8_t* keys, int8_t* memory,
-                          std::size_t memory_bytes);
+                          std::size_t memory_bytes, const Executor& executor = Executor{});
 
 // One decoder step against the memory of the same params and keys (keys are
 // the values of the context); args and scratch as for bahdanau_s8. Returns

@@ -19,6 +19,21 @@
 //          luong_general_f32_scratch_bytes = that with dim = key_dim, + align64(4*key_dim)
 // independent of seq (of it, one block of kSdpaQueryTile * kSdpaKeyBlock scores and
 // the context accumulator are used). A batch item with key length 0 gives zeros.
+// With an executor of W workers each formula takes W (one copy per worker:
+// sdpa_f32_scratch_bytes(..., W), and W * align64(4*key_dim) for general).
+//
+// Threads (args.executor, attn/parallel.h; every op below but the memory's):
+// with batch >= W the batch items are the tasks, each computed as in the
+// serial op: bit-identical. With fewer items than workers, item after item,
+// an item of enough keys is split into ranges of whole score blocks (the
+// serial op's blocks, at most 8 ranges): each range runs the online softmax
+// over its keys and the ranges' maxima, sums and accumulators are merged in
+// key order, the weights rescaled per range. The same terms summed in another
+// order, with one more rescaling exp per range: deterministic for a given
+// worker count, within the float32 bound for any summation order
+// (tests/threads checks it against the double-precision reference, and
+// within twice that bound of the serial op). luong_general_f32_memory splits
+// its rows: bit-identical. No task of less than kParallelMinTaskWork.
 //
 // Prepared encoder memory (Luong general): luong_general_f32_memory computes
 // K'_j = h_j W once, into memory [batch, seq, query_dim] float32
@@ -36,6 +51,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
 #include "attn/status.h"
@@ -55,18 +71,22 @@ struct LuongGeneralShape {
   int32_t key_dim = 0;
 };
 
-constexpr std::size_t luong_dot_f32_scratch_bytes(const LuongDotShape& s) {
-  return sdpa_f32_scratch_bytes({1, 1, s.seq, s.dim, s.dim});
+constexpr std::size_t luong_dot_f32_scratch_bytes(const LuongDotShape& s, int32_t workers = 1) {
+  return sdpa_f32_scratch_bytes({1, 1, s.seq, s.dim, s.dim}, workers);
 }
 
-constexpr std::size_t luong_general_f32_scratch_bytes(const LuongGeneralShape& s) {
-  if (s.key_dim <= 0) return 0;
-  return sat::to_size(sat::add(sdpa_f32_scratch_bytes({1, 1, s.seq, s.key_dim, s.key_dim}),
-                               sat::f32_bytes(static_cast<uint64_t>(s.key_dim))));
+constexpr std::size_t luong_general_f32_scratch_bytes(const LuongGeneralShape& s,
+                                                      int32_t workers = 1) {
+  if (s.key_dim <= 0 || workers <= 0) return 0;
+  const uint64_t proj =
+      sat::mul(sat::f32_bytes(static_cast<uint64_t>(s.key_dim)), static_cast<uint64_t>(workers));
+  return sat::to_size(
+      sat::add(sdpa_f32_scratch_bytes({1, 1, s.seq, s.key_dim, s.key_dim}, workers), proj));
 }
 
-constexpr std::size_t luong_general_f32_step_scratch_bytes(const LuongGeneralShape& s) {
-  return luong_dot_f32_scratch_bytes({s.batch, s.seq, s.key_dim});
+constexpr std::size_t luong_general_f32_step_scratch_bytes(const LuongGeneralShape& s,
+                                                           int32_t workers = 1) {
+  return luong_dot_f32_scratch_bytes({s.batch, s.seq, s.key_dim}, workers);
 }
 
 constexpr std::size_t luong_general_f32_memory_bytes(const LuongGeneralShape& s) {
@@ -82,6 +102,8 @@ struct LuongF32Args {
   float* context = nullptr;
   float* weights = nullptr;              // optional [batch, seq]
   const int32_t* key_lengths = nullptr;  // optional [batch], each in [0, seq]
+  // Optional: workers to spread the work over (default: this thread alone).
+  Executor executor{};
 };
 
 // Luong general's Dense on the keys: w [key_dim, query_dim], b [query_dim] or null.
@@ -91,24 +113,29 @@ struct LuongGeneralF32Weights {
 };
 
 // Both return kOk, or without writing anything: kNullPointer, kBadShape,
-// kBadArgument (key length outside [0, seq]), kScratchTooSmall.
+// kBadArgument (key length outside [0, seq], an executor that is not
+// executor_valid), kScratchTooSmall (below the scratch formula for
+// args.executor.workers).
 Status luong_dot_f32(const LuongDotShape& shape, const LuongF32Args& args, Scratch scratch);
 Status luong_general_f32(const LuongGeneralShape& shape, const LuongGeneralF32Weights& weights,
                          const LuongF32Args& args, Scratch scratch);
 
 // keys [batch, seq, key_dim] -> memory [batch, seq, query_dim] (reads w; b is
-// not used). Returns kOk, or without writing anything: kNullPointer (keys,
-// memory or w null), kBadShape, kScratchTooSmall (memory_bytes <
-// luong_general_f32_memory_bytes(shape)).
+// not used), its rows split over `executor` (bit-identical). Returns kOk, or
+// without writing anything: kNullPointer (keys, memory or w null), kBadShape,
+// kBadArgument (an executor that is not executor_valid), kScratchTooSmall
+// (memory_bytes < luong_general_f32_memory_bytes(shape)).
 Status luong_general_f32_memory(const LuongGeneralShape& shape,
                                 const LuongGeneralF32Weights& weights, const float* keys,
-                                float* memory, std::size_t memory_bytes);
+                                float* memory, std::size_t memory_bytes,
+                                const Executor& executor = Executor{});
 
 // One decoder step against the memory of the same shape and keys (keys are
 // the values). Returns kOk, or without writing anything: kNullPointer (query,
 // keys, context or memory null), kBadShape, kBadArgument (key length outside
-// [0, seq]), kScratchTooSmall (scratch below luong_general_f32_step_scratch_bytes,
-// or memory_bytes below luong_general_f32_memory_bytes).
+// [0, seq], an invalid executor), kScratchTooSmall (scratch below
+// luong_general_f32_step_scratch_bytes(shape, args.executor.workers), or
+// memory_bytes below luong_general_f32_memory_bytes).
 Status luong_general_f32_step(const LuongGeneralShape& shape, const LuongF32Args& args,
                               const float* memory, std::size_t memory_bytes, Scratch scratch);
 

@@ -27,6 +27,16 @@
 // query_dim) for K'. luong_s8 is the same code with K' computed into scratch:
 // the step's outputs are the one-shot op's bits. Step scratch:
 // luong_general_s8_step_scratch_bytes = 64 + sdpa_s8_core_bytes(seq, query_dim, key_dim).
+// With an executor of W workers each formula is 64 + W * (the rest): one copy
+// per worker.
+//
+// Threads (args.executor, attn/parallel.h): the batch items as sdpa_s8 splits
+// its items (items as tasks, or a long row's exact three-pass key split);
+// Luong general's one-shot op with batch >= W projects each item's K' in its
+// worker's copy, else item after item in blocks of rows;
+// luong_general_s8_memory splits its rows. Every int8 value is the serial
+// op's: bit-identical at any worker count. No task of less than
+// kParallelMinTaskWork.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +45,7 @@
 #include "attn/int8/layers_s8.h"
 #include "attn/int8/quantize.h"
 #include "attn/luong.h"
+#include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa_s8.h"
 #include "attn/status.h"
@@ -55,22 +66,25 @@ struct LuongS8Params {
   SdpaS8Params attend{};
 };
 
-constexpr std::size_t luong_s8_scratch_bytes(const LuongGeneralShape& s, bool general) {
-  if (s.seq <= 0 || s.key_dim <= 0 || s.query_dim <= 0) return 0;
+constexpr std::size_t luong_s8_scratch_bytes(const LuongGeneralShape& s, bool general,
+                                             int32_t workers = 1) {
+  if (s.seq <= 0 || s.key_dim <= 0 || s.query_dim <= 0 || workers <= 0) return 0;
   const uint64_t proj =
       general ? s8_bytes::block(static_cast<uint64_t>(s.seq), static_cast<uint64_t>(s.query_dim))
               : 0;
-  return sat::to_size(
-      sat::add(sat::add(kAlign, proj), sdpa_s8_core_bytes64(s.seq, s.query_dim, s.key_dim)));
+  const uint64_t slice = sat::add(proj, sdpa_s8_core_bytes64(s.seq, s.query_dim, s.key_dim));
+  return sat::to_size(sat::add(kAlign, sat::mul(slice, static_cast<uint64_t>(workers))));
 }
-constexpr std::size_t luong_dot_s8_scratch_bytes(const LuongDotShape& s) {
-  return luong_s8_scratch_bytes({s.batch, s.seq, s.dim, s.dim}, false);
+constexpr std::size_t luong_dot_s8_scratch_bytes(const LuongDotShape& s, int32_t workers = 1) {
+  return luong_s8_scratch_bytes({s.batch, s.seq, s.dim, s.dim}, false, workers);
 }
-constexpr std::size_t luong_general_s8_scratch_bytes(const LuongGeneralShape& s) {
-  return luong_s8_scratch_bytes(s, true);
+constexpr std::size_t luong_general_s8_scratch_bytes(const LuongGeneralShape& s,
+                                                     int32_t workers = 1) {
+  return luong_s8_scratch_bytes(s, true, workers);
 }
-constexpr std::size_t luong_general_s8_step_scratch_bytes(const LuongGeneralShape& s) {
-  return luong_s8_scratch_bytes(s, false);
+constexpr std::size_t luong_general_s8_step_scratch_bytes(const LuongGeneralShape& s,
+                                                          int32_t workers = 1) {
+  return luong_s8_scratch_bytes(s, false, workers);
 }
 constexpr std::size_t luong_general_s8_memory_bytes(const LuongGeneralShape& s) {
   if (s.batch <= 0 || s.seq <= 0 || s.query_dim <= 0) return 0;
@@ -95,24 +109,28 @@ struct LuongS8Args {
   int8_t* context = nullptr;
   int8_t* weights = nullptr;             // optional [batch, seq]
   const int32_t* key_lengths = nullptr;  // optional [batch]
+  // Optional: workers to spread the work over (default: this thread alone).
+  Executor executor{};
 };
 
 // Returns kOk, or without writing anything: kNullPointer, kBadArgument (a key
-// length outside [0, seq]), kScratchTooSmall.
+// length outside [0, seq], an executor that is not executor_valid),
+// kScratchTooSmall (below the scratch formula for args.executor.workers).
 Status luong_s8(const LuongS8Params& params, const LuongS8Args& args, Scratch scratch);
 
 // keys [batch, seq, key_dim] -> memory [batch, seq, query_dim], the int8 K'.
 // Returns kOk, or without writing anything: kNullPointer (keys or memory
-// null), kBadArgument (Luong dot params: no projection), kBadShape (params not
-// prepared), kScratchTooSmall (memory_bytes < luong_general_s8_memory_bytes).
+// null), kBadArgument (Luong dot params: no projection; an invalid executor),
+// kBadShape (params not prepared), kScratchTooSmall (memory_bytes <
+// luong_general_s8_memory_bytes).
 Status luong_general_s8_memory(const LuongS8Params& params, const int8_t* keys, int8_t* memory,
-                               std::size_t memory_bytes);
+                               std::size_t memory_bytes, const Executor& executor = Executor{});
 
 // One decoder step against the memory of the same params and keys (keys are
 // the values). Returns kOk, or without writing anything: kNullPointer (query,
 // keys, context or memory null), kBadArgument (Luong dot params, a key length
-// outside [0, seq]), kScratchTooSmall (scratch below
-// luong_general_s8_step_scratch_bytes, or memory_bytes below
+// outside [0, seq], an invalid executor), kScratchTooSmall (scratch below
+// luong_general_s8_step_scratch_bytes(shape, workers), or memory_bytes below
 // luong_general_s8_memory_bytes).
 Status luong_general_s8_step(const LuongS8Params& params, const LuongS8Args& args,
                              const int8_t* memory, std::size_t memory_bytes, Scratch scratch);

@@ -27,6 +27,25 @@
 //   mha_f32_scratch_bytes = align64(4*seq_q*hd) * 2 + align64(4*seq_kv*hd) * 2
 //                         + sdpa_f32_scratch_bytes({1, seq_q, seq_kv, hd, hd})
 // (projected Q_h, O_h, K_h, V_h and the attention core); never seq_q * seq_kv.
+// With an executor of W > 1 workers, every head's Q, O, K, V and W cores:
+//   mha_f32_scratch_bytes(shape, W) = align64(4*seq_q*E) * 2 + align64(4*seq_kv*E) * 2
+//                         + sdpa_f32_scratch_bytes({1, seq_q, seq_kv, hd, hd}, W)
+//
+// Threads (args.executor, attn/parallel.h): batch item after batch item, in
+// three parallel phases: the input projections in tasks of (Q/K/V, head,
+// block of rows); the heads' attention as sdpa_f32 splits its batch items,
+// in (head, query tile) tasks (averaged weights, which every head adds to:
+// tasks of query tiles, each running the heads in order); the output
+// projection in blocks of rows. Each GEMM is the serial op's call on a block
+// of its rows, and the SIMD GEMMs compute every row from the same products in
+// the same order in any block of at least 4 rows (or one row at a time below
+// 4 rows), so the result is bit-identical to the serial op, except where the
+// attention phase splits a head by key range as sdpa_f32 does (at most 4
+// queries and fewer (head, tile) tasks than workers, or averaged weights with
+// a single query tile; attn/sdpa.h): then O_h is within the float32 bound for
+// any summation order and out carries that through the output projection
+// (tests/threads checks both against the double-precision reference). No
+// task of less than kParallelMinTaskWork: a small call runs on this thread.
 //
 // Masks: see mask.h, shared by every head. A fully masked query row gives a zero
 // attention output, so its out row is out_proj_bias (PyTorch gives NaN there).
@@ -36,6 +55,7 @@
 #include <cstdint>
 
 #include "attn/mask.h"
+#include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
 #include "attn/status.h"
@@ -52,18 +72,20 @@ struct MhaShape {
   int32_t vdim = 0;  // 0 = embed_dim
 };
 
-constexpr std::size_t mha_f32_scratch_bytes(const MhaShape& s) {
+constexpr std::size_t mha_f32_scratch_bytes(const MhaShape& s, int32_t workers = 1) {
   if (s.embed_dim <= 0 || s.num_heads <= 0 || s.seq_q <= 0 || s.seq_kv <= 0 ||
-      s.embed_dim % s.num_heads != 0) {
+      s.embed_dim % s.num_heads != 0 || workers <= 0) {
     return 0;
   }
   const int32_t hd = s.embed_dim / s.num_heads;
-  const auto uhd = static_cast<uint64_t>(hd);
+  // One head's Q, O, K, V; with more than one worker, every head's.
+  const auto cols = static_cast<uint64_t>(workers == 1 ? hd : s.embed_dim);
   const auto sq = static_cast<uint64_t>(s.seq_q);
   const auto skv = static_cast<uint64_t>(s.seq_kv);
-  const uint64_t own = sat::add(sat::mul(2, sat::f32_bytes(sq, uhd)),
-                                sat::mul(2, sat::f32_bytes(skv, uhd)));
-  return sat::to_size(sat::add(own, sdpa_f32_scratch_bytes({1, s.seq_q, s.seq_kv, hd, hd})));
+  const uint64_t own =
+      sat::add(sat::mul(2, sat::f32_bytes(sq, cols)), sat::mul(2, sat::f32_bytes(skv, cols)));
+  return sat::to_size(
+      sat::add(own, sdpa_f32_scratch_bytes({1, s.seq_q, s.seq_kv, hd, hd}, workers)));
 }
 
 struct MhaF32Weights {
@@ -89,6 +111,8 @@ struct MhaF32Args {
   float* weights = nullptr;  // optional
   MhaWeightsMode weights_mode = MhaWeightsMode::kAveraged;
   Mask mask{};
+  // Optional: workers to spread the work over (default: this thread alone).
+  Executor executor{};
 };
 
 // Returns kOk, or without writing anything:
@@ -97,8 +121,9 @@ struct MhaF32Args {
 //   kBadShape        a dimension <= 0 (kdim/vdim may be 0 = embed_dim)
 //   kShapeMismatch   num_heads does not divide embed_dim; in_proj_weight given
 //                    while kdim or vdim differ from embed_dim
-//   kBadArgument     a key length outside [0, seq_kv], bad weights_mode
-//   kScratchTooSmall scratch smaller than mha_f32_scratch_bytes(shape)
+//   kBadArgument     a key length outside [0, seq_kv], bad weights_mode, an
+//                    executor that is not executor_valid
+//   kScratchTooSmall scratch smaller than mha_f32_scratch_bytes(shape, executor.workers)
 Status mha_f32(const MhaShape& shape, const MhaF32Weights& weights, const MhaF32Args& args,
                Scratch scratch);
 

@@ -29,7 +29,15 @@
 //   mha_s8_scratch_bytes = 64 + 2 * align64(seq_q * E) + 2 * align64(seq_kv * E)
 //                        + sdpa_s8_core_bytes(seq_kv, hd, hd)
 // (projected Q, K, V, the concatenated head outputs, and the attention core's
-// per-row buffers).
+// per-row buffers); with an executor of W workers, W cores:
+//   mha_s8_scratch_bytes(shape, W) = the same with W * sdpa_s8_core_bytes.
+//
+// Threads (args.executor, attn/parallel.h): batch item after batch item, the
+// three input projections in blocks of rows, the heads as sdpa_s8 splits its
+// batch items (head x query chunk tasks, or a decode row's exact key split),
+// the output projection in blocks of rows: every int8 value is computed as
+// in the serial op, so the output is bit-identical at any worker count. No
+// task of less than kParallelMinTaskWork.
 // Exactness: input features (E, kdim, vdim) <= kMhaS8MaxFeatures = 65793
 // (in * 255 * 128 < 2^31), head_dim and seq_kv within sdpa_s8's limits.
 #pragma once
@@ -41,6 +49,7 @@
 #include "attn/int8/quantize.h"
 #include "attn/mask.h"
 #include "attn/mha.h"
+#include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa_s8.h"
 #include "attn/status.h"
@@ -72,9 +81,9 @@ constexpr std::size_t mha_s8_channel_count(const MhaShape& s) {
   return s.embed_dim > 0 ? 4 * static_cast<std::size_t>(s.embed_dim) : 0;
 }
 
-constexpr std::size_t mha_s8_scratch_bytes(const MhaShape& s) {
+constexpr std::size_t mha_s8_scratch_bytes(const MhaShape& s, int32_t workers = 1) {
   if (s.embed_dim <= 0 || s.num_heads <= 0 || s.seq_q <= 0 || s.seq_kv <= 0 ||
-      s.embed_dim % s.num_heads != 0) {
+      s.embed_dim % s.num_heads != 0 || workers <= 0) {
     return 0;
   }
   const auto e = static_cast<uint64_t>(s.embed_dim);
@@ -83,7 +92,8 @@ constexpr std::size_t mha_s8_scratch_bytes(const MhaShape& s) {
   const int32_t hd = s.embed_dim / s.num_heads;
   uint64_t n = sat::add(kAlign, sat::mul(2, s8_bytes::block(sq, e)));
   n = sat::add(n, sat::mul(2, s8_bytes::block(skv, e)));
-  return sat::to_size(sat::add(n, sdpa_s8_core_bytes64(s.seq_kv, hd, hd)));
+  return sat::to_size(sat::add(
+      n, sat::mul(sdpa_s8_core_bytes64(s.seq_kv, hd, hd), static_cast<uint64_t>(workers))));
 }
 
 // Returns kOk, or kNullPointer (params, channel storage, a weight or scale
@@ -101,11 +111,14 @@ struct MhaS8Args {
   int8_t* out = nullptr;
   int8_t* weights = nullptr;  // optional, per head
   Mask mask{};
+  // Optional: workers to spread the work over (default: this thread alone).
+  Executor executor{};
 };
 
 // Returns kOk, or without writing anything: kNullPointer, kBadArgument (key
-// length outside [0, seq_kv]), kUnsupported (additive mask value other than 0
-// or <= -1e9), kScratchTooSmall.
+// length outside [0, seq_kv], an executor that is not executor_valid),
+// kUnsupported (additive mask value other than 0 or <= -1e9), kScratchTooSmall
+// (below mha_s8_scratch_bytes(shape, executor.workers)).
 Status mha_s8(const MhaS8Params& params, const MhaS8Args& args, Scratch scratch);
 
 }  // namespace attn

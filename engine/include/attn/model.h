@@ -307,8 +307,11 @@ Status model_luong_general_f32_weights(const Model& model, LuongGeneralF32Weight
 // use seq_kv as their key sequence length `seq` and ignore seq_q; a float
 // mha_decode model takes seq_q new tokens per call (its scratch does not
 // depend on the context; batch and seq_kv are only checked > 0) with a float32
-// cache. 0 for a model that is not loaded or sizes <= 0.
-std::size_t model_scratch_bytes(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv);
+// cache. workers: those of the executor in the run's args (the op's
+// *_scratch_bytes with that count; an mha_decode model's scratch does not
+// depend on it). 0 for a model that is not loaded or sizes <= 0.
+std::size_t model_scratch_bytes(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv,
+                                int32_t workers = 1);
 
 // Runs a loaded float model: the op's own function with the model's weights
 // and hyper-parameters. Statuses: those of the op, plus kBadArgument (model of

@@ -17,6 +17,17 @@
 // for a given worker count they are deterministic (see each op's header for
 // how the split changes float summation order).
 //
+// Minimum work per task: an op never makes a task of less work than
+// kParallelMinTaskWork, and runs a call on the calling thread alone (whatever
+// the executor) when the whole is less than two tasks' worth. Handing a task
+// to another thread costs a few cache-line transfers (a fraction of a
+// microsecond with attn::ThreadPool's spinning workers, more when a worker
+// has to be woken); a task of 2^16 units (one unit: a float multiply-add; an
+// int8 multiply-add counts a quarter, the int8 kernels doing about four per
+// float one; the softmax of one score counts 4) runs for about 1 to 6 us on
+// a desktop core, so the hand-off stays a small part of it. Each op's header
+// says what it splits.
+//
 // Ports: on Linux, attn::ThreadPool (threads/) provides `run`; a dual-core
 // microcontroller implements it with its inter-core mailbox (platform/PORTING.md).
 #pragma once
@@ -24,6 +35,8 @@
 #include <cstdint>
 
 namespace attn {
+
+inline constexpr int64_t kParallelMinTaskWork = int64_t{1} << 16;
 
 // One task of a parallel op: `task` in [0, n_tasks), `worker` in [0, workers).
 using ParallelTask = void (*)(void* ctx, int32_t task, int32_t worker);

@@ -26,11 +26,15 @@
 // With an executor of W workers (attn/parallel.h) each worker gets its own
 // copy of the buffers: 64 + W * SdpaF32Layout(dim_k, dim_v).bytes.
 //
-// Threads: with args.executor the work is split into one task per (batch
-// item, query tile): bit-identical to the serial op for any worker count.
-// With fewer tiles than workers, a batch item of at most 4 queries (a decode
-// step) with at least 2 * kSdpaKeyBlock visible keys is split by key range
-// instead: each worker runs the online softmax over its keys (max, sum,
+// Threads: with args.executor the work is split into tasks of (batch item,
+// query tile) units, one tile each unless a tile is less work than
+// kParallelMinTaskWork (attn/parallel.h; a call of less than two tasks' worth
+// runs on the calling thread): bit-identical to the serial op for any worker
+// count. With fewer tiles than workers, a batch item of at most 4 queries (a
+// decode step) is split by key range instead, into ranges of whole
+// kSdpaKeyBlock blocks of at least kParallelMinTaskWork each (a block: rows *
+// 64 * (dim_k + dim_v + 4)), when that makes two ranges or more: each worker
+// runs the online softmax over its keys (max, sum,
 // accumulators), the partial states are merged in key order, and weights (if
 // requested) are written per key range from the merged max and sum.
 // Deterministic for a given worker count. The same terms are summed in

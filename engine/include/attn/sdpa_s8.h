@@ -241,9 +241,13 @@ struct SdpaS8Args {
 // into chunks of whole query tiles, one task per (batch item, chunk), each
 // worker in its own scratch slice. Every row's int8 result is independent of
 // the other rows, so the output is bit-identical to the serial op for any
-// worker count. When that leaves workers idle, a batch item of at most 4
-// query rows (a decode step) with at least 2 * kSdpaKeyBlock visible keys is
-// split by key range, row by row, in three passes, because TFLite's softmax
+// worker count (no chunk, and no task, of less than kParallelMinTaskWork of
+// attn/parallel.h, an int8 multiply-add counting a quarter and a score's
+// softmax 4: a small call runs on the calling thread). When that leaves
+// workers idle, a batch item of at most 4 query rows (a decode step) is split
+// by key range when at least two ranges of whole kSdpaKeyBlock blocks reach
+// that minimum (at most 8 ranges; a row with fewer than 2 * kSdpaKeyBlock
+// visible keys is not split), row by row, in three passes, because TFLite's softmax
 // needs the row's max before any exp and its exp sum before any probability:
 // (1) each range's scores and max, merged by max; (2) each range's sum of
 // table exps, merged by an int32 sum; (3) each range's probabilities and

@@ -345,9 +345,11 @@ void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
 int32_t attend_f32_key_parts(const AttendF32& a, const AttendMask& mask, int32_t workers) {
   if (workers <= 1 || a.seq_q > kRowLayoutMaxQueries) return 1;
   const int32_t kv_end = row_limit(a, mask, a.seq_q - 1);
+  // Ranges of whole key blocks, each at least the minimum work per task.
+  const int64_t block_work = static_cast<int64_t>(a.seq_q) * kSdpaKeyBlock *
+                             (static_cast<int64_t>(a.dim_k) + a.dim_v + kSoftmaxWork);
   const int32_t blocks = kv_end / kSdpaKeyBlock;
-  const int32_t parts = blocks < workers ? blocks : workers;
-  return parts < 2 ? 1 : parts;
+  return split_count(blocks, block_work, workers);
 }
 
 void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
@@ -396,10 +398,17 @@ void attend_f32_item(const Executor& ex, const AttendF32Item& it, void* scratch)
   const std::size_t slice = attend_f32_slice_bytes(it.a.dim_k, it.a.dim_v);
   const int32_t parts = attend_f32_key_parts(it.a, it.mask, ex.workers);
   if (parts == 1) {
+    const int32_t tiles = attend_f32_tile_count(it.a.seq_q);
+    const int32_t n_tasks = split_count(
+        tiles, attend_f32_tile_work(it.a.seq_q, it.a.seq_kv, it.a.dim_k, it.a.dim_v), tiles);
     auto tile_task = [&](int32_t t, int32_t worker) {
-      attend_f32_tiles(it.a, it.mask, t, t + 1, base + idx(worker) * slice);
+      int64_t begin = 0;
+      int64_t end = 0;
+      split_range(tiles, t, n_tasks, &begin, &end);
+      attend_f32_tiles(it.a, it.mask, static_cast<int32_t>(begin), static_cast<int32_t>(end),
+                       base + idx(worker) * slice);
     };
-    parallel_for(ex, attend_f32_tile_count(it.a.seq_q), tile_task);
+    parallel_for(ex, n_tasks, tile_task);
     return;
   }
   auto part_task = [&](int32_t p, int32_t) {

@@ -49,6 +49,7 @@
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
 #include "core/attend_mask.h"
+#include "core/split.h"
 
 namespace attn {
 namespace detail {
@@ -83,6 +84,12 @@ inline std::size_t attend_f32_slice_bytes(int32_t dim_k, int32_t dim_v) {
 inline int32_t attend_f32_tile_count(int32_t seq_q) {
   return (seq_q + kSdpaQueryTile - 1) / kSdpaQueryTile;
 }
+// The work of one query tile (kParallelMinTaskWork's unit): its rows times
+// the keys times the dim_k + dim_v multiply-adds and the softmax of a score.
+inline int64_t attend_f32_tile_work(int32_t seq_q, int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+  const int64_t rows = seq_q < kSdpaQueryTile ? seq_q : kSdpaQueryTile;
+  return rows * seq_kv * (static_cast<int64_t>(dim_k) + dim_v + kSoftmaxWork);
+}
 
 // Query tiles [tile_begin, tile_end) of one item (tile t: rows from
 // t * kSdpaQueryTile), with one slice of scratch. attend_f32 runs them all.
@@ -90,8 +97,8 @@ void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_b
                       int32_t tile_end, void* slice);
 
 // The key split of one item: the number of key ranges for `workers` (1: do
-// not split; more only for at most 4 queries and at least two kSdpaKeyBlock
-// blocks of visible keys), the partial state of range
+// not split; more only for at most 4 queries, in ranges of whole kSdpaKeyBlock
+// blocks of at least kParallelMinTaskWork each), the partial state of range
 // `part` into slice `part`, and the merge of slices [0, parts) in part order
 // into a.out.
 int32_t attend_f32_key_parts(const AttendF32& a, const AttendMask& mask, int32_t workers);
@@ -116,11 +123,14 @@ struct AttendF32Item {
 void attend_f32_item(const Executor& ex, const AttendF32Item& it, void* scratch);
 
 // Runs items [0, n_items) through `ex`: item(i) returns item i's view, every
-// item with these seq_q, dim_k and dim_v; concurrent items must write
-// disjoint outputs (accumulated weights included). scratch: 64-byte aligned,
-// ex.workers slices of attend_f32_slice_bytes. Tasks are (item, query tile),
-// or, with fewer tiles than workers, one item after another through
-// attend_f32_item. Built with ATTN_PARALLEL 0: attend_f32 per item, here.
+// item with these seq_q, dim_k and dim_v (and item 0's seq_kv, which sizes
+// the tasks); concurrent items must write disjoint outputs (accumulated
+// weights included). scratch: 64-byte aligned, ex.workers slices of
+// attend_f32_slice_bytes. Tasks are runs of consecutive (item, query tile)
+// units, one tile each unless a tile is less work than
+// kParallelMinTaskWork (attn/parallel.h); with fewer units than workers,
+// items go one after another through attend_f32_item. Built with
+// ATTN_PARALLEL 0: attend_f32 per item, here.
 template <class ItemFn>
 void attend_f32_run(const Executor& ex, int32_t n_items, int32_t seq_q, int32_t dim_k,
                     int32_t dim_v, const ItemFn& item, void* scratch) {
@@ -134,23 +144,32 @@ void attend_f32_run(const Executor& ex, int32_t n_items, int32_t seq_q, int32_t 
     attend_f32(it.a, it.mask, scratch);
   }
 #else
+  if (n_items <= 0) return;
   const int32_t tiles = attend_f32_tile_count(seq_q);
-  const int64_t n_tasks = static_cast<int64_t>(n_items) * tiles;
-  if (n_tasks < ex.workers) {
+  const int64_t units = static_cast<int64_t>(n_items) * tiles;
+  if (units < ex.workers) {
     for (int32_t i = 0; i < n_items; ++i) attend_f32_item(ex, item(i), scratch);
     return;
   }
-  // One task per (item, tile); one per item if that count overflows int32.
-  const bool per_item = n_tasks > INT32_MAX;
+  const int32_t n_tasks =
+      split_count(units, attend_f32_tile_work(seq_q, item(0).a.seq_kv, dim_k, dim_v), units);
   const std::size_t slice = attend_f32_slice_bytes(dim_k, dim_v);
   auto task = [&](int32_t t, int32_t worker) {
-    const AttendF32Item it = item(per_item ? t : t / tiles);
-    const int32_t tile = per_item ? 0 : t % tiles;
-    attend_f32_tiles(
-        it.a, it.mask, tile, per_item ? tiles : tile + 1,
-        static_cast<unsigned char*>(scratch) + static_cast<std::size_t>(worker) * slice);
+    int64_t u = 0;
+    int64_t end = 0;
+    split_range(units, t, n_tasks, &u, &end);
+    void* ws = static_cast<unsigned char*>(scratch) + static_cast<std::size_t>(worker) * slice;
+    while (u < end) {  // the units of one item at a time
+      const auto i = static_cast<int32_t>(u / tiles);
+      const auto tile = static_cast<int32_t>(u % tiles);
+      const int64_t item_end = static_cast<int64_t>(i + 1) * tiles;
+      const int64_t stop = end < item_end ? end : item_end;
+      const AttendF32Item it = item(i);
+      attend_f32_tiles(it.a, it.mask, tile, tile + static_cast<int32_t>(stop - u), ws);
+      u = stop;
+    }
   };
-  parallel_for(ex, per_item ? n_items : static_cast<int32_t>(n_tasks), task);
+  parallel_for(ex, n_tasks, task);
 #endif
 }
 

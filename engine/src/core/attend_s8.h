@@ -10,6 +10,7 @@
 #include "attn/sdpa_s8.h"
 #include "attn/status.h"
 #include "core/attend_mask.h"
+#include "core/split.h"
 
 namespace attn {
 namespace detail {
@@ -72,6 +73,18 @@ void attend_s8_key_split_row(const Executor& ex, const SdpaS8Params& params, con
                              const AttendMask& m, int32_t row, int32_t parts, void* slices,
                              std::size_t slice_bytes);
 
+// The scores of keys [begin, end) of a split row into scores[begin, end)
+// (part: the range's index, for its own scratch).
+using S8RowScorer = void (*)(void* ctx, int32_t part, int32_t begin, int32_t end, int8_t* scores);
+
+// The key split of attend_s8_key_split_row for row 0 of `a` (out and weights
+// rows at a.out, a.weights) whose scores come from `scorer` instead of Q K^T:
+// keys j < limit, no matrix mask, `parts` ranges (each at least one key).
+// The Bahdanau ops' long rows.
+void attend_s8_split_scored_row(const Executor& ex, const SdpaS8Params& params, const AttendS8& a,
+                                int32_t limit, int32_t parts, void* slices, std::size_t slice_bytes,
+                                S8RowScorer scorer, void* scorer_ctx);
+
 // Rows of chunk c of `chunks` of an item (whole query tiles, split evenly),
 // with one slice of scratch.
 void attend_s8_chunk(const SdpaS8Params& params, const AttendS8Item& it, int32_t c,
@@ -88,13 +101,16 @@ void attend_s8_item(const Executor& ex, const SdpaS8Params& params, const Attend
 // outputs). scratch: 64-byte aligned, ex.workers slices of
 // sdpa_s8_core_bytes(seq_kv, params.shape.dim_k, dim_v). Query split: each
 // item's rows in C = min(ceil(workers / n_items), ceil(seq_q /
-// kSdpaS8QueryTile)) chunks of whole query tiles, one task per (item, chunk);
-// a row's int8 result never depends on the other rows, so every worker count
-// gives the serial bits. Chunks, not single tiles: the tiled core packs K and
-// V once per call, so a task packs once for many tiles. When that leaves
-// workers idle (n_items * C < workers), items go one after another through
-// attend_s8_item, which splits items of at most kSdpaS8KeySplitMaxQueries
-// rows (decode) by key range, row by row (attend_s8_key_split_row): exact too.
+// kSdpaS8QueryTile)) chunks of whole query tiles, fewer when a chunk would be
+// less work than kParallelMinTaskWork (attn/parallel.h; an int8
+// multiply-add counts a quarter); tasks are runs of consecutive (item, chunk)
+// units, grouped the same way. A row's int8 result never depends on the
+// other rows, so every worker count gives the serial bits. Chunks, not
+// single tiles: the tiled core packs K and V once per call, so a task packs
+// once for many tiles. When that leaves workers idle (n_items * C <
+// workers), items go one after another through attend_s8_item, which splits
+// items of at most kSdpaS8KeySplitMaxQueries rows (decode) by key range, row
+// by row (attend_s8_key_split_row): exact too.
 // Built with ATTN_PARALLEL 0: attend_s8 per item, here.
 template <class ItemFn>
 void attend_s8_run(const Executor& ex, const SdpaS8Params& params, int32_t n_items, int32_t seq_q,
@@ -109,20 +125,31 @@ void attend_s8_run(const Executor& ex, const SdpaS8Params& params, int32_t n_ite
     attend_s8(params, it.a, it.mask, scratch);
   }
 #else
+  if (n_items <= 0) return;
   const int32_t units = (seq_q + kSdpaS8QueryTile - 1) / kSdpaS8QueryTile;
   const int32_t want = (ex.workers + n_items - 1) / n_items;
-  const int32_t chunks = want < units ? want : units;
+  const int64_t tile_work =
+      static_cast<int64_t>(seq_q < kSdpaS8QueryTile ? seq_q : kSdpaS8QueryTile) * seq_kv *
+      ((static_cast<int64_t>(params.shape.dim_k) + dim_v) / 4 + kSoftmaxWork);
+  const int32_t chunks = split_count(units, tile_work, want);
   if (static_cast<int64_t>(n_items) * chunks < ex.workers) {
     for (int32_t i = 0; i < n_items; ++i) attend_s8_item(ex, params, item(i), chunks, scratch);
     return;
   }
+  const int64_t n_units = static_cast<int64_t>(n_items) * chunks;
+  const int32_t n_tasks = split_count(n_units, tile_work * units / chunks, n_units);
   const std::size_t slice = sdpa_s8_core_bytes(seq_kv, params.shape.dim_k, dim_v);
   auto task = [&](int32_t t, int32_t worker) {
-    attend_s8_chunk(
-        params, item(t / chunks), t % chunks, chunks,
-        static_cast<unsigned char*>(scratch) + static_cast<std::size_t>(worker) * slice);
+    int64_t u = 0;
+    int64_t end = 0;
+    split_range(n_units, t, n_tasks, &u, &end);
+    void* ws = static_cast<unsigned char*>(scratch) + static_cast<std::size_t>(worker) * slice;
+    for (; u < end; ++u) {
+      attend_s8_chunk(params, item(static_cast<int32_t>(u / chunks)),
+                      static_cast<int32_t>(u % chunks), chunks, ws);
+    }
   };
-  parallel_for(ex, n_items * chunks, task);
+  parallel_for(ex, n_tasks, task);
 #endif
 }
 

@@ -43,6 +43,8 @@ struct RowSplit {
   std::size_t slice_bytes;
   int8_t* scores;  // slice 0's score row [seq_kv]
   uint8_t* keep;   // slice 0's keep flags, or null without a matrix mask
+  S8RowScorer scorer = nullptr;  // the scores of a range; null: Q K^T as the row core
+  void* scorer_ctx = nullptr;
   int32_t max_in_row = -128;
   SoftmaxS8Scale scale{};
   int32_t kept[kSdpaS8MaxKeyParts] = {};
@@ -70,6 +72,12 @@ void scores_pass(RowSplit& r, int32_t p) {
   r.kept[p] = 0;
   r.max[p] = -128;
   if (b == e) return;
+  if (r.scorer != nullptr) {
+    r.scorer(r.scorer_ctx, p, b, e, r.scores);
+    r.kept[p] = e - b;
+    r.max[p] = softmax_s8_max(r.scores + b, e - b, nullptr);
+    return;
+  }
   const PartBuffers buf = r.buffers(p);
   const AttendS8& a = *r.a;
   const int32_t sum_q = qrow_s8_pack(a.q + static_cast<std::size_t>(r.row) * a.q_stride,
@@ -143,38 +151,24 @@ void attend_s8_item(const Executor& ex, const SdpaS8Params& params, const Attend
 
 int32_t attend_s8_key_parts(const AttendS8& a, const AttendMask& m, int32_t workers) {
   if (workers <= 1 || a.seq_q > kSdpaS8KeySplitMaxQueries) return 1;
-  int32_t parts = m.key_length / kSdpaKeyBlock;  // the last row's limit is key_length
-  if (parts > workers) parts = workers;
-  if (parts > kSdpaS8MaxKeyParts) parts = kSdpaS8MaxKeyParts;
-  return parts < 2 ? 1 : parts;
+  // Ranges of whole key blocks (the last row's limit is key_length), each at
+  // least the minimum work per task (int8 multiply-adds count a quarter).
+  const int64_t block_work = kSdpaKeyBlock *
+                             ((static_cast<int64_t>(a.dim_k) + a.dim_v) / 4 + kSoftmaxWork);
+  return split_count(m.key_length / kSdpaKeyBlock, block_work,
+                     workers < kSdpaS8MaxKeyParts ? workers : kSdpaS8MaxKeyParts);
 }
 
-void attend_s8_key_split_row(const Executor& ex, const SdpaS8Params& params, const AttendS8& a,
-                             const AttendMask& m, int32_t row, int32_t parts, void* slices,
-                             std::size_t slice_bytes) {
-  const int32_t limit = row_limit_s8(a, m, row);
-  const int32_t row_parts = limit / kSdpaKeyBlock < parts ? limit / kSdpaKeyBlock : parts;
-  const SdpaS8RowLayout<RawBytes> lay(a.seq_kv, params.shape.dim_k, a.dim_v);
-  auto* base = static_cast<unsigned char*>(slices);
-  const bool matrix_mask = m.keras != nullptr || m.additive != nullptr || m.boolean != nullptr;
-  RowSplit r{&params,
-             &a,
-             &m,
-             row,
-             limit,
-             row_parts,
-             base,
-             slice_bytes,
-             reinterpret_cast<int8_t*>(base + lay.scores),
-             matrix_mask ? base + lay.keep : nullptr};
-  const auto urow = static_cast<std::size_t>(row);
-  int8_t* orow = a.out + urow * a.out_stride;
-  int8_t* wrow = a.weights != nullptr ? a.weights + urow * a.weights_stride : nullptr;
+namespace {
 
+// The three passes of a row split (see the top of the file) and the merges.
+void run_row_split(const Executor& ex, RowSplit& r, int8_t* orow, int8_t* wrow) {
+  const SdpaS8Params& params = *r.params;
+  const AttendS8& a = *r.a;
   auto scores_task = [&r](int32_t p, int32_t) { scores_pass(r, p); };
-  parallel_for(ex, row_parts, scores_task);
+  parallel_for(ex, r.parts, scores_task);
   int32_t kept = 0;
-  for (int32_t p = 0; p < row_parts; ++p) {
+  for (int32_t p = 0; p < r.parts; ++p) {
     kept += r.kept[p];
     if (r.max[p] > r.max_in_row) r.max_in_row = r.max[p];
   }
@@ -184,25 +178,67 @@ void attend_s8_key_split_row(const Executor& ex, const SdpaS8Params& params, con
     return;
   }
   auto sum_task = [&r](int32_t p, int32_t) { sum_pass(r, p); };
-  parallel_for(ex, row_parts, sum_task);
+  parallel_for(ex, r.parts, sum_task);
   int32_t sum = 0;
-  for (int32_t p = 0; p < row_parts; ++p) sum += r.sum[p];
+  for (int32_t p = 0; p < r.parts; ++p) sum += r.sum[p];
   r.scale = softmax_s8_scale(sum);
   auto output_task = [&r, wrow](int32_t p, int32_t) { output_pass(r, p, wrow); };
-  parallel_for(ex, row_parts, output_task);
+  parallel_for(ex, r.parts, output_task);
 
   int32_t* acc = r.buffers(0).acc;
   int32_t sum_w = r.sum_w[0];
-  for (int32_t p = 1; p < row_parts; ++p) {
+  for (int32_t p = 1; p < r.parts; ++p) {
     const int32_t* acc_p = r.buffers(p).acc;
     for (int32_t c = 0; c < a.dim_v; ++c) acc[c] += acc_p[c];
     sum_w += r.sum_w[p];
   }
-  if (wrow != nullptr && limit < a.seq_kv) {
-    std::memset(wrow + limit, 0x80, static_cast<std::size_t>(a.seq_kv - limit));
+  if (wrow != nullptr && r.limit < a.seq_kv) {
+    std::memset(wrow + r.limit, 0x80, static_cast<std::size_t>(a.seq_kv - r.limit));
   }
   requantize_row_s8(acc, a.dim_v, params.v_zero_point * sum_w, params.out_multiplier.multiplier,
                     params.out_multiplier.shift, params.out_zero_point, orow);
+}
+
+RowSplit make_row_split(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
+                        int32_t row, int32_t limit, int32_t parts, void* slices,
+                        std::size_t slice_bytes, bool matrix_mask) {
+  const SdpaS8RowLayout<RawBytes> lay(a.seq_kv, params.shape.dim_k, a.dim_v);
+  auto* base = static_cast<unsigned char*>(slices);
+  return RowSplit{&params,
+                  &a,
+                  &m,
+                  row,
+                  limit,
+                  parts,
+                  base,
+                  slice_bytes,
+                  reinterpret_cast<int8_t*>(base + lay.scores),
+                  matrix_mask ? base + lay.keep : nullptr};
+}
+
+}  // namespace
+
+void attend_s8_key_split_row(const Executor& ex, const SdpaS8Params& params, const AttendS8& a,
+                             const AttendMask& m, int32_t row, int32_t parts, void* slices,
+                             std::size_t slice_bytes) {
+  const int32_t limit = row_limit_s8(a, m, row);
+  const int32_t row_parts = limit / kSdpaKeyBlock < parts ? limit / kSdpaKeyBlock : parts;
+  const bool matrix_mask = m.keras != nullptr || m.additive != nullptr || m.boolean != nullptr;
+  RowSplit r =
+      make_row_split(params, a, m, row, limit, row_parts, slices, slice_bytes, matrix_mask);
+  const auto urow = static_cast<std::size_t>(row);
+  run_row_split(ex, r, a.out + urow * a.out_stride,
+                a.weights != nullptr ? a.weights + urow * a.weights_stride : nullptr);
+}
+
+void attend_s8_split_scored_row(const Executor& ex, const SdpaS8Params& params, const AttendS8& a,
+                                int32_t limit, int32_t parts, void* slices, std::size_t slice_bytes,
+                                S8RowScorer scorer, void* scorer_ctx) {
+  const AttendMask m{};
+  RowSplit r = make_row_split(params, a, m, 0, limit, parts, slices, slice_bytes, false);
+  r.scorer = scorer;
+  r.scorer_ctx = scorer_ctx;
+  run_row_split(ex, r, a.out, a.weights);
 }
 
 }  // namespace detail

@@ -62,5 +62,41 @@ inline void one_query_finish(const OneQuery& q, int32_t len, int32_t seq, int32_
   for (int32_t j = len; j < seq; ++j) weights[j] = 0.0f;
 }
 
+// The key split of one query (the Bahdanau and Luong ops with an executor):
+// part p ran one_query_block over keys [begins[p], ends[p]) from its own
+// one_query_start, its weights (when requested) being exp(e_j - m_p) in
+// those columns of the row. one_query_merge merges the parts in part order
+// as attend_f32_merge_parts merges key ranges (m = max of the maxima; l and
+// acc rescaled by exp(m_p - m) and summed), then writes
+//   context = acc / l,   weights_j = w_j exp(m_p - m) / l   (0 from len on).
+// The same terms as one pass over the keys, summed in another order, with one
+// more rescaling exp per part: within the float bound that holds for any
+// summation order. len >= 1.
+inline constexpr int32_t kOneQueryMaxParts = 8;
+
+inline void one_query_merge(OneQuery* parts, const int32_t* begins, const int32_t* ends, int32_t n,
+                            int32_t len, int32_t seq, int32_t dim_v, float* context,
+                            float* weights) {
+  float m_part[kOneQueryMaxParts];
+  for (int32_t p = 0; p < n; ++p) m_part[p] = parts[p].m;
+  OneQuery& q0 = parts[0];
+  for (int32_t p = 1; p < n; ++p) {
+    OneQuery& qp = parts[p];
+    const float m_new = qp.m > q0.m ? qp.m : q0.m;
+    rescale_state(m_new, &q0.m, &q0.l, q0.acc, dim_v);
+    rescale_state(m_new, &qp.m, &qp.l, qp.acc, dim_v);
+    q0.l += qp.l;
+    for (int32_t c = 0; c < dim_v; ++c) q0.acc[c] += qp.acc[c];
+  }
+  const float inv_l = 1.0f / q0.l;
+  for (int32_t c = 0; c < dim_v; ++c) context[c] = q0.acc[c] * inv_l;
+  if (weights == nullptr) return;
+  for (int32_t p = 0; p < n; ++p) {
+    kernels::scale_f32(weights + begins[p], ends[p] - begins[p],
+                       exp_poly::exp_poly_f32(m_part[p] - q0.m) * inv_l);
+  }
+  for (int32_t j = len; j < seq; ++j) weights[j] = 0.0f;
+}
+
 }  // namespace detail
 }  // namespace attn

@@ -91,16 +91,18 @@ Status model_luong_general_f32_weights(const Model& model, LuongGeneralF32Weight
   return Status::kOk;
 }
 
-std::size_t model_scratch_bytes(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv) {
-  if (model.base == nullptr || batch <= 0 || seq_kv <= 0) return 0;
+std::size_t model_scratch_bytes(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv,
+                                int32_t workers) {
+  if (model.base == nullptr || batch <= 0 || seq_kv <= 0 || workers <= 0) return 0;
   switch (model.op) {
     case ModelOp::kMha:
       if (seq_q <= 0) return 0;
-      return mha_f32_scratch_bytes(model_mha_shape(model, batch, seq_q, seq_kv));
+      return mha_f32_scratch_bytes(model_mha_shape(model, batch, seq_q, seq_kv), workers);
     case ModelOp::kBahdanau:
-      return bahdanau_f32_scratch_bytes(model_bahdanau_shape(model, batch, seq_kv));
+      return bahdanau_f32_scratch_bytes(model_bahdanau_shape(model, batch, seq_kv), workers);
     case ModelOp::kLuongGeneral:
-      return luong_general_f32_scratch_bytes(model_luong_general_shape(model, batch, seq_kv));
+      return luong_general_f32_scratch_bytes(model_luong_general_shape(model, batch, seq_kv),
+                                             workers);
     case ModelOp::kMhaDecode:
       if (seq_q <= 0 || model.dtype != ModelDtype::kF32) return 0;
       return mha_decode_f32_scratch_bytes(model_mha_decode_shape(model, seq_q, KvElement::kF32));

@@ -1,6 +1,7 @@
 // Bahdanau additive attention, float32 (see attn/bahdanau.h): the key memory
 // of each tile computed into scratch, then the step's scoring of it.
 #include "attn/bahdanau.h"
+#include "attn/config.h"
 
 #include <cmath>
 
@@ -23,9 +24,17 @@ Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weight
   lengths.key_lengths = args.key_lengths;
   const Status st = detail::check_mask(lengths, shape.batch, shape.seq);
   if (st != Status::kOk) return st;
-  void* ws =
-      detail::aligned_scratch(scratch.data, scratch.bytes, bahdanau_f32_scratch_bytes(shape));
+  const Executor& ex = args.executor;
+  if (!executor_valid(ex)) return Status::kBadArgument;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
+                                     bahdanau_f32_scratch_bytes(shape, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
+#if ATTN_PARALLEL
+  if (ex.workers > 1) {
+    detail::bahdanau_f32_parallel(ex, {&shape, &weights, &args, nullptr}, ws);
+    return Status::kOk;
+  }
+#endif
 
   const detail::BahdanauF32Work work = detail::bahdanau_f32_work(shape, ws);
   const auto dk = static_cast<std::size_t>(shape.key_dim);

@@ -46,39 +46,65 @@ inline void bahdanau_memory_tile_f32(const BahdanauShape& s, const BahdanauF32We
                      s.key_dim, w.w2, w.b2, s.units, m);
 }
 
+// The scores e_j = v . tanh(query_proj + M_j) + bv of keys [j0, j0 + nk)
+// (j0 a multiple of kBahdanauKeyTile, nk <= kSdpaKeyBlock) into work.scores;
+// memory_tile(j, buf) returns the M rows of the tile starting at key j (in
+// buf, or anywhere it keeps them).
+template <class MemoryTile>
+__attribute__((always_inline)) inline void bahdanau_scores_f32(
+    const BahdanauShape& s, const BahdanauF32Weights& w, int32_t j0, int32_t nk,
+    const float* query_proj, const BahdanauF32Work& work, MemoryTile& memory_tile) {
+  const auto u = static_cast<std::size_t>(s.units);
+  for (int32_t t0 = 0; t0 < nk; t0 += kBahdanauKeyTile) {
+    const int32_t nt = nk - t0 < kBahdanauKeyTile ? nk - t0 : kBahdanauKeyTile;
+    const float* m = memory_tile(j0 + t0, work.key_proj);
+    for (int32_t r = 0; r < nt; ++r) {
+      const std::size_t off = static_cast<std::size_t>(r) * u;
+      kernels::add_f32(work.key_proj + off, m + off, query_proj, s.units);
+    }
+    kernels::tanh_f32(work.key_proj, nt * s.units);
+    // scores = v . key_proj rows: v as the one query, the rows as keys.
+    kernels::qk_tile_f32(w.v, u, 1, work.key_proj, u, nt, s.units, work.scores + t0,
+                         static_cast<std::size_t>(nt));
+    for (int32_t r = 0; r < nt; ++r) work.scores[t0 + r] += w.bv;
+  }
+}
+
 // context = sum_j a_j h_j over keys j < len of one batch item, with
-// e_j = v . tanh(query W1 + b1 + M_j) + bv. memory_tile(j, buf) returns the M
-// rows of the tile starting at key j (in buf, or anywhere it keeps them).
-// wrow: the item's weights row or null. len may be 0 (zero context).
+// e_j = v . tanh(query W1 + b1 + M_j) + bv (memory_tile as for
+// bahdanau_scores_f32). wrow: the item's weights row or null. len may be 0
+// (zero context).
 template <class MemoryTile>
 void bahdanau_item_f32(const BahdanauShape& s, const BahdanauF32Weights& w, const float* query,
                        const float* keys, int32_t len, float* context, float* wrow,
                        const BahdanauF32Work& work, MemoryTile memory_tile) {
-  const auto u = static_cast<std::size_t>(s.units);
   const auto dk = static_cast<std::size_t>(s.key_dim);
   kernels::dense_f32(query, 1, s.query_dim, w.w1, w.b1, s.units, work.query_proj);
   OneQuery one;
   one_query_start(&one, work.acc, s.key_dim);
   for (int32_t j0 = 0; j0 < len; j0 += kSdpaKeyBlock) {
     const int32_t nk = len - j0 < kSdpaKeyBlock ? len - j0 : kSdpaKeyBlock;
-    for (int32_t t0 = 0; t0 < nk; t0 += kBahdanauKeyTile) {
-      const int32_t nt = nk - t0 < kBahdanauKeyTile ? nk - t0 : kBahdanauKeyTile;
-      const float* m = memory_tile(j0 + t0, work.key_proj);
-      for (int32_t r = 0; r < nt; ++r) {
-        const std::size_t off = static_cast<std::size_t>(r) * u;
-        kernels::add_f32(work.key_proj + off, m + off, work.query_proj, s.units);
-      }
-      kernels::tanh_f32(work.key_proj, nt * s.units);
-      // scores = v . key_proj rows: v as the one query, the rows as keys.
-      kernels::qk_tile_f32(w.v, u, 1, work.key_proj, u, nt, s.units, work.scores + t0,
-                           static_cast<std::size_t>(nt));
-      for (int32_t r = 0; r < nt; ++r) work.scores[t0 + r] += w.bv;
-    }
+    bahdanau_scores_f32(s, w, j0, nk, work.query_proj, work, memory_tile);
     one_query_block(&one, work.scores, nk, keys + static_cast<std::size_t>(j0) * dk, dk, s.key_dim,
                     wrow, j0);
   }
   one_query_finish(one, len, s.seq, s.key_dim, context, wrow);
 }
+
+// A Bahdanau op's batch for the parallel run: with `memory` null (the
+// one-shot op) each key tile's M rows are projected into the slice, else
+// read from memory [batch, seq, units].
+struct BahdanauF32Job {
+  const BahdanauShape* shape;
+  const BahdanauF32Weights* weights;
+  const BahdanauF32Args* args;
+  const float* memory;
+};
+
+// The job through an executor of more than one worker (context_f32_split.h;
+// bahdanau_f32_parallel.cpp). scratch: 64-byte aligned, workers slices of
+// bahdanau_f32_scratch_bytes(shape) - 64 bytes.
+void bahdanau_f32_parallel(const Executor& ex, const BahdanauF32Job& job, void* scratch);
 
 }  // namespace detail
 }  // namespace attn

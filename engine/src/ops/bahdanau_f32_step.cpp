@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "attn/bahdanau.h"
+#include "attn/config.h"
 #include "ops/bahdanau_f32_item.h"
 #include "ops/op_helpers.h"
 
@@ -23,11 +24,19 @@ Status bahdanau_f32_step(const BahdanauShape& shape, const BahdanauF32Weights& w
   lengths.key_lengths = args.key_lengths;
   const Status st = detail::check_mask(lengths, shape.batch, shape.seq);
   if (st != Status::kOk) return st;
-  void* ws =
-      detail::aligned_scratch(scratch.data, scratch.bytes, bahdanau_f32_scratch_bytes(shape));
+  const Executor& ex = args.executor;
+  if (!executor_valid(ex)) return Status::kBadArgument;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
+                                     bahdanau_f32_scratch_bytes(shape, ex.workers));
   if (ws == nullptr || memory_bytes < bahdanau_f32_memory_bytes(shape)) {
     return Status::kScratchTooSmall;
   }
+#if ATTN_PARALLEL
+  if (ex.workers > 1) {
+    detail::bahdanau_f32_parallel(ex, {&shape, &weights, &args, memory}, ws);
+    return Status::kOk;
+  }
+#endif
 
   const detail::BahdanauF32Work work = detail::bahdanau_f32_work(shape, ws);
   const auto dk = static_cast<std::size_t>(shape.key_dim);

@@ -56,10 +56,26 @@ inline void bahdanau_s8_key_terms(const BahdanauS8Params& p, int32_t* key_term) 
 inline void bahdanau_s8_score(const BahdanauS8Params& p, const BahdanauS8Work& w,
                               const int8_t* b_row, int32_t sum_v, int8_t* score) {
   const AddS8Params& add = p.add;
-  const int32_t dot =
-      add_tanh_dot_s8(w.query_term, w.key_term, b_row, p.v.weight, p.shape.units,
-                      add.output.multiplier, add.output.shift, add.output_zero_point, p.tanh_table);
+  const int32_t dot = add_tanh_dot_s8(w.query_term, w.key_term, b_row, p.v.weight, p.shape.units,
+                                      add.output.multiplier, add.output.shift,
+                                      add.output_zero_point, p.tanh_table);
   *score = fc_s8_output(p.v, 0, dot, sum_v);
+}
+
+// A = FULLY_CONNECTED(query, W1, b1) into w.query_proj and ADD's rescaling of
+// it, doubled (as the key terms), into w.query_term. Returns sum_v.
+__attribute__((always_inline)) inline int32_t bahdanau_query_s8(const BahdanauS8Params& p,
+                                                                const BahdanauS8Work& w,
+                                                                const int8_t* query) {
+  const BahdanauShape& s = p.shape;
+  fc_s8(p.w1, query, static_cast<std::size_t>(s.query_dim), 1, w.query_proj,
+        static_cast<std::size_t>(s.units));
+  int32_t sum_v = 0;
+  for (int32_t u = 0; u < s.units; ++u) {
+    w.query_term[u] = 2 * add_s8_rescale(w.query_proj[u], p.add.input1_zero_point, p.add.input1);
+    sum_v += p.v.weight[u];
+  }
+  return sum_v;
 }
 
 // context (and the optional weights row) of one batch item over keys j <
@@ -78,13 +94,7 @@ void bahdanau_item_s8(const BahdanauS8Params& p, const BahdanauS8Work& w, const 
     }
     return;
   }
-  fc_s8(p.w1, query, static_cast<std::size_t>(s.query_dim), 1, w.query_proj,
-        static_cast<std::size_t>(s.units));
-  int32_t sum_v = 0;
-  for (int32_t u = 0; u < s.units; ++u) {
-    w.query_term[u] = 2 * add_s8_rescale(w.query_proj[u], p.add.input1_zero_point, p.add.input1);
-    sum_v += p.v.weight[u];
-  }
+  const int32_t sum_v = bahdanau_query_s8(p, w, query);
   auto* scores = static_cast<int8_t*>(w.core);  // the core's score row
   for (int32_t j = 0; j < limit; ++j) {
     bahdanau_s8_score(p, w, memory_row(j, w.row), sum_v, scores + j);
@@ -92,6 +102,12 @@ void bahdanau_item_s8(const BahdanauS8Params& p, const BahdanauS8Work& w, const 
   softmax_pv_row_s8(p.attend, scores, limit, nullptr, keys, kd, s.key_dim, s.seq, ctx, wrow,
                     w.core);
 }
+
+// bahdanau_s8 (memory null) and bahdanau_s8_step through an executor of
+// more than one worker (bahdanau_s8_parallel.cpp). scratch: 64-byte aligned,
+// workers slices of bahdanau_s8_scratch_bytes(shape) - 64 bytes.
+void bahdanau_s8_parallel(const Executor& ex, const BahdanauS8Params& params,
+                          const BahdanauS8Args& args, const int8_t* memory, void* scratch);
 
 }  // namespace detail
 }  // namespace attn

@@ -1,6 +1,7 @@
 // Bahdanau attention, int8: one decoder step against the prepared key memory
 // (see attn/bahdanau_s8.h). No key is projected. Integer only.
 #include "attn/bahdanau_s8.h"
+#include "attn/config.h"
 #include "ops/bahdanau_s8_item.h"
 #include "ops/op_helpers.h"
 
@@ -16,8 +17,17 @@ Status bahdanau_s8_step(const BahdanauS8Params& params, const BahdanauS8Args& ar
   Mask lengths;
   lengths.key_lengths = args.key_lengths;
   if (detail::check_mask(lengths, s.batch, s.seq) != Status::kOk) return Status::kBadArgument;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes, bahdanau_s8_scratch_bytes(s));
+  const Executor& ex = args.executor;
+  if (!executor_valid(ex)) return Status::kBadArgument;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
+                                     bahdanau_s8_scratch_bytes(s, ex.workers));
   if (ws == nullptr || memory_bytes < bahdanau_s8_memory_bytes(s)) return Status::kScratchTooSmall;
+#if ATTN_PARALLEL
+  if (ex.workers > 1) {
+    detail::bahdanau_s8_parallel(ex, params, args, memory, ws);
+    return Status::kOk;
+  }
+#endif
   const detail::BahdanauS8Work work = detail::bahdanau_s8_work(s, ws);
   detail::bahdanau_s8_key_terms(params, work.key_term);
   const auto seq = static_cast<std::size_t>(s.seq);

@@ -1,6 +1,8 @@
 // Luong dot and general attention, float32 (see attn/luong.h).
 #include "attn/luong.h"
 
+#include "attn/config.h"
+
 #include "kernels/f32/kernels_f32.h"
 #include "ops/luong_f32_item.h"
 #include "ops/op_helpers.h"
@@ -40,11 +42,23 @@ Status luong_dot_f32(const LuongDotShape& shape, const LuongF32Args& args, Scrat
   if (!detail::dims_ok({shape.batch, shape.seq, shape.dim})) return Status::kBadShape;
   const Status st = check_lengths(args.key_lengths, shape.batch, shape.seq);
   if (st != Status::kOk) return st;
-  void* ws =
-      detail::aligned_scratch(scratch.data, scratch.bytes, luong_dot_f32_scratch_bytes(shape));
+  const Executor& ex = args.executor;
+  if (!executor_valid(ex)) return Status::kBadArgument;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
+                                     luong_dot_f32_scratch_bytes(shape, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
-  attend_queries(args.query, static_cast<std::size_t>(shape.dim), shape.dim, args, shape.batch,
-                 shape.seq, ws);
+  const auto d = static_cast<std::size_t>(shape.dim);
+#if ATTN_PARALLEL
+  if (ex.workers > 1) {
+    const detail::LuongF32Job job{&args,      shape.batch, shape.seq,
+                                  args.query, d,           nullptr,
+                                  shape.dim,  args.keys,   static_cast<std::size_t>(shape.seq) * d,
+                                  d,          shape.dim,   shape.dim};
+    detail::luong_f32_parallel(ex, job, ws);
+    return Status::kOk;
+  }
+#endif
+  attend_queries(args.query, d, shape.dim, args, shape.batch, shape.seq, ws);
   return Status::kOk;
 }
 
@@ -59,9 +73,30 @@ Status luong_general_f32(const LuongGeneralShape& shape, const LuongGeneralF32We
   }
   const Status st = check_lengths(args.key_lengths, shape.batch, shape.seq);
   if (st != Status::kOk) return st;
-  void* ws =
-      detail::aligned_scratch(scratch.data, scratch.bytes, luong_general_f32_scratch_bytes(shape));
+  const Executor& ex = args.executor;
+  if (!executor_valid(ex)) return Status::kBadArgument;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
+                                     luong_general_f32_scratch_bytes(shape, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
+#if ATTN_PARALLEL
+  if (ex.workers > 1) {
+    const auto kd = static_cast<std::size_t>(shape.key_dim);
+    const detail::LuongF32Job job{&args,
+                                  shape.batch,
+                                  shape.seq,
+                                  args.query,
+                                  static_cast<std::size_t>(shape.query_dim),
+                                  weights.w,
+                                  shape.query_dim,
+                                  args.keys,
+                                  static_cast<std::size_t>(shape.seq) * kd,
+                                  kd,
+                                  shape.key_dim,
+                                  shape.key_dim};
+    detail::luong_f32_parallel(ex, job, ws);
+    return Status::kOk;
+  }
+#endif
   // q' = W q (W is [key_dim, query_dim]), one row per batch item, is kept in the
   // first align64(4*key_dim) bytes; the attention core follows.
   auto* projected = static_cast<float*>(ws);

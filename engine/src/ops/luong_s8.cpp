@@ -3,6 +3,8 @@
 // attends the prepared memory. Integer arithmetic only.
 #include "attn/luong_s8.h"
 
+#include "attn/config.h"
+
 #include "ops/fc_s8.h"
 #include "ops/luong_s8_item.h"
 #include "ops/op_helpers.h"
@@ -17,9 +19,24 @@ Status luong_s8(const LuongS8Params& params, const LuongS8Args& args, Scratch sc
   Mask lengths;
   lengths.key_lengths = args.key_lengths;
   if (detail::check_mask(lengths, s.batch, s.seq) != Status::kOk) return Status::kBadArgument;
+  const Executor& ex = args.executor;
+  if (!executor_valid(ex)) return Status::kBadArgument;
   void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     luong_s8_scratch_bytes(s, params.general));
+                                     luong_s8_scratch_bytes(s, params.general, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
+#if ATTN_PARALLEL
+  if (ex.workers > 1) {
+    const auto n_k = static_cast<std::size_t>(s.seq) * static_cast<std::size_t>(s.key_dim);
+    const detail::LuongS8Job job{&params,
+                                 &args,
+                                 args.keys,
+                                 n_k,
+                                 static_cast<std::size_t>(s.key_dim),
+                                 params.general ? &params.proj : nullptr};
+    detail::luong_s8_parallel(ex, job, ws);
+    return Status::kOk;
+  }
+#endif
   const auto seq = static_cast<std::size_t>(s.seq);
   const auto qd = static_cast<std::size_t>(s.query_dim);
   const auto kd = static_cast<std::size_t>(s.key_dim);

@@ -1,5 +1,6 @@
 // Luong general attention, int8: one decoder step against the prepared key
 // memory K' (see attn/luong_s8.h). No key is projected. Integer only.
+#include "attn/config.h"
 #include "attn/luong_s8.h"
 #include "ops/luong_s8_item.h"
 #include "ops/op_helpers.h"
@@ -17,13 +18,21 @@ Status luong_general_s8_step(const LuongS8Params& params, const LuongS8Args& arg
   Mask lengths;
   lengths.key_lengths = args.key_lengths;
   if (detail::check_mask(lengths, s.batch, s.seq) != Status::kOk) return Status::kBadArgument;
-  void* ws =
-      detail::aligned_scratch(scratch.data, scratch.bytes, luong_general_s8_step_scratch_bytes(s));
+  const Executor& ex = args.executor;
+  if (!executor_valid(ex)) return Status::kBadArgument;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
+                                     luong_general_s8_step_scratch_bytes(s, ex.workers));
   if (ws == nullptr || memory_bytes < luong_general_s8_memory_bytes(s)) {
     return Status::kScratchTooSmall;
   }
   const auto seq = static_cast<std::size_t>(s.seq);
   const auto qd = static_cast<std::size_t>(s.query_dim);
+#if ATTN_PARALLEL
+  if (ex.workers > 1) {
+    detail::luong_s8_parallel(ex, {&params, &args, memory, seq * qd, qd, nullptr}, ws);
+    return Status::kOk;
+  }
+#endif
   const auto kd = static_cast<std::size_t>(s.key_dim);
   for (int32_t b = 0; b < s.batch; ++b) {
     const auto ub = static_cast<std::size_t>(b);

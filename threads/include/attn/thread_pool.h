@@ -7,10 +7,26 @@
 //   attn::sdpa_f32(shape, args, scratch);      // scratch sized for pool.workers()
 //
 // Allocation happens only in the constructor (the threads). run() hands out
-// tasks through an atomic counter, the calling thread working as worker 0, and
-// returns when every task has finished; idle workers spin briefly, then sleep
-// on a condition variable. One run at a time: concurrent run() calls on the
-// same pool are serialized. Not for use inside a task of the same pool.
+// tasks through an atomic counter, the calling thread working as worker 0,
+// and returns when every task has finished.
+//
+// Hand-off: tasks of a few microseconds (a decode step) cost less than one
+// futex sleep and wake of a thread, so neither side sleeps on the fast path.
+// run() publishes the job in one atomic word (generation, open flag, joined
+// count) and takes no lock; idle workers spin on that word (a CPU pause,
+// then sched_yield) for a bounded time, kIdleSpin, before they sleep on a
+// condition variable, and the caller spins the same way, up to kDoneSpin,
+// for the workers that joined the run to leave. A worker joins a run by
+// incrementing the joined count while the run is open; the caller closes the
+// run once the count is back to 0, so a worker that is still asleep (or
+// descheduled) never delays the caller: it finds the run closed and waits
+// for the next. The caller wakes sleeping workers (a syscall) only when there
+// are some.
+//
+// One run at a time: run() called while the pool is busy with another
+// caller's run (another thread, or a task of this pool calling an op with the
+// same executor) runs its tasks on the calling thread, as worker 0 of its own
+// run, instead of waiting.
 #pragma once
 
 #include <atomic>
@@ -41,20 +57,26 @@ class ThreadPool {
   void run_tasks(ParallelTask task, void* ctx, int32_t n_tasks);
   void worker_loop(int32_t worker);
   void drain(int32_t worker);
+  uint64_t wait_for_run(uint64_t seen_generation);
+  void wait_until_left();
 
   int32_t workers_;
   std::vector<std::thread> threads_;
-  std::mutex run_mutex_;  // one run at a time
-  std::mutex m_;
-  std::condition_variable wake_;
-  std::condition_variable done_;
+  // The job of the open run: written by the caller while the run is closed,
+  // read by workers that joined it.
   ParallelTask task_ = nullptr;
   void* ctx_ = nullptr;
   int32_t n_tasks_ = 0;
-  std::atomic<int32_t> next_{0};
-  std::atomic<uint64_t> generation_{0};
-  int32_t busy_ = 0;  // threads still draining this generation (guarded by m_)
-  bool stop_ = false;
+  // generation << 32 | open flag (bit 31) | workers joined (bits 0-30).
+  alignas(64) std::atomic<uint64_t> state_{0};
+  alignas(64) std::atomic<int32_t> next_{0};      // the next task index to take
+  alignas(64) std::atomic<bool> running_{false};  // a caller is inside run()
+  std::atomic<int32_t> sleepers_{0};              // workers asleep on wake_
+  std::atomic<bool> caller_asleep_{false};        // the caller asleep on done_
+  std::atomic<bool> stop_{false};
+  std::mutex m_;  // the slow path only: sleeping and waking
+  std::condition_variable wake_;
+  std::condition_variable done_;
 };
 
 }  // namespace attn
