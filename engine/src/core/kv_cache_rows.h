@@ -9,7 +9,7 @@
 
 #include "attn/kv_cache.h"
 #include "attn/status.h"
-#include "core/f16.h"
+#include "kernels/f32/kernels_f32.h"
 
 namespace attn {
 namespace detail {
@@ -41,8 +41,7 @@ inline void store_f32(void* block, std::size_t off, const float* src, int32_t n)
   for (int32_t i = 0; i < n; ++i) d[i] = src[i];
 }
 inline void store_f16(void* block, std::size_t off, const float* src, int32_t n) {
-  uint16_t* d = static_cast<uint16_t*>(block) + off;
-  for (int32_t i = 0; i < n; ++i) d[i] = f32_to_f16(src[i]);
+  kernels::f32_to_f16(src, n, static_cast<uint16_t*>(block) + off);
 }
 inline void store_s8(void* block, std::size_t off, const int8_t* src, int32_t n) {
   int8_t* d = static_cast<int8_t*>(block) + off;

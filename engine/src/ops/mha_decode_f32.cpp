@@ -66,9 +66,7 @@ const float* cache_rows(const KvCache& c, const void* block, int32_t g, int32_t 
                         float* conv) {
   const std::size_t off = detail::kv_cache_offset(c.shape, g, j0);
   if (c.shape.element == KvElement::kF32) return static_cast<const float*>(block) + off;
-  const uint16_t* h = static_cast<const uint16_t*>(block) + off;
-  const std::size_t n = idx(nk) * idx(c.shape.head_dim);
-  for (std::size_t i = 0; i < n; ++i) conv[i] = detail::f16_to_f32(h[i]);
+  kernels::f16_to_f32(static_cast<const uint16_t*>(block) + off, nk * c.shape.head_dim, conv);
   return conv;
 }
 

@@ -36,5 +36,9 @@ void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, con
   ref::gemm_nt_f32(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
 
+void f16_to_f32(const uint16_t* h, int32_t n, float* f) { ref::f16_to_f32(h, n, f); }
+
+void f32_to_f16(const float* f, int32_t n, uint16_t* h) { ref::f32_to_f16(f, n, h); }
+
 }  // namespace mve
 }  // namespace attn
