@@ -1,7 +1,8 @@
 // mha_decode_s8 over an int8 KV cache, bit-identical to one-shot mha_s8 over
 // the whole sequence (causal mask; band mask with a sliding window after the
 // ring has wrapped) for chunk sizes 1, 3, 7 and the whole sequence, MHA and
-// grouped-query (one-shot with each kv head's weight rows repeated).
+// grouped-query with groups of 2 and 4 (one-shot with each kv head's weight
+// rows repeated).
 #include <cstring>
 
 #include "attn/kv_cache.h"
@@ -180,3 +181,7 @@ ATTN_CASE(MhaDecodeS8, IncrementalBitIdenticalToOneShotCausal) { check_s8(ctx, 4
 ATTN_CASE(MhaDecodeS8, GroupedQueryBitIdenticalToOneShot) { check_s8(ctx, 4, 2, false, 22); }
 ATTN_CASE(MhaDecodeS8, MultiQueryBitIdenticalToOneShot) { check_s8(ctx, 2, 1, false, 23); }
 ATTN_CASE(MhaDecodeS8, WindowBitIdenticalToOneShotBandMask) { check_s8(ctx, 4, 2, true, 24); }
+// A group of 4 query heads: a decode step's one core call per kv head has 4
+// rows (the query-tiled core where its kernels are fast).
+ATTN_CASE(MhaDecodeS8, GroupOfFourBitIdenticalToOneShot) { check_s8(ctx, 4, 1, false, 25); }
+ATTN_CASE(MhaDecodeS8, GroupOfFourWindowBitIdenticalToOneShot) { check_s8(ctx, 4, 1, true, 26); }

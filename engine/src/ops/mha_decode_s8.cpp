@@ -5,7 +5,7 @@
 #include "core/attend_s8.h"
 #include "core/kv_cache_rows.h"
 #include "core/rope_s8.h"
-#include "ops/fc_s8.h"
+#include "ops/fc_s8_channels.h"
 #include "ops/op_helpers.h"
 
 namespace attn {
@@ -21,7 +21,9 @@ Status validate(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args,
   }
   const MhaDecodeShape& s = params->shape;
   if (args.tokens <= 0 || args.tokens > s.max_tokens) return Status::kBadShape;
-  if (cache->shape.element != KvElement::kS8) return Status::kBadArgument;
+  if (cache->shape.element != KvElement::kS8 || !executor_valid(args.executor)) {
+    return Status::kBadArgument;
+  }
   if (cache->shape.num_kv_heads != s.num_kv_heads ||
       cache->shape.head_dim != s.embed_dim / s.num_heads ||
       cache->shape.capacity > params->capacity) {
@@ -30,10 +32,54 @@ Status validate(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args,
   return detail::kv_cache_check_room(*cache, args.tokens);
 }
 
-// Attention of tokens [t0, t0 + nt) of every query head, the tokens' K/V
-// already in the cache at positions pos0 ...
-void attend_tokens(const MhaDecodeS8Params& p, const KvCache& c, const int8_t* qp, int8_t* op,
-                   int32_t t0, int32_t nt, int64_t pos0, void* ws) {
+// One projection of the n rows of x ([n, E]) into y ([n, layer.out_features]).
+struct Projection {
+  const FcS8Layer* layer;
+  int8_t* y;
+};
+
+// The projections through ex: one task per worker, each a range of output
+// channels of the projections taken as one list (multiples of
+// kMhaDecodeS8Channels), in the worker's slice; or all on this thread in
+// slice 0. Integer results: any split gives the serial bits.
+void project(const Executor& ex, const int8_t* x, int32_t n, std::size_t e, const Projection* p,
+             int32_t count, unsigned char* slices, std::size_t slice_bytes) {
+  int32_t total = 0;
+  for (int32_t i = 0; i < count; ++i) total += p[i].layer->out_features;
+  const auto range = [&](int32_t j0, int32_t j1, void* ws) {
+    int32_t first = 0;
+    for (int32_t i = 0; i < count; first += p[i].layer->out_features, ++i) {
+      const int32_t b = j0 > first ? j0 - first : 0;
+      const int32_t out = p[i].layer->out_features;
+      const int32_t end = j1 - first < out ? j1 - first : out;
+      if (b < end) detail::fc_s8_channels(*p[i].layer, x, e, n, p[i].y, idx(out), b, end, ws);
+    }
+  };
+#if ATTN_PARALLEL
+  if (ex.run != nullptr && ex.workers > 1) {
+    constexpr int32_t kC = kMhaDecodeS8Channels;
+    const int32_t per = ((total + ex.workers - 1) / ex.workers + kC - 1) / kC * kC;
+    auto task = [&](int32_t c, int32_t worker) {
+      const int32_t j0 = c * per;
+      range(j0, total - j0 < per ? total : j0 + per, slices + idx(worker) * slice_bytes);
+    };
+    parallel_for(ex, (total + per - 1) / per, task);
+    return;
+  }
+#else
+  (void)ex;
+  (void)slice_bytes;
+#endif
+  range(0, total, slices);
+}
+
+// Attention of tokens [t0, t0 + nt), their K/V already in the cache at
+// positions pos0 .., through ex. One token: an item per kv head, its rows the
+// group's query heads (every cached key visible to each). Several tokens: an
+// item per query head, its rows the tokens (causal from pos0).
+void attend_tokens(const Executor& ex, const MhaDecodeS8Params& p, const KvCache& c,
+                   const int8_t* qp, int8_t* op, int32_t t0, int32_t nt, int64_t pos0,
+                   void* slices) {
   const MhaDecodeShape& s = p.shape;
   const int32_t hd = s.embed_dim / s.num_heads;
   const int32_t group = s.num_heads / s.num_kv_heads;
@@ -41,27 +87,31 @@ void attend_tokens(const MhaDecodeS8Params& p, const KvCache& c, const int8_t* q
   // Linear: keys 0 .. pos0 + nt - 1, causal (offset pos0). Window (nt = 1):
   // every valid slot of the ring, none masked.
   const int32_t seq_kv = detail::kv_cache_visible(c.shape, pos0 + nt - 1);
-  detail::AttendMask m;
-  m.causal = !c.shape.window;
-  m.key_length = seq_kv;
-  for (int32_t h = 0; h < s.num_heads; ++h) {
+  const bool grouped = nt == 1;
+  const auto item = [&](int32_t i) {
+    // Grouped: item i is kv head i, rows its query heads; else query head i.
+    const int32_t h = grouped ? i * group : i;
     const std::size_t col = idx(h) * idx(hd);
-    const std::size_t kv = detail::kv_cache_offset(c.shape, h / group, 0);
-    detail::AttendS8 a;
-    a.q = qp + idx(t0) * e + col;
-    a.q_stride = e;
-    a.k = static_cast<const int8_t*>(c.k) + kv;
-    a.k_stride = idx(hd);
-    a.v = static_cast<const int8_t*>(c.v) + kv;
-    a.v_stride = idx(hd);
-    a.out = op + idx(t0) * e + col;
-    a.out_stride = e;
-    a.seq_q = nt;
-    a.seq_kv = seq_kv;
-    a.dim_k = hd;
-    a.dim_v = hd;
-    detail::attend_s8(p.attend, a, m, ws);
-  }
+    const std::size_t kv = detail::kv_cache_offset(c.shape, grouped ? i : h / group, 0);
+    detail::AttendS8Item it;
+    it.a.q = qp + idx(t0) * e + col;
+    it.a.q_stride = grouped ? idx(hd) : e;
+    it.a.k = static_cast<const int8_t*>(c.k) + kv;
+    it.a.k_stride = idx(hd);
+    it.a.v = static_cast<const int8_t*>(c.v) + kv;
+    it.a.v_stride = idx(hd);
+    it.a.out = op + idx(t0) * e + col;
+    it.a.out_stride = it.a.q_stride;
+    it.a.seq_q = grouped ? group : nt;
+    it.a.seq_kv = seq_kv;
+    it.a.dim_k = hd;
+    it.a.dim_v = hd;
+    it.mask.causal = !grouped && !c.shape.window;
+    it.mask.key_length = seq_kv;
+    return it;
+  };
+  detail::attend_s8_run(ex, p.attend, grouped ? s.num_kv_heads : s.num_heads, grouped ? group : nt,
+                        seq_kv, hd, item, slices);
 }
 
 // Rotates the Q rows of every query head and the K rows of every kv head of
@@ -87,13 +137,14 @@ void rotate_tokens(const MhaDecodeS8Params& p, int8_t* qp, int8_t* kp, int32_t n
 
 }  // namespace
 
-Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args,
-                     KvCache* cache, Scratch scratch) {
+Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args, KvCache* cache,
+                     Scratch scratch) {
   const Status st = validate(params, args, cache);
   if (st != Status::kOk) return st;
   const MhaDecodeShape& s = params->shape;
+  const Executor& ex = args.executor;
   void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     mha_decode_s8_scratch_bytes(s, params->capacity));
+                                     mha_decode_s8_scratch_bytes(s, params->capacity, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
   const std::size_t e = idx(s.embed_dim);
   const std::size_t kvd = idx(s.num_kv_heads) * (e / idx(s.num_heads));
@@ -104,12 +155,13 @@ Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& arg
   int8_t* vp = kp + align_up(t * kvd);
   void* cs_bytes = vp + align_up(t * kvd);  // 64-byte aligned
   auto* cs = static_cast<int32_t*>(cs_bytes);
-  void* core_ws = static_cast<unsigned char*>(cs_bytes) + align_up(idx(s.rope.dims) * 4);
+  auto* slices = static_cast<unsigned char*>(cs_bytes) + align_up(idx(s.rope.dims) * 4);
+  const auto slice_bytes = static_cast<std::size_t>(
+      mha_decode_s8_slice_bytes64(s.embed_dim, s.embed_dim / s.num_heads, params->capacity));
 
   const int32_t n = args.tokens;
-  detail::fc_s8(params->q, args.x, e, n, qp, e);
-  detail::fc_s8(params->k, args.x, e, n, kp, kvd);
-  detail::fc_s8(params->v, args.x, e, n, vp, kvd);
+  const Projection qkv[3] = {{&params->q, qp}, {&params->k, kp}, {&params->v, vp}};
+  project(ex, args.x, n, e, qkv, 3, slices, slice_bytes);
   if (s.rope.dims > 0) rotate_tokens(*params, qp, kp, n, cache->position, cs);
   // A window appends and attends one token at a time (see mha_decode_f32).
   const int32_t step = cache->shape.window ? 1 : n;
@@ -119,9 +171,10 @@ Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& arg
                            detail::store_s8);
     const int64_t pos0 = cache->position;
     detail::kv_cache_advance(cache, nt);
-    attend_tokens(*params, *cache, qp, op, t0, nt, pos0, core_ws);
+    attend_tokens(ex, *params, *cache, qp, op, t0, nt, pos0, slices);
   }
-  detail::fc_s8(params->out, op, e, n, args.out, e);
+  const Projection out = {&params->out, args.out};
+  project(ex, op, n, e, &out, 1, slices, slice_bytes);
   return Status::kOk;
 }
 
