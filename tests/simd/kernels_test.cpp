@@ -284,7 +284,7 @@ TEST_P(KernelTest, GemmNt) {
   std::vector<int32_t> ks = Lengths();
   ks.push_back(300);
   for (int32_t k : ks) {
-    for (int32_t m : {1, 3, 4, 7, 13, 33}) {
+    for (int32_t m : {1, 2, 3, 4, 5, 7, 13, 33}) {
       for (int32_t n : {1, 3, 7, 16, 17, 33, 65}) {
         const int off = (k + m + n) % 4;
         const auto uk = static_cast<std::size_t>(k), um = static_cast<std::size_t>(m),
@@ -436,6 +436,32 @@ TEST_P(KernelTest, F16ConversionsBitExact) {
         ASSERT_EQ(FloatBits(w.p[i]), FloatBits(want.p[Sz(31000 + i)])) << "n=" << n;
       }
       ASSERT_EQ(w.p[n], 7.0f) << "past n written, n=" << n;
+    }
+  }
+}
+
+// gemm_nt with at most 4 rows of a (the GEMV, b's rows in place): each
+// output is the same bits whichever range of b's rows a call covers (the
+// decode ops split the output features over threads), for every row count.
+TEST_P(KernelTest, GemvOutputsIndependentOfTheRange) {
+  std::mt19937 rng(19);
+  for (int32_t k : {1, 7, 16, 67, 300, 512}) {
+    for (int32_t m = 1; m <= 4; ++m) {
+      const int32_t n = 75;
+      const std::size_t uk = Sz(k), as = uk + 1;
+      Buf a(as * Sz(m), 1), b(uk * Sz(n), 0), bias(Sz(n), 2), y(Sz(m * n), 0), yr(Sz(m * n), 0);
+      Fill(a.p, as * Sz(m), rng);
+      Fill(b.p, uk * Sz(n), rng);
+      Fill(bias.p, Sz(n), rng);
+      K().gemm_nt(a.p, as, m, k, b.p, uk, n, bias.p, false, y.p, Sz(n));
+      for (int32_t split : {1, 5, 16, 33, 74}) {
+        std::fill(yr.p, yr.p + m * n, -1.0f);
+        K().gemm_nt(a.p, as, m, k, b.p, uk, split, bias.p, false, yr.p, Sz(n));
+        K().gemm_nt(a.p, as, m, k, b.p + Sz(split) * uk, uk, n - split, bias.p + split, false,
+                    yr.p + split, Sz(n));
+        ASSERT_EQ(std::memcmp(y.p, yr.p, Sz(m * n) * sizeof(float)), 0)
+            << "k=" << k << " m=" << m << " split=" << split;
+      }
     }
   }
 }

@@ -72,7 +72,9 @@
   /* y[i*y_stride + j] = (accumulate ? y[i*y_stride + j] : 0) + (bias ? bias[j] : 0)             \
                          + sum_x a[i*a_stride + x] * b[j*b_stride + x],  i < m, j < n, x < k:     \
      y = a b^T, b's rows are the outputs (linear_f32 with strides, e.g. one head's slice of a     \
-     weight). SIMD backends pack panels of b on the stack (8 KiB, gemm_f32-inl.h). */            \
+     weight). SIMD backends pack panels of b on the stack (8 KiB, gemm_f32-inl.h) from 5 rows of  \
+     a on; up to 4 rows read b's rows in place, each output the same bits whatever range of b a   \
+     call covers. */                                                                              \
   void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,    \
                    std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y, \
                    std::size_t y_stride);                                                        \
