@@ -2,7 +2,7 @@
 // Integer arithmetic only (tests/int8 checks its Cortex-M soft-float objects).
 #include "attn/mha_decode_s8.h"
 
-#include "core/attend_s8.h"
+#include "core/attend_cache_s8.h"
 #include "core/kv_cache_rows.h"
 #include "core/rope_s8.h"
 #include "ops/fc_s8_channels.h"
@@ -73,47 +73,6 @@ void project(const Executor& ex, const int8_t* x, int32_t n, std::size_t e, cons
   range(0, total, slices);
 }
 
-// Attention of tokens [t0, t0 + nt), their K/V already in the cache at
-// positions pos0 .., through ex. One token: an item per kv head, its rows the
-// group's query heads (every cached key visible to each). Several tokens: an
-// item per query head, its rows the tokens (causal from pos0).
-void attend_tokens(const Executor& ex, const MhaDecodeS8Params& p, const KvCache& c,
-                   const int8_t* qp, int8_t* op, int32_t t0, int32_t nt, int64_t pos0,
-                   void* slices) {
-  const MhaDecodeShape& s = p.shape;
-  const int32_t hd = s.embed_dim / s.num_heads;
-  const int32_t group = s.num_heads / s.num_kv_heads;
-  const std::size_t e = idx(s.embed_dim);
-  // Linear: keys 0 .. pos0 + nt - 1, causal (offset pos0). Window (nt = 1):
-  // every valid slot of the ring, none masked.
-  const int32_t seq_kv = detail::kv_cache_visible(c.shape, pos0 + nt - 1);
-  const bool grouped = nt == 1;
-  const auto item = [&](int32_t i) {
-    // Grouped: item i is kv head i, rows its query heads; else query head i.
-    const int32_t h = grouped ? i * group : i;
-    const std::size_t col = idx(h) * idx(hd);
-    const std::size_t kv = detail::kv_cache_offset(c.shape, grouped ? i : h / group, 0);
-    detail::AttendS8Item it;
-    it.a.q = qp + idx(t0) * e + col;
-    it.a.q_stride = grouped ? idx(hd) : e;
-    it.a.k = static_cast<const int8_t*>(c.k) + kv;
-    it.a.k_stride = idx(hd);
-    it.a.v = static_cast<const int8_t*>(c.v) + kv;
-    it.a.v_stride = idx(hd);
-    it.a.out = op + idx(t0) * e + col;
-    it.a.out_stride = it.a.q_stride;
-    it.a.seq_q = grouped ? group : nt;
-    it.a.seq_kv = seq_kv;
-    it.a.dim_k = hd;
-    it.a.dim_v = hd;
-    it.mask.causal = !grouped && !c.shape.window;
-    it.mask.key_length = seq_kv;
-    return it;
-  };
-  detail::attend_s8_run(ex, p.attend, grouped ? s.num_kv_heads : s.num_heads, grouped ? group : nt,
-                        seq_kv, hd, item, slices);
-}
-
 // Rotates the Q rows of every query head and the K rows of every kv head of
 // the n new tokens at positions p0 .. p0 + n - 1 (cs: dims int32).
 void rotate_tokens(const MhaDecodeS8Params& p, int8_t* qp, int8_t* kp, int32_t n, int64_t p0,
@@ -171,7 +130,15 @@ Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& arg
                            detail::store_s8);
     const int64_t pos0 = cache->position;
     detail::kv_cache_advance(cache, nt);
-    attend_tokens(ex, *params, *cache, qp, op, t0, nt, pos0, slices);
+    detail::CacheAttendS8 a;
+    a.cache = cache;
+    a.q = qp + idx(t0) * e;
+    a.out = op + idx(t0) * e;
+    a.stride = e;
+    a.heads = s.num_heads;
+    a.tokens = nt;
+    a.pos0 = pos0;
+    detail::attend_cache_s8(ex, params->attend, a, slices);
   }
   const Projection out = {&params->out, args.out};
   project(ex, op, n, e, &out, 1, slices, slice_bytes);
