@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "attn/config.h"
 #include "core/attend_cache_f32.h"
 #include "core/kv_cache_rows.h"
 #include "core/rope.h"
@@ -57,6 +58,7 @@ struct Projection {
   float* y;
 };
 
+#if ATTN_PARALLEL
 // Output features [j0, j1) of the projections taken as one list (p[0]'s
 // features first): gemm_nt_f32 over the rows of W in range. Every output is
 // computed as linear_f32 computes it (the kernels' results do not depend on
@@ -73,6 +75,8 @@ void project_range(const float* x, int32_t n, int32_t e, const Projection* p, in
                          idx(p[i].n_out));
   }
 }
+
+#endif
 
 // The projections through ex: one task per worker, each a range of output
 // features (multiples of 16), or linear_f32 per projection on this thread.

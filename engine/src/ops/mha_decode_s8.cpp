@@ -2,6 +2,7 @@
 // Integer arithmetic only (tests/int8 checks its Cortex-M soft-float objects).
 #include "attn/mha_decode_s8.h"
 
+#include "attn/config.h"
 #include "core/attend_cache_s8.h"
 #include "core/kv_cache_rows.h"
 #include "core/rope_s8.h"
