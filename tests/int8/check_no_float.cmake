@@ -4,8 +4,7 @@
 # without pulling in soft-float code.
 #   cmake -DCXX=arm-none-eabi-g++ -DNM=arm-none-eabi-nm -DROOT=<repo> -DOUT=<dir> -P check_no_float.cmake
 set(sources engine/src/ops/softmax_s8.cpp engine/src/ops/sdpa_s8.cpp engine/src/core/attend_s8.cpp
-            engine/src/core/attend_s8_parallel.cpp engine/src/core/attend_cache_s8.cpp
-            engine/src/core/rope_s8.cpp
+            engine/src/core/attend_s8_parallel.cpp engine/src/core/rope_s8.cpp
             engine/src/ops/mha_s8.cpp engine/src/ops/mha_decode_s8.cpp engine/src/ops/luong_s8.cpp engine/src/ops/bahdanau_s8.cpp)
 file(GLOB_RECURSE extra ${ROOT}/engine/src/kernels/s8/*.cpp)
 list(REMOVE_DUPLICATES extra)

@@ -43,8 +43,9 @@ struct Projection {
 // channels of the projections taken as one list (multiples of
 // kMhaDecodeS8Channels), in the worker's slice; or all on this thread in
 // slice 0. Integer results: any split gives the serial bits.
-void project(const Executor& ex, const int8_t* x, int32_t n, std::size_t e, const Projection* p,
-             int32_t count, unsigned char* slices, std::size_t slice_bytes) {
+__attribute__((noinline)) void project(const Executor& ex, const int8_t* x, int32_t n,
+                                       std::size_t e, const Projection* p, int32_t count,
+                                       unsigned char* slices, std::size_t slice_bytes) {
   int32_t total = 0;
   for (int32_t i = 0; i < count; ++i) total += p[i].layer->out_features;
   const auto range = [&](int32_t j0, int32_t j1, void* ws) {
@@ -95,54 +96,93 @@ void rotate_tokens(const MhaDecodeS8Params& p, int8_t* qp, int8_t* kp, int32_t n
   }
 }
 
-}  // namespace
+// The eval scratch, carved in the order of the formula in mha_decode_s8.h.
+struct Buffers {
+  int8_t *q, *o, *k, *v;
+  int32_t* cs;            // rotary cos/sin
+  unsigned char* slices;  // per worker
+  std::size_t slice_bytes;
+};
 
-Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args, KvCache* cache,
-                     Scratch scratch) {
+// The checks, the scratch and its buffers (kOk when *b is set). Not inlined,
+// nor are the steps below: mha_decode_s8's own frame then stays small on the
+// Cortex-M stack path through the attention (stack_budget.json).
+__attribute__((noinline)) Status prepare(const MhaDecodeS8Params* params,
+                                         const MhaDecodeS8Args& args, const KvCache* cache,
+                                         Scratch scratch, Buffers* b) {
   const Status st = validate(params, args, cache);
   if (st != Status::kOk) return st;
   const MhaDecodeShape& s = params->shape;
-  const Executor& ex = args.executor;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     mha_decode_s8_scratch_bytes(s, params->capacity, ex.workers));
+  void* ws = detail::aligned_scratch(
+      scratch.data, scratch.bytes,
+      mha_decode_s8_scratch_bytes(s, params->capacity, args.executor.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
   const std::size_t e = idx(s.embed_dim);
   const std::size_t kvd = idx(s.num_kv_heads) * (e / idx(s.num_heads));
   const std::size_t t = idx(s.max_tokens);
-  auto* qp = static_cast<int8_t*>(ws);
-  int8_t* op = qp + align_up(t * e);
-  int8_t* kp = op + align_up(t * e);
-  int8_t* vp = kp + align_up(t * kvd);
-  void* cs_bytes = vp + align_up(t * kvd);  // 64-byte aligned
-  auto* cs = static_cast<int32_t*>(cs_bytes);
-  auto* slices = static_cast<unsigned char*>(cs_bytes) + align_up(idx(s.rope.dims) * 4);
-  const auto slice_bytes = static_cast<std::size_t>(
+  b->q = static_cast<int8_t*>(ws);
+  b->o = b->q + align_up(t * e);
+  b->k = b->o + align_up(t * e);
+  b->v = b->k + align_up(t * kvd);
+  void* cs_bytes = b->v + align_up(t * kvd);  // 64-byte aligned
+  b->cs = static_cast<int32_t*>(cs_bytes);
+  b->slices = static_cast<unsigned char*>(cs_bytes) + align_up(idx(s.rope.dims) * 4);
+  b->slice_bytes = static_cast<std::size_t>(
       mha_decode_s8_slice_bytes64(s.embed_dim, s.embed_dim / s.num_heads, params->capacity));
+  return Status::kOk;
+}
 
-  const int32_t n = args.tokens;
-  const Projection qkv[3] = {{&params->q, qp}, {&params->k, kp}, {&params->v, vp}};
-  project(ex, args.x, n, e, qkv, 3, slices, slice_bytes);
-  if (s.rope.dims > 0) rotate_tokens(*params, qp, kp, n, cache->position, cs);
-  // A window appends and attends one token at a time (see mha_decode_f32).
+// Q, K, V of the n new tokens, Q and K rotated at their positions.
+__attribute__((noinline)) void project_qkv(const MhaDecodeS8Params& p, const MhaDecodeS8Args& args,
+                                           const KvCache& cache, const Buffers& b) {
+  const Projection qkv[3] = {{&p.q, b.q}, {&p.k, b.k}, {&p.v, b.v}};
+  project(args.executor, args.x, args.tokens, idx(p.shape.embed_dim), qkv, 3, b.slices,
+          b.slice_bytes);
+  if (p.shape.rope.dims > 0) rotate_tokens(p, b.q, b.k, args.tokens, cache.position, b.cs);
+}
+
+// kv_cache_write of int8 rows (its own frame, off the attention's path).
+__attribute__((noinline)) void append(const KvCache& cache, const int8_t* k, const int8_t* v,
+                                      std::size_t stride, int32_t n) {
+  detail::kv_cache_write(cache, k, v, stride, n, detail::store_s8);
+}
+
+// Appends the n tokens' K/V and attends over the cache: all at once in a
+// linear cache, one token at a time in a window (the ring slot of a new token
+// may hold a key an earlier token of the chunk still sees).
+__attribute__((noinline)) void attend_steps(const Executor& ex, const MhaDecodeS8Params& p,
+                                            KvCache* cache, const Buffers& b, int32_t n) {
+  const std::size_t e = idx(p.shape.embed_dim);
+  const std::size_t kvd = idx(p.shape.num_kv_heads) * (e / idx(p.shape.num_heads));
   const int32_t step = cache->shape.window ? 1 : n;
   for (int32_t t0 = 0; t0 < n; t0 += step) {
     const int32_t nt = n - t0 < step ? n - t0 : step;
-    detail::kv_cache_write(*cache, kp + idx(t0) * kvd, vp + idx(t0) * kvd, kvd, nt,
-                           detail::store_s8);
-    const int64_t pos0 = cache->position;
-    detail::kv_cache_advance(cache, nt);
+    append(*cache, b.k + idx(t0) * kvd, b.v + idx(t0) * kvd, kvd, nt);
     detail::CacheAttendS8 a;
     a.cache = cache;
-    a.q = qp + idx(t0) * e;
-    a.out = op + idx(t0) * e;
+    a.q = b.q + idx(t0) * e;
+    a.out = b.o + idx(t0) * e;
     a.stride = e;
-    a.heads = s.num_heads;
+    a.heads = p.shape.num_heads;
     a.tokens = nt;
-    a.pos0 = pos0;
-    detail::attend_cache_s8(ex, params->attend, a, slices);
+    a.pos0 = cache->position;
+    detail::kv_cache_advance(cache, nt);
+    detail::attend_cache_s8(ex, p.attend, a, b.slices);
   }
+}
+
+}  // namespace
+
+Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args, KvCache* cache,
+                     Scratch scratch) {
+  Buffers b{};
+  const Status st = prepare(params, args, cache, scratch, &b);
+  if (st != Status::kOk) return st;
+  project_qkv(*params, args, *cache, b);
+  attend_steps(args.executor, *params, cache, b, args.tokens);
   const Projection out = {&params->out, args.out};
-  project(ex, op, n, e, &out, 1, slices, slice_bytes);
+  project(args.executor, b.o, args.tokens, idx(params->shape.embed_dim), &out, 1, b.slices,
+          b.slice_bytes);
   return Status::kOk;
 }
 
