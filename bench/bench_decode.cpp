@@ -313,14 +313,7 @@ void BM_Decode_attend_f32(benchmark::State& st, int32_t ctx, attn::KvElement el)
   FVec q(Z(kE));
   attn::kernels::linear_f32(m.last(), 1, kE, m.wq.data(), m.bq.data(), kE, q.data());
   AlignedVec<unsigned char> slice(attn::detail::attend_cache_f32_slice_bytes(op.cs));
-  attn::detail::CacheAttendF32 a;
-  a.cache = &op.cache;
-  a.q = q.data();
-  a.out = m.out.data();
-  a.stride = Z(kE);
-  a.heads = kH;
-  a.tokens = 1;
-  a.pos0 = ctx - 1;
+  const attn::detail::CacheAttendF32 a{&op.cache, q.data(), m.out.data(), Z(kE), kH, 1, ctx - 1};
   const auto run = [&] { attn::detail::attend_cache_f32(attn::Executor{}, a, slice.data()); };
   run();
   if (!CheckClose(st, "out", m.out.data(), CacheAttendExpected(op.cache, q.data(), ctx))) return;
@@ -584,14 +577,7 @@ void BM_Decode_attend_s8(benchmark::State& st, int32_t ctx) {
     for (int32_t c = 0; c < kHd; ++c) want.value[Z(h) * Z(kHd) + Z(c)] = o[Z(c)];
   }
   AlignedVec<unsigned char> slice(attn::sdpa_s8_core_bytes(ctx, kHd, kHd));
-  attn::detail::CacheAttendS8 a;
-  a.cache = &op.cache;
-  a.q = q.data();
-  a.out = m.out.data();
-  a.stride = Z(kE);
-  a.heads = kH;
-  a.tokens = 1;
-  a.pos0 = ctx - 1;
+  const attn::detail::CacheAttendS8 a{&op.cache, q.data(), m.out.data(), Z(kE), kH, 1, ctx - 1};
   const auto run = [&] {
     attn::detail::attend_cache_s8(attn::Executor{}, op.params.attend, a, slice.data());
   };

@@ -150,6 +150,23 @@ def float_round_trip(d, w, x):
         check(rc == 0 and needle in out, f"attn info lacks {needle!r}: {out}{err}")
 
 
+def decode_chunks(d, blob, tokens, what):
+    """x.npy decoded by `blob` in chunks of 1, 3 and all tokens: the chunk-1 output
+    when every run succeeds (checked equal), else None."""
+    outs = {}
+    for chunk in ("1", "3", str(tokens)):
+        out = f"{blob}.{chunk}.npy"
+        rc, _, err = run("attn", "run", "mha-decode", "--model", blob, "--tokens", "x.npy",
+                         "--chunk", chunk, "--out", out, cwd=d)
+        check(rc == 0, f"{what} chunk {chunk}: {err.strip()}")
+        if rc == 0:
+            outs[chunk] = np.load(os.path.join(d, out))
+    if len(outs) != 3:
+        return None
+    check(all(np.array_equal(outs["1"], o) for o in outs.values()), f"{what} chunkings differ")
+    return outs["1"]
+
+
 def int8_case(d, w, x):
     rng = np.random.default_rng(3)
     np.save(os.path.join(d, "calib.npy"), rng.normal(size=(4, 40, E)).astype(np.float32))
@@ -159,17 +176,9 @@ def int8_case(d, w, x):
     check(rc == 0, f"convert int8: rc {rc} {err.strip()}")
     if rc != 0:
         return
-    outs = {}
-    for chunk in ("1", "3", str(len(x))):
-        rc, _, err = run("attn", "run", "mha-decode", "--model", "dec8.attn", "--tokens",
-                         "x.npy", "--chunk", chunk, "--out", f"q{chunk}.npy", cwd=d)
-        check(rc == 0, f"int8 chunk {chunk}: {err.strip()}")
-        if rc == 0:
-            outs[chunk] = np.load(os.path.join(d, f"q{chunk}.npy"))
-    if len(outs) != 3:
+    first = decode_chunks(d, "dec8.attn", len(x), "int8")
+    if first is None:
         return
-    first = outs["1"]
-    check(all(np.array_equal(first, o) for o in outs.values()), "int8 chunkings differ")
     qw, acts = blob_layer(os.path.join(d, "dec8.attn"))
     sim = quant.simulate_mha_decode(qw, acts, H, G, x, 16)
     steps = np.max(np.abs(first - sim)) / acts["out"][0]
@@ -224,17 +233,9 @@ def int8_rope_case(d, w, x):
     check(rc == 0, f"convert int8 RoPE: rc {rc} {err.strip()}")
     if rc != 0:
         return
-    outs = {}
-    for chunk in ("1", "3", str(len(x))):
-        rc, _, err = run("attn", "run", "mha-decode", "--model", "dec8r.attn", "--tokens",
-                         "x.npy", "--chunk", chunk, "--out", f"r{chunk}.npy", cwd=d)
-        check(rc == 0, f"int8 RoPE chunk {chunk}: {err.strip()}")
-        if rc == 0:
-            outs[chunk] = np.load(os.path.join(d, f"r{chunk}.npy"))
-    if len(outs) != 3:
+    first = decode_chunks(d, "dec8r.attn", len(x), "int8 RoPE")
+    if first is None:
         return
-    first = outs["1"]
-    check(all(np.array_equal(first, o) for o in outs.values()), "int8 RoPE chunkings differ")
     qw, acts = blob_layer(os.path.join(d, "dec8r.attn"))
     sim = quant.simulate_mha_decode(qw, acts, H, G, x, 16, **rope)
     steps = np.max(np.abs(first - sim)) / acts["out"][0]

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
-#include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "attn/kv_cache.h"
@@ -27,40 +27,14 @@
 #include "attn/mha_decode_s8.h"
 #include "attn/thread_pool.h"
 #include "ref_double.h"
+#include "test_executors.h"
 
 namespace {
 
 std::size_t uz(int32_t i) { return static_cast<std::size_t>(i); }
 
-attn::ThreadPool& pool(int32_t workers) {
-  static attn::ThreadPool p1(1), p2(2), p3(3), p7(7);
-  switch (workers) {
-    case 1: return p1;
-    case 2: return p2;
-    case 3: return p3;
-    default: return p7;
-  }
-}
-
-// Worker w runs tasks w, w + W, ... on a thread of its own (see sdpa_threads_test).
-struct Striped {
-  int32_t workers;
-};
-void striped_run(void* p, attn::ParallelTask task, void* ctx, int32_t n_tasks) {
-  const int32_t w = static_cast<Striped*>(p)->workers;
-  std::vector<std::thread> threads;
-  for (int32_t k = 0; k < w; ++k) {
-    threads.emplace_back([=] {
-      for (int32_t i = k; i < n_tasks; i += w) task(ctx, i, k);
-    });
-  }
-  for (std::thread& t : threads) t.join();
-}
-attn::Executor striped(int32_t workers) {
-  static Striped s1{1}, s2{2}, s3{3}, s7{7};
-  Striped* s = workers == 1 ? &s1 : (workers == 2 ? &s2 : (workers == 3 ? &s3 : &s7));
-  return attn::Executor{striped_run, s, workers};
-}
+using attn_test::pool;
+using attn_test::striped;
 
 struct Case {
   int32_t e, heads, kv_heads;
@@ -121,6 +95,44 @@ bool key_split_expected(const Case& c, int32_t workers, int32_t n, int64_t p0) {
   const int32_t parts =
       std::min(workers / c.kv_heads, visible(c, p0 + n - 1) / attn::kDecodeKeyBlock);
   return parts >= 2;
+}
+
+// One run of a case's calls (Args: the op's args; op(args, scratch) calls
+// it) with `ex` over a cache of `cs` and scratch of ws_bytes, into out
+// [tokens, E] (`sentinel` until written). The first call of a threaded run is
+// first made one byte of scratch short and with an executor without run:
+// both rejected (kScratchTooSmall, kBadArgument), writing neither the output
+// nor the cache.
+template <class Args, class T, class Op>
+std::vector<T> run_calls(const Case& c, const attn::Executor& ex, const attn::KvCacheShape& cs,
+                         std::size_t ws_bytes,
+                         const typename std::remove_pointer<decltype(Args::x)>::type* x, T sentinel,
+                         const Op& op) {
+  std::vector<unsigned char> store(attn::kv_cache_bytes(cs)), ws(ws_bytes);
+  attn::KvCache cache;
+  EXPECT_EQ(attn::kv_cache_init(cs, store.data(), store.size(), &cache), attn::Status::kOk);
+  std::vector<T> out(uz(c.tokens) * uz(c.e), sentinel);
+  int32_t t0 = 0;
+  for (int32_t n : calls(c)) {
+    Args a;
+    a.x = x + uz(t0) * uz(c.e);
+    a.out = out.data() + uz(t0) * uz(c.e);
+    a.tokens = n;
+    a.executor = ex;
+    if (ex.workers > 1 && t0 == 0) {
+      const std::vector<unsigned char> before = store;
+      EXPECT_EQ(op(a, &cache, attn::Scratch{ws.data(), ws.size() - 1}),
+                attn::Status::kScratchTooSmall);
+      Args bad = a;
+      bad.executor.run = nullptr;
+      EXPECT_EQ(op(bad, &cache, attn::Scratch{ws.data(), ws.size()}), attn::Status::kBadArgument);
+      EXPECT_EQ(out[0], sentinel);
+      EXPECT_TRUE(store == before && cache.position == 0);
+    }
+    EXPECT_EQ(op(a, &cache, attn::Scratch{ws.data(), ws.size()}), attn::Status::kOk);
+    t0 += n;
+  }
+  return out;
 }
 
 // ------------------------------------------------------------------ float
@@ -223,39 +235,16 @@ attn::MhaDecodeShape shape_of(const Case& c) {
   return s;
 }
 
-// One run of a case's calls with `ex` (default: serial) into out [tokens, E].
+// One run of a case's float calls with `ex` (default: serial).
 std::vector<float> run_f32(const Case& c, const F32Model& m, const attn::Executor& ex) {
   const attn::MhaDecodeShape s = shape_of(c);
-  const attn::KvCacheShape cs{c.capacity, c.kv_heads, m.hd, c.element, c.window};
-  std::vector<unsigned char> store(attn::kv_cache_bytes(cs));
-  std::vector<unsigned char> ws(attn::mha_decode_f32_scratch_bytes(s, ex.workers));
-  attn::KvCache cache;
-  EXPECT_EQ(attn::kv_cache_init(cs, store.data(), store.size(), &cache), attn::Status::kOk);
-  std::vector<float> out(uz(c.tokens) * uz(c.e), -7.0f);
   const attn::MhaDecodeF32Weights w = m.weights(c);
-  int32_t t0 = 0;
-  for (int32_t n : calls(c)) {
-    attn::MhaDecodeF32Args a;
-    a.x = m.x.data() + uz(t0) * uz(c.e);
-    a.out = out.data() + uz(t0) * uz(c.e);
-    a.tokens = n;
-    a.executor = ex;
-    if (ex.workers > 1 && t0 == 0) {
-      // One byte short, and an executor without run: nothing written.
-      const std::vector<unsigned char> before = store;
-      EXPECT_EQ(attn::mha_decode_f32(s, w, a, &cache, {ws.data(), ws.size() - 1}),
-                attn::Status::kScratchTooSmall);
-      attn::MhaDecodeF32Args bad = a;
-      bad.executor.run = nullptr;
-      EXPECT_EQ(attn::mha_decode_f32(s, w, bad, &cache, {ws.data(), ws.size()}),
-                attn::Status::kBadArgument);
-      EXPECT_EQ(out[0], -7.0f);
-      EXPECT_TRUE(store == before && cache.position == 0);
-    }
-    EXPECT_EQ(attn::mha_decode_f32(s, w, a, &cache, {ws.data(), ws.size()}), attn::Status::kOk);
-    t0 += n;
-  }
-  return out;
+  return run_calls<attn::MhaDecodeF32Args>(
+      c, ex, {c.capacity, c.kv_heads, m.hd, c.element, c.window},
+      attn::mha_decode_f32_scratch_bytes(s, ex.workers), m.x.data(), -7.0f,
+      [&](const attn::MhaDecodeF32Args& a, attn::KvCache* cache, attn::Scratch ws) {
+        return attn::mha_decode_f32(s, w, a, cache, ws);
+      });
 }
 
 class DecodeThreads : public testing::TestWithParam<int32_t> {};
@@ -339,34 +328,12 @@ struct S8Model {
 
 std::vector<int8_t> run_s8(const Case& c, const S8Model& m, const attn::MhaDecodeS8Params& p,
                            const attn::Executor& ex) {
-  const attn::KvCacheShape cs{c.capacity, c.kv_heads, m.hd, KvElement::kS8, c.window};
-  std::vector<unsigned char> store(attn::kv_cache_bytes(cs));
-  std::vector<unsigned char> ws(attn::mha_decode_s8_scratch_bytes(p.shape, c.capacity, ex.workers));
-  attn::KvCache cache;
-  EXPECT_EQ(attn::kv_cache_init(cs, store.data(), store.size(), &cache), attn::Status::kOk);
-  std::vector<int8_t> out(uz(c.tokens) * uz(c.e), 55);
-  int32_t t0 = 0;
-  for (int32_t n : calls(c)) {
-    attn::MhaDecodeS8Args a;
-    a.x = m.x.data() + uz(t0) * uz(c.e);
-    a.out = out.data() + uz(t0) * uz(c.e);
-    a.tokens = n;
-    a.executor = ex;
-    if (ex.workers > 1 && t0 == 0) {
-      const std::vector<unsigned char> before = store;
-      EXPECT_EQ(attn::mha_decode_s8(&p, a, &cache, {ws.data(), ws.size() - 1}),
-                attn::Status::kScratchTooSmall);
-      attn::MhaDecodeS8Args bad = a;
-      bad.executor.run = nullptr;
-      EXPECT_EQ(attn::mha_decode_s8(&p, bad, &cache, {ws.data(), ws.size()}),
-                attn::Status::kBadArgument);
-      EXPECT_EQ(out[0], 55);
-      EXPECT_TRUE(store == before && cache.position == 0);
-    }
-    EXPECT_EQ(attn::mha_decode_s8(&p, a, &cache, {ws.data(), ws.size()}), attn::Status::kOk);
-    t0 += n;
-  }
-  return out;
+  return run_calls<attn::MhaDecodeS8Args>(
+      c, ex, {c.capacity, c.kv_heads, m.hd, KvElement::kS8, c.window},
+      attn::mha_decode_s8_scratch_bytes(p.shape, c.capacity, ex.workers), m.x.data(), int8_t{55},
+      [&](const attn::MhaDecodeS8Args& a, attn::KvCache* cache, attn::Scratch ws) {
+        return attn::mha_decode_s8(&p, a, cache, ws);
+      });
 }
 
 TEST_P(DecodeThreads, Int8BitIdentical) {

@@ -19,27 +19,20 @@
 #include <cstring>
 #include <limits>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "attn/sdpa.h"
 #include "attn/sdpa_s8.h"
 #include "attn/thread_pool.h"
 #include "ref_double.h"
+#include "test_executors.h"
 
 namespace {
 
 std::size_t uz(int32_t i) { return static_cast<std::size_t>(i); }
 
-attn::ThreadPool& pool(int32_t workers) {
-  static attn::ThreadPool p1(1), p2(2), p3(3), p7(7);
-  switch (workers) {
-    case 1: return p1;
-    case 2: return p2;
-    case 3: return p3;
-    default: return p7;
-  }
-}
+using attn_test::pool;
+using attn_test::striped;
 
 struct Case {
   attn::SdpaShape shape;
@@ -146,30 +139,6 @@ bool key_split_expected(const Case& c, const Inputs& in, int32_t workers, int32_
   // Keys the last query row may see (its causal limit is seq_kv).
   const int32_t visible = c.lengths ? in.lengths[uz(b)] : s.seq_kv;
   return visible >= 2 * attn::kSdpaKeyBlock;
-}
-
-// A test executor that forces concurrency whatever the machine's load: one
-// std::thread per worker index, started for each run; worker w runs tasks
-// w, w + W, w + 2W, ... (the pool hands tasks out first come, first served,
-// and on a busy machine its calling thread may run them all). Results must
-// not depend on which worker runs which task.
-struct Striped {
-  int32_t workers;
-};
-void striped_run(void* pool, attn::ParallelTask task, void* ctx, int32_t n_tasks) {
-  const int32_t w = static_cast<Striped*>(pool)->workers;
-  std::vector<std::thread> threads;
-  for (int32_t k = 0; k < w; ++k) {
-    threads.emplace_back([=] {
-      for (int32_t i = k; i < n_tasks; i += w) task(ctx, i, k);
-    });
-  }
-  for (std::thread& t : threads) t.join();
-}
-attn::Executor striped(int32_t workers) {
-  static Striped s1{1}, s2{2}, s3{3}, s7{7};
-  Striped* s = workers == 1 ? &s1 : (workers == 2 ? &s2 : (workers == 3 ? &s3 : &s7));
-  return attn::Executor{striped_run, s, workers};
 }
 
 class SdpaThreads : public testing::TestWithParam<int32_t> {};

@@ -17,23 +17,13 @@
 #include "attn/kv_cache.h"
 #include "attn/mha_decode.h"
 #include "attn/parallel.h"
+#include "core/kv_cache_rows.h"
 
 namespace attn {
 namespace detail {
 
-// The tokens' projected queries and their output rows, both [tokens, heads *
-// head_dim] rows of `stride` floats (head h at column h * head_dim), tokens at
-// positions pos0 .. pos0 + tokens - 1 with their K/V already in the cache: any
-// number of tokens in a linear cache (causal), one in a window.
-struct CacheAttendF32 {
-  const KvCache* cache = nullptr;
-  const float* q = nullptr;
-  float* out = nullptr;
-  std::size_t stride = 0;
-  int32_t heads = 0;
-  int32_t tokens = 0;
-  int64_t pos0 = 0;
-};
+// The tokens' projected queries and output rows (see CacheAttendRows).
+using CacheAttendF32 = CacheAttendRows<float>;
 
 // Bytes of one worker's slice (MhaDecodeF32Layout of the cache's head_dim and
 // element).

@@ -23,18 +23,8 @@
 namespace attn {
 namespace detail {
 
-// The tokens' int8 queries and output rows, both [tokens, heads * head_dim]
-// rows of `stride` codes, tokens at positions pos0 .. pos0 + tokens - 1 with
-// their K/V already in the cache (a window: one token).
-struct CacheAttendS8 {
-  const KvCache* cache = nullptr;
-  const int8_t* q = nullptr;
-  int8_t* out = nullptr;
-  std::size_t stride = 0;
-  int32_t heads = 0;
-  int32_t tokens = 0;
-  int64_t pos0 = 0;
-};
+// The tokens' int8 queries and output rows (see CacheAttendRows).
+using CacheAttendS8 = CacheAttendRows<int8_t>;
 
 // Item i: kv head i with its group's query heads as rows (one token), or
 // query head i with the tokens as rows.

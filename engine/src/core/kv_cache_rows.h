@@ -60,6 +60,23 @@ inline int32_t kv_cache_visible(const KvCacheShape& s, int64_t position) {
   return s.window && position >= s.capacity ? s.capacity : static_cast<int32_t>(position + 1);
 }
 
+// New tokens' rows for an attention over the cache (the decode ops' cores,
+// core/attend_cache_f32.h and core/attend_cache_s8.h): queries and output rows
+// [tokens, heads * head_dim] of `stride` elements (head h at column h *
+// head_dim), the tokens at positions pos0 .. pos0 + tokens - 1 with their K/V
+// already in the cache: any number of tokens in a linear cache (causal), one
+// in a window. T is float or int8_t.
+template <class T>
+struct CacheAttendRows {
+  const KvCache* cache = nullptr;
+  const T* q = nullptr;
+  T* out = nullptr;
+  std::size_t stride = 0;
+  int32_t heads = 0;
+  int32_t tokens = 0;
+  int64_t pos0 = 0;
+};
+
 // Writes rows [0, n) of k and v ([n, G * hd], row stride `stride` elements) as
 // the tokens at positions position .. position + n - 1 (window: only the last
 // capacity of them), converted by `store(dst, src, count)`. Does not move

@@ -191,14 +191,8 @@ Status mha_decode_f32(const MhaDecodeShape& shape, const MhaDecodeF32Weights& we
     } else {
       detail::kv_cache_write(*cache, k, v, idx(d.kvd), nt, detail::store_f32);
     }
-    detail::CacheAttendF32 a;
-    a.cache = cache;
-    a.q = b.q + idx(t0) * e;
-    a.out = b.o + idx(t0) * e;
-    a.stride = e;
-    a.heads = d.heads;
-    a.tokens = nt;
-    a.pos0 = cache->position;
+    const std::size_t row = idx(t0) * e;
+    const detail::CacheAttendF32 a{cache, b.q + row, b.o + row, e, d.heads, nt, cache->position};
     detail::kv_cache_advance(cache, nt);
     detail::attend_cache_f32(ex, a, b.slices);
   }

@@ -158,14 +158,9 @@ __attribute__((noinline)) void attend_steps(const Executor& ex, const MhaDecodeS
   for (int32_t t0 = 0; t0 < n; t0 += step) {
     const int32_t nt = n - t0 < step ? n - t0 : step;
     append(*cache, b.k + idx(t0) * kvd, b.v + idx(t0) * kvd, kvd, nt);
-    detail::CacheAttendS8 a;
-    a.cache = cache;
-    a.q = b.q + idx(t0) * e;
-    a.out = b.o + idx(t0) * e;
-    a.stride = e;
-    a.heads = p.shape.num_heads;
-    a.tokens = nt;
-    a.pos0 = cache->position;
+    const std::size_t row = idx(t0) * e;
+    const int32_t heads = p.shape.num_heads;
+    const detail::CacheAttendS8 a{cache, b.q + row, b.o + row, e, heads, nt, cache->position};
     detail::kv_cache_advance(cache, nt);
     detail::attend_cache_s8(ex, p.attend, a, b.slices);
   }
