@@ -1,28 +1,50 @@
 // Decode-step benchmarks: one new token attending over a KV cache of `ctx`
 // positions, H = 8 query heads, 2 kv heads, hd = 64 (E = 512), ctx 1,024 and
-// 4,096 (int8: 4,095, the int8 core's key limit). One iteration is one step:
-// project the token's Q/K/V, append K/V at position ctx - 1, attend over the
-// ctx cached positions with grouped-query attention, output projection. Rows
-// (family Decode_E512_H8_G2/<impl>/<ctx>):
-//   attn_<be>_f32 / _f16   mha_decode_f32 over a float32 / float16 cache
+// 4,096 (int8: 4,095, the int8 core's key limit). Rows (family
+// Decode_E512_H8_G2/<impl>/<ctx>):
+//   attn_<be>_f32 / _f16   mha_decode_f32 over a float32 / float16 cache: one
+//                          step (project the token's Q/K/V, append K/V at
+//                          position ctx - 1, attend over the ctx cached
+//                          positions with grouped-query attention, output
+//                          projection)
 //   attn_<be>_s8           mha_decode_s8 over an int8 cache (prepared layer)
+//   ..._w2                 the same step with an attn::ThreadPool of 2 workers
+//   attend_<be>_f32 / _f16 / _s8   the attention over the cache alone: the
+//                          core call of one step (every kv head, its group's
+//                          query heads as rows) on the last token's projected
+//                          query, no projection, no append
 //   recompute_mha_f32      no cache: one-shot mha_f32 with the new token as
 //                          the query (seq_q = 1) re-projecting all ctx tokens'
 //                          K/V (the last row of causal attention; the cheapest
 //                          recomputation, as no other row is computed)
 //   eigen_f32              an Eigen peer of the same cached step (own K/V arrays)
-// Counters of the cached rows: us_per_token, cache_bytes (the K and V bytes
+// and the step's parts (family Decode_E512_H8_G2_parts):
+//   proj_<be>_f32/m<m>     the four float projections of m = 1 or 4 tokens
+//                          (q, k, v, o: linear_f32 of every compiled backend,
+//                          Eigen matrix-vector for m = 1), 2.6 MB of weights
+//   proj_s8_dot / _qk/m1   the four int8 projections of one token: fc_s8
+//                          (one dot_s8 per channel, what mha_s8 runs) and the
+//                          decode op's fc_s8_channels (qk_s8 over 64 weight
+//                          rows per call), bit for bit the same
+//   f16_to_f32_<be> / f32_to_f16_<be>/4096   a 64-key block of a float16
+//                          cache (64 x 64) converted
+// Counters of the cache rows: us_per_token, cache_bytes (the K and V bytes
 // of the ctx positions, each read once per step when a kv head's K/V serve all
 // query heads of its group), cache_GBps and pct_read_bw: cache bytes per second
 // as a percentage of ReadBW/<bytes>, a read-bandwidth loop over a buffer of
 // the same size measured at the first use in this binary (1 MiB and below sits
-// in L2 on current x86 cores, 4 MiB beyond it).
+// in L2 on current x86 cores, 4 MiB beyond it). The projection rows count
+// their weight bytes the same way (weights_GBps, pct_read_bw of a buffer of
+// 2.6 MB), the conversion rows their input bytes.
 //
 // Checks before timing: float rows against a double-precision reference of the
 // step with the tests' error bounds (a float16 cache adds the half rounding of
-// each K/V element to the bound); int8 bit for bit against one-shot mha_s8
-// (the new token as the query over all ctx tokens, what the causal last row
-// sees).
+// each K/V element to the bound; the attention rows' reference reads the
+// cache's own values), int8 bit for bit against one-shot mha_s8 (the new
+// token as the query over all ctx tokens, what the causal last row sees), the
+// int8 attention row against sdpa_s8 per query head over the cached K/V, the
+// projections against ref_double.h (float) or each other (int8), the
+// conversions against the reference kernels bit for bit.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -31,15 +53,28 @@
 #include <string>
 
 #include "attn/attn.h"
+#include "attn/thread_pool.h"
 #include "bench_check.h"
 #include "bench_common.h"
+#include "core/attend_cache_f32.h"
+#include "core/attend_cache_s8.h"
+#include "kernels/f32/kernels_f32.h"
+#include "ops/fc_s8.h"
+#include "ops/fc_s8_channels.h"
 #include "ref_double.h"
+#if ATTN_BENCH_HAVE_HWY
+#include "kernels/f32/hwy/kernels_f32_hwy.h"
+#endif
+#if ATTN_BENCH_HAVE_XSIMD
+#include "kernels/f32/xsimd/kernels_f32_xsimd.h"
+#endif
 
 namespace attn_bench {
 namespace {
 
 constexpr int32_t kE = 512, kH = 8, kG = 2, kHd = kE / kH, kKvd = kG * kHd;
-constexpr int32_t kChunk = 256;  // prefill tokens per call
+constexpr int32_t kChunk = 256;                                        // prefill tokens per call
+constexpr int32_t kDecodeKeyBlockElems = attn::kDecodeKeyBlock * kHd;  // a float16 block
 const std::string kFamily = "Decode_E512_H8_G2/";
 
 // ---------------------------------------------------------------- read bandwidth
@@ -91,14 +126,24 @@ void BM_ReadBandwidth(benchmark::State& st, std::size_t bytes) {
 
 std::size_t CacheBytes(int32_t ctx, std::size_t elem) { return 2 * Z(ctx) * Z(kKvd) * elem; }
 
-void SetDecodeCounters(benchmark::State& st, std::size_t cache_bytes) {
+// us_per_token and <what>_bytes, <what>_GBps, pct_read_bw of `bytes` read
+// per iteration (the read bandwidth of a buffer of that size).
+void SetBytesCounters(benchmark::State& st, std::size_t bytes, const std::string& what) {
   using C = benchmark::Counter;
-  const double b = static_cast<double>(cache_bytes);
+  const double b = static_cast<double>(bytes);
   st.counters["us_per_token"] = C(1e-6, C::kIsIterationInvariantRate | C::kInvert);
-  st.counters["cache_bytes"] = C(b);
-  st.counters["cache_GBps"] = C(b * 1e-9, C::kIsIterationInvariantRate);
-  st.counters["pct_read_bw"] =
-      C(b * 100.0 / ReadBandwidth(cache_bytes), C::kIsIterationInvariantRate);
+  st.counters[what + "_bytes"] = C(b);
+  st.counters[what + "_GBps"] = C(b * 1e-9, C::kIsIterationInvariantRate);
+  st.counters["pct_read_bw"] = C(b * 100.0 / ReadBandwidth(bytes), C::kIsIterationInvariantRate);
+}
+void SetDecodeCounters(benchmark::State& st, std::size_t cache_bytes) {
+  SetBytesCounters(st, cache_bytes, "cache");
+}
+
+// The executor of a row: none (workers 1) or a pool of 2 workers.
+attn::Executor RowExecutor(int32_t workers) {
+  static attn::ThreadPool pool(2);
+  return workers > 1 ? pool.executor() : attn::Executor{};
 }
 
 // ---------------------------------------------------------------- float model
@@ -177,43 +222,103 @@ void Rewind(attn::KvCache* c, int32_t ctx) {
   c->next_slot = ctx - 1;
 }
 
-void BM_Decode_attn_f32(benchmark::State& st, int32_t ctx, attn::KvElement el) {
-  DecodeF32Data m(ctx);
-  attn::MhaDecodeShape s;
-  s.embed_dim = kE;
-  s.num_heads = kH;
-  s.num_kv_heads = kG;
-  s.max_tokens = kChunk;
-  s.cache_element = el;
-  attn::MhaDecodeF32Weights w;
-  w.q_proj_weight = m.wq.data();
-  w.k_proj_weight = m.wk.data();
-  w.v_proj_weight = m.wv.data();
-  w.q_proj_bias = m.bq.data();
-  w.k_proj_bias = m.bk.data();
-  w.v_proj_bias = m.bv.data();
-  w.out_proj_weight = m.wo.data();
-  w.out_proj_bias = m.bo.data();
-  const attn::KvCacheShape cs{ctx, kG, kHd, el, false};
-  AlignedVec<unsigned char> storage(attn::kv_cache_bytes(cs)),
-      scratch(attn::mha_decode_f32_scratch_bytes(s));
-  FVec prefill_out(Z(kChunk) * Z(kE));
-  attn::KvCache cache;
-  const attn::Scratch scr{scratch.data(), scratch.size()};
-  if (!CheckStatus(st, attn::kv_cache_init(cs, storage.data(), storage.size(), &cache))) return;
-  for (int32_t t0 = 0; t0 < ctx - 1; t0 += kChunk) {
-    const attn::MhaDecodeF32Args a{m.x.data() + Z(t0) * Z(kE), prefill_out.data(),
-                                   std::min(kChunk, ctx - 1 - t0)};
-    if (!CheckStatus(st, attn::mha_decode_f32(s, w, a, &cache, scr))) return;
+// The float op's shape and weights over m's data, with a cache of
+// positions 0 .. filled - 1 written by the op in chunks of kChunk tokens;
+// `status` is the first failure.
+struct DecodeF32Op {
+  DecodeF32Op(const DecodeF32Data& m, attn::KvElement el, int32_t workers, int32_t filled)
+      : cs{m.ctx, kG, kHd, el, false} {
+    s.embed_dim = kE;
+    s.num_heads = kH;
+    s.num_kv_heads = kG;
+    s.max_tokens = kChunk;
+    s.cache_element = el;
+    w.q_proj_weight = m.wq.data();
+    w.k_proj_weight = m.wk.data();
+    w.v_proj_weight = m.wv.data();
+    w.q_proj_bias = m.bq.data();
+    w.k_proj_bias = m.bk.data();
+    w.v_proj_bias = m.bv.data();
+    w.out_proj_weight = m.wo.data();
+    w.out_proj_bias = m.bo.data();
+    ex = RowExecutor(workers);
+    storage.resize(attn::kv_cache_bytes(cs));
+    scratch.resize(attn::mha_decode_f32_scratch_bytes(s, ex.workers));
+    status = attn::kv_cache_init(cs, storage.data(), storage.size(), &cache);
+    FVec out(Z(kChunk) * Z(kE));
+    for (int32_t t0 = 0; status == attn::Status::kOk && t0 < filled; t0 += kChunk) {
+      status = Run(m.x.data() + Z(t0) * Z(kE), out.data(), std::min(kChunk, filled - t0));
+    }
   }
-  const attn::MhaDecodeF32Args step{m.last(), m.out.data(), 1};
-  if (!CheckStatus(st, attn::mha_decode_f32(s, w, step, &cache, scr)) ||
+  attn::Status Run(const float* x, float* out, int32_t tokens) {
+    attn::MhaDecodeF32Args a{x, out, tokens};
+    a.executor = ex;
+    return attn::mha_decode_f32(s, w, a, &cache, {scratch.data(), scratch.size()});
+  }
+  attn::KvCacheShape cs;
+  attn::MhaDecodeShape s;
+  attn::MhaDecodeF32Weights w;
+  attn::Executor ex;
+  AlignedVec<unsigned char> storage, scratch;
+  attn::KvCache cache;
+  attn::Status status = attn::Status::kOk;
+};
+
+void BM_Decode_attn_f32(benchmark::State& st, int32_t ctx, attn::KvElement el, int32_t workers) {
+  DecodeF32Data m(ctx);
+  DecodeF32Op op(m, el, workers, ctx - 1);
+  if (!CheckStatus(st, op.status) || !CheckStatus(st, op.Run(m.last(), m.out.data(), 1)) ||
       !CheckClose(st, "out", m.out.data(), m.expected(el == attn::KvElement::kF16))) {
     return;
   }
   for (auto _ : st) {
-    Rewind(&cache, ctx);
-    benchmark::DoNotOptimize(attn::mha_decode_f32(s, w, step, &cache, scr));
+    Rewind(&op.cache, ctx);
+    benchmark::DoNotOptimize(op.Run(m.last(), m.out.data(), 1));
+    benchmark::ClobberMemory();
+  }
+  SetDecodeCounters(st, CacheBytes(ctx, attn::kv_element_bytes(el)));
+}
+
+// The attention of q ([E], the last token's projected query) over the cached
+// K/V of ctx positions, per query head in double precision from the cache's
+// own values (a float16 cache widened exactly).
+Expected CacheAttendExpected(const attn::KvCache& c, const float* q, int32_t ctx) {
+  const std::size_t n = Z(kG) * Z(ctx) * Z(kHd);
+  FVec k(n), v(n);
+  if (c.shape.element == attn::KvElement::kF16) {
+    attn::ref::f16_to_f32(static_cast<const uint16_t*>(c.k), static_cast<int32_t>(n), k.data());
+    attn::ref::f16_to_f32(static_cast<const uint16_t*>(c.v), static_cast<int32_t>(n), v.data());
+  } else {
+    std::copy_n(static_cast<const float*>(c.k), n, k.data());
+    std::copy_n(static_cast<const float*>(c.v), n, v.data());
+  }
+  Expected e{std::vector<double>(Z(kE)), std::vector<double>(Z(kE))};
+  std::vector<double> p(Z(ctx)), pt(Z(ctx));
+  for (int32_t h = 0; h < kH; ++h) {
+    const std::size_t qc = Z(h) * Z(kHd), kc = Z(h / (kH / kG)) * Z(ctx) * Z(kHd);
+    attn_ref::attention<float>(1, ctx, kHd, kHd, 1.0 / std::sqrt(double{kHd}), attn_ref::kEps,
+                               q + qc, Z(kE), nullptr, k.data() + kc, Z(kHd), nullptr,
+                               v.data() + kc, Z(kHd), nullptr, attn_ref::MaskView{}, p.data(),
+                               pt.data(), e.value.data() + qc, e.tol.data() + qc, Z(kE));
+  }
+  return e;
+}
+
+// The attention over the cache alone: the core call of a step on a cache of
+// all ctx positions (the last token's query, its K/V cached).
+void BM_Decode_attend_f32(benchmark::State& st, int32_t ctx, attn::KvElement el) {
+  DecodeF32Data m(ctx);
+  DecodeF32Op op(m, el, 1, ctx);
+  if (!CheckStatus(st, op.status)) return;
+  FVec q(Z(kE));
+  attn::kernels::linear_f32(m.last(), 1, kE, m.wq.data(), m.bq.data(), kE, q.data());
+  AlignedVec<unsigned char> slice(attn::detail::attend_cache_f32_slice_bytes(op.cs));
+  const attn::detail::CacheAttendF32 a{&op.cache, q.data(), m.out.data(), Z(kE), kH, 1, ctx - 1};
+  const auto run = [&] { attn::detail::attend_cache_f32(attn::Executor{}, a, slice.data()); };
+  run();
+  if (!CheckClose(st, "out", m.out.data(), CacheAttendExpected(op.cache, q.data(), ctx))) return;
+  for (auto _ : st) {
+    run();
     benchmark::ClobberMemory();
   }
   SetDecodeCounters(st, CacheBytes(ctx, attn::kv_element_bytes(el)));
@@ -391,46 +496,233 @@ Expected DecodeS8Expected(const DecodeS8Data& m, int32_t ctx) {
   return e;
 }
 
-void BM_Decode_attn_s8(benchmark::State& st, int32_t ctx) {
-  DecodeS8Data m(ctx);
+// The int8 op prepared for capacity ctx over m's weights, with a cache of
+// positions 0 .. filled - 1 written by the op; `status` the first failure.
+struct DecodeS8Op {
+  DecodeS8Op(const DecodeS8Data& m, int32_t ctx, int32_t workers, int32_t filled)
+      : cs{ctx, kG, kHd, attn::KvElement::kS8, false} {
+    s.embed_dim = kE;
+    s.num_heads = kH;
+    s.num_kv_heads = kG;
+    s.max_tokens = kChunk;
+    s.cache_element = attn::KvElement::kS8;
+    channels.resize(attn::mha_decode_s8_channel_count(s));
+    ex = RowExecutor(workers);
+    status = attn::mha_decode_s8_prepare(s, ctx, m.quant, m.Weights(m.wk.data(), m.wv.data()),
+                                         channels.data(), &params);
+    storage.resize(attn::kv_cache_bytes(cs));
+    scratch.resize(attn::mha_decode_s8_scratch_bytes(s, ctx, ex.workers));
+    if (status == attn::Status::kOk) {
+      status = attn::kv_cache_init(cs, storage.data(), storage.size(), &cache);
+    }
+    AlignedVec<int8_t> out(Z(kChunk) * Z(kE));
+    for (int32_t t0 = 0; status == attn::Status::kOk && t0 < filled; t0 += kChunk) {
+      status = Run(m.x.data() + Z(t0) * Z(kE), out.data(), std::min(kChunk, filled - t0));
+    }
+  }
+  attn::Status Run(const int8_t* x, int8_t* out, int32_t tokens) {
+    attn::MhaDecodeS8Args a{x, out, tokens};
+    a.executor = ex;
+    return attn::mha_decode_s8(&params, a, &cache, {scratch.data(), scratch.size()});
+  }
+  attn::KvCacheShape cs;
   attn::MhaDecodeShape s;
-  s.embed_dim = kE;
-  s.num_heads = kH;
-  s.num_kv_heads = kG;
-  s.max_tokens = kChunk;
-  s.cache_element = attn::KvElement::kS8;
-  std::vector<attn::QuantizedMultiplier> channels(attn::mha_decode_s8_channel_count(s));
+  std::vector<attn::QuantizedMultiplier> channels;
   attn::MhaDecodeS8Params params;
-  if (!CheckStatus(st,
-                   attn::mha_decode_s8_prepare(s, ctx, m.quant, m.Weights(m.wk.data(), m.wv.data()),
-                                               channels.data(), &params))) {
-    return;
-  }
-  const attn::KvCacheShape cs{ctx, kG, kHd, attn::KvElement::kS8, false};
-  AlignedVec<unsigned char> storage(attn::kv_cache_bytes(cs)),
-      scratch(attn::mha_decode_s8_scratch_bytes(s, ctx));
-  AlignedVec<int8_t> prefill_out(Z(kChunk) * Z(kE));
-  const attn::Scratch scr{scratch.data(), scratch.size()};
+  attn::Executor ex;
+  AlignedVec<unsigned char> storage, scratch;
   attn::KvCache cache;
-  if (!CheckStatus(st, attn::kv_cache_init(cs, storage.data(), storage.size(), &cache))) return;
-  for (int32_t t0 = 0; t0 < ctx - 1; t0 += kChunk) {
-    const attn::MhaDecodeS8Args a{m.x.data() + Z(t0) * Z(kE), prefill_out.data(),
-                                  std::min(kChunk, ctx - 1 - t0)};
-    if (!CheckStatus(st, attn::mha_decode_s8(&params, a, &cache, scr))) return;
-  }
-  const attn::MhaDecodeS8Args step{m.x.data() + Z(ctx - 1) * Z(kE), m.out.data(), 1};
+  attn::Status status = attn::Status::kOk;
+};
+
+void BM_Decode_attn_s8(benchmark::State& st, int32_t ctx, int32_t workers) {
+  DecodeS8Data m(ctx);
+  DecodeS8Op op(m, ctx, workers, ctx - 1);
+  const int8_t* x = m.x.data() + Z(ctx - 1) * Z(kE);
   const Expected& want =
       Memo("decode_s8/" + std::to_string(ctx), [&] { return DecodeS8Expected(m, ctx); });
-  if (!CheckStatus(st, attn::mha_decode_s8(&params, step, &cache, scr)) ||
+  if (!CheckStatus(st, op.status) || !CheckStatus(st, op.Run(x, m.out.data(), 1)) ||
       !CheckExact(st, "out", m.out.data(), want)) {
     return;
   }
   for (auto _ : st) {
-    Rewind(&cache, ctx);
-    benchmark::DoNotOptimize(attn::mha_decode_s8(&params, step, &cache, scr));
+    Rewind(&op.cache, ctx);
+    benchmark::DoNotOptimize(op.Run(x, m.out.data(), 1));
     benchmark::ClobberMemory();
   }
   SetDecodeCounters(st, CacheBytes(ctx, 1));
+}
+
+// The int8 attention over the cache alone, checked against sdpa_s8 per query
+// head (seq_q 1) over the same cached K/V.
+void BM_Decode_attend_s8(benchmark::State& st, int32_t ctx) {
+  DecodeS8Data m(ctx);
+  DecodeS8Op op(m, ctx, 1, ctx);
+  if (!CheckStatus(st, op.status)) return;
+  AlignedVec<int8_t> q(Z(kE));
+  attn::detail::fc_s8(op.params.q, m.x.data() + Z(ctx - 1) * Z(kE), Z(kE), 1, q.data(), Z(kE));
+  Expected want{std::vector<double>(Z(kE)), std::vector<double>(Z(kE), 0.0)};
+  attn::SdpaS8Params one = op.params.attend;
+  one.shape = {1, 1, ctx, kHd, kHd};
+  AlignedVec<unsigned char> ws(attn::sdpa_s8_scratch_bytes(one.shape));
+  AlignedVec<int8_t> o(Z(kHd));
+  for (int32_t h = 0; h < kH; ++h) {
+    const std::size_t kv = Z(h / (kH / kG)) * Z(ctx) * Z(kHd);
+    attn::SdpaS8Args a;
+    a.q = q.data() + Z(h) * Z(kHd);
+    a.k = static_cast<const int8_t*>(op.cache.k) + kv;
+    a.v = static_cast<const int8_t*>(op.cache.v) + kv;
+    a.out = o.data();
+    if (!CheckStatus(st, attn::sdpa_s8(one, a, {ws.data(), ws.size()}))) return;
+    for (int32_t c = 0; c < kHd; ++c) want.value[Z(h) * Z(kHd) + Z(c)] = o[Z(c)];
+  }
+  AlignedVec<unsigned char> slice(attn::sdpa_s8_core_bytes(ctx, kHd, kHd));
+  const attn::detail::CacheAttendS8 a{&op.cache, q.data(), m.out.data(), Z(kE), kH, 1, ctx - 1};
+  const auto run = [&] {
+    attn::detail::attend_cache_s8(attn::Executor{}, op.params.attend, a, slice.data());
+  };
+  run();
+  if (!CheckExact(st, "out", m.out.data(), want)) return;
+  for (auto _ : st) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  SetDecodeCounters(st, CacheBytes(ctx, 1));
+}
+
+// ---------------------------------------------------------------- the step's parts
+const std::string kParts = "Decode_E512_H8_G2_parts/";
+// The weight elements of the four projections (bytes: 4x for float, 1x int8).
+constexpr std::size_t kProjWeights = static_cast<std::size_t>(2 * kE * kE + 2 * kKvd * kE);
+
+using LinearFn = void (*)(const float*, int32_t, int32_t, const float*, const float*, int32_t,
+                          float*);
+
+// The four projections of m tokens (o on the same input rows), into y
+// ([m, E] q, [m, kvd] k, v, [m, E] o).
+void Project(LinearFn f, const DecodeF32Data& d, int32_t m, float* y) {
+  const std::size_t e = Z(m) * Z(kE), kv = Z(m) * Z(kKvd);
+  f(d.x.data(), m, kE, d.wq.data(), d.bq.data(), kE, y);
+  f(d.x.data(), m, kE, d.wk.data(), d.bk.data(), kKvd, y + e);
+  f(d.x.data(), m, kE, d.wv.data(), d.bv.data(), kKvd, y + e + kv);
+  f(d.x.data(), m, kE, d.wo.data(), d.bo.data(), kE, y + e + 2 * kv);
+}
+
+Expected ProjectExpected(const DecodeF32Data& d, int32_t m) {
+  const std::size_t e = Z(m) * Z(kE), kv = Z(m) * Z(kKvd);
+  Expected y{std::vector<double>(2 * e + 2 * kv), std::vector<double>(2 * e + 2 * kv)};
+  const float* w[4] = {d.wq.data(), d.wk.data(), d.wv.data(), d.wo.data()};
+  const float* b[4] = {d.bq.data(), d.bk.data(), d.bv.data(), d.bo.data()};
+  const int32_t n[4] = {kE, kKvd, kKvd, kE};
+  std::size_t at = 0;
+  for (int i = 0; i < 4; ++i) {
+    attn_ref::project<float>(m, kE, n[i], d.x.data(), Z(kE), nullptr, w[i], Z(kE), 1, b[i],
+                             y.value.data() + at, y.tol.data() + at, Z(n[i]));
+    at += Z(m) * Z(n[i]);
+  }
+  return y;
+}
+
+void BM_Proj_f32(benchmark::State& st, LinearFn f, int32_t m) {
+  const DecodeF32Data d(m);
+  FVec y(2 * Z(m) * (Z(kE) + Z(kKvd)));
+  Project(f, d, m, y.data());
+  const Expected& want =
+      Memo("decode_proj/" + std::to_string(m), [&] { return ProjectExpected(d, m); });
+  if (!CheckClose(st, "y", y.data(), want)) return;
+  for (auto _ : st) {
+    Project(f, d, m, y.data());
+    benchmark::ClobberMemory();
+  }
+  SetBytesCounters(st, 4 * kProjWeights, "weights");
+}
+
+// The Eigen peer of the m = 1 projections: four matrix-vector products.
+void BM_Proj_eigen(benchmark::State& st) {
+  const DecodeF32Data d(1);
+  FVec y(2 * (Z(kE) + Z(kKvd)));
+  const auto run = [&] {
+    const Eigen::Map<const VecF> x(d.x.data(), kE);
+    Eigen::Map<VecF> q(y.data(), kE), k(y.data() + kE, kKvd), v(y.data() + kE + kKvd, kKvd),
+        o(y.data() + kE + 2 * kKvd, kE);
+    q.noalias() = MapC(d.wq.data(), kE, kE) * x + Eigen::Map<const VecF>(d.bq.data(), kE);
+    k.noalias() = MapC(d.wk.data(), kKvd, kE) * x + Eigen::Map<const VecF>(d.bk.data(), kKvd);
+    v.noalias() = MapC(d.wv.data(), kKvd, kE) * x + Eigen::Map<const VecF>(d.bv.data(), kKvd);
+    o.noalias() = MapC(d.wo.data(), kE, kE) * x + Eigen::Map<const VecF>(d.bo.data(), kE);
+  };
+  run();
+  const Expected& want = Memo("decode_proj/1", [&] { return ProjectExpected(d, 1); });
+  if (!CheckClose(st, "y", y.data(), want)) return;
+  for (auto _ : st) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  SetBytesCounters(st, 4 * kProjWeights, "weights");
+}
+
+// The int8 projections of one token: fc_s8 (per-channel dot_s8) or the
+// decode op's fc_s8_channels (qk_s8 over 64 weight rows per call).
+void BM_Proj_s8(benchmark::State& st, bool channels) {
+  const DecodeS8Data m(16);
+  DecodeS8Op op(m, 16, 1, 0);
+  if (!CheckStatus(st, op.status)) return;
+  const attn::FcS8Layer* layers[4] = {&op.params.q, &op.params.k, &op.params.v, &op.params.out};
+  AlignedVec<int8_t> y(2 * (Z(kE) + Z(kKvd))), y_dot(y.size());
+  AlignedVec<unsigned char> ws(attn::align_up(2 * Z(kE) + 4) + 4 * attn::kMhaDecodeS8Channels);
+  const auto run = [&](bool by_channels, int8_t* out) {
+    for (const attn::FcS8Layer* l : layers) {
+      if (by_channels) {
+        attn::detail::fc_s8_channels(*l, m.x.data(), Z(kE), 1, out, Z(l->out_features), 0,
+                                     l->out_features, ws.data());
+      } else {
+        attn::detail::fc_s8(*l, m.x.data(), Z(kE), 1, out, Z(l->out_features));
+      }
+      out += l->out_features;
+    }
+  };
+  run(false, y_dot.data());
+  run(channels, y.data());
+  Expected want{std::vector<double>(y.size()), std::vector<double>(y.size(), 0.0)};
+  for (std::size_t i = 0; i < y.size(); ++i) want.value[i] = y_dot[i];
+  if (!CheckExact(st, "y", y.data(), want)) return;
+  for (auto _ : st) {
+    run(channels, y.data());
+    benchmark::ClobberMemory();
+  }
+  SetBytesCounters(st, kProjWeights, "weights");
+}
+
+// One 64-key block of a float16 cache (64 x 64 elements) widened (or a float
+// block narrowed), bit for bit the reference kernel's.
+void BM_F16Block(benchmark::State& st, void (*to_f32)(const uint16_t*, int32_t, float*),
+                 void (*to_f16)(const float*, int32_t, uint16_t*), bool widen) {
+  const int32_t n = kDecodeKeyBlockElems;
+  const FVec src = Random(Z(n), 41, -30.0f, 30.0f);
+  AlignedVec<uint16_t> h(Z(n)), h_ref(Z(n));
+  FVec f(Z(n)), f_ref(Z(n));
+  attn::ref::f32_to_f16(src.data(), n, h_ref.data());
+  attn::ref::f16_to_f32(h_ref.data(), n, f_ref.data());
+  Expected want{std::vector<double>(Z(n)), std::vector<double>(Z(n), 0.0)};
+  if (widen) {
+    to_f32(h_ref.data(), n, f.data());
+    for (std::size_t i = 0; i < Z(n); ++i) want.value[i] = f_ref[i];
+    if (!CheckClose(st, "f32", f.data(), want)) return;
+  } else {
+    to_f16(src.data(), n, h.data());
+    if (h != h_ref) {
+      Fail(st, "f32_to_f16: bits differ from the reference kernel's");
+      return;
+    }
+  }
+  for (auto _ : st) {
+    if (widen) {
+      to_f32(h_ref.data(), n, f.data());
+    } else {
+      to_f16(src.data(), n, h.data());
+    }
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * n * (widen ? 2 : 4));
 }
 
 }  // namespace
@@ -439,10 +731,21 @@ void RegisterDecodeBenchmarks() {
   const std::string be = ATTN_BENCH_BACKEND;
   for (int32_t ctx : {1024, 4096}) {
     const std::string c = "/" + std::to_string(ctx);
-    Register(kFamily + "attn_" + be + "_f32" + c, BM_Decode_attn_f32, ctx, attn::KvElement::kF32);
-    Register(kFamily + "attn_" + be + "_f16" + c, BM_Decode_attn_f32, ctx, attn::KvElement::kF16);
     const int32_t ctx_s8 = std::min(ctx, attn::kSdpaS8MaxSeqKv);
-    Register(kFamily + "attn_" + be + "_s8/" + std::to_string(ctx_s8), BM_Decode_attn_s8, ctx_s8);
+    const std::string c8 = "/" + std::to_string(ctx_s8);
+    for (int32_t workers : {1, 2}) {
+      const std::string w = workers > 1 ? "_w2" : "";
+      Register(kFamily + "attn_" + be + "_f32" + w + c, BM_Decode_attn_f32, ctx,
+               attn::KvElement::kF32, workers);
+      Register(kFamily + "attn_" + be + "_f16" + w + c, BM_Decode_attn_f32, ctx,
+               attn::KvElement::kF16, workers);
+      Register(kFamily + "attn_" + be + "_s8" + w + c8, BM_Decode_attn_s8, ctx_s8, workers);
+    }
+    Register(kFamily + "attend_" + be + "_f32" + c, BM_Decode_attend_f32, ctx,
+             attn::KvElement::kF32);
+    Register(kFamily + "attend_" + be + "_f16" + c, BM_Decode_attend_f32, ctx,
+             attn::KvElement::kF16);
+    Register(kFamily + "attend_" + be + "_s8" + c8, BM_Decode_attend_s8, ctx_s8);
     Register(kFamily + "recompute_mha_f32" + c, BM_Decode_recompute, ctx);
     Register(kFamily + "eigen_f32" + c, BM_Decode_eigen, ctx);
     for (std::size_t elem : {4, 2, 1}) {
@@ -450,6 +753,33 @@ void RegisterDecodeBenchmarks() {
       Register("ReadBW/" + std::to_string(bytes), BM_ReadBandwidth, bytes);
     }
   }
+  struct Backend {
+    std::string name;
+    LinearFn linear;
+    void (*to_f32)(const uint16_t*, int32_t, float*);
+    void (*to_f16)(const float*, int32_t, uint16_t*);
+  };
+  std::vector<Backend> backends = {
+      {"ref", attn::ref::linear_f32, attn::ref::f16_to_f32, attn::ref::f32_to_f16}};
+#if ATTN_BENCH_HAVE_HWY
+  backends.push_back({"hwy", attn::hwy::linear_f32, attn::hwy::f16_to_f32, attn::hwy::f32_to_f16});
+#endif
+#if ATTN_BENCH_HAVE_XSIMD
+  backends.push_back(
+      {"xsimd", attn::xsimd::linear_f32, attn::xsimd::f16_to_f32, attn::xsimd::f32_to_f16});
+#endif
+  for (const Backend& b : backends) {
+    for (int32_t m : {1, 4}) {
+      Register(kParts + "proj_" + b.name + "_f32/m" + std::to_string(m), BM_Proj_f32, b.linear, m);
+    }
+    const std::string n = "/" + std::to_string(kDecodeKeyBlockElems);
+    Register(kParts + "f16_to_f32_" + b.name + n, BM_F16Block, b.to_f32, b.to_f16, true);
+    Register(kParts + "f32_to_f16_" + b.name + n, BM_F16Block, b.to_f32, b.to_f16, false);
+  }
+  Register(kParts + "proj_eigen_f32/m1", BM_Proj_eigen);
+  Register(kParts + "proj_s8_dot/m1", BM_Proj_s8, false);
+  Register(kParts + "proj_s8_qk/m1", BM_Proj_s8, true);
+  Register("ReadBW/" + std::to_string(4 * kProjWeights), BM_ReadBandwidth, 4 * kProjWeights);
 }
 
 }  // namespace attn_bench

@@ -238,6 +238,11 @@ ATTN_CASE(MhaDecodeF32, BadInputsLeaveOutputAndCacheUntouched) {
   expect(s, w, ar, &c, ws, attn::Status::kBadShape, __LINE__);
   ar.tokens = 0;
   expect(s, w, ar, &c, ws, attn::Status::kBadShape, __LINE__);
+  ar = a;
+  ar.executor.workers = 2;  // more than one worker without run
+  expect(s, w, ar, &c, ws, attn::Status::kBadArgument, __LINE__);
+  ar.executor.workers = 0;
+  expect(s, w, ar, &c, ws, attn::Status::kBadArgument, __LINE__);
   expect(s, w, a, &c, {ws_mem, ws.bytes - 1}, attn::Status::kScratchTooSmall, __LINE__);
   expect(s, w, a, &c, {nullptr, ws.bytes}, attn::Status::kScratchTooSmall, __LINE__);
   // Position overflow (a window cache, so only the position limit applies).
@@ -329,6 +334,9 @@ ATTN_CASE(MhaDecodeS8, BadInputsLeaveOutputAndCacheUntouched) {
   ar = a;
   ar.tokens = 4;
   expect(&p, ar, &c, ws, attn::Status::kBadShape, __LINE__);
+  ar = a;
+  ar.executor.workers = 2;  // more than one worker without run
+  expect(&p, ar, &c, ws, attn::Status::kBadArgument, __LINE__);
   ATTN_ASSERT_TRUE(attn::kv_cache_reset(&c) == attn::Status::kOk);
   expect(&p, a, &c, {ws_mem, ws.bytes - 1}, attn::Status::kScratchTooSmall, __LINE__);
   attn::KvCache other;

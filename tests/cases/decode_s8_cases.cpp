@@ -1,7 +1,8 @@
 // mha_decode_s8 over an int8 KV cache, bit-identical to one-shot mha_s8 over
 // the whole sequence (causal mask; band mask with a sliding window after the
 // ring has wrapped) for chunk sizes 1, 3, 7 and the whole sequence, MHA and
-// grouped-query (one-shot with each kv head's weight rows repeated).
+// grouped-query with groups of 2 and 4 (one-shot with each kv head's weight
+// rows repeated).
 #include <cstring>
 
 #include "attn/kv_cache.h"
@@ -182,8 +183,8 @@ void check_s8(attn_test::Context& ctx, int heads, int kv_heads, bool window, uin
 // Causal decoding of the kT tokens max_tokens at a time in exactly
 // mha_decode_s8_scratch_bytes of scratch, followed by a guard band that
 // must stay untouched (the formula reserves the query-tile section only
-// from kSdpaS8TileMinRows rows a core call can see: max_tokens times the
-// query heads per kv head).
+// from kSdpaS8TileMinRows rows a core call can see: max_tokens, or the query
+// heads per kv head of a one-token step).
 void check_exact_scratch(attn_test::Context& ctx, int heads, int kv_heads, int max_tokens,
                          uint32_t seed) {
   attn_test::Arena arena;
@@ -223,12 +224,17 @@ void check_exact_scratch(attn_test::Context& ctx, int heads, int kv_heads, int m
 
 ATTN_CASE(MhaDecodeS8, ExactScratchBitIdenticalToOneShot) {
   check_exact_scratch(ctx, 4, 2, 1, 25);  // 2 rows a core call: the one-row buffers only
-  check_exact_scratch(ctx, 4, 4, 3, 26);  // 3 rows
-  check_exact_scratch(ctx, 4, 2, 2, 27);  // 4 rows: the query-tile section too
-  check_exact_scratch(ctx, 2, 1, 5, 28);  // 10 rows (5 tokens: the tiled core)
+  check_exact_scratch(ctx, 4, 4, 3, 26);  // 3 rows (3 tokens of a head)
+  check_exact_scratch(ctx, 4, 2, 2, 27);  // 2 rows (2 tokens of a head)
+  check_exact_scratch(ctx, 4, 1, 1, 27);  // 4 rows (a kv head's 4 query heads): the tile section too
+  check_exact_scratch(ctx, 2, 1, 5, 28);  // 5 rows (5 tokens: the tiled core)
 }
 
 ATTN_CASE(MhaDecodeS8, IncrementalBitIdenticalToOneShotCausal) { check_s8(ctx, 4, 4, false, 21); }
 ATTN_CASE(MhaDecodeS8, GroupedQueryBitIdenticalToOneShot) { check_s8(ctx, 4, 2, false, 22); }
 ATTN_CASE(MhaDecodeS8, MultiQueryBitIdenticalToOneShot) { check_s8(ctx, 2, 1, false, 23); }
 ATTN_CASE(MhaDecodeS8, WindowBitIdenticalToOneShotBandMask) { check_s8(ctx, 4, 2, true, 24); }
+// A group of 4 query heads: a decode step's one core call per kv head has 4
+// rows (the query-tiled core where its kernels are fast).
+ATTN_CASE(MhaDecodeS8, GroupOfFourBitIdenticalToOneShot) { check_s8(ctx, 4, 1, false, 25); }
+ATTN_CASE(MhaDecodeS8, GroupOfFourWindowBitIdenticalToOneShot) { check_s8(ctx, 4, 1, true, 26); }

@@ -15,7 +15,10 @@
    converter's quantize-dequantize simulation (measured: 1), and within 4% of
    max |y| (max abs) with cosine >= 0.999 of the float decoder (measured: 1.9%,
    0.99948);
-   --raw-int8 gives the same codes.
+   --raw-int8 gives the same codes. With RoPE (interleaved, 6 of 8 dims): the
+   same chunk and simulation checks, the same bound against the float layer,
+   and within 1.6% of the output range (mha_decode_s8.h's bound) of float
+   decoding of the same dequantized layer and input.
 3. The generated C++ header compiles, its kCacheBytes and kScratchBytes are
    what `attn info` prints, and its kBlob is the .attn file's bytes.
 4. Bad converter inputs and hand-patched blobs (valid CRC, bad
@@ -147,6 +150,23 @@ def float_round_trip(d, w, x):
         check(rc == 0 and needle in out, f"attn info lacks {needle!r}: {out}{err}")
 
 
+def decode_chunks(d, blob, tokens, what):
+    """x.npy decoded by `blob` in chunks of 1, 3 and all tokens: the chunk-1 output
+    when every run succeeds (checked equal), else None."""
+    outs = {}
+    for chunk in ("1", "3", str(tokens)):
+        out = f"{blob}.{chunk}.npy"
+        rc, _, err = run("attn", "run", "mha-decode", "--model", blob, "--tokens", "x.npy",
+                         "--chunk", chunk, "--out", out, cwd=d)
+        check(rc == 0, f"{what} chunk {chunk}: {err.strip()}")
+        if rc == 0:
+            outs[chunk] = np.load(os.path.join(d, out))
+    if len(outs) != 3:
+        return None
+    check(all(np.array_equal(outs["1"], o) for o in outs.values()), f"{what} chunkings differ")
+    return outs["1"]
+
+
 def int8_case(d, w, x):
     rng = np.random.default_rng(3)
     np.save(os.path.join(d, "calib.npy"), rng.normal(size=(4, 40, E)).astype(np.float32))
@@ -156,26 +176,10 @@ def int8_case(d, w, x):
     check(rc == 0, f"convert int8: rc {rc} {err.strip()}")
     if rc != 0:
         return
-    outs = {}
-    for chunk in ("1", "3", str(len(x))):
-        rc, _, err = run("attn", "run", "mha-decode", "--model", "dec8.attn", "--tokens",
-                         "x.npy", "--chunk", chunk, "--out", f"q{chunk}.npy", cwd=d)
-        check(rc == 0, f"int8 chunk {chunk}: {err.strip()}")
-        if rc == 0:
-            outs[chunk] = np.load(os.path.join(d, f"q{chunk}.npy"))
-    if len(outs) != 3:
+    first = decode_chunks(d, "dec8.attn", len(x), "int8")
+    if first is None:
         return
-    first = outs["1"]
-    check(all(np.array_equal(first, o) for o in outs.values()), "int8 chunkings differ")
-    b = blobfmt.read_blob(open(os.path.join(d, "dec8.attn"), "rb").read())
-    acts = b.acts()
-    qw = {}
-    for wname, bname, inp in quant.DECODE_LAYERS:
-        s = b.tensors[wname.replace("weight", "weight_scale")]
-        qw[wname] = quant.dq_weight(b.tensors[wname], s, 0)
-        if bname in b.tensors:
-            qw[bname] = b.tensors[bname].astype(np.float64) * (
-                np.float32(acts[inp][0]) * s).astype(np.float64)
+    qw, acts = blob_layer(os.path.join(d, "dec8.attn"))
     sim = quant.simulate_mha_decode(qw, acts, H, G, x, 16)
     steps = np.max(np.abs(first - sim)) / acts["out"][0]
     check(steps <= 3.01, f"int8 vs simulation: {steps:.2f} output steps > 3")
@@ -203,6 +207,57 @@ def int8_case(d, w, x):
           f"attn info int8: {out}")
     expect_error(d, "attn", ["run", "mha-decode", "--model", "dec8.attn", "--tokens", "x.npy",
                              "--cache-dtype", "f16", "--out", "bad.npy"], "int8 cache")
+
+
+def blob_layer(path):
+    """An int8 blob's dequantized weights (by reference.mha_decode name) and activations."""
+    b = blobfmt.read_blob(open(path, "rb").read())
+    acts = b.acts()
+    qw = {}
+    for wname, bname, inp in quant.DECODE_LAYERS:
+        s = b.tensors[wname.replace("weight", "weight_scale")]
+        qw[wname] = quant.dq_weight(b.tensors[wname], s, 0)
+        if bname in b.tensors:
+            qw[bname] = b.tensors[bname].astype(np.float64) * (
+                np.float32(acts[inp][0]) * s).astype(np.float64)
+    return qw, acts
+
+
+def int8_rope_case(d, w, x):
+    """int8 with RoPE (interleaved, 6 of 8 dims, theta 500; window 16: the ring wraps)."""
+    rope = dict(rope_dims=6, rope_style="interleaved", rope_theta=500.0)
+    rc, _, err = run("convert", "mha-decode", "--from", "llama.pt", "--heads", str(H),
+                     "--window", "16", "--rope-dim", "6", "--rope-theta", "500", "--rope-style",
+                     "interleaved", "--dtype", "int8", "--calibrate", "calib.npy", "--out",
+                     "dec8r.attn", cwd=d)
+    check(rc == 0, f"convert int8 RoPE: rc {rc} {err.strip()}")
+    if rc != 0:
+        return
+    first = decode_chunks(d, "dec8r.attn", len(x), "int8 RoPE")
+    if first is None:
+        return
+    qw, acts = blob_layer(os.path.join(d, "dec8r.attn"))
+    sim = quant.simulate_mha_decode(qw, acts, H, G, x, 16, **rope)
+    steps = np.max(np.abs(first - sim)) / acts["out"][0]
+    check(steps <= 3.01, f"int8 RoPE vs simulation: {steps:.2f} output steps > 3")
+    # The float layer (the stated bound of the int8 case above), and float decoding
+    # of the same dequantized layer and input (mha_decode_s8.h: within 1.6 % of the
+    # output range with RoPE).
+    ref = reference.mha_decode(w, H, G, x, window=16, **rope)["out"]
+    rel = np.max(np.abs(first - ref)) / np.max(np.abs(ref))
+    cos = float(np.sum(first * ref) / (np.linalg.norm(first) * np.linalg.norm(ref)))
+    s, z = acts["input"]
+    xq = s * (np.clip(quant.round_away(x.astype(np.float64) / s) + z, -128, 127) - z)
+    ref_dq = reference.mha_decode(qw, H, G, xq, window=16, **rope)["out"]
+    of_range = np.max(np.abs(first - ref_dq)) / (np.max(ref_dq) - np.min(ref_dq))
+    print(f"int8 RoPE vs float: max abs {rel:.4f} of max |y|, cosine {cos:.5f}; "
+          f"vs the dequantized layer {of_range:.4f} of the output range; "
+          f"vs simulation {steps:.2f} steps")
+    check(rel <= 0.04 and cos >= 0.999,
+          f"int8 RoPE vs float: {rel:.4f} of max |y|, cosine {cos:.5f}")
+    check(of_range <= 0.016, f"int8 RoPE vs the dequantized layer: {of_range:.4f} of the range")
+    rc, out, _ = run("attn", "info", "dec8r.attn", cwd=d)
+    check(rc == 0 and "rope: 6 dims, interleaved, theta 500" in out, f"attn info: {out}")
 
 
 def header_case(d):
@@ -246,8 +301,6 @@ def bad_inputs(d):
     expect_error(d, "convert", base + ["--capacity", "8", "--kv-heads", "4"], "--kv-heads 4")
     expect_error(d, "convert", base + ["--capacity", "8", "--rope-dim", "5"], "--rope-dim 5")
     expect_error(d, "convert", base + ["--capacity", "8", "--rope-theta", "9"], "--rope-dim")
-    expect_error(d, "convert", base + ["--capacity", "8", "--rope-dim", "4", "--dtype", "int8",
-                                       "--calibrate", "calib.npy"], "rotary")
     expect_error(d, "convert", ["mha-decode", "--from", "llama.pt", "--heads", "3",
                                 "--capacity", "8"], "--heads 3")
     nan_bits = struct.unpack("<i", struct.pack("<f", float("nan")))[0]
@@ -265,6 +318,7 @@ def main():
         np.save(os.path.join(d, "x.npy"), x)
         float_round_trip(d, w, x)
         int8_case(d, w, x)
+        int8_rope_case(d, w, x)
         header_case(d)
         if os.path.exists(os.path.join(d, "dec.attn")):
             bad_inputs(d)

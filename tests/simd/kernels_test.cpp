@@ -60,6 +60,7 @@
 namespace {
 
 constexpr float kEps = FLT_EPSILON;
+std::size_t Sz(int32_t i) { return static_cast<std::size_t>(i); }
 constexpr float kTiny = FLT_MIN;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -85,15 +86,16 @@ struct Kernels {
                     float*, std::size_t);
   void (*gemm_nt)(const float*, std::size_t, int32_t, int32_t, const float*, std::size_t, int32_t,
                   const float*, bool, float*, std::size_t);
+  void (*f16_to_f32)(const uint16_t*, int32_t, float*);
+  void (*f32_to_f16)(const float*, int32_t, uint16_t*);
 };
 
-#define ATTN_KERNEL_TABLE(ns)                                                                   \
-  Kernels {                                                                                     \
-    &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::softmax_f32,      \
-        &ns::pv_tile_f32,                                                                       \
-        &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32, &ns::linear_f32,           \
-        &ns::dense_f32, &ns::qk_tile_t_f32, &ns::transpose_scale_f32, &ns::softmax_t_f32,       \
-        &ns::pv_tile_t_f32, &ns::gemm_nt_f32                                                    \
+#define ATTN_KERNEL_TABLE(ns)                                                                      \
+  Kernels {                                                                                        \
+    &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::softmax_f32,          \
+        &ns::pv_tile_f32, &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32,              \
+        &ns::linear_f32, &ns::dense_f32, &ns::qk_tile_t_f32, &ns::transpose_scale_f32,             \
+        &ns::softmax_t_f32, &ns::pv_tile_t_f32, &ns::gemm_nt_f32, &ns::f16_to_f32, &ns::f32_to_f16 \
   }
 
 const Kernels kRef = ATTN_KERNEL_TABLE(attn::ref);
@@ -283,7 +285,7 @@ TEST_P(KernelTest, GemmNt) {
   std::vector<int32_t> ks = Lengths();
   ks.push_back(300);
   for (int32_t k : ks) {
-    for (int32_t m : {1, 3, 4, 7, 13, 33}) {
+    for (int32_t m : {1, 2, 3, 4, 5, 7, 13, 33}) {
       for (int32_t n : {1, 3, 7, 16, 17, 33, 65}) {
         const int off = (k + m + n) % 4;
         const auto uk = static_cast<std::size_t>(k), um = static_cast<std::size_t>(m),
@@ -318,6 +320,148 @@ TEST_P(KernelTest, GemmNt) {
             }
           }
         }
+      }
+    }
+  }
+}
+
+// The float16 conversions, bit for bit against the reference (whose own
+// values are checked against an independent ldexp decoding): every binary16
+// pattern widened (NaNs included: quiet, sign and payload kept), and
+// narrowed: every finite binary16 value, every midpoint between neighbours
+// and one float ulp either side, the overflow threshold, subnormals and their
+// ties, float subnormals, infinities, quiet and signalling float NaNs with
+// payloads, random floats over 2^-30 .. 2^18. Misaligned pointers and the
+// lengths above (the vector body and the scalar tail).
+uint32_t FloatBits(float f) {
+  uint32_t u = 0;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+float BitsFloat(uint32_t u) {
+  float f = 0.0f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+std::vector<float> F16NarrowingInputs() {
+  std::vector<float> in;
+  std::vector<uint16_t> all(0x10000);
+  for (uint32_t h = 0; h < 0x10000; ++h) all[h] = static_cast<uint16_t>(h);
+  std::vector<float> wide(0x10000);
+  kRef.f16_to_f32(all.data(), 0x10000, wide.data());
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    if ((h & 0x7c00u) == 0x7c00u) continue;  // inf, NaN: below
+    in.push_back(wide[h]);
+    if ((h & 0x7fffu) == 0x7bffu) continue;            // the largest finite: no upper neighbour
+    const float mid = (wide[h] + wide[h + 1]) * 0.5f;  // exact: a float has the bits
+    in.push_back(mid);
+    in.push_back(std::nextafter(mid, 0.0f));
+    in.push_back(std::nextafter(mid, (h & 0x8000u) != 0 ? -kInf : kInf));
+  }
+  for (float x : {65504.0f, 65519.99f, 65520.0f, 65536.0f, 1e30f, kInf, FLT_MIN, FLT_MIN / 3.0f,
+                  std::ldexp(1.0f, -25), std::nextafter(std::ldexp(1.0f, -25), 1.0f),
+                  std::ldexp(1.5f, -25), std::ldexp(1.0f, -26)}) {
+    in.push_back(x);
+    in.push_back(-x);
+  }
+  for (uint32_t nan :
+       {0x7fc00000u, 0x7f800001u, 0x7fa00000u, 0x7fbfe000u, 0x7fffffffu, 0x7f802000u}) {
+    in.push_back(BitsFloat(nan));
+    in.push_back(BitsFloat(nan | 0x80000000u));
+  }
+  std::mt19937 rng(61);
+  std::uniform_real_distribution<float> e(-30.0f, 18.0f);
+  for (int i = 0; i < 20000; ++i) in.push_back((i % 2 != 0 ? -1.0f : 1.0f) * std::exp2(e(rng)));
+  return in;
+}
+
+TEST(F16Reference, WideningMatchesLdexpDecoding) {
+  std::vector<uint16_t> all(0x10000);
+  for (uint32_t h = 0; h < 0x10000; ++h) all[h] = static_cast<uint16_t>(h);
+  std::vector<float> f(0x10000);
+  kRef.f16_to_f32(all.data(), 0x10000, f.data());
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    const float sign = (h & 0x8000u) != 0 ? -1.0f : 1.0f;
+    const uint32_t got = FloatBits(f[h]);
+    if (e == 31 && m != 0) {
+      // NaN: sign and payload kept, quiet bit set.
+      ASSERT_EQ(got, ((h & 0x8000u) << 16) | 0x7fc00000u | (m << 13)) << std::hex << h;
+      continue;
+    }
+    const float want = e == 31
+                           ? sign * kInf
+                           : sign * static_cast<float>(e == 0 ? std::ldexp(m, -24)
+                                                              : std::ldexp(1024 + m, int(e) - 25));
+    ASSERT_EQ(got, FloatBits(want)) << std::hex << h;
+  }
+}
+
+TEST_P(KernelTest, F16ConversionsBitExact) {
+  std::vector<uint16_t> all(0x10000);
+  for (uint32_t h = 0; h < 0x10000; ++h) all[h] = static_cast<uint16_t>(h);
+  const std::vector<float> in = F16NarrowingInputs();
+  for (int off : kOffsets) {
+    // Every pattern in one call, then every length from each start.
+    std::vector<uint16_t> h16(0x10000 + 8);
+    std::copy(all.begin(), all.end(), h16.begin() + off);
+    Buf got(0x10000, off), want(0x10000, 0);
+    K().f16_to_f32(h16.data() + off, 0x10000, got.p);
+    kRef.f16_to_f32(h16.data() + off, 0x10000, want.p);
+    for (std::size_t i = 0; i < 0x10000; ++i) {
+      ASSERT_EQ(FloatBits(got.p[i]), FloatBits(want.p[i])) << std::hex << "f16 " << i;
+    }
+    constexpr std::size_t kMaxIn = 1 << 19;  // more than the inputs (a fixed size for GCC's checks)
+    ASSERT_LT(in.size(), kMaxIn);
+    const auto nin = static_cast<int32_t>(in.size());
+    Buf src(kMaxIn, off);
+    std::copy(in.begin(), in.end(), src.p);
+    std::vector<uint16_t> n16(kMaxIn + 8), r16(kMaxIn);
+    K().f32_to_f16(src.p, nin, n16.data() + off);
+    kRef.f32_to_f16(src.p, nin, r16.data());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      ASSERT_EQ(n16[i + Sz(off)], r16[i]) << std::hex << "f32 " << FloatBits(in[i]);
+    }
+    for (int32_t n : Lengths()) {
+      if (n <= 0 || n > 4096) continue;  // (tells GCC's size check the range)
+      std::vector<uint16_t> a16(Sz(n) + 8, 0xabcd);
+      K().f32_to_f16(src.p + 1000, n, a16.data() + off);
+      kRef.f32_to_f16(src.p + 1000, n, r16.data());
+      for (int32_t i = 0; i < n; ++i) ASSERT_EQ(a16[Sz(i + off)], r16[Sz(i)]) << "n=" << n;
+      ASSERT_EQ(a16[Sz(n + off)], 0xabcd) << "past n written, n=" << n;
+      Buf w(Sz(n) + 1, off);
+      w.p[n] = 7.0f;
+      K().f16_to_f32(all.data() + 31000, n, w.p);
+      for (int32_t i = 0; i < n; ++i) {
+        ASSERT_EQ(FloatBits(w.p[i]), FloatBits(want.p[Sz(31000 + i)])) << "n=" << n;
+      }
+      ASSERT_EQ(w.p[n], 7.0f) << "past n written, n=" << n;
+    }
+  }
+}
+
+// gemm_nt with at most 4 rows of a (the GEMV, b's rows in place): each
+// output is the same bits whichever range of b's rows a call covers (the
+// decode ops split the output features over threads), for every row count.
+TEST_P(KernelTest, GemvOutputsIndependentOfTheRange) {
+  std::mt19937 rng(19);
+  for (int32_t k : {1, 7, 16, 67, 300, 512}) {
+    for (int32_t m = 1; m <= 4; ++m) {
+      const int32_t n = 75;
+      const std::size_t uk = Sz(k), as = uk + 1;
+      Buf a(as * Sz(m), 1), b(uk * Sz(n), 0), bias(Sz(n), 2), y(Sz(m * n), 0), yr(Sz(m * n), 0);
+      Fill(a.p, as * Sz(m), rng);
+      Fill(b.p, uk * Sz(n), rng);
+      Fill(bias.p, Sz(n), rng);
+      K().gemm_nt(a.p, as, m, k, b.p, uk, n, bias.p, false, y.p, Sz(n));
+      for (int32_t split : {1, 5, 16, 33, 74}) {
+        std::fill(yr.p, yr.p + m * n, -1.0f);
+        K().gemm_nt(a.p, as, m, k, b.p, uk, split, bias.p, false, yr.p, Sz(n));
+        K().gemm_nt(a.p, as, m, k, b.p + Sz(split) * uk, uk, n - split, bias.p + split, false,
+                    yr.p + split, Sz(n));
+        ASSERT_EQ(std::memcmp(y.p, yr.p, Sz(m * n) * sizeof(float)), 0)
+            << "k=" << k << " m=" << m << " split=" << split;
       }
     }
   }

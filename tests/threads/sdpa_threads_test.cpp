@@ -19,7 +19,6 @@
 #include <cstring>
 #include <limits>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "attn/sdpa.h"

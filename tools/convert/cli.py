@@ -115,22 +115,33 @@ def decode_config(args, params):
     return params
 
 
+def rope_kwargs(params):
+    """reference.mha_decode's rotary arguments from the blob parameters."""
+    if not params["rope_dims"]:
+        return {}
+    return dict(rope_dims=params["rope_dims"], rope_theta=params["rope_theta"],
+                rope_style="interleaved" if params["rope_style"] == 1 else "half")
+
+
 def quantize_decode(args, w, params):
-    """int8 decoder: calibration, quantization, simulated error."""
-    if params["rope_dims"]:
-        raise ConvertError("--dtype int8 with --rope-dim: the engine's int8 decoder has no "
-                           "rotary positions yet (mha_decode_s8 returns kUnsupported); "
-                           "convert as f32")
+    """int8 decoder: calibration, quantization, simulated error. With RoPE the q and k
+    codes hold the projections and their rotations (the int8 op rotates the codes in
+    place, same scale and zero point): both are calibrated, and the simulation rounds
+    the rotated values back to those parameters."""
     if params["capacity"] > 4095:
         raise ConvertError(f"--dtype int8: capacity {params['capacity']} above the int8 "
                            "attention's 4095 keys")
     x = sources.load_npy(args.calibrate, "calibration tokens", params["embed_dim"], (2, 3))
     x = x[None] if x.ndim == 2 else x
     h, g, win = params["num_heads"], params["num_kv_heads"], params["capacity"] * params["window"]
-    runs = [reference.mha_decode(w, h, g, seq, win) for seq in x]
+    rope = rope_kwargs(params)
+    runs = [reference.mha_decode(w, h, g, seq, win, **rope) for seq in x]
     calib = {n: np.concatenate([r[n].reshape(-1) for r in runs]) for n in runs[0]}
+    for n in ("q", "k"):
+        if n + "_rot" in calib:
+            calib[n] = np.concatenate([calib[n], calib.pop(n + "_rot")])
     tensors, acts, qw = quant.quantize_mha_decode(w, calib, args.percentile)
-    sim = np.concatenate([quant.simulate_mha_decode(qw, acts, h, g, seq, win).reshape(-1)
+    sim = np.concatenate([quant.simulate_mha_decode(qw, acts, h, g, seq, win, **rope).reshape(-1)
                           for seq in x])
     tensors += quant.act_tensors(acts, blobfmt.ACTS["mha_decode"])
     error = quant.error_stats(sim, calib["out"])

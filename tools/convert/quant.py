@@ -286,7 +286,9 @@ def quantize_mha_decode(w, calib, percentile):
     return tensors, acts, qw
 
 
-def simulate_mha_decode(qw, acts, heads, kv_heads, x, window):
-    """The int8 decoder as quantize-dequantize at every op boundary, one sequence x [T, E]."""
+def simulate_mha_decode(qw, acts, heads, kv_heads, x, window, **rope):
+    """The int8 decoder as quantize-dequantize at every op boundary, one sequence x [T, E];
+    rope: reference.mha_decode's rope_dims, rope_style, rope_theta (the rotated q and k
+    rounded back to their own parameters, as the int8 op does)."""
     return reference.mha_decode(qw, heads, kv_heads, x, window,
-                                fq=lambda name, a: fake(a, acts[name]))["out"]
+                                fq=lambda name, a: fake(a, acts[name]), **rope)["out"]

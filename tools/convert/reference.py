@@ -129,9 +129,13 @@ def mha_decode(w, heads, kv_heads, x, window=0, rope_dims=0, rope_style="half",
     out_proj.weight, q/k/v_proj_bias and out_proj.bias optional), kv head g serves
     query heads g*H/G .. (g+1)*H/G - 1, RoPE on Q and K at positions 0..T-1,
     causal (band with a window) softmax. fq(name, array) is applied at every
-    int8 op boundary (quantize-dequantize for the simulation; identity here).
+    int8 op boundary (quantize-dequantize for the simulation; identity here),
+    the rotated Q and K included: the int8 op rotates the q and k codes and
+    rounds them back to the same (scale, zero point).
     Returns the intermediates by blob.ACTS["mha_decode"] name; "scores" holds only
-    the scores a query sees."""
+    the scores a query sees. With RoPE also q_rot and k_rot, the rotated Q and K
+    (before that rounding; [T, heads, hd] and [T, kv_heads, hd]): the q and k
+    codes hold both, so calibration covers both."""
     fq = fq or (lambda name, a: a)
     f = {k: np.asarray(v, np.float64) for k, v in w.items()}
     x = fq("input", np.asarray(x, np.float64))
@@ -145,8 +149,12 @@ def mha_decode(w, heads, kv_heads, x, window=0, rope_dims=0, rope_style="half",
     k = fq("k", proj("k_proj_weight", "k_proj_bias", g * hd))
     v = fq("v", proj("v_proj_weight", "v_proj_bias", g * hd))
     pos = np.arange(t)
-    qh = rope(q.reshape(t, heads, hd), pos, rope_dims, rope_style, rope_theta).transpose(1, 0, 2)
-    kh = rope(k.reshape(t, g, hd), pos, rope_dims, rope_style, rope_theta).transpose(1, 0, 2)
+    q_rot = rope(q.reshape(t, heads, hd), pos, rope_dims, rope_style, rope_theta)
+    k_rot = rope(k.reshape(t, g, hd), pos, rope_dims, rope_style, rope_theta)
+    if rope_dims:
+        qh, kh = fq("q", q_rot).transpose(1, 0, 2), fq("k", k_rot).transpose(1, 0, 2)
+    else:
+        qh, kh = q_rot.transpose(1, 0, 2), k_rot.transpose(1, 0, 2)
     vh = v.reshape(t, g, hd).transpose(1, 0, 2)
     group = np.arange(heads) // (heads // g)
     scores = fq("scores", qh @ kh[group].transpose(0, 2, 1))  # [H, T, T]
@@ -154,5 +162,8 @@ def mha_decode(w, heads, kv_heads, x, window=0, rope_dims=0, rope_style="half",
     probs = fq("probs", softmax(scores / np.sqrt(hd) + mask))
     attn = fq("attn", (probs @ vh[group]).transpose(1, 0, 2).reshape(t, e))
     out = fq("out", attn @ f["out_proj.weight"].T + f.get("out_proj.bias", np.zeros(e)))
-    return dict(input=x, q=q, k=k, v=v, scores=scores[:, np.isfinite(mask)], probs=probs,
-                attn=attn, out=out)
+    r = dict(input=x, q=q, k=k, v=v, scores=scores[:, np.isfinite(mask)], probs=probs,
+             attn=attn, out=out)
+    if rope_dims:
+        r.update(q_rot=q_rot, k_rot=k_rot)
+    return r

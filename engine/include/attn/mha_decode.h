@@ -34,20 +34,43 @@
 // attention runs per kv head over tiles of (token, query head) rows of that
 // group; each key block of the cache is read once per tile, so in a decode step
 // whose group fits one tile (num_heads / G <= kSdpaQueryTile) each kv head's
-// K/V is read once for all the query heads that share it.
+// K/V is read once for all the query heads that share it. A tile takes keys in
+// blocks of kSdpaQueryTile * kDecodeKeyBlock / rows (a multiple of
+// kDecodeKeyBlock: 512 keys for a decode step's 4 rows with the SIMD tile of
+// 32), one online-softmax step per block. A kF16 cache is converted to float
+// kDecodeKeyBlock rows at a time (the f16_to_f32 kernel: F16C, NEON, SVE)
+// into the worker's K or V block, which the tile then reads.
+//
+// Threads (args.executor, attn/parallel.h): the q/k/v projections as one
+// parallel pass over ranges of output features, the attention as one task
+// per (kv head, query tile), the output projection as another pass; each
+// output is computed exactly as in the serial op, so the result is
+// bit-identical for any worker count. When a step has fewer tiles than
+// workers (decode: one tile per kv head) and at least 2 * kDecodeKeyBlock
+// visible keys, each kv head's keys are split instead into P = workers / G
+// ranges (at least 2, at most one per kDecodeKeyBlock keys): each range runs
+// the online softmax over its keys into its own state (max, sum,
+// accumulators), and the states are merged in key order,
+//   m = max(m_0, m_p), l = l_0 e^(m_0 - m) + l_p e^(m_p - m),
+//   acc = acc_0 e^(m_0 - m) + acc_p e^(m_p - m),   out = acc / l.
+// That sums the same terms in another order (with one more rescaling per
+// range): deterministic for a given worker count, and within the float32
+// bound of attn/sdpa.h's key split (tests/threads checks it).
 //
 // Scratch (independent of the context length and of the capacity), T = max_tokens,
-// R = kSdpaQueryTile (rows of a tile), B = kDecodeKeyBlock:
+// W = workers, one MhaDecodeF32Layout slice per worker (R = kSdpaQueryTile,
+// B = kDecodeKeyBlock):
 //   mha_decode_f32_scratch_bytes = 64 + 2 * align64(4 T E) + 2 * align64(4 T G hd)
 //       + align64(4 * dims)                              rotary cos/sin of a token
-//       + 2 * align64(4 R hd) + align64(4 R B) + 2 * align64(4 R)   the core
-//       + (kF16 cache) 2 * align64(4 B hd)               a K and a V block in float
+//       + W * (2 * align64(4 R hd) + align64(4 R B) + 2 * align64(4 R)   the core
+//              + (kF16 cache) 2 * align64(4 B hd))       a K and a V block in float
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "attn/kv_cache.h"
+#include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
 #include "attn/status.h"
@@ -76,24 +99,51 @@ struct MhaDecodeShape {
   RopeConfig rope{};
 };
 
-constexpr std::size_t mha_decode_f32_scratch_bytes(const MhaDecodeShape& s) {
+// One worker's buffers of the attention over the cache: byte offsets from the
+// slice's 64-byte-aligned start, each align64(4 * n) (B: SatBytes for the
+// formula, RawBytes for the op's carving; see SdpaF32Layout).
+template <class B = SatBytes>
+struct MhaDecodeF32Layout {
+  using T = typename B::T;
+  T scaled_q = 0;  // float [kSdpaQueryTile, hd] the tile's scaled query rows
+  T acc = 0;       // float [kSdpaQueryTile, hd] output accumulators
+  T scores = 0;    // float [kSdpaQueryTile * kDecodeKeyBlock] scores, then probabilities
+  T row_max = 0;   // float [kSdpaQueryTile] running max
+  T row_sum = 0;   // float [kSdpaQueryTile] running sum
+  T keys = 0;      // float [kDecodeKeyBlock, hd] a converted key block (kF16 cache)
+  T values = 0;    // float [kDecodeKeyBlock, hd] a converted value block (kF16 cache)
+  T bytes = 0;     // the total
+  constexpr MhaDecodeF32Layout(int32_t head_dim, KvElement element) {
+    const auto r = static_cast<T>(kSdpaQueryTile);
+    const auto hd = static_cast<T>(head_dim);
+    const auto b = static_cast<T>(kDecodeKeyBlock);
+    acc = B::add(scaled_q, B::block(r, hd, 4));
+    scores = B::add(acc, B::block(r, hd, 4));
+    row_max = B::add(scores, B::block(r, b, 4));
+    row_sum = B::add(row_max, B::block(r, 1, 4));
+    keys = B::add(row_sum, B::block(r, 1, 4));
+    const bool f16 = element == KvElement::kF16;
+    values = B::add(keys, f16 ? B::block(b, hd, 4) : 0);
+    bytes = B::add(values, f16 ? B::block(b, hd, 4) : 0);
+  }
+};
+
+// 0 for a bad shape or workers <= 0.
+constexpr std::size_t mha_decode_f32_scratch_bytes(const MhaDecodeShape& s, int32_t workers = 1) {
   const int32_t g = s.num_kv_heads == 0 ? s.num_heads : s.num_kv_heads;
   if (s.embed_dim <= 0 || s.num_heads <= 0 || g <= 0 || s.max_tokens <= 0 ||
-      s.embed_dim % s.num_heads != 0 || s.rope.dims < 0) {
+      s.embed_dim % s.num_heads != 0 || s.rope.dims < 0 || workers <= 0) {
     return 0;
   }
-  const auto hd = static_cast<uint64_t>(s.embed_dim / s.num_heads);
+  const int32_t head_dim = s.embed_dim / s.num_heads;
+  const auto hd = static_cast<uint64_t>(head_dim);
   const auto t = static_cast<uint64_t>(s.max_tokens);
   const auto e = static_cast<uint64_t>(s.embed_dim);
-  const auto r = static_cast<uint64_t>(kSdpaQueryTile);
-  const auto b = static_cast<uint64_t>(kDecodeKeyBlock);
   uint64_t n = sat::add(kAlign, sat::mul(2, sat::f32_bytes(t, e)));
   n = sat::add(n, sat::mul(2, sat::f32_bytes(t, sat::mul(static_cast<uint64_t>(g), hd))));
   n = sat::add(n, sat::f32_bytes(static_cast<uint64_t>(s.rope.dims)));
-  n = sat::add(n, sat::add(sat::mul(2, sat::f32_bytes(r, hd)), sat::f32_bytes(r, b)));
-  n = sat::add(n, sat::mul(2, sat::f32_bytes(r)));
-  if (s.cache_element == KvElement::kF16) n = sat::add(n, sat::mul(2, sat::f32_bytes(b, hd)));
-  return sat::to_size(n);
+  const uint64_t slice = MhaDecodeF32Layout<>(head_dim, s.cache_element).bytes;
+  return sat::to_size(sat::add(n, sat::mul(slice, static_cast<uint64_t>(workers))));
 }
 
 struct MhaDecodeF32Weights {
@@ -113,6 +163,8 @@ struct MhaDecodeF32Args {
   const float* x = nullptr;  // [tokens, E]
   float* out = nullptr;      // [tokens, E]
   int32_t tokens = 1;        // n, 1 .. max_tokens
+  // Optional: workers to spread the work over (default: this thread alone).
+  Executor executor{};
 };
 
 // Returns kOk, or with neither out nor the cache written:
@@ -124,10 +176,12 @@ struct MhaDecodeF32Args {
 //                    num_heads, in_proj_weight with num_kv_heads != num_heads,
 //                    the cache's num_kv_heads / head_dim not the op's
 //   kBadArgument     rope.dims odd or > head_dim, theta not finite and > 1; the
-//                    cache's element not cache_element or not kF32 / kF16
+//                    cache's element not cache_element or not kF32 / kF16; an
+//                    executor that is not executor_valid
 //   kCacheFull       a linear cache without room for the tokens
 //   kOverflow        position + tokens beyond kKvCacheMaxPosition
-//   kScratchTooSmall scratch smaller than mha_decode_f32_scratch_bytes(shape)
+//   kScratchTooSmall scratch smaller than
+//                    mha_decode_f32_scratch_bytes(shape, executor.workers)
 Status mha_decode_f32(const MhaDecodeShape& shape, const MhaDecodeF32Weights& weights,
                       const MhaDecodeF32Args& args, KvCache* cache, Scratch scratch);
 

@@ -15,8 +15,22 @@
 // cache holds exactly the int8 K/V codes the one-shot op computes, each
 // query row's scores, softmax and P V are the same integer sums (key order in
 // a wrapped ring does not change them), so the results are the same bits.
-// The int8 core runs per query head: a grouped kv head's K/V are read once
-// per query head of its group.
+// A decode step (one token) runs the int8 core once per kv head, its query
+// rows the group's heads (all seeing every cached key): each kv head's K/V
+// are read once for all the query heads that share it (the query-tiled core,
+// from 4 rows on where its kernels are fast, packs them once). A prefill
+// (several tokens, causal per token) runs the core per query head over the
+// tokens' rows. The projections take the input row once in the int8
+// kernels' query layout and score every weight row against it (qk_s8: the
+// multi-row dot kernel), requantized per channel: the same integer sums.
+//
+// Threads (args.executor, attn/parallel.h): the q/k/v projections as one
+// parallel pass over ranges of output channels, the attention through the
+// int8 core's parallel run (one task per kv head, or per query head and
+// chunk of query tiles; a decode step with fewer kv heads than workers split
+// by key range in three exact passes: see sdpa_s8.h), the output projection
+// as another pass. Integer arithmetic throughout: bit-identical to the
+// serial op for any worker count.
 //
 // Rotary position embedding (shape.rope.dims > 0): the int8 Q and K codes of
 // each head are rotated at their absolute positions after the projections and
@@ -51,15 +65,19 @@
 // storage (mha_decode_s8_channel_count). Eval scratch, T = max_tokens, C =
 // the capacity prepared for (the int8 softmax needs one row of int8 scores
 // over every key a query sees: it grows with the cache's capacity, never with
-// the number of tokens decoded):
+// the number of tokens decoded), W = the executor's workers, each with a
+// slice the projections and the core use in turn:
 //   mha_decode_s8_scratch_bytes = 64 + 2 * align64(T E) + 2 * align64(T G hd)
 //                               + align64(4 * rope.dims)      int32 cos/sin
-//                               + sdpa_s8_core_bytes(C, hd, hd)   T (H / G) >= 4,
-//                                 sdpa_s8_row_bytes(C, hd, hd)    else
-// (a core call sees at most the step's T tokens times the H / G query heads
-// that share a kv head; below kSdpaS8TileMinRows = 4 rows the core never
-// takes its query-tiled path, so token-by-token decoding reserves only the
-// one-row buffers).
+//                               + W * max(core, align64(2 E + 4) + 256)
+//   core = sdpa_s8_core_bytes(C, hd, hd) if R >= kSdpaS8TileMinRows (4),
+//          sdpa_s8_row_bytes(C, hd, hd)  else (the core never takes its
+//          query-tiled path below 4 rows: token-by-token decoding reserves
+//          only the one-row buffers)
+//   R = max(T, H / G) (mha_decode_s8_core_rows: a one-token step's core call
+//   sees a kv head's H / G query heads, a longer one a head's T tokens)
+//   (align64(2 E + 4): an input row in the kernels' query layout; 256: the
+//   int32 sums of 64 channels)
 // Limits: capacity <= kSdpaS8MaxSeqKv (4095), E <= kMhaS8MaxFeatures.
 #pragma once
 
@@ -70,6 +88,7 @@
 #include "attn/kv_cache.h"
 #include "attn/mha_decode.h"
 #include "attn/mha_s8.h"
+#include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa_s8.h"
 #include "attn/status.h"
@@ -100,10 +119,34 @@ constexpr std::size_t mha_decode_s8_channel_count(const MhaDecodeShape& s) {
   return 2 * e + 2 * static_cast<std::size_t>(g) * (e / static_cast<std::size_t>(s.num_heads));
 }
 
-constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32_t capacity) {
+// Channels of a projection per multi-row dot call (the 256 bytes above).
+inline constexpr int32_t kMhaDecodeS8Channels = 64;
+
+// The most query rows one core call of a step can see: a one-token step's
+// kv head with its H / G query heads, or one query head over the step's
+// tokens (the core's query-tiled section is reserved only from
+// kSdpaS8TileMinRows rows on).
+constexpr int32_t mha_decode_s8_core_rows(const MhaDecodeShape& s) {
+  const int32_t g = s.num_kv_heads == 0 ? s.num_heads : s.num_kv_heads;
+  const int32_t group = g > 0 ? s.num_heads / g : 0;
+  return s.max_tokens > group ? s.max_tokens : group;
+}
+
+// One worker's slice of the eval scratch (see above); 0 for a bad shape.
+constexpr uint64_t mha_decode_s8_slice_bytes64(int32_t embed_dim, int32_t head_dim,
+                                               int32_t capacity, int32_t core_rows) {
+  const uint64_t core = sdpa_s8_core_bytes_for_rows64(core_rows, capacity, head_dim, head_dim);
+  const uint64_t fc =
+      sat::add(s8_bytes::block(sat::add(sat::mul(2, static_cast<uint64_t>(embed_dim)), 4)),
+               sat::f32_bytes(kMhaDecodeS8Channels));
+  return core == 0 ? 0 : (core > fc ? core : fc);
+}
+
+constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32_t capacity,
+                                                  int32_t workers = 1) {
   const int32_t g = s.num_kv_heads == 0 ? s.num_heads : s.num_kv_heads;
   if (s.embed_dim <= 0 || s.num_heads <= 0 || g <= 0 || s.max_tokens <= 0 || capacity <= 0 ||
-      s.embed_dim % s.num_heads != 0 || s.rope.dims < 0) {
+      s.embed_dim % s.num_heads != 0 || s.rope.dims < 0 || workers <= 0) {
     return 0;
   }
   const int32_t hd = s.embed_dim / s.num_heads;
@@ -112,8 +155,9 @@ constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32
   uint64_t n = sat::add(kAlign, sat::mul(2, s8_bytes::block(t, static_cast<uint64_t>(s.embed_dim))));
   n = sat::add(n, sat::mul(2, s8_bytes::block(t, kvd)));
   n = sat::add(n, sat::f32_bytes(static_cast<uint64_t>(s.rope.dims)));  // int32 cos/sin
-  const int64_t rows = static_cast<int64_t>(s.max_tokens) * (s.num_heads / g);
-  return sat::to_size(sat::add(n, sdpa_s8_core_bytes_for_rows64(rows, capacity, hd, hd)));
+  const uint64_t slice = mha_decode_s8_slice_bytes64(s.embed_dim, hd, capacity,
+                                                     mha_decode_s8_core_rows(s));
+  return sat::to_size(sat::add(n, sat::mul(slice, static_cast<uint64_t>(workers))));
 }
 
 // Returns kOk, or without writing *params or the channel storage:
@@ -133,17 +177,21 @@ struct MhaDecodeS8Args {
   const int8_t* x = nullptr;  // [tokens, E]
   int8_t* out = nullptr;      // [tokens, E]
   int32_t tokens = 1;         // 1 .. max_tokens
+  // Optional: workers to spread the work over (default: this thread alone).
+  Executor executor{};
 };
 
 // Returns kOk, or with neither out nor the cache written:
 //   kNullPointer     params, cache, x or out null
 //   kBadShape        tokens outside 1 .. max_tokens
-//   kBadArgument     the cache's element is not kS8
+//   kBadArgument     the cache's element is not kS8, an executor that is not
+//                    executor_valid
 //   kShapeMismatch   the cache's num_kv_heads / head_dim not the op's, or its
 //                    capacity above the prepared one
 //   kCacheFull       a linear cache without room for the tokens
 //   kOverflow        position + tokens beyond kKvCacheMaxPosition
-//   kScratchTooSmall scratch smaller than mha_decode_s8_scratch_bytes
+//   kScratchTooSmall scratch smaller than mha_decode_s8_scratch_bytes(shape,
+//                    capacity, executor.workers)
 Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args,
                      KvCache* cache, Scratch scratch);
 

@@ -198,9 +198,11 @@ void rescale_state(float m_new, float* m, float* l, float* acc, int32_t dim_v) {
   *m = m_new;
 }
 
-void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t nk,
-                           const float* v, std::size_t v_stride, int32_t dim_v, float* m,
-                           float* l, float* acc, std::size_t acc_stride) {
+namespace {
+// online_softmax_rows, inlined into online_softmax_update (one frame, as the
+// Cortex-M stack budgets record).
+ATTN_TILE_INLINE void softmax_rows(float* s, std::size_t s_stride, int32_t nq, int32_t nk, float* m,
+                                   float* l, float* acc, std::size_t acc_stride, int32_t dim_v) {
   for (int32_t r = 0; r < nq; ++r) {
     float* sr = s + idx(r) * s_stride;
     const float block_max = kernels::max_f32(sr, nk);
@@ -212,6 +214,18 @@ void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t n
     rescale_state(m_new, &m[r], &l[r], acc + idx(r) * acc_stride, dim_v);
     l[r] += sum;
   }
+}
+}  // namespace
+
+void online_softmax_rows(float* s, std::size_t s_stride, int32_t nq, int32_t nk, float* m, float* l,
+                         float* acc, std::size_t acc_stride, int32_t dim_v) {
+  softmax_rows(s, s_stride, nq, nk, m, l, acc, acc_stride, dim_v);
+}
+
+void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t nk, const float* v,
+                           std::size_t v_stride, int32_t dim_v, float* m, float* l, float* acc,
+                           std::size_t acc_stride) {
+  softmax_rows(s, s_stride, nq, nk, m, l, acc, acc_stride, dim_v);
   kernels::pv_tile_f32(s, s_stride, nq, nk, v, v_stride, dim_v, acc, acc_stride);
 }
 

@@ -177,6 +177,12 @@ void attend_f32_run(const Executor& ex, int32_t n_items, int32_t seq_q, int32_t 
 // max m_new >= m: l and acc times exp(m - m_new); nothing when m_new == m.
 void rescale_state(float m_new, float* m, float* l, float* acc, int32_t dim_v);
 
+// The softmax half of online_softmax_update (no P V): s overwritten with
+// exp(s - m_new), m, l and the rows of acc rescaled; the caller then adds
+// P V to acc (the decode op, block by converted block).
+void online_softmax_rows(float* s, std::size_t s_stride, int32_t nq, int32_t nk, float* m, float* l,
+                         float* acc, std::size_t acc_stride, int32_t dim_v);
+
 // One online-softmax step for nq rows and a block of nk keys: s holds the
 // block's scores (masked = -inf) and is overwritten with exp(s - m_new); the
 // running max m, sum l and accumulators acc (rows of dim_v) are rescaled when

@@ -9,7 +9,7 @@
 
 #include "attn/kv_cache.h"
 #include "attn/status.h"
-#include "core/f16.h"
+#include "kernels/f32/kernels_f32.h"
 
 namespace attn {
 namespace detail {
@@ -41,8 +41,7 @@ inline void store_f32(void* block, std::size_t off, const float* src, int32_t n)
   for (int32_t i = 0; i < n; ++i) d[i] = src[i];
 }
 inline void store_f16(void* block, std::size_t off, const float* src, int32_t n) {
-  uint16_t* d = static_cast<uint16_t*>(block) + off;
-  for (int32_t i = 0; i < n; ++i) d[i] = f32_to_f16(src[i]);
+  kernels::f32_to_f16(src, n, static_cast<uint16_t*>(block) + off);
 }
 inline void store_s8(void* block, std::size_t off, const int8_t* src, int32_t n) {
   int8_t* d = static_cast<int8_t*>(block) + off;
@@ -60,6 +59,23 @@ inline std::size_t kv_cache_offset(const KvCacheShape& s, int32_t g, int32_t slo
 inline int32_t kv_cache_visible(const KvCacheShape& s, int64_t position) {
   return s.window && position >= s.capacity ? s.capacity : static_cast<int32_t>(position + 1);
 }
+
+// New tokens' rows for an attention over the cache (the decode ops' cores,
+// core/attend_cache_f32.h and core/attend_cache_s8.h): queries and output rows
+// [tokens, heads * head_dim] of `stride` elements (head h at column h *
+// head_dim), the tokens at positions pos0 .. pos0 + tokens - 1 with their K/V
+// already in the cache: any number of tokens in a linear cache (causal), one
+// in a window. T is float or int8_t.
+template <class T>
+struct CacheAttendRows {
+  const KvCache* cache = nullptr;
+  const T* q = nullptr;
+  T* out = nullptr;
+  std::size_t stride = 0;
+  int32_t heads = 0;
+  int32_t tokens = 0;
+  int64_t pos0 = 0;
+};
 
 // Writes rows [0, n) of k and v ([n, G * hd], row stride `stride` elements) as
 // the tokens at positions position .. position + n - 1 (window: only the last

@@ -1,37 +1,35 @@
 // Decoder-step multi-head attention, float32 (see attn/mha_decode.h).
 //
-// The attention of one kv head g runs over tiles of rows (token t, query head
-// h of g's group): the scaled query rows are gathered into the tile, then each
-// block of kDecodeKeyBlock cached keys gives the tile's scores (qk_tile_f32),
-// masked per row past its visible keys, and one online-softmax step
-// (online_softmax_update, the float core's: running max, sum, acc += P V).
-// A kF32 cache is read in place; a kF16 cache block is converted into the
-// scratch's K/V block first.
+// Validate; project the new tokens' Q, K, V (one pass over ranges of output
+// features with an executor); rotate (RoPE); append K/V to the cache; the
+// attention over the cache (core/attend_cache_f32: tiles of the group's
+// (token, query head) rows per kv head, or the key split); the output
+// projection.
 #include "attn/mha_decode.h"
 
 #include <cmath>
-#include <limits>
 
+#include "attn/config.h"
+#include "core/attend_cache_f32.h"
 #include "core/kv_cache_rows.h"
 #include "core/rope.h"
 #include "kernels/f32/kernels_f32.h"
-#include "core/attend_f32.h"
 #include "ops/op_helpers.h"
 
 namespace attn {
 namespace {
 
 std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
-constexpr auto kRows = static_cast<std::size_t>(kSdpaQueryTile);
-constexpr auto kBlock = static_cast<std::size_t>(kDecodeKeyBlock);
 
 struct Dims {
   int32_t e, heads, kv_heads, group, hd, kvd;
 };
 
-// Scratch carved in the order of the formula in mha_decode.h.
+// The op's buffers before the core's slices, in the order of the formula in
+// mha_decode.h.
 struct Buffers {
-  float *q, *o, *k, *v, *rope, *qs, *acc, *s, *m, *l, *kf, *vf;
+  float *q, *o, *k, *v, *rope;
+  void* slices;
 };
 
 Buffers carve(void* ws, const MhaDecodeShape& shape, const Dims& d) {
@@ -48,75 +46,66 @@ Buffers carve(void* ws, const MhaDecodeShape& shape, const Dims& d) {
   b.k = take(t * idx(d.kvd));
   b.v = take(t * idx(d.kvd));
   b.rope = take(idx(shape.rope.dims));
-  b.qs = take(kRows * idx(d.hd));
-  b.acc = take(kRows * idx(d.hd));
-  b.s = take(kRows * kBlock);
-  b.m = take(kRows);
-  b.l = take(kRows);
-  if (shape.cache_element == KvElement::kF16) {
-    b.kf = take(kBlock * idx(d.hd));
-    b.vf = take(kBlock * idx(d.hd));
-  }
+  b.slices = p;
   return b;
 }
 
-// Rows [j0, j0 + nk) of kv head g of a cache block as floats: in place for a
-// kF32 cache, converted into `conv` for kF16.
-const float* cache_rows(const KvCache& c, const void* block, int32_t g, int32_t j0, int32_t nk,
-                        float* conv) {
-  const std::size_t off = detail::kv_cache_offset(c.shape, g, j0);
-  if (c.shape.element == KvElement::kF32) return static_cast<const float*>(block) + off;
-  const uint16_t* h = static_cast<const uint16_t*>(block) + off;
-  const std::size_t n = idx(nk) * idx(c.shape.head_dim);
-  for (std::size_t i = 0; i < n; ++i) conv[i] = detail::f16_to_f32(h[i]);
-  return conv;
+// One projection y = x W^T + b of n_out features ([n, n_out] rows).
+struct Projection {
+  const float* w;
+  const float* b;
+  int32_t n_out;
+  float* y;
+};
+
+#if ATTN_PARALLEL
+// Output features [j0, j1) of the projections taken as one list (p[0]'s
+// features first): gemm_nt_f32 over the rows of W in range. Every output is
+// computed as linear_f32 computes it (the kernels' results do not depend on
+// the range a feature falls in), so any split gives the serial bits.
+void project_range(const float* x, int32_t n, int32_t e, const Projection* p, int32_t count,
+                   int32_t j0, int32_t j1) {
+  int32_t first = 0;
+  for (int32_t i = 0; i < count; first += p[i].n_out, ++i) {
+    const int32_t b = j0 > first ? j0 - first : 0;
+    const int32_t end = j1 - first < p[i].n_out ? j1 - first : p[i].n_out;
+    if (b >= end) continue;
+    kernels::gemm_nt_f32(x, idx(e), n, e, p[i].w + idx(b) * idx(e), idx(e), end - b,
+                         p[i].b != nullptr ? p[i].b + b : nullptr, false, p[i].y + b,
+                         idx(p[i].n_out));
+  }
 }
 
-// One tile of nr rows (row r: token t0 + (r0 + r) / group, head g * group +
-// (r0 + r) % group) of kv head g, tokens t0.. at positions from pos0.
-void attend_tile(const KvCache& c, const Dims& d, const Buffers& b, int32_t g, int32_t t0,
-                 int64_t pos0, int32_t r0, int32_t nr) {
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d.hd));
-  const std::size_t hd = idx(d.hd);
-  int32_t limit[kSdpaQueryTile];
-  int32_t kv_end = 0;
-  for (int32_t r = 0; r < nr; ++r) {
-    const int32_t t = t0 + (r0 + r) / d.group;
-    const int32_t h = g * d.group + (r0 + r) % d.group;
-    const float* q = b.q + idx(t) * idx(d.e) + idx(h) * hd;
-    for (std::size_t x = 0; x < hd; ++x) b.qs[idx(r) * hd + x] = q[x] * scale;
-    for (std::size_t x = 0; x < hd; ++x) b.acc[idx(r) * hd + x] = 0.0f;
-    b.m[r] = -std::numeric_limits<float>::infinity();
-    b.l[r] = 0.0f;
-    limit[r] = detail::kv_cache_visible(c.shape, pos0 + (t - t0));
-    if (limit[r] > kv_end) kv_end = limit[r];
+#endif
+
+// The projections through ex: one task per worker, each a range of output
+// features (multiples of 16), or linear_f32 per projection on this thread.
+void project(const Executor& ex, const float* x, int32_t n, int32_t e, const Projection* p,
+             int32_t count) {
+#if ATTN_PARALLEL
+  if (ex.run != nullptr && ex.workers > 1) {
+    int32_t total = 0;
+    for (int32_t i = 0; i < count; ++i) total += p[i].n_out;
+    const int32_t per = ((total + ex.workers - 1) / ex.workers + 15) / 16 * 16;
+    auto task = [&](int32_t c, int32_t) {
+      const int32_t j0 = c * per;
+      project_range(x, n, e, p, count, j0, total - j0 < per ? total : j0 + per);
+    };
+    parallel_for(ex, (total + per - 1) / per, task);
+    return;
   }
-  for (int32_t j0 = 0; j0 < kv_end; j0 += kDecodeKeyBlock) {
-    const int32_t nk = kv_end - j0 < kDecodeKeyBlock ? kv_end - j0 : kDecodeKeyBlock;
-    const float* k = cache_rows(c, c.k, g, j0, nk, b.kf);
-    kernels::qk_tile_f32(b.qs, hd, nr, k, hd, nk, d.hd, b.s, kBlock);
-    for (int32_t r = 0; r < nr; ++r) {
-      for (int32_t j = limit[r] - j0 < 0 ? 0 : limit[r] - j0; j < nk; ++j) {
-        b.s[idx(r) * kBlock + idx(j)] = -std::numeric_limits<float>::infinity();
-      }
-    }
-    const float* v = cache_rows(c, c.v, g, j0, nk, b.vf);
-    detail::online_softmax_update(b.s, kBlock, nr, nk, v, hd, d.hd, b.m, b.l, b.acc, hd);
-  }
-  for (int32_t r = 0; r < nr; ++r) {
-    const int32_t t = t0 + (r0 + r) / d.group;
-    const int32_t h = g * d.group + (r0 + r) % d.group;
-    float* o = b.o + idx(t) * idx(d.e) + idx(h) * hd;
-    const float inv_l = 1.0f / b.l[r];  // every row sees at least itself
-    for (std::size_t x = 0; x < hd; ++x) o[x] = b.acc[idx(r) * hd + x] * inv_l;
-  }
+#else
+  (void)ex;
+#endif
+  for (int32_t i = 0; i < count; ++i)
+    kernels::linear_f32(x, n, e, p[i].w, p[i].b, p[i].n_out, p[i].y);
 }
 
 Status validate(const MhaDecodeShape& shape, const MhaDecodeF32Weights& w,
                 const MhaDecodeF32Args& args, const KvCache* cache, Dims* d) {
   const bool packed = w.in_proj_weight != nullptr;
-  const bool separate =
-      w.q_proj_weight != nullptr && w.k_proj_weight != nullptr && w.v_proj_weight != nullptr;
+  const bool separate = w.q_proj_weight != nullptr && w.k_proj_weight != nullptr &&
+                        w.v_proj_weight != nullptr;
   if (cache == nullptr || cache->k == nullptr || cache->v == nullptr || args.x == nullptr ||
       args.out == nullptr || w.out_proj_weight == nullptr || !(packed || separate)) {
     return Status::kNullPointer;
@@ -144,10 +133,26 @@ Status validate(const MhaDecodeShape& shape, const MhaDecodeF32Weights& w,
     return Status::kBadArgument;
   }
   if (cache->shape.element != shape.cache_element ||
-      (shape.cache_element != KvElement::kF32 && shape.cache_element != KvElement::kF16)) {
+      (shape.cache_element != KvElement::kF32 && shape.cache_element != KvElement::kF16) ||
+      !executor_valid(args.executor)) {
     return Status::kBadArgument;
   }
   return detail::kv_cache_check_room(*cache, args.tokens);
+}
+
+// Rotates the Q rows of every query head and the K rows of every kv head of
+// the n new tokens at positions p0 .. p0 + n - 1.
+void rotate_tokens(const MhaDecodeShape& shape, const Dims& d, const Buffers& b, int32_t n,
+                   int64_t p0) {
+  for (int32_t t = 0; t < n; ++t) {
+    detail::rope_angles(p0 + t, shape.rope, b.rope);
+    for (int32_t h = 0; h < d.heads; ++h) {
+      detail::rope_rotate(b.q + idx(t) * idx(d.e) + idx(h * d.hd), shape.rope, b.rope);
+    }
+    for (int32_t g = 0; g < d.kv_heads; ++g) {
+      detail::rope_rotate(b.k + idx(t) * idx(d.kvd) + idx(g * d.hd), shape.rope, b.rope);
+    }
+  }
 }
 
 }  // namespace
@@ -157,28 +162,23 @@ Status mha_decode_f32(const MhaDecodeShape& shape, const MhaDecodeF32Weights& we
   Dims d{};
   const Status st = validate(shape, weights, args, cache, &d);
   if (st != Status::kOk) return st;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes, mha_decode_f32_scratch_bytes(shape));
+  const Executor& ex = args.executor;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
+                                     mha_decode_f32_scratch_bytes(shape, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
   const Buffers b = carve(ws, shape, d);
   const int32_t n = args.tokens;
   const std::size_t e = idx(d.e);
   const float* in = weights.in_proj_weight;
   const float* ib = weights.in_proj_bias;
-  kernels::linear_f32(args.x, n, d.e, in ? in : weights.q_proj_weight,
-                      in ? ib : weights.q_proj_bias, d.e, b.q);
-  kernels::linear_f32(args.x, n, d.e, in ? in + e * e : weights.k_proj_weight,
-                      in ? (ib ? ib + e : nullptr) : weights.k_proj_bias, d.kvd, b.k);
-  kernels::linear_f32(args.x, n, d.e, in ? in + 2 * e * e : weights.v_proj_weight,
-                      in ? (ib ? ib + 2 * e : nullptr) : weights.v_proj_bias, d.kvd, b.v);
-  for (int32_t t = 0; shape.rope.dims > 0 && t < n; ++t) {
-    detail::rope_angles(cache->position + t, shape.rope, b.rope);
-    for (int32_t h = 0; h < d.heads; ++h) {
-      detail::rope_rotate(b.q + idx(t) * e + idx(h * d.hd), shape.rope, b.rope);
-    }
-    for (int32_t g = 0; g < d.kv_heads; ++g) {
-      detail::rope_rotate(b.k + idx(t) * idx(d.kvd) + idx(g * d.hd), shape.rope, b.rope);
-    }
-  }
+  const Projection qkv[3] = {
+      {in ? in : weights.q_proj_weight, in ? ib : weights.q_proj_bias, d.e, b.q},
+      {in ? in + e * e : weights.k_proj_weight, in ? (ib ? ib + e : nullptr) : weights.k_proj_bias,
+       d.kvd, b.k},
+      {in ? in + 2 * e * e : weights.v_proj_weight,
+       in ? (ib ? ib + 2 * e : nullptr) : weights.v_proj_bias, d.kvd, b.v}};
+  project(ex, args.x, n, d.e, qkv, 3);
+  if (shape.rope.dims > 0) rotate_tokens(shape, d, b, n, cache->position);
   // A window appends and attends one token at a time: the ring slot of a new
   // token may hold a key an earlier token of the chunk still sees.
   const int32_t step = cache->shape.window ? 1 : n;
@@ -191,17 +191,13 @@ Status mha_decode_f32(const MhaDecodeShape& shape, const MhaDecodeF32Weights& we
     } else {
       detail::kv_cache_write(*cache, k, v, idx(d.kvd), nt, detail::store_f32);
     }
-    const int64_t pos0 = cache->position;
+    const std::size_t row = idx(t0) * e;
+    const detail::CacheAttendF32 a{cache, b.q + row, b.o + row, e, d.heads, nt, cache->position};
     detail::kv_cache_advance(cache, nt);
-    const int32_t rows = nt * d.group;
-    for (int32_t g = 0; g < d.kv_heads; ++g) {
-      for (int32_t r0 = 0; r0 < rows; r0 += kSdpaQueryTile) {
-        const int32_t nr = rows - r0 < kSdpaQueryTile ? rows - r0 : kSdpaQueryTile;
-        attend_tile(*cache, d, b, g, t0, pos0, r0, nr);
-      }
-    }
+    detail::attend_cache_f32(ex, a, b.slices);
   }
-  kernels::linear_f32(b.o, n, d.e, weights.out_proj_weight, weights.out_proj_bias, d.e, args.out);
+  const Projection out = {weights.out_proj_weight, weights.out_proj_bias, d.e, args.out};
+  project(ex, b.o, n, d.e, &out, 1);
   return Status::kOk;
 }
 

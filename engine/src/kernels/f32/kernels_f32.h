@@ -72,10 +72,18 @@
   /* y[i*y_stride + j] = (accumulate ? y[i*y_stride + j] : 0) + (bias ? bias[j] : 0)             \
                          + sum_x a[i*a_stride + x] * b[j*b_stride + x],  i < m, j < n, x < k:     \
      y = a b^T, b's rows are the outputs (linear_f32 with strides, e.g. one head's slice of a     \
-     weight). SIMD backends pack panels of b on the stack (8 KiB, gemm_f32-inl.h). */            \
+     weight). SIMD backends pack panels of b on the stack (8 KiB, gemm_f32-inl.h) from 5 rows of  \
+     a on; up to 4 rows read b's rows in place, each output the same bits whatever range of b a   \
+     call covers. */                                                                              \
   void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,    \
                    std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y, \
-                   std::size_t y_stride);
+                   std::size_t y_stride);                                                        \
+  /* f[i] = the float32 of binary16 bits h[i], i < n: exact, a NaN quiet with its sign and        \
+     payload (f16::to_f32, kernels/f32/f16.h). The float16 KV cache's blocks. */                  \
+  void f16_to_f32(const uint16_t* h, int32_t n, float* f);                                        \
+  /* h[i] = binary16 bits of f[i], i < n: round to nearest even, overflow to inf, NaN quiet with  \
+     its top payload bits (f16::from_f32). Every backend gives the reference's bits. */           \
+  void f32_to_f16(const float* f, int32_t n, uint16_t* h);
 
 // The selected backend's namespace (ref, hwy, xsimd, mcu or mve), set by the build.
 #ifndef ATTN_BACKEND

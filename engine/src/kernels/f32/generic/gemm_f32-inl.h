@@ -13,8 +13,11 @@
 // then keeps MR x NR vectors of y in registers, and per k step loads NR vectors
 // of bp and broadcasts one a element per row (a memory operand of the FMA on
 // x86). The pack lives on the stack: kGemmPackFloats floats (8 KiB), the only
-// stack these backends use beyond a few vectors. Fewer than kGemmMinRows rows
-// (a mat-vec) skip the pack: scores as QkTile / Dot, reduced per element.
+// stack these backends use beyond a few vectors.
+//
+// Up to kGemvMaxRows rows of a (a decode step's projections: one token, or a
+// few) skip the pack: the GEMV below streams b's rows in place, each element
+// of b loaded once for all the rows of a.
 //
 // Keras Dense (dense_f32, w [n_in, n_out]) is the same micro-kernel reading w's
 // rows in place: they already are vectors of output columns.
@@ -29,7 +32,7 @@
 namespace generic {
 
 constexpr std::size_t kGemmPackFloats = 2048;
-constexpr int32_t kGemmMinRows = 4;
+constexpr int32_t kGemvMaxRows = 4;
 
 // Columns [c * N, c * N + N) of a row of y, or only the first `cols - c * N`
 // of them at the panel's end (cols <= NR * N valid columns in this panel).
@@ -162,6 +165,150 @@ void GemmPanels(const float* a, std::size_t a_stride, int32_t m, int32_t k, cons
   }
 }
 
+// The GEMV (m <= kGemvMaxRows rows of a, b's rows in place): s_ij = sum_x
+// a_i[x] b_j[x] for the M rows of a and R rows of b at once. Per row pair U
+// vector partial sums along x (U = 2: even and odd vectors, the last full
+// vector to the even one), the tail of k % Lanes() elements masked into the
+// last; then the U sums added and reduced with ReduceSum4 (a transposing
+// reduction: each result sums its own lanes only, whatever its slot). Every
+// s_ij is thus the same bits whichever rows of b share its block, and for a
+// given M whichever range of b a caller passes (the decode ops split the
+// output features over threads). sums[i * 8 + r] = s_ij of b row r.
+// Registers acc<i>_<c> (i < M <= 4, c = r * U + u < R * U <= 8), bv<c>.
+template <class O, int M, int R, int U>
+void GemvBlock(const float* a, std::size_t a_stride, const float* const* b, std::size_t k,
+               float* sums) {
+  static_assert(M <= 4 && R * U <= 8 && U <= 2, "named registers: 4 rows x 8 partial sums");
+  using V = typename O::V;
+  const std::size_t N = O::Lanes();
+#define ATTN_GV_ZERO(i, c) [[maybe_unused]] V acc##i##_##c = O::Zero();
+  ATTN_EACH4(ATTN_EACH8, ATTN_GV_ZERO)
+  // One step of `width` vectors (U, or 1 for the last full vector) at x:
+  // loads of b, then per row of a its vectors and FMAs.
+#define ATTN_GV_B(LD, c)           \
+  [[maybe_unused]] const V bv##c = \
+      (c) < R * U && ((c) % U) < width ? LD(b[(c) / U] + x + Sz((c) % U) * N) : O::Zero();
+#define ATTN_GV_FMA(i, c)                                                                       \
+  if constexpr ((c) < R * U) {                                                                  \
+    if ((c) % U < width) acc##i##_##c = O::MulAdd((c) % U == 0 ? a0 : a1, bv##c, acc##i##_##c); \
+  }
+#define ATTN_GV_A(LD, i)                                                                      \
+  if constexpr ((i) < M) {                                                                    \
+    const V a0 = LD(a + Sz(i) * a_stride + x);                                                \
+    [[maybe_unused]] const V a1 = U > 1 && width > 1 ? LD(a + Sz(i) * a_stride + x + N) : a0; \
+    ATTN_EACH8(ATTN_GV_FMA, i)                                                                \
+  }
+  // A b vector serves M FMAs: kept in a register from M = 2 on (folded into
+  // its one FMA's memory operand for M = 1).
+  const auto load_b = [](const float* p) { return M > 1 ? O::LoadReg(p) : O::LoadU(p); };
+  std::size_t x = 0;
+  {
+    constexpr int width = U;
+    for (; x + U * N <= k; x += U * N) {
+      ATTN_EACH8(ATTN_GV_B, load_b)
+      ATTN_EACH4(ATTN_GV_A, O::LoadU)
+    }
+  }
+  if (U > 1 && x + N <= k) {
+    constexpr int width = 1;
+    ATTN_EACH8(ATTN_GV_B, load_b)
+    ATTN_EACH4(ATTN_GV_A, O::LoadU)
+    x += N;
+  }
+  if (x < k) {
+    // The tail, masked, into the partial sums u = U - 1.
+    const std::size_t t = k - x;
+    const auto load_t = [t](const float* p) { return O::LoadN(p, t); };
+#define ATTN_GV_TB(_, c)                                                                      \
+  [[maybe_unused]] const V tb##c = (c) < R * U && ((c) % U) == U - 1 ? load_t(b[(c) / U] + x) \
+                                                                     : O::Zero();
+#define ATTN_GV_TFMA(i, c)                         \
+  if constexpr ((c) < R * U && ((c) % U) == U - 1) \
+    acc##i##_##c = O::MulAdd(ta, tb##c, acc##i##_##c);
+#define ATTN_GV_TA(_, i)                           \
+  if constexpr ((i) < M) {                         \
+    const V ta = load_t(a + Sz(i) * a_stride + x); \
+    ATTN_EACH8(ATTN_GV_TFMA, i)                    \
+  }
+    ATTN_EACH8(ATTN_GV_TB, _)
+    ATTN_EACH4(ATTN_GV_TA, _)
+  }
+  // The partial sums of b row r (acc<i>_<2r> + acc<i>_<2r+1> when U = 2,
+  // else acc<i>_<r>), reduced four rows at a time.
+#define ATTN_GV_REDUCE(_, i)                                                        \
+  if constexpr ((i) < M) {                                                          \
+    const V z = O::Zero();                                                          \
+    const V s0 = U > 1 ? O::Add(acc##i##_0, acc##i##_1) : acc##i##_0;               \
+    const V s1 = R < 2 ? z : (U > 1 ? O::Add(acc##i##_2, acc##i##_3) : acc##i##_1); \
+    const V s2 = R < 3 ? z : (U > 1 ? O::Add(acc##i##_4, acc##i##_5) : acc##i##_2); \
+    const V s3 = R < 4 ? z : (U > 1 ? O::Add(acc##i##_6, acc##i##_7) : acc##i##_3); \
+    O::ReduceSum4(s0, s1, s2, s3, sums + Sz(i) * 8);                                \
+    if constexpr (R > 4) {                                                          \
+      O::ReduceSum4(acc##i##_4, R > 5 ? acc##i##_5 : z, R > 6 ? acc##i##_6 : z,     \
+                    R > 7 ? acc##i##_7 : z, sums + Sz(i) * 8 + 4);                  \
+    }                                                                               \
+  }
+  ATTN_EACH4(ATTN_GV_REDUCE, _)
+#undef ATTN_GV_ZERO
+#undef ATTN_GV_B
+#undef ATTN_GV_FMA
+#undef ATTN_GV_A
+#undef ATTN_GV_TB
+#undef ATTN_GV_TFMA
+#undef ATTN_GV_TA
+#undef ATTN_GV_REDUCE
+}
+
+// The GEMV over all n rows of b: R streams at once, b rows t, seg + t,
+// 2 seg + t, .. (seg = ceil(n / R)): each stream walks a contiguous range of
+// b front to back, long and in pages of its own (what hardware prefetchers
+// follow best), and the M rows of a are loaded once per R rows of b. Once
+// the last (shortest) stream has ended, the others' rows go one at a time
+// (the same bits, see GemvBlock).
+// y_ij = (accumulate ? y_ij : 0) + ((bias ? bias_j : 0) + s_ij).
+template <class O, int M>
+void GemvRows(const float* a, std::size_t a_stride, int32_t k, const float* b, std::size_t b_stride,
+              int32_t n, const float* bias, bool accumulate, float* y, std::size_t y_stride) {
+  // Accumulators M * R * U: 8 for M = 1 (8 streams, one sum each: 8 FMA
+  // chains); with 32 vector registers 16 for M = 2 (2 sums each, 4 streams)
+  // and 12 or 16 for M = 3, 4 (4 streams); with 16 (AVX2, SSE4) at most 8.
+  constexpr bool kWide = VectorRegs<O>::kValue >= 32;
+  constexpr int R = M == 1 ? 8 : (kWide || M == 2 ? 4 : 2);
+  constexpr int U = M == 2 && kWide ? 2 : 1;
+  const int32_t seg = (n + R - 1) / R;
+  // Slots t < full have all R streams (the last one is the shortest).
+  const int32_t full = n - (R - 1) * seg;
+  const auto uk = Sz(k);
+  // y_ij for the rows j = s * seg + t of b, s < count, from sums[i * 8 + s].
+  const auto store = [&](const float* sums, int32_t t, int32_t s0, int32_t count) {
+    for (int32_t s = s0; s < s0 + count; ++s) {
+      const int32_t j = s * seg + t;
+      for (int32_t i = 0; i < M; ++i) {
+        float v = sums[i * 8 + s - s0];
+        if (bias != nullptr) v = bias[j] + v;
+        float& out = y[Sz(i) * y_stride + Sz(j)];
+        out = accumulate ? out + v : v;
+      }
+    }
+  };
+  const float* rows[8] = {};
+  for (int32_t s = 0; s < R; ++s) rows[s] = b + Sz(s * seg) * b_stride;
+  float sums[32];
+  int32_t t = 0;
+  for (; t < full; ++t) {
+    GemvBlock<O, M, R, U>(a, a_stride, rows, uk, sums);
+    store(sums, t, 0, R);
+    for (int32_t s = 0; s < R; ++s) rows[s] += b_stride;
+  }
+  for (; t < seg; ++t) {
+    for (int32_t s = 0; s < R && s * seg + t < n; ++s) {
+      const float* row = b + Sz(s * seg + t) * b_stride;
+      GemvBlock<O, M, 1, U>(a, a_stride, &row, uk, sums);
+      store(sums, t, s, 1);
+    }
+  }
+}
+
 // y[i*y_stride + j] = (accumulate ? y[i*y_stride + j] : 0) + (bias ? bias[j] : 0)
 //                     + sum_x a[i*a_stride + x] * b[j*b_stride + x],   i < m, j < n, x < k
 template <class O>
@@ -169,21 +316,14 @@ void GemmNT(const float* a, std::size_t a_stride, int32_t m, int32_t k, const fl
             std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
             std::size_t y_stride) {
   if (m <= 0 || n <= 0) return;
-  if (m < kGemmMinRows) {
-    for (int32_t i = 0; i < m; ++i) {
-      float* yr = y + Sz(i) * y_stride;
-      if (!accumulate) {
-        QkTile<O>(a + Sz(i) * a_stride, a_stride, 1, b, b_stride, n, k, yr, Sz(n));
-        if (bias != nullptr) AddVec<O>(yr, yr, bias, n);
-        continue;
-      }
-      for (int32_t j = 0; j < n; ++j) {
-        const float s = Dot<O>(a + Sz(i) * a_stride, b + Sz(j) * b_stride, k);
-        yr[j] += bias != nullptr ? bias[j] + s : s;
-      }
-    }
-    return;
+  switch (m) {
+    case 1: return GemvRows<O, 1>(a, a_stride, k, b, b_stride, n, bias, accumulate, y, y_stride);
+    case 2: return GemvRows<O, 2>(a, a_stride, k, b, b_stride, n, bias, accumulate, y, y_stride);
+    case 3: return GemvRows<O, 3>(a, a_stride, k, b, b_stride, n, bias, accumulate, y, y_stride);
+    case 4: return GemvRows<O, 4>(a, a_stride, k, b, b_stride, n, bias, accumulate, y, y_stride);
+    default: break;
   }
+  static_assert(kGemvMaxRows == 4, "the cases above");
   const std::size_t N = O::Lanes();
   if (Sz(n) <= N) {
     GemmPanels<O, 8, 1>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);

@@ -1,6 +1,7 @@
-// The float kernels of kernels_f32.h (dot_f32 ... gemm_nt_f32) as entry
+// The float kernels of kernels_f32.h (dot_f32 ... f32_to_f16) as entry
 // points of one SIMD backend: each instantiates its generic template
-// (kernels_f32-inl.h, gemm_f32-inl.h) with the backend's vector policy.
+// (kernels_f32-inl.h, gemm_f32-inl.h, f16_f32-inl.h) with the backend's
+// vector policy.
 //
 // Not a normal header: the includer opens the namespace the entries belong to
 // (Highway: the per-target namespace, once per target; xsimd: the backend's
@@ -59,5 +60,8 @@ void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, con
                  std::size_t y_stride) {
   generic::GemmNT<Ops>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
+
+void f16_to_f32(const uint16_t* h, int32_t n, float* f) { generic::F16ToF32<Ops>(h, n, f); }
+void f32_to_f16(const float* f, int32_t n, uint16_t* h) { generic::F32ToF16<Ops>(f, n, h); }
 
 // NOLINTEND(misc-definitions-in-headers)

@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "kernels/f32/exp_poly.h"
+#include "kernels/f32/f16.h"
 #include "kernels/f32/generic/register_block.h"
 #include "kernels/f32/hwy/kernels_f32_hwy.h"
 #include "kernels/f32/kernels_f32.h"
@@ -143,6 +144,26 @@ struct Ops {
   }
 #else
   static constexpr bool kExpTable32 = false;
+#endif
+  // binary16 rows (generic/f16_f32-inl.h): hardware conversions on x86 with
+  // F16C (AVX2 and up; SSE4's emulation truncates) and on AArch64 (NEON, SVE).
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)) || \
+    (HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR)
+  static constexpr bool kF16 = true;
+  static HWY_INLINE V LoadF16(const uint16_t* p) {
+    const hn::Rebind<uint16_t, D> du16;
+    const hn::Rebind<::hwy::float16_t, D> df16;
+    return hn::PromoteTo(D(), hn::BitCast(df16, hn::LoadU(du16, p)));
+  }
+  static HWY_INLINE void StoreF16(V v, uint16_t* p) {
+    const hn::Rebind<uint16_t, D> du16;
+    const hn::Rebind<::hwy::float16_t, D> df16;
+    hn::StoreU(hn::BitCast(du16, hn::DemoteTo(df16, v)), du16, p);
+  }
+#else
+  static constexpr bool kF16 = false;
+  static HWY_INLINE V LoadF16(const uint16_t*) { return Zero(); }
+  static HWY_INLINE void StoreF16(V, uint16_t*) {}
 #endif
   static HWY_INLINE float ReduceSum(V v) { return hn::GetLane(hn::SumOfLanes(D(), v)); }
   static HWY_INLINE float ReduceMax(V v) {
@@ -275,6 +296,7 @@ struct Ops {
 
 #include "kernels/f32/generic/kernels_f32-inl.h"
 #include "kernels/f32/generic/gemm_f32-inl.h"
+#include "kernels/f32/generic/f16_f32-inl.h"
 
 #if ATTN_HWY_LANE_FMA
 #include "kernels/f32/generic/kernels_f32_lane-inl.h"
@@ -330,6 +352,8 @@ HWY_EXPORT(tanh_f32);
 HWY_EXPORT(linear_f32);
 HWY_EXPORT(dense_f32);
 HWY_EXPORT(gemm_nt_f32);
+HWY_EXPORT(f16_to_f32);
+HWY_EXPORT(f32_to_f16);
 
 float dot_f32(const float* a, const float* b, int32_t n) {
   return HWY_DYNAMIC_DISPATCH(dot_f32)(a, b, n);
@@ -384,6 +408,13 @@ void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, con
                  std::size_t y_stride) {
   HWY_DYNAMIC_DISPATCH(gemm_nt_f32)(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y,
                                     y_stride);
+}
+
+void f16_to_f32(const uint16_t* h, int32_t n, float* f) {
+  HWY_DYNAMIC_DISPATCH(f16_to_f32)(h, n, f);
+}
+void f32_to_f16(const float* f, int32_t n, uint16_t* h) {
+  HWY_DYNAMIC_DISPATCH(f32_to_f16)(f, n, h);
 }
 
 }  // namespace hwy

@@ -47,5 +47,9 @@ void scale_f32(float* x, int32_t n, float a) { ref::scale_f32(x, n, a); }
 // axpy_f32, linear_f32, dense_f32, gemm_nt_f32: ref, as in the Helium backend.
 #include "kernels/f32/ref_forwards_f32-inl.h"
 
+void f16_to_f32(const uint16_t* h, int32_t n, float* f) { ref::f16_to_f32(h, n, f); }
+
+void f32_to_f16(const float* f, int32_t n, uint16_t* h) { ref::f32_to_f16(f, n, h); }
+
 }  // namespace mcu
 }  // namespace attn

@@ -12,12 +12,16 @@
 #include <cstdint>
 
 #include "kernels/f32/exp_poly.h"
+#include "kernels/f32/f16.h"
 #include "kernels/f32/generic/register_block.h"
 #include "kernels/f32/kernels_f32.h"
 #include "kernels/f32/xsimd/kernels_f32_xsimd.h"
 #include "xsimd/xsimd.hpp"
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__F16C__)
 #include <immintrin.h>
+#endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 namespace attn_xsimd {
@@ -90,6 +94,35 @@ struct Ops {
   }
 #else
   static constexpr bool kExpTable32 = false;
+#endif
+  // binary16 rows (generic/f16_f32-inl.h): x86 F16C (rounding in the
+  // immediate: to nearest even) on the batch's register, AArch64 FCVTL/FCVTN.
+#if defined(__AVX512F__)
+  static constexpr bool kF16 = true;
+  static V LoadF16(const uint16_t* p) {
+    return V(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))));
+  }
+  static void StoreF16(V v, uint16_t* p) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(v, _MM_FROUND_NO_EXC));
+  }
+#elif defined(__AVX__) && defined(__F16C__)
+  static_assert(kN == 8, "xsimd's AVX batch<float> holds 8 lanes");
+  static constexpr bool kF16 = true;
+  static V LoadF16(const uint16_t* p) {
+    return V(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+  }
+  static void StoreF16(V v, uint16_t* p) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_NO_EXC));
+  }
+#elif defined(__aarch64__)
+  static_assert(kN == 4, "xsimd's NEON batch<float> holds 4 lanes");
+  static constexpr bool kF16 = true;
+  static V LoadF16(const uint16_t* p) { return V(vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)))); }
+  static void StoreF16(V v, uint16_t* p) { vst1_u16(p, vreinterpret_u16_f16(vcvt_f16_f32(v))); }
+#else
+  static constexpr bool kF16 = false;
+  static V LoadF16(const uint16_t*) { return Zero(); }
+  static void StoreF16(V, uint16_t*) {}
 #endif
   static float ReduceSum(V v) { return ::xsimd::hadd(v); }
   static float ReduceMax(V v) {
@@ -181,6 +214,7 @@ struct Ops {
 
 #include "kernels/f32/generic/kernels_f32-inl.h"
 #include "kernels/f32/generic/gemm_f32-inl.h"
+#include "kernels/f32/generic/f16_f32-inl.h"
 
 }  // namespace attn_xsimd
 

@@ -1,18 +1,21 @@
-// IEEE binary16 <-> float32 conversion, portable (integer bit manipulation,
-// no compiler half type), for the float16 KV cache (internal).
+// IEEE binary16 <-> float32 conversion of one value, portable (integer bit
+// manipulation, no compiler half type): the reference of the f16_to_f32 /
+// f32_to_f16 kernels (kernels_f32.h), which convert whole rows.
 //
-// f32_to_f16 rounds to nearest, ties to even: values from 65520 up become
+// from_f32 rounds to nearest, ties to even: values from 65520 up become
 // +-inf, below 2^-14 they round to the nearest subnormal (2^-24 steps), NaN
-// stays a quiet NaN with the top mantissa bits kept. f16_to_f32 is exact.
+// stays a quiet NaN with the top mantissa bits kept. to_f32 is exact; a NaN
+// keeps its sign and payload and comes out quiet (the quiet bit set, as the
+// hardware conversions F16C, NEON FCVTL and SVE FCVT give it).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
 namespace attn {
-namespace detail {
+namespace f16 {
 
-inline uint16_t f32_to_f16(float f) {
+inline uint16_t from_f32(float f) {
   uint32_t x = 0;
   std::memcpy(&x, &f, sizeof x);
   const uint32_t sign = (x >> 16) & 0x8000u;
@@ -41,13 +44,13 @@ inline uint16_t f32_to_f16(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 
-inline float f16_to_f32(uint16_t h) {
+inline float to_f32(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t e = (h >> 10) & 0x1fu;
   const uint32_t m = h & 0x3ffu;
   uint32_t x = 0;
   if (e == 31) {
-    x = sign | 0x7f800000u | (m << 13);
+    x = sign | 0x7f800000u | (m << 13) | (m != 0 ? 0x400000u : 0u);  // inf, or a quiet NaN
   } else if (e != 0) {
     x = sign | ((e + 112u) << 23) | (m << 13);
   } else {
@@ -59,5 +62,5 @@ inline float f16_to_f32(uint16_t h) {
   return f;
 }
 
-}  // namespace detail
+}  // namespace f16
 }  // namespace attn
