@@ -35,18 +35,30 @@ inline void kv_cache_advance(KvCache* c, int32_t n) {
   c->next_slot = kv_cache_slot(*c, n);
 }
 
-// Element stores of a converted row.
-inline void store_f32(void* block, std::size_t off, const float* src, int32_t n) {
-  float* d = static_cast<float*>(block) + off;
-  for (int32_t i = 0; i < n; ++i) d[i] = src[i];
-}
-inline void store_f16(void* block, std::size_t off, const float* src, int32_t n) {
-  kernels::f32_to_f16(src, n, static_cast<uint16_t*>(block) + off);
-}
-inline void store_s8(void* block, std::size_t off, const int8_t* src, int32_t n) {
-  int8_t* d = static_cast<int8_t*>(block) + off;
-  for (int32_t i = 0; i < n; ++i) d[i] = src[i];
-}
+// Element stores of a converted row: function objects, so that
+// kv_cache_write calls them directly at every optimisation level (a function
+// pointer stays an indirect call at -Os, which the Cortex-M stack analysis
+// cannot follow).
+struct StoreF32 {
+  void operator()(void* block, std::size_t off, const float* src, int32_t n) const {
+    float* d = static_cast<float*>(block) + off;
+    for (int32_t i = 0; i < n; ++i) d[i] = src[i];
+  }
+};
+struct StoreF16 {
+  void operator()(void* block, std::size_t off, const float* src, int32_t n) const {
+    kernels::f32_to_f16(src, n, static_cast<uint16_t*>(block) + off);
+  }
+};
+struct StoreS8 {
+  void operator()(void* block, std::size_t off, const int8_t* src, int32_t n) const {
+    int8_t* d = static_cast<int8_t*>(block) + off;
+    for (int32_t i = 0; i < n; ++i) d[i] = src[i];
+  }
+};
+inline constexpr StoreF32 store_f32{};
+inline constexpr StoreF16 store_f16{};
+inline constexpr StoreS8 store_s8{};
 
 // Element offset of (kv head g, slot) in the K or V block.
 inline std::size_t kv_cache_offset(const KvCacheShape& s, int32_t g, int32_t slot) {
@@ -90,7 +102,8 @@ void kv_cache_write(const KvCache& c, const T* k, const T* v, std::size_t stride
   for (int32_t t = first; t < n; ++t) {
     const int32_t slot = kv_cache_slot(c, t);
     for (int32_t g = 0; g < s.num_kv_heads; ++g) {
-      const std::size_t src = static_cast<std::size_t>(t) * stride + static_cast<std::size_t>(g) * hd;
+      const std::size_t src = static_cast<std::size_t>(t) * stride +
+                              static_cast<std::size_t>(g) * hd;
       const std::size_t dst = kv_cache_offset(s, g, slot);
       store(c.k, dst, k + src, s.head_dim);
       store(c.v, dst, v + src, s.head_dim);
