@@ -3,6 +3,7 @@
 // of units each task covers.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "attn/parallel.h"
@@ -73,13 +74,13 @@ void parallel_rows(const Executor& ex, int32_t batch, int32_t rows, int64_t row_
   parallel_for(ex, n, task);
 }
 
-// parallel_rows over n (<= 8) matrices of rows[m] rows each: f(m, row_begin, row_end).
-template <class F>
-void parallel_matrix_rows(const Executor& ex, const int32_t* rows, int32_t n, int64_t row_work,
-                          F& f) {
+// parallel_rows over N matrices of rows[m] rows each: f(m, row_begin, row_end).
+template <std::size_t N, class F>
+void parallel_matrix_rows(const Executor& ex, const int32_t (&rows)[N], int64_t row_work, F& f) {
+  constexpr auto n = static_cast<int32_t>(N);
   int64_t units = 0;
-  int64_t first[9] = {};
-  for (int32_t m = 0; m < n && m < 8; ++m) first[m + 1] = units += rows[m];
+  int64_t first[N + 1] = {};
+  for (std::size_t m = 0; m < N; ++m) first[m + 1] = units += rows[m];
   const int32_t n_tasks = split_count(units, row_work, 4 * static_cast<int64_t>(ex.workers));
   auto task = [&](int32_t t, int32_t) {
     int64_t u = 0;

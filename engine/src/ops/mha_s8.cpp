@@ -73,7 +73,7 @@ void mha_s8_parallel(const MhaS8Params& params, const MhaS8Args& args, int8_t* q
       const auto r = static_cast<std::size_t>(r0);
       detail::fc_s8(*layers[m], x[m] + r * in[m], in[m], r1 - r0, y[m] + r * e, e);
     };
-    detail::parallel_matrix_rows(ex, rows, 3, row_work, project);
+    detail::parallel_matrix_rows(ex, rows, row_work, project);
     auto item = [&](int32_t h) {
       detail::AttendS8Item it;
       head_view(params, args, qp, kp, vp, op, b, h, &it.a);

@@ -67,35 +67,34 @@ void GemmMicro(const float* a, std::size_t a_stride, const float* bp, std::size_
   static_assert(NR <= 4, "named registers: 4 column vectors");
   using V = typename O::V;
   const std::size_t N = O::Lanes();
-#define ATTN_GM_BIAS(_, c)                                                                       \
-  [[maybe_unused]] const V bias##c =                                                              \
+#define ATTN_GM_BIAS(_, c)           \
+  [[maybe_unused]] const V bias##c = \
       (c) < NR && bias != nullptr ? GemmLoadCols<O>(bias, Sz(c) * N, cols) : O::Zero();
-#define ATTN_GM_INIT(r, c)                                                                       \
-  [[maybe_unused]] V acc##r##_##c =                                                               \
-      (r) < MR && (c) < NR && load_y                                                              \
-          ? O::Add(GemmLoadCols<O>(y + Sz(r) * y_stride, Sz(c) * N, cols), bias##c)               \
+#define ATTN_GM_INIT(r, c)                                                          \
+  [[maybe_unused]] V acc##r##_##c =                                                 \
+      (r) < MR && (c) < NR && load_y                                                \
+          ? O::Add(GemmLoadCols<O>(y + Sz(r) * y_stride, Sz(c) * N, cols), bias##c) \
           : bias##c;
   ATTN_EACH4(ATTN_GM_BIAS, _)
   ATTN_EACH8(ATTN_EACH4, ATTN_GM_INIT)
   for (std::size_t x = 0; x < kc; ++x) {
-#define ATTN_GM_B(_, c)                                                                          \
-  [[maybe_unused]] const V bv##c =                                                                \
-      (c) >= NR  ? O::Zero()                                                                      \
-      : kPartial ? GemmLoadCols<O>(bp + x * b_step, Sz(c) * N, cols)                              \
-                 : O::LoadReg(bp + x * b_step + Sz(c) * N);
+#define ATTN_GM_B(_, c)                                                                           \
+  [[maybe_unused]] const V bv##c = (c) >= NR  ? O::Zero()                                         \
+                                   : kPartial ? GemmLoadCols<O>(bp + x * b_step, Sz(c) * N, cols) \
+                                              : O::LoadReg(bp + x * b_step + Sz(c) * N);
 #define ATTN_GM_FMA(r, c) \
   if constexpr ((c) < NR) acc##r##_##c = O::MulAdd(av, bv##c, acc##r##_##c);
-#define ATTN_GM_ROW(_, r)                                                                        \
-  if constexpr ((r) < MR) {                                                                       \
-    const V av = O::Set(a[Sz(r) * a_stride + x]);                                                 \
-    ATTN_EACH4(ATTN_GM_FMA, r)                                                                    \
+#define ATTN_GM_ROW(_, r)                         \
+  if constexpr ((r) < MR) {                       \
+    const V av = O::Set(a[Sz(r) * a_stride + x]); \
+    ATTN_EACH4(ATTN_GM_FMA, r)                    \
   }
     ATTN_EACH4(ATTN_GM_B, _)
     ATTN_EACH8(ATTN_GM_ROW, _)
   }
-#define ATTN_GM_STORE(r, c)                                                                      \
-  if constexpr ((r) < MR && (c) < NR) {                                                           \
-    GemmStoreCols<O>(acc##r##_##c, y + Sz(r) * y_stride, Sz(c) * N, cols);                        \
+#define ATTN_GM_STORE(r, c)                                                \
+  if constexpr ((r) < MR && (c) < NR) {                                    \
+    GemmStoreCols<O>(acc##r##_##c, y + Sz(r) * y_stride, Sz(c) * N, cols); \
   }
   ATTN_EACH8(ATTN_EACH4, ATTN_GM_STORE)
 #undef ATTN_GM_BIAS
@@ -119,8 +118,8 @@ void GemmRows(const float* a, std::size_t a_stride, int32_t m, const float* bp, 
   }
   if constexpr (MR > 1) {
     if (i < m) {
-      GemmRows<O, MR - 1, NR, kPartial>(a + Sz(i) * a_stride, a_stride, m - i, bp, b_step, kc,
-                                        bias, load_y, y + Sz(i) * y_stride, y_stride, cols);
+      GemmRows<O, MR - 1, NR, kPartial>(a + Sz(i) * a_stride, a_stride, m - i, bp, b_step, kc, bias,
+                                        load_y, y + Sz(i) * y_stride, y_stride, cols);
     }
   }
 }
@@ -130,8 +129,7 @@ template <class O>
 void GemmPack(const float* b, std::size_t b_stride, int32_t nb, std::size_t kc, float* bp,
               std::size_t P) {
   if (P % 4 == 0) {
-    TransposeScale<O>(b, b_stride, nb, static_cast<int32_t>(kc), 1.0f, bp,
-                      static_cast<int32_t>(P));
+    TransposeScale<O>(b, b_stride, nb, static_cast<int32_t>(kc), 1.0f, bp, static_cast<int32_t>(P));
     return;
   }
   for (std::size_t x = 0; x < kc; ++x) {
@@ -175,6 +173,33 @@ void GemmPanels(const float* a, std::size_t a_stride, int32_t m, int32_t k, cons
 // given M whichever range of b a caller passes (the decode ops split the
 // output features over threads). sums[i * 8 + r] = s_ij of b row r.
 // Registers acc<i>_<c> (i < M <= 4, c = r * U + u < R * U <= 8), bv<c>.
+// GemvBlock's masked tail (into the partial sums u = U - 1) and its
+// reduction: the partial sums of b row r (acc<i>_<2r> + acc<i>_<2r+1> when
+// U = 2, else acc<i>_<r>), reduced four rows at a time.
+#define ATTN_GV_TB(_, c)                                                                      \
+  [[maybe_unused]] const V tb##c = (c) < R * U && ((c) % U) == U - 1 ? load_t(b[(c) / U] + x) \
+                                                                     : O::Zero();
+#define ATTN_GV_TFMA(i, c)                         \
+  if constexpr ((c) < R * U && ((c) % U) == U - 1) \
+    acc##i##_##c = O::MulAdd(ta, tb##c, acc##i##_##c);
+#define ATTN_GV_TA(_, i)                           \
+  if constexpr ((i) < M) {                         \
+    const V ta = load_t(a + Sz(i) * a_stride + x); \
+    ATTN_EACH8(ATTN_GV_TFMA, i)                    \
+  }
+#define ATTN_GV_REDUCE(_, i)                                                        \
+  if constexpr ((i) < M) {                                                          \
+    const V z = O::Zero();                                                          \
+    const V s0 = U > 1 ? O::Add(acc##i##_0, acc##i##_1) : acc##i##_0;               \
+    const V s1 = R < 2 ? z : (U > 1 ? O::Add(acc##i##_2, acc##i##_3) : acc##i##_1); \
+    const V s2 = R < 3 ? z : (U > 1 ? O::Add(acc##i##_4, acc##i##_5) : acc##i##_2); \
+    const V s3 = R < 4 ? z : (U > 1 ? O::Add(acc##i##_6, acc##i##_7) : acc##i##_3); \
+    O::ReduceSum4(s0, s1, s2, s3, sums + Sz(i) * 8);                                \
+    if constexpr (R > 4) {                                                          \
+      O::ReduceSum4(acc##i##_4, R > 5 ? acc##i##_5 : z, R > 6 ? acc##i##_6 : z,     \
+                    R > 7 ? acc##i##_7 : z, sums + Sz(i) * 8 + 4);                  \
+    }                                                                               \
+  }
 template <class O, int M, int R, int U>
 void GemvBlock(const float* a, std::size_t a_stride, const float* const* b, std::size_t k,
                float* sums) {
@@ -219,45 +244,19 @@ void GemvBlock(const float* a, std::size_t a_stride, const float* const* b, std:
     // The tail, masked, into the partial sums u = U - 1.
     const std::size_t t = k - x;
     const auto load_t = [t](const float* p) { return O::LoadN(p, t); };
-#define ATTN_GV_TB(_, c)                                                                      \
-  [[maybe_unused]] const V tb##c = (c) < R * U && ((c) % U) == U - 1 ? load_t(b[(c) / U] + x) \
-                                                                     : O::Zero();
-#define ATTN_GV_TFMA(i, c)                         \
-  if constexpr ((c) < R * U && ((c) % U) == U - 1) \
-    acc##i##_##c = O::MulAdd(ta, tb##c, acc##i##_##c);
-#define ATTN_GV_TA(_, i)                           \
-  if constexpr ((i) < M) {                         \
-    const V ta = load_t(a + Sz(i) * a_stride + x); \
-    ATTN_EACH8(ATTN_GV_TFMA, i)                    \
-  }
     ATTN_EACH8(ATTN_GV_TB, _)
     ATTN_EACH4(ATTN_GV_TA, _)
-  }
-  // The partial sums of b row r (acc<i>_<2r> + acc<i>_<2r+1> when U = 2,
-  // else acc<i>_<r>), reduced four rows at a time.
-#define ATTN_GV_REDUCE(_, i)                                                        \
-  if constexpr ((i) < M) {                                                          \
-    const V z = O::Zero();                                                          \
-    const V s0 = U > 1 ? O::Add(acc##i##_0, acc##i##_1) : acc##i##_0;               \
-    const V s1 = R < 2 ? z : (U > 1 ? O::Add(acc##i##_2, acc##i##_3) : acc##i##_1); \
-    const V s2 = R < 3 ? z : (U > 1 ? O::Add(acc##i##_4, acc##i##_5) : acc##i##_2); \
-    const V s3 = R < 4 ? z : (U > 1 ? O::Add(acc##i##_6, acc##i##_7) : acc##i##_3); \
-    O::ReduceSum4(s0, s1, s2, s3, sums + Sz(i) * 8);                                \
-    if constexpr (R > 4) {                                                          \
-      O::ReduceSum4(acc##i##_4, R > 5 ? acc##i##_5 : z, R > 6 ? acc##i##_6 : z,     \
-                    R > 7 ? acc##i##_7 : z, sums + Sz(i) * 8 + 4);                  \
-    }                                                                               \
   }
   ATTN_EACH4(ATTN_GV_REDUCE, _)
 #undef ATTN_GV_ZERO
 #undef ATTN_GV_B
 #undef ATTN_GV_FMA
 #undef ATTN_GV_A
+}
 #undef ATTN_GV_TB
 #undef ATTN_GV_TFMA
 #undef ATTN_GV_TA
 #undef ATTN_GV_REDUCE
-}
 
 // The GEMV over all n rows of b: R streams at once, b rows t, seg + t,
 // 2 seg + t, .. (seg = ceil(n / R)): each stream walks a contiguous range of
