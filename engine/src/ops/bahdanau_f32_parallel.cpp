@@ -4,6 +4,7 @@
 #include "attn/config.h"
 #include "ops/bahdanau_f32_item.h"
 #include "ops/context_f32_split.h"
+#include "ops/op_helpers.h"
 
 // Built with ATTN_PARALLEL 0 (bare metal): empty, the ops run serially.
 #if ATTN_PARALLEL
@@ -26,13 +27,9 @@ struct BahdanauSplit {
   const float* keys(int32_t b) const {
     return job.args->keys + idx(b) * idx(seq) * idx(s().key_dim);
   }
-  int32_t len(int32_t b) const {
-    return job.args->key_lengths != nullptr ? job.args->key_lengths[b] : seq;
-  }
+  int32_t len(int32_t b) const { return item_length(job.args->key_lengths, b, seq); }
   float* context(int32_t b) const { return job.args->context + idx(b) * idx(dim_v); }
-  float* weights(int32_t b) const {
-    return job.args->weights != nullptr ? job.args->weights + idx(b) * idx(seq) : nullptr;
-  }
+  float* weights(int32_t b) const { return item_row(job.args->weights, b, seq); }
   const float* query(int32_t b) const { return job.args->query + idx(b) * idx(s().query_dim); }
   // Runs f with the item's memory_tile (bahdanau_item_f32).
   template <class F>
@@ -51,8 +48,9 @@ struct BahdanauSplit {
   }
   void item(int32_t b, unsigned char* slice) const {
     const BahdanauF32Work work = bahdanau_f32_work(s(), slice);
+    const QueryItem<float> it = query_item(*job.args, b, seq, s().query_dim, s().key_dim);
     with_memory(b, [&](auto tile) {
-      bahdanau_item_f32(s(), *job.weights, query(b), keys(b), len(b), context(b), weights(b), work,
+      bahdanau_item_f32(s(), *job.weights, it.query, it.keys, it.len, it.context, it.wrow, work,
                         tile);
     });
   }

@@ -14,13 +14,11 @@ Status bahdanau_s8(const BahdanauS8Params& params, const BahdanauS8Args& args, S
   if (args.query == nullptr || args.keys == nullptr || args.context == nullptr) {
     return Status::kNullPointer;
   }
-  Mask lengths;
-  lengths.key_lengths = args.key_lengths;
-  if (detail::check_mask(lengths, s.batch, s.seq) != Status::kOk) return Status::kBadArgument;
   const Executor& ex = args.executor;
-  if (!executor_valid(ex)) return Status::kBadArgument;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     bahdanau_s8_scratch_bytes(s, ex.workers));
+  if (!detail::lengths_and_executor_ok(args.key_lengths, s.batch, s.seq, ex)) {
+    return Status::kBadArgument;
+  }
+  void* ws = detail::aligned_scratch(scratch, bahdanau_s8_scratch_bytes(s, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
 #if ATTN_PARALLEL
   if (ex.workers > 1) {
@@ -30,20 +28,15 @@ Status bahdanau_s8(const BahdanauS8Params& params, const BahdanauS8Args& args, S
 #endif
   const detail::BahdanauS8Work work = detail::bahdanau_s8_work(s, ws);
   detail::bahdanau_s8_key_terms(params, work.key_term);
-  const auto seq = static_cast<std::size_t>(s.seq);
   const auto kd = static_cast<std::size_t>(s.key_dim);
   const auto units = static_cast<std::size_t>(s.units);
   for (int32_t b = 0; b < s.batch; ++b) {
-    const auto ub = static_cast<std::size_t>(b);
-    const int8_t* keys = args.keys + ub * seq * kd;
+    const detail::QueryItem<int8_t> it = detail::query_item(args, b, s.seq, s.query_dim, s.key_dim);
     const auto project = [&](int32_t j, int8_t* buf) {
-      detail::fc_s8(params.w2, keys + static_cast<std::size_t>(j) * kd, kd, 1, buf, units);
+      detail::fc_s8(params.w2, it.keys + static_cast<std::size_t>(j) * kd, kd, 1, buf, units);
       return static_cast<const int8_t*>(buf);
     };
-    detail::bahdanau_item_s8(params, work, args.query + ub * static_cast<std::size_t>(s.query_dim),
-                             keys, args.key_lengths != nullptr ? args.key_lengths[b] : s.seq,
-                             args.context + ub * kd,
-                             args.weights != nullptr ? args.weights + ub * seq : nullptr, project);
+    detail::bahdanau_item_s8(params, work, it.query, it.keys, it.len, it.context, it.wrow, project);
   }
   return Status::kOk;
 }

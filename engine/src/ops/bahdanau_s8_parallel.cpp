@@ -9,6 +9,7 @@
 #include "attn/config.h"
 #include "core/split.h"
 #include "ops/bahdanau_s8_item.h"
+#include "ops/op_helpers.h"
 
 // Built with ATTN_PARALLEL 0 (bare metal): empty, the ops run serially.
 #if ATTN_PARALLEL
@@ -55,12 +56,8 @@ struct Batch {
   const int8_t* keys(int32_t b) const {
     return args.keys + idx(b) * idx(p.shape.seq) * idx(p.shape.key_dim);
   }
-  int32_t len(int32_t b) const {
-    return args.key_lengths != nullptr ? args.key_lengths[b] : p.shape.seq;
-  }
-  int8_t* wrow(int32_t b) const {
-    return args.weights != nullptr ? args.weights + idx(b) * idx(p.shape.seq) : nullptr;
-  }
+  int32_t len(int32_t b) const { return item_length(args.key_lengths, b, p.shape.seq); }
+  int8_t* wrow(int32_t b) const { return item_row(args.weights, b, p.shape.seq); }
   // Runs f with item b's memory_row (as bahdanau_s8 and bahdanau_s8_step).
   template <class F>
   void with_memory(int32_t b, F&& f) const {
@@ -80,9 +77,10 @@ struct Batch {
   }
   void item(int32_t b, int32_t worker) const {
     const BahdanauS8Work w = work(worker);
+    const QueryItem<int8_t> it =
+        query_item(args, b, p.shape.seq, p.shape.query_dim, p.shape.key_dim);
     with_memory(b, [&](auto row) {
-      bahdanau_item_s8(p, w, args.query + idx(b) * idx(p.shape.query_dim), keys(b), len(b),
-                       args.context + idx(b) * idx(p.shape.key_dim), wrow(b), row);
+      bahdanau_item_s8(p, w, it.query, it.keys, it.len, it.context, it.wrow, row);
     });
   }
   void split(const Executor& ex, int32_t b, int32_t parts) const {

@@ -14,13 +14,11 @@ Status bahdanau_s8_step(const BahdanauS8Params& params, const BahdanauS8Args& ar
       memory == nullptr) {
     return Status::kNullPointer;
   }
-  Mask lengths;
-  lengths.key_lengths = args.key_lengths;
-  if (detail::check_mask(lengths, s.batch, s.seq) != Status::kOk) return Status::kBadArgument;
   const Executor& ex = args.executor;
-  if (!executor_valid(ex)) return Status::kBadArgument;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     bahdanau_s8_scratch_bytes(s, ex.workers));
+  if (!detail::lengths_and_executor_ok(args.key_lengths, s.batch, s.seq, ex)) {
+    return Status::kBadArgument;
+  }
+  void* ws = detail::aligned_scratch(scratch, bahdanau_s8_scratch_bytes(s, ex.workers));
   if (ws == nullptr || memory_bytes < bahdanau_s8_memory_bytes(s)) return Status::kScratchTooSmall;
 #if ATTN_PARALLEL
   if (ex.workers > 1) {
@@ -30,19 +28,15 @@ Status bahdanau_s8_step(const BahdanauS8Params& params, const BahdanauS8Args& ar
 #endif
   const detail::BahdanauS8Work work = detail::bahdanau_s8_work(s, ws);
   detail::bahdanau_s8_key_terms(params, work.key_term);
-  const auto seq = static_cast<std::size_t>(s.seq);
-  const auto kd = static_cast<std::size_t>(s.key_dim);
   const auto units = static_cast<std::size_t>(s.units);
   for (int32_t b = 0; b < s.batch; ++b) {
-    const auto ub = static_cast<std::size_t>(b);
-    const int8_t* item_memory = memory + ub * seq * units;
-    const auto rows = [item_memory, units](int32_t j, int8_t*) {
-      return item_memory + static_cast<std::size_t>(j) * units;
+    const int8_t* m = memory +
+                      static_cast<std::size_t>(b) * static_cast<std::size_t>(s.seq) * units;
+    const auto rows = [m, units](int32_t j, int8_t*) {
+      return m + static_cast<std::size_t>(j) * units;
     };
-    detail::bahdanau_item_s8(
-        params, work, args.query + ub * static_cast<std::size_t>(s.query_dim),
-        args.keys + ub * seq * kd, args.key_lengths != nullptr ? args.key_lengths[b] : s.seq,
-        args.context + ub * kd, args.weights != nullptr ? args.weights + ub * seq : nullptr, rows);
+    const detail::QueryItem<int8_t> it = detail::query_item(args, b, s.seq, s.query_dim, s.key_dim);
+    detail::bahdanau_item_s8(params, work, it.query, it.keys, it.len, it.context, it.wrow, rows);
   }
   return Status::kOk;
 }

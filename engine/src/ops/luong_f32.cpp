@@ -10,12 +10,6 @@
 namespace attn {
 namespace {
 
-Status check_lengths(const int32_t* key_lengths, int32_t batch, int32_t seq) {
-  Mask mask;
-  mask.key_lengths = key_lengths;
-  return detail::check_mask(mask, batch, seq);
-}
-
 // The query row of each batch item (already in key space, query_stride apart)
 // against its keys, which are also its values.
 void attend_queries(const float* queries, std::size_t query_stride, int32_t dim,
@@ -27,9 +21,8 @@ void attend_queries(const float* queries, std::size_t query_stride, int32_t dim,
     const float* keys = args.keys + ub * t * d;
     const detail::LuongKeys k{keys, d, dim, keys, dim};
     detail::luong_attend_f32(queries + ub * query_stride, k,
-                             args.key_lengths != nullptr ? args.key_lengths[b] : seq, seq,
-                             args.context + ub * d,
-                             args.weights != nullptr ? args.weights + ub * t : nullptr, core);
+                             detail::item_length(args.key_lengths, b, seq), seq,
+                             args.context + ub * d, detail::item_row(args.weights, b, seq), core);
   }
 }
 
@@ -40,12 +33,11 @@ Status luong_dot_f32(const LuongDotShape& shape, const LuongF32Args& args, Scrat
     return Status::kNullPointer;
   }
   if (!detail::dims_ok({shape.batch, shape.seq, shape.dim})) return Status::kBadShape;
-  const Status st = check_lengths(args.key_lengths, shape.batch, shape.seq);
-  if (st != Status::kOk) return st;
   const Executor& ex = args.executor;
-  if (!executor_valid(ex)) return Status::kBadArgument;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     luong_dot_f32_scratch_bytes(shape, ex.workers));
+  if (!detail::lengths_and_executor_ok(args.key_lengths, shape.batch, shape.seq, ex)) {
+    return Status::kBadArgument;
+  }
+  void* ws = detail::aligned_scratch(scratch, luong_dot_f32_scratch_bytes(shape, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
   const auto d = static_cast<std::size_t>(shape.dim);
 #if ATTN_PARALLEL
@@ -71,12 +63,11 @@ Status luong_general_f32(const LuongGeneralShape& shape, const LuongGeneralF32We
   if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim})) {
     return Status::kBadShape;
   }
-  const Status st = check_lengths(args.key_lengths, shape.batch, shape.seq);
-  if (st != Status::kOk) return st;
   const Executor& ex = args.executor;
-  if (!executor_valid(ex)) return Status::kBadArgument;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     luong_general_f32_scratch_bytes(shape, ex.workers));
+  if (!detail::lengths_and_executor_ok(args.key_lengths, shape.batch, shape.seq, ex)) {
+    return Status::kBadArgument;
+  }
+  void* ws = detail::aligned_scratch(scratch, luong_general_f32_scratch_bytes(shape, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
 #if ATTN_PARALLEL
   if (ex.workers > 1) {
@@ -110,8 +101,7 @@ Status luong_general_f32(const LuongGeneralShape& shape, const LuongGeneralF32We
     one.keys = args.keys +
                ub * static_cast<std::size_t>(shape.seq) * static_cast<std::size_t>(shape.key_dim);
     one.context = args.context + ub * static_cast<std::size_t>(shape.key_dim);
-    one.weights = args.weights != nullptr ? args.weights + ub * static_cast<std::size_t>(shape.seq)
-                                          : nullptr;
+    one.weights = detail::item_row(args.weights, b, shape.seq);
     one.key_lengths = args.key_lengths != nullptr ? args.key_lengths + b : nullptr;
     attend_queries(projected, 0, shape.key_dim, one, 1, shape.seq, core);
   }

@@ -4,6 +4,7 @@
 #include "attn/luong.h"
 #include "ops/context_f32_split.h"
 #include "ops/luong_f32_item.h"
+#include "ops/op_helpers.h"
 
 // Built with ATTN_PARALLEL 0 (bare metal): empty, the ops run serially.
 #if ATTN_PARALLEL
@@ -26,13 +27,9 @@ struct LuongSplit {
     return LuongKeys{job.k + idx(b) * job.k_item, job.k_stride, job.dim_k,
                      job.args->keys + idx(b) * idx(seq) * idx(dim_v), dim_v};
   }
-  int32_t len(int32_t b) const {
-    return job.args->key_lengths != nullptr ? job.args->key_lengths[b] : seq;
-  }
+  int32_t len(int32_t b) const { return item_length(job.args->key_lengths, b, seq); }
   float* context(int32_t b) const { return job.args->context + idx(b) * idx(dim_v); }
-  float* weights(int32_t b) const {
-    return job.args->weights != nullptr ? job.args->weights + idx(b) * idx(seq) : nullptr;
-  }
+  float* weights(int32_t b) const { return item_row(job.args->weights, b, seq); }
   // The item's query row; general one-shot: projected into the slice.
   const float* query(int32_t b, unsigned char* slice) const {
     const float* q = job.queries + idx(b) * job.query_stride;

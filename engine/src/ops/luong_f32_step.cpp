@@ -16,15 +16,12 @@ Status luong_general_f32_step(const LuongGeneralShape& shape, const LuongF32Args
   if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim})) {
     return Status::kBadShape;
   }
-  Mask lengths;
-  lengths.key_lengths = args.key_lengths;
-  if (detail::check_mask(lengths, shape.batch, shape.seq) != Status::kOk) {
+  const Executor& ex = args.executor;
+  if (!detail::lengths_and_executor_ok(args.key_lengths, shape.batch, shape.seq, ex)) {
     return Status::kBadArgument;
   }
-  const Executor& ex = args.executor;
-  if (!executor_valid(ex)) return Status::kBadArgument;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     luong_general_f32_step_scratch_bytes(shape, ex.workers));
+  void* ws =
+      detail::aligned_scratch(scratch, luong_general_f32_step_scratch_bytes(shape, ex.workers));
   if (ws == nullptr || memory_bytes < luong_general_f32_memory_bytes(shape)) {
     return Status::kScratchTooSmall;
   }
@@ -44,10 +41,9 @@ Status luong_general_f32_step(const LuongGeneralShape& shape, const LuongF32Args
     const auto ub = static_cast<std::size_t>(b);
     const detail::LuongKeys keys{memory + ub * t * dq, dq, shape.query_dim, args.keys + ub * t * dk,
                                  shape.key_dim};
-    detail::luong_attend_f32(args.query + ub * dq, keys,
-                             args.key_lengths != nullptr ? args.key_lengths[b] : shape.seq,
-                             shape.seq, args.context + ub * dk,
-                             args.weights != nullptr ? args.weights + ub * t : nullptr, ws);
+    detail::luong_attend_f32(
+        args.query + ub * dq, keys, detail::item_length(args.key_lengths, b, shape.seq), shape.seq,
+        args.context + ub * dk, detail::item_row(args.weights, b, shape.seq), ws);
   }
   return Status::kOk;
 }

@@ -11,6 +11,7 @@
 #include "core/split.h"
 #include "ops/fc_s8.h"
 #include "ops/luong_s8_item.h"
+#include "ops/op_helpers.h"
 
 // Built with ATTN_PARALLEL 0 (bare metal): empty, the ops run serially.
 #if ATTN_PARALLEL
@@ -31,9 +32,8 @@ void luong_s8_parallel(const Executor& ex, const LuongS8Job& job, void* scratch)
   const auto view = [&](int32_t b, const int8_t* k, std::size_t k_stride) {
     const auto ub = static_cast<std::size_t>(b);
     return luong_view_s8(p, args.query + ub * qd, k, k_stride, args.keys + ub * seq * kd,
-                         args.key_lengths != nullptr ? args.key_lengths[b] : s.seq,
-                         args.context + ub * kd,
-                         args.weights != nullptr ? args.weights + ub * seq : nullptr);
+                         item_length(args.key_lengths, b, s.seq), args.context + ub * kd,
+                         item_row(args.weights, b, s.seq));
   };
   if (job.proj == nullptr) {
     auto item = [&](int32_t b) {

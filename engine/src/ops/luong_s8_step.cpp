@@ -15,13 +15,11 @@ Status luong_general_s8_step(const LuongS8Params& params, const LuongS8Args& arg
     return Status::kNullPointer;
   }
   if (!params.general) return Status::kBadArgument;
-  Mask lengths;
-  lengths.key_lengths = args.key_lengths;
-  if (detail::check_mask(lengths, s.batch, s.seq) != Status::kOk) return Status::kBadArgument;
   const Executor& ex = args.executor;
-  if (!executor_valid(ex)) return Status::kBadArgument;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     luong_general_s8_step_scratch_bytes(s, ex.workers));
+  if (!detail::lengths_and_executor_ok(args.key_lengths, s.batch, s.seq, ex)) {
+    return Status::kBadArgument;
+  }
+  void* ws = detail::aligned_scratch(scratch, luong_general_s8_step_scratch_bytes(s, ex.workers));
   if (ws == nullptr || memory_bytes < luong_general_s8_memory_bytes(s)) {
     return Status::kScratchTooSmall;
   }
@@ -36,10 +34,10 @@ Status luong_general_s8_step(const LuongS8Params& params, const LuongS8Args& arg
   const auto kd = static_cast<std::size_t>(s.key_dim);
   for (int32_t b = 0; b < s.batch; ++b) {
     const auto ub = static_cast<std::size_t>(b);
-    detail::luong_item_s8(
-        params, args.query + ub * qd, memory + ub * seq * qd, qd, args.keys + ub * seq * kd,
-        args.key_lengths != nullptr ? args.key_lengths[b] : s.seq, args.context + ub * kd,
-        args.weights != nullptr ? args.weights + ub * seq : nullptr, ws);
+    detail::luong_item_s8(params, args.query + ub * qd, memory + ub * seq * qd, qd,
+                          args.keys + ub * seq * kd,
+                          detail::item_length(args.key_lengths, b, s.seq), args.context + ub * kd,
+                          detail::item_row(args.weights, b, s.seq), ws);
   }
   return Status::kOk;
 }

@@ -9,11 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <type_traits>
 
 #include "attn/mask.h"
+#include "attn/parallel.h"
 #include "attn/scratch.h"
-#include "attn/status.h"
 #include "attn/sdpa.h"
+#include "attn/status.h"
 #include "core/attend_mask.h"
 
 namespace attn {
@@ -51,12 +53,62 @@ inline Status check_mask(const Mask& mask, int32_t batch, int32_t seq_kv) {
   return Status::kOk;
 }
 
+// The entry checks of the single-query ops (Bahdanau, Luong) that come before
+// their scratch: every batch item's key length in [0, seq] (key_lengths may
+// be null: every item seq keys) and an executor_valid executor.
+inline bool lengths_and_executor_ok(const int32_t* key_lengths, int32_t batch, int32_t seq,
+                                    const Executor& ex) {
+  Mask lengths;
+  lengths.key_lengths = key_lengths;
+  return check_mask(lengths, batch, seq) == Status::kOk && executor_valid(ex);
+}
+
+// Batch item b's key length: key_lengths[b], or seq when key_lengths is null.
+inline int32_t item_length(const int32_t* key_lengths, int32_t b, int32_t seq) {
+  return key_lengths != nullptr ? key_lengths[b] : seq;
+}
+
+// Batch item b's row of an optional [batch, seq] weights output (null: null).
+template <class T>
+T* item_row(T* weights, int32_t b, int32_t seq) {
+  return weights != nullptr ? weights + static_cast<std::size_t>(b) * static_cast<std::size_t>(seq)
+                            : nullptr;
+}
+
+// Batch item b of a single-query op's args (Bahdanau, Luong; float or int8):
+// query [batch, query_dim], keys [batch, seq, key_dim], context [batch,
+// key_dim], the optional weights [batch, seq], the optional key lengths.
+template <class T>
+struct QueryItem {
+  const T* query;
+  const T* keys;
+  int32_t len;
+  T* context;
+  T* wrow;  // null when the op writes no weights
+};
+
+template <class Args>
+auto query_item(const Args& args, int32_t b, int32_t seq, int32_t query_dim, int32_t key_dim) {
+  const auto ub = static_cast<std::size_t>(b);
+  const auto kd = static_cast<std::size_t>(key_dim);
+  using T = typename std::remove_pointer<decltype(args.context)>::type;
+  return QueryItem<T>{args.query + ub * static_cast<std::size_t>(query_dim),
+                      args.keys + ub * static_cast<std::size_t>(seq) * kd,
+                      item_length(args.key_lengths, b, seq), args.context + ub * kd,
+                      item_row(args.weights, b, seq)};
+}
+
 // Rounds `data` up to 64 bytes and checks the size: null if data is null,
 // needed is 0 or bytes < needed. `needed` includes the 64 bytes of slack.
 inline void* aligned_scratch(void* data, std::size_t bytes, std::size_t needed) {
   if (data == nullptr || needed == 0 || bytes < needed) return nullptr;
   const auto addr = reinterpret_cast<std::uintptr_t>(data);
   return static_cast<unsigned char*>(data) + (align_up(addr) - addr);
+}
+
+// aligned_scratch of the caller's Scratch.
+inline void* aligned_scratch(Scratch scratch, std::size_t needed) {
+  return aligned_scratch(scratch.data, scratch.bytes, needed);
 }
 
 // The mask of batch item b, for a seq_q x seq_kv attention.

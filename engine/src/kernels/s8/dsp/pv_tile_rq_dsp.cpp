@@ -19,7 +19,6 @@ namespace detail {
 
 namespace {
 
-using dsp::Pair;
 using dsp::PtrPair;
 
 // What the asm reads between blocks (a stack record: the loop needs every
@@ -29,16 +28,12 @@ struct PvRq {
   int32_t blocks;       // 16-row blocks
   uint32_t skip;        // V bytes from a block's end to the next block
   uint32_t back;        // from the last block's end back to the next column pair
-  Pair init0, init1;    // the accumulators' start: -2 offsets[i], -2 offsets[i + 1], twice
-  Pair mb;              // RqDouble multiplier, bias
-  int32_t right;        // RqDouble right shift
-  PtrPair o;            // the next outputs of rows i, i + 1
-  const int8_t* o_end;  // o.o0 past the last column pair
-  int8_t last[4];       // the pair (n - 1, n) of an odd n: rows i, i + 1 at 0, 2
+  dsp::RqRecord rq;
+  int8_t last[4];  // the pair (n - 1, n) of an odd n: rows i, i + 1 at 0, 2
 };
 
 // The outputs of a split weight pair at the column pairs from vp up to
-// st.o_end.
+// st.rq.o_end.
 inline void pv_rows_rq(PvRq& st, const int8_t* vp) {
   const uint32_t* wp;
   int32_t a00, a01, a10, a11, n;
@@ -59,10 +54,10 @@ inline void pv_rows_rq(PvRq& st, const int8_t* vp) {
                                                          "y") "bne 0b\n\t"
       : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [wp] "=&r"(wp),
         [vp] "+r"(vp), [n] "=&r"(n), [w0e] "=&r"(w0e), [w0o] "=&r"(w0o), [w1e] "=&r"(w1e),
-        [w1o] "=&r"(w1o), [x] "=&r"(x), [y] "=&r"(y), [t] "=&r"(t), [o] "+m"(st.o)
-      : [wp0] "m"(st.wp0), [init0] "m"(st.init0), [init1] "m"(st.init1), [blocks] "m"(st.blocks),
-        [skip] "m"(st.skip), [back] "m"(st.back), [mb] "m"(st.mb), [right] "m"(st.right),
-        [o_end] "m"(st.o_end)
+        [w1o] "=&r"(w1o), [x] "=&r"(x), [y] "=&r"(y), [t] "=&r"(t), [o] "+m"(st.rq.o)
+      : [wp0] "m"(st.wp0), [init0] "m"(st.rq.init0), [init1] "m"(st.rq.init1),
+        [blocks] "m"(st.blocks), [skip] "m"(st.skip), [back] "m"(st.back), [mb] "m"(st.rq.mb),
+        [right] "m"(st.rq.right), [o_end] "m"(st.rq.o_end)
       : "cc", "memory");
 }
 
@@ -81,8 +76,7 @@ bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
   st.blocks = (nrows + 15) / 16;
   st.skip = static_cast<uint32_t>(block_bytes) - 32;
   st.back = static_cast<uint32_t>(st.blocks) * static_cast<uint32_t>(block_bytes) - 32;
-  st.mb = {rq.multiplier, rq.bias};
-  st.right = rq.right;
+  st.rq.set_rq(rq);
   for (int32_t i = 0; i < nq; i += 2) {
     const uint8_t* w0 = w + static_cast<std::size_t>(i) * w_stride;
     const bool pair = i + 1 < nq;
@@ -90,19 +84,14 @@ bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
                        static_cast<uint32_t*>(work));
     int8_t* o0 = out + static_cast<std::size_t>(i) * out_stride;
     int8_t* o1 = pair ? o0 + out_stride : o0;
-    // -2 offset, wrapping as the accumulators do (the final sums fit).
-    const auto m0 = static_cast<int32_t>(0u - 2u * static_cast<uint32_t>(offsets[i]));
-    const int32_t m1 = pair ? static_cast<int32_t>(0u - 2u * static_cast<uint32_t>(offsets[i + 1]))
-                            : m0;
-    st.init0 = {m0, m0};
-    st.init1 = {m1, m1};
+    st.rq.start_rows(offsets, i, pair);
     // The whole column pairs into the rows, then for an odd n the pair (n - 1,
     // n) into st.last (row i + 1's byte copied first: for an odd nq o1 is o0).
     for (int32_t part = 0; part < 2; ++part) {
       const int32_t pairs = part == 0 ? n / 2 : n % 2;
       if (pairs == 0) continue;
-      st.o = part == 0 ? PtrPair{o0, o1} : PtrPair{st.last, st.last + 2};
-      st.o_end = st.o.o0 + 2 * pairs;
+      st.rq.o = part == 0 ? PtrPair{o0, o1} : PtrPair{st.last, st.last + 2};
+      st.rq.o_end = st.rq.o.o0 + 2 * pairs;
       pv_rows_rq(st, vpacked + static_cast<std::size_t>(part == 0 ? 0 : n / 2) * 32);
     }
     if (n % 2 != 0) {

@@ -20,22 +20,15 @@ namespace detail {
 
 namespace {
 
-using dsp::Pair;
-using dsp::PtrPair;
-
 // What the asm reads between blocks (a stack record: the loop needs every
 // free register). One per call, updated per query pair.
 struct QkRq {
-  const void* qp0;      // the query pair's packed rows
-  int32_t groups;       // column groups
-  Pair init0, init1;    // the accumulators' start: -2 offsets[i], -2 offsets[i + 1], twice
-  Pair mb;              // RqDouble multiplier, bias
-  int32_t right;        // RqDouble right shift
-  PtrPair o;            // the next outputs of rows i, i + 1
-  const int8_t* o_end;  // o.o0 past the last key pair
+  const void* qp0;  // the query pair's packed rows
+  int32_t groups;   // column groups
+  dsp::RqRecord rq;
 };
 
-// The scores of a query pair against the key pairs from kp up to st.o_end.
+// The scores of a query pair against the key pairs from kp up to st.rq.o_end.
 inline void qk_rows_rq(QkRq& st, const int8_t* kp) {
   const void* qp;
   int32_t a00, a01, a10, a11, n;
@@ -55,9 +48,10 @@ inline void qk_rows_rq(QkRq& st, const int8_t* kp) {
       "3:\n\t" ATTN_DSP_RQ_STORE_2X2("q0e", "q0o", "q1e", "e", "k0", "k1") "bne 0b\n\t"
       : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [qp] "=&r"(qp),
         [kp] "+r"(kp), [n] "=&r"(n), [q0e] "=&r"(q0e), [q0o] "=&r"(q0o), [q1e] "=&r"(q1e),
-        [q1o] "=&r"(q1o), [k0] "=&r"(k0), [k1] "=&r"(k1), [e] "=&r"(e), [o] "+m"(st.o)
-      : [qp0] "m"(st.qp0), [init0] "m"(st.init0), [init1] "m"(st.init1), [groups] "m"(st.groups),
-        [mb] "m"(st.mb), [right] "m"(st.right), [o_end] "m"(st.o_end)
+        [q1o] "=&r"(q1o), [k0] "=&r"(k0), [k1] "=&r"(k1), [e] "=&r"(e), [o] "+m"(st.rq.o)
+      : [qp0] "m"(st.qp0), [init0] "m"(st.rq.init0), [init1] "m"(st.rq.init1),
+        [groups] "m"(st.groups), [mb] "m"(st.rq.mb), [right] "m"(st.rq.right),
+        [o_end] "m"(st.rq.o_end)
       : "cc", "memory");
 }
 
@@ -75,21 +69,21 @@ bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
   const dsp::RqDouble rq(multiplier, shift, out_zp);
   QkRq st;
   st.groups = dsp::col_groups(n);
-  st.mb = {rq.multiplier, rq.bias};
-  st.right = rq.right;
+  st.rq.set_rq(rq);
   for (int32_t i = 0; i < nq; i += 2) {
     int8_t* o0 = out + static_cast<std::size_t>(i) * out_stride;
     const bool pair = i + 1 < nq;
-    // -2 offset, wrapping as the accumulators do (the final sums fit).
+    // rq.start_rows written out: through it GCC 12 gives the asm loop other
+    // registers and the row setup more instructions.
     const auto m0 = static_cast<int32_t>(0u - 2u * static_cast<uint32_t>(offsets[i]));
     const int32_t m1 = pair ? static_cast<int32_t>(0u - 2u * static_cast<uint32_t>(offsets[i + 1]))
                             : m0;
     st.qp0 = u + static_cast<std::size_t>(i / 2) * dsp::qpair_bytes(n);
-    st.init0 = {m0, m0};
-    st.init1 = {m1, m1};
-    st.o = {o0, pair ? o0 + out_stride : o0};
+    st.rq.init0 = {m0, m0};
+    st.rq.init1 = {m1, m1};
+    st.rq.o = {o0, pair ? o0 + out_stride : o0};
     // Rows of out hold round16(nkeys) entries: both keys of the last pair fit.
-    st.o_end = o0 + 2 * ((nkeys + 1) / 2);
+    st.rq.o_end = o0 + 2 * ((nkeys + 1) / 2);
     qk_rows_rq(st, kpacked);
   }
   return true;

@@ -75,6 +75,30 @@ struct PtrPair {
   int8_t* o1;  // row i + 1 (row i again for an odd last row: written first)
 };
 
+// What the fused GEMMs' asm loops read at each 2 x 2 block's start and in
+// its epilogue (ATTN_DSP_RQ_STORE_2X2), a member of their stack records.
+struct RqRecord {
+  Pair init0, init1;    // the accumulators' start: -2 offsets[i], -2 offsets[i + 1], twice
+  Pair mb;              // RqDouble multiplier, bias
+  int32_t right;        // RqDouble right shift
+  PtrPair o;            // the next outputs of rows i, i + 1
+  const int8_t* o_end;  // o.o0 past the last column pair
+
+  void set_rq(const RqDouble& rq) {
+    mb = {rq.multiplier, rq.bias};
+    right = rq.right;
+  }
+  // The start of rows i and i + 1 (row i again when !pair): -2 offset,
+  // wrapping as the accumulators do (the final sums fit).
+  void start_rows(const int32_t* offsets, int32_t i, bool pair) {
+    const auto m0 = static_cast<int32_t>(0u - 2u * static_cast<uint32_t>(offsets[i]));
+    const int32_t m1 = pair ? static_cast<int32_t>(0u - 2u * static_cast<uint32_t>(offsets[i + 1]))
+                            : m0;
+    init0 = {m0, m0};
+    init1 = {m1, m1};
+  }
+};
+
 // Weight rows w0, w1 (4 * groups bytes each) into the P layout above, scale 2
 // (twice) or 1: per word x of 4 weights, (x & 0x00ff00ff) and ((x >> 8) &
 // 0x00ff00ff), shifted left once more when doubled.

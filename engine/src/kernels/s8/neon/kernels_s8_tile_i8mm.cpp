@@ -29,9 +29,15 @@ namespace attn {
 namespace detail {
 namespace {
 
-// The 2 x 2 accumulators' starting value for rows r0, r1.
-ATTN_INLINE uint32x4_t pair_init(uint32_t r0, uint32_t r1) {
-  return vcombine_u32(vdup_n_u32(r0), vdup_n_u32(r1));
+// Every 2 x 2 accumulator of row pair p at its rows' starting values
+// init[2 p] (lanes 0-1) and init[2 p + 1] (lanes 2-3).
+template <int P>
+ATTN_INLINE void start_pairs(const uint32_t (&init)[2 * P], int32x4_t (&acc)[P][8]) {
+  for (int p = 0; p < P; ++p) {
+    const int32x4_t i =
+        vreinterpretq_s32_u32(vcombine_u32(vdup_n_u32(init[2 * p]), vdup_n_u32(init[2 * p + 1])));
+    for (int x = 0; x < 8; ++x) acc[p][x] = i;
+  }
 }
 
 // Rows 2p and 2p + 1 (the last row twice when R is odd) of 16 keys or
@@ -54,10 +60,7 @@ ATTN_INLINE void qk_block_mm(const uint8_t* const (&rp)[2 * kPairs<R>], const in
                              const uint32_t (&init)[2 * kPairs<R>],
                              int32x4_t (&acc)[kPairs<R>][8]) {
   constexpr int P = kPairs<R>;
-  for (int p = 0; p < P; ++p) {
-    const int32x4_t i = vreinterpretq_s32_u32(pair_init(init[2 * p], init[2 * p + 1]));
-    for (int x = 0; x < 8; ++x) acc[p][x] = i;
-  }
+  start_pairs(init, acc);
   int32_t h = 0;
   for (; h + 2 <= H; h += 2) {
     uint8x16_t a[P][2];
@@ -127,10 +130,7 @@ ATTN_INLINE void pv_block_mm(const uint8_t* const (&rp)[2 * kPairs<R>], const in
                              const uint32_t (&init)[2 * kPairs<R>],
                              int32x4_t (&acc)[kPairs<R>][8]) {
   constexpr int P = kPairs<R>;
-  for (int p = 0; p < P; ++p) {
-    const int32x4_t i = vreinterpretq_s32_u32(pair_init(init[2 * p], init[2 * p + 1]));
-    for (int x = 0; x < 8; ++x) acc[p][x] = i;
-  }
+  start_pairs(init, acc);
   const auto step = [&](const uint8x16_t(&a)[P], const int8_t* vg) {
     for (int x = 0; x < 8; ++x) {
       const int8x16_t b = vld1q_s8(vg + 16 * x);
