@@ -69,9 +69,10 @@ const Case kCases[] = {
     {{1, 3, 900, 64, 32}, true, true, false, false, false, false, true},
     {{2, 1, 1400, 64, 64}, false, false, true, false, false, true, true},
     {{1, 2, 1100, 32, 32}, false, false, false, true, true, false, true},
-    // Long enough for the int8 key split (attn/sdpa_s8.h), with masks.
-    {{1, 2, 3900, 64, 64}, false, false, false, true, true, false, true},
-    {{2, 1, 4000, 64, 64}, false, true, true, false, false, true, true},
+    // Long and wide enough for the int8 key split (attn/sdpa_s8.h: ranges of
+    // three tasks' work), with masks.
+    {{1, 2, 3900, 256, 256}, false, false, false, true, true, false, true},
+    {{2, 1, 4000, 192, 256}, false, true, true, false, false, true, true},
 };
 
 // Inputs and masks of one case, float and int8 alike.

@@ -246,8 +246,10 @@ struct SdpaS8Args {
 // softmax 4: a small call runs on the calling thread). When that leaves
 // workers idle, a batch item of at most 4 query rows (a decode step) is split
 // by key range when at least two ranges of whole kSdpaKeyBlock blocks reach
-// that minimum (at most 8 ranges; a row with fewer than 2 * kSdpaKeyBlock
-// visible keys is not split), row by row, in three passes, because TFLite's softmax
+// three times that minimum, one task's work in each of the three passes
+// below (at most 8 ranges; a row with fewer than 2 * kSdpaKeyBlock visible
+// keys is not split; at d = 64 no row is: 4095 keys is one range), row by
+// row, in three passes, because TFLite's softmax
 // needs the row's max before any exp and its exp sum before any probability:
 // (1) each range's scores and max, merged by max; (2) each range's sum of
 // table exps, merged by an int32 sum; (3) each range's probabilities and
