@@ -26,8 +26,8 @@
 #include "attn/mha_decode.h"
 #include "attn/mha_decode_s8.h"
 #include "attn/thread_pool.h"
-#include "ref_double.h"
 #include "executors.h"
+#include "ref_double.h"
 
 namespace {
 
@@ -378,7 +378,8 @@ TEST(DecodeThreadsArgs, ScratchFormulasScaleWithWorkers) {
   EXPECT_EQ(attn::mha_decode_f32_scratch_bytes(s, 0), 0u);
   s.cache_element = KvElement::kS8;
   const std::size_t one8 = attn::mha_decode_s8_scratch_bytes(s, 100);
-  const auto slice8 = static_cast<std::size_t>(attn::mha_decode_s8_slice_bytes64(64, 8, 100, attn::mha_decode_s8_core_rows(s)));
+  const auto slice8 = static_cast<std::size_t>(
+      attn::mha_decode_s8_slice_bytes64(64, 8, 100, attn::mha_decode_s8_core_rows(s)));
   EXPECT_EQ(attn::mha_decode_s8_scratch_bytes(s, 100, 3), one8 + 2 * slice8);
   EXPECT_EQ(attn::mha_decode_s8_scratch_bytes(s, 100, -1), 0u);
 }
