@@ -75,6 +75,18 @@ inline std::string context_name(const char* op, int32_t batch, int32_t seq) {
   return std::string(op) + " B=" + std::to_string(batch) + " T=" + std::to_string(seq);
 }
 
+// The output, optional weights (none when empty), mask (key lengths: none
+// when empty) and executor of an attention op's Args.
+template <class Args, class T>
+void set_out_mask(Args* a, std::vector<T>& out, std::vector<T>& weights, bool causal,
+                  std::vector<int32_t>& lens, const attn::Executor& ex) {
+  a->out = out.data();
+  a->weights = weights.empty() ? nullptr : weights.data();
+  a->mask.causal = causal;
+  a->mask.key_lengths = lens.empty() ? nullptr : lens.data();
+  a->executor = ex;
+}
+
 // The buffers of an MHA case (T: float or int8): query [B, Sq, E], key
 // [B, Skv, kdim], value [B, Skv, vdim], out [B, Sq, E], the optional weights
 // (sized by the builder) and the mask.
@@ -99,11 +111,7 @@ struct MhaIo {
     a.query = query.data();
     a.key = key.data();
     a.value = value.data();
-    a.out = out.data();
-    a.weights = weights.empty() ? nullptr : weights.data();
-    a.mask.causal = causal;
-    a.mask.key_lengths = lens.empty() ? nullptr : lens.data();
-    a.executor = ex;
+    set_out_mask(&a, out, weights, causal, lens, ex);
     return a;
   }
 };

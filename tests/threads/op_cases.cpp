@@ -30,6 +30,25 @@ void split_case(OpCase* c, const Data* d, int32_t split_from) {
   };
 }
 
+// The reference and bound of a case's two float outputs, added item by item:
+// ref (and tol) hold every item's first output, then every item's second.
+struct RefPair {
+  std::vector<double> first, first_tol, second, second_tol;
+  void add(const std::vector<double>& f, const std::vector<double>& f_tol,
+           const std::vector<double>& s, const std::vector<double>& s_tol) {
+    first.insert(first.end(), f.begin(), f.end());
+    first_tol.insert(first_tol.end(), f_tol.begin(), f_tol.end());
+    second.insert(second.end(), s.begin(), s.end());
+    second_tol.insert(second_tol.end(), s_tol.begin(), s_tol.end());
+  }
+  void write(std::vector<double>* ref, std::vector<double>* tol) const {
+    *ref = first;
+    ref->insert(ref->end(), second.begin(), second.end());
+    *tol = first_tol;
+    tol->insert(tol->end(), second_tol.begin(), second_tol.end());
+  }
+};
+
 // ------------------------------------------------------------ general
 struct GeneralData {
   attn::GeneralAttentionShape s;
@@ -42,11 +61,7 @@ struct GeneralData {
   attn::Status run(const attn::Executor& ex, attn::Scratch sc) {
     attn::GeneralAttentionF32Args a;
     a.x = x.data();
-    a.out = out.data();
-    a.weights = weights.empty() ? nullptr : weights.data();
-    a.mask.causal = causal;
-    a.mask.key_lengths = lens.empty() ? nullptr : lens.data();
-    a.executor = ex;
+    set_out_mask(&a, out, weights, causal, lens, ex);
     return attn::general_attention_f32(s, {wq.data(), wk.data(), wv.data()}, a, sc);
   }
 };
@@ -108,7 +123,7 @@ void mha_reference(const MhaData& d, std::vector<double>* ref, std::vector<doubl
   const int hd = e / s.num_heads;
   const std::size_t sqkv = uz(s.seq_q) * uz(s.seq_kv);
   const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
-  std::vector<double> out_r, out_t, w_r, w_t;
+  RefPair outputs;  // out, then the weights
   for (int32_t b = 0; b < s.batch; ++b) {
     std::vector<double> qp(uz(s.seq_q) * uz(e)), qe(qp.size()), kp(uz(s.seq_kv) * uz(e)),
         ke(kp.size()), vp(kp.size()), ve(kp.size()), o(qp.size()), oe(qp.size()), p(sqkv), pt(sqkv),
@@ -142,15 +157,9 @@ void mha_reference(const MhaData& d, std::vector<double>* ref, std::vector<doubl
     }
     attn_ref::project<double>(s.seq_q, e, e, o.data(), uz(e), oe.data(), d.out_w.data(), uz(e), 1,
                               d.out_b.data(), y.data(), ye.data(), uz(e));
-    out_r.insert(out_r.end(), y.begin(), y.end());
-    out_t.insert(out_t.end(), ye.begin(), ye.end());
-    w_r.insert(w_r.end(), avg.begin(), avg.end());
-    w_t.insert(w_t.end(), avg_t.begin(), avg_t.end());
+    outputs.add(y, ye, avg, avg_t);
   }
-  *ref = out_r;
-  ref->insert(ref->end(), w_r.begin(), w_r.end());
-  *tol = out_t;
-  tol->insert(tol->end(), w_t.begin(), w_t.end());
+  outputs.write(ref, tol);
 }
 
 void MhaData::reference(std::vector<double>* ref, std::vector<double>* tol) const {
@@ -220,19 +229,13 @@ struct BahdanauData : ContextIo<float> {
 template <class Item>
 void context_reference(int32_t batch, int32_t seq, int32_t dk, Item item, std::vector<double>* ref,
                        std::vector<double>* tol) {
-  std::vector<double> ctx, ctx_t, w, w_t;
+  RefPair outputs;  // context, then the weights
   for (int32_t b = 0; b < batch; ++b) {
     std::vector<double> p(uz(seq)), pt(p.size()), c(uz(dk)), ct(c.size());
     item(b, p.data(), pt.data(), c.data(), ct.data());
-    ctx.insert(ctx.end(), c.begin(), c.end());
-    ctx_t.insert(ctx_t.end(), ct.begin(), ct.end());
-    w.insert(w.end(), p.begin(), p.end());
-    w_t.insert(w_t.end(), pt.begin(), pt.end());
+    outputs.add(c, ct, p, pt);
   }
-  *ref = ctx;
-  ref->insert(ref->end(), w.begin(), w.end());
-  *tol = ctx_t;
-  tol->insert(tol->end(), w_t.begin(), w_t.end());
+  outputs.write(ref, tol);
 }
 
 void BahdanauData::reference(std::vector<double>* ref, std::vector<double>* tol) const {
