@@ -17,24 +17,14 @@ asserted. Exits 0 on success, 1 on failure.
 """
 import json
 import os
-import subprocess
 import sys
+
+from cli_common import check, finish, runner
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 MODELS = os.path.join(os.path.dirname(HERE), "data", "model")
 CMD = sys.argv[2:] + [os.path.abspath(sys.argv[1])]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def attn(*args):
-    p = subprocess.run(CMD + list(args), capture_output=True, text=True, timeout=600)
-    return p.returncode, p.stdout, p.stderr
+attn = runner(CMD, timeout=600)
 
 
 def a64(n):
@@ -164,11 +154,7 @@ def main():
         rc, out, err = attn("bench", *args, "--time", "0.01")
         check(rc == 2 and needle in err and len(err.strip().splitlines()) == 1 and out == "",
               f"bench {args}: rc {rc}, one-line error with {needle!r}: {err!r}")
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all bench checks passed")
-    return 0
+    return finish("all bench checks passed")
 
 
 if __name__ == "__main__":

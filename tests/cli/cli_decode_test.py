@@ -22,13 +22,13 @@ Checks, against the float64 NumPy decoder in tools/convert/reference.py
 Exits 0 on success, 1 on failure, 77 (skipped) when NumPy is missing.
 """
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+from cli_common import check, finish, runner  # noqa: E402
 from missing_tool import skip  # noqa: E402
 
 try:
@@ -39,20 +39,9 @@ from convert import reference  # noqa: E402
 
 TOL = 1e-5
 ATTN = os.path.abspath(sys.argv[1])
-failures = []
+run = runner([ATTN])
 E, H, T = 32, 4, 29
 HD = E // H
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(*args):
-    p = subprocess.run([ATTN, *args], capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
 
 
 def worst(got, ref):
@@ -236,11 +225,7 @@ def main():
         xpath, wdir = decode_cases(tmp, rng)
         error_cases(tmp, xpath, wdir)
     help_case()
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    print("cli_decode_test: all checks passed")
-    return 0
+    return finish("cli_decode_test: all checks passed")
 
 
 if __name__ == "__main__":

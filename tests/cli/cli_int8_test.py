@@ -38,11 +38,10 @@ Exits 0 on success, 1 on failure, 77 (skipped) when NumPy is missing (1 under CI
 import math
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+from cli_common import check, finish, runner, temp_dir  # noqa: E402
 from missing_tool import skip  # noqa: E402
 
 try:
@@ -55,20 +54,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 import int8_reference as ref  # noqa: E402
 
 ATTN = os.path.abspath(sys.argv[1])
-failures = []
 counts = {"softmax": 0, "sdpa": 0, "luong": 0, "mha": 0, "bahdanau": 0, "errors": 0}
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
-
-
-def run(*args):
-    p = subprocess.run([ATTN, *map(str, args)], capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
+run = runner([ATTN])
 
 
 def fs(x):
@@ -94,23 +81,6 @@ def same(tag, got, want):
     bad = np.argwhere(got.astype(np.int64) != want)
     check(bad.size == 0, f"{tag}: {len(bad)} of {want.size} values differ from the reference, "
                          f"first at {tuple(bad[0]) if bad.size else ()}")
-
-
-class Dir:
-    def __init__(self, root):
-        self.root = root
-
-    def __call__(self, name):
-        return os.path.join(self.root, name)
-
-    def save(self, name, arr):
-        np.save(self(name), arr)
-        return self(name)
-
-    def clear(self, *names):
-        for n in names:
-            if os.path.exists(self(n)):
-                os.remove(self(n))
 
 
 def i8(g, *shape):
@@ -816,9 +786,7 @@ def test_help():
 
 
 def main():
-    root = tempfile.mkdtemp(prefix="attn_cli_int8_test.")
-    try:
-        d = Dir(root)
+    with temp_dir("attn_cli_int8_test.") as d:
         test_help()
         test_softmax(d)
         test_sdpa(d)
@@ -826,17 +794,11 @@ def main():
         test_mha(d)
         test_bahdanau(d)
         test_errors(d)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
     print(f"{counts['softmax']} softmax-s8, {counts['sdpa']} sdpa, {counts['luong']} luong, "
           f"{counts['mha']} mha and {counts['bahdanau']} bahdanau int8 runs matched the "
           f"reference bit for bit; "
           f"{counts['errors']} error cases")
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all int8 CLI checks passed")
-    return 0
+    return finish("all int8 CLI checks passed")
 
 
 if __name__ == "__main__":

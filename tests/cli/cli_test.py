@@ -17,12 +17,10 @@ Checks:
 Exits 0 on success, 1 on failure, 77 (skipped) when NumPy is missing (1 under CI=true).
 """
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+from cli_common import check, failures, finish, runner, temp_dir  # noqa: E402
 from missing_tool import part_missing, skip  # noqa: E402
 
 try:
@@ -32,18 +30,7 @@ except ImportError:
 
 TOL = 1e-5
 ATTN = os.path.abspath(sys.argv[1])
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(*args):
-    p = subprocess.run([ATTN, *args], capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
+run = runner([ATTN])
 
 
 def close(name, got, ref):
@@ -97,18 +84,6 @@ def ref_attention(q, k, v, scale=None, causal=False, keras=None, boolean=None, a
         full = np.broadcast_to(keras != 0, (b, sq, skv)) | masked
         w = np.where(full.all(axis=-1, keepdims=True), 0.0, w)
     return w @ v, w
-
-
-class Dir:
-    def __init__(self, root):
-        self.root = root
-
-    def __call__(self, name):
-        return os.path.join(self.root, name)
-
-    def save(self, name, arr):
-        np.save(self(name), arr)
-        return self(name)
 
 
 def f32(rng, *shape):
@@ -598,9 +573,7 @@ def test_mask_words(d, rng):
 
 
 def main():
-    root = tempfile.mkdtemp(prefix="attn_cli_test.")
-    try:
-        d = Dir(root)
+    with temp_dir("attn_cli_test.") as d:
         rng = np.random.default_rng(20261122)
         test_demo()
         test_help()
@@ -609,13 +582,7 @@ def main():
         test_mha(d, rng)
         test_context_ops(d, rng)
         test_errors(d, rng)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all CLI checks passed")
-    return 0
+    return finish("all CLI checks passed")
 
 
 if __name__ == "__main__":

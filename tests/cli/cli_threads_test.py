@@ -19,13 +19,11 @@ Exits 0 on success, 1 on failure, 77 (skipped) when NumPy is missing (1 under CI
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+from cli_common import check, finish, runner, temp_dir  # noqa: E402
 from missing_tool import skip  # noqa: E402
 
 try:
@@ -35,32 +33,7 @@ except ImportError:
 
 ATTN = os.path.abspath(sys.argv[1])
 MODELS = os.path.join(os.path.dirname(HERE), "data", "model")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
-
-
-def run(*args, cwd=None):
-    p = subprocess.run([ATTN, *map(str, args)], capture_output=True, text=True, timeout=300,
-                       cwd=cwd)
-    return p.returncode, p.stdout, p.stderr
-
-
-class Dir:
-    def __init__(self, root):
-        self.root = root
-
-    def __call__(self, name):
-        return os.path.join(self.root, name)
-
-    def save(self, name, arr):
-        np.save(self(name), arr)
-        return self(name)
+run = runner([ATTN], timeout=300)
 
 
 def f32(rng, *shape, scale=1.0):
@@ -260,9 +233,7 @@ def test_demo():
 
 
 def main():
-    root = tempfile.mkdtemp(prefix="attn_cli_threads.")
-    try:
-        d = Dir(root)
+    with temp_dir("attn_cli_threads.") as d:
         rng = np.random.default_rng(20260512)
         test_help()
         test_errors(d, rng)
@@ -271,13 +242,7 @@ def main():
         test_models(d)
         test_bench()
         test_demo()
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all --threads checks passed")
-    return 0
+    return finish("all --threads checks passed")
 
 
 if __name__ == "__main__":

@@ -10,29 +10,44 @@
 #include "attn/general_attention.h"
 #include "attn/luong.h"
 #include "attn/mha.h"
-#include "op_cases.h"
+#include "op_case_util.h"
 #include "ref_double.h"
 
 namespace threads_test {
 namespace {
 
-std::size_t uz(int32_t i) { return static_cast<std::size_t>(i); }
+// The float cases' key lengths start at 1.
+constexpr int32_t kMinLength = 1;
 
-std::vector<float> rand_f(std::size_t n, std::mt19937& rng, float scale = 1.0f) {
-  std::uniform_real_distribution<float> u(-scale, scale);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
+// A case whose float op splits a long item by key range from `split_from`
+// workers on (0: never): there checked against d's double reference.
+template <class Data>
+void split_case(OpCase* c, const Data* d, int32_t split_from) {
+  c->split_from = split_from;
+  if (split_from == 0) return;
+  c->reference = [d](std::vector<double>* ref, std::vector<double>* tol) {
+    d->reference(ref, tol);
+  };
 }
 
-// Key lengths: the first item full, the others random in [1, seq].
-std::vector<int32_t> lengths(int32_t batch, int32_t seq, std::mt19937& rng) {
-  std::vector<int32_t> l(uz(batch), seq);
-  for (int32_t b = 1; b < batch; ++b) l[uz(b)] = 1 + static_cast<int32_t>(rng() % uz(seq));
-  return l;
-}
-
-Output out_f(std::vector<float>& v) { return Output{v.data(), v.size(), true, false}; }
+// The reference and bound of a case's two float outputs, added item by item:
+// ref (and tol) hold every item's first output, then every item's second.
+struct RefPair {
+  std::vector<double> first, first_tol, second, second_tol;
+  void add(const std::vector<double>& f, const std::vector<double>& f_tol,
+           const std::vector<double>& s, const std::vector<double>& s_tol) {
+    first.insert(first.end(), f.begin(), f.end());
+    first_tol.insert(first_tol.end(), f_tol.begin(), f_tol.end());
+    second.insert(second.end(), s.begin(), s.end());
+    second_tol.insert(second_tol.end(), s_tol.begin(), s_tol.end());
+  }
+  void write(std::vector<double>* ref, std::vector<double>* tol) const {
+    *ref = first;
+    ref->insert(ref->end(), second.begin(), second.end());
+    *tol = first_tol;
+    tol->insert(tol->end(), second_tol.begin(), second_tol.end());
+  }
+};
 
 // ------------------------------------------------------------ general
 struct GeneralData {
@@ -40,6 +55,15 @@ struct GeneralData {
   bool causal = false;
   std::vector<float> x, wq, wk, wv, out, weights;
   std::vector<int32_t> lens;
+  std::size_t scratch_bytes(int32_t workers) const {
+    return attn::general_attention_f32_scratch_bytes(s, workers);
+  }
+  attn::Status run(const attn::Executor& ex, attn::Scratch sc) {
+    attn::GeneralAttentionF32Args a;
+    a.x = x.data();
+    set_out_mask(&a, out, weights, causal, lens, ex);
+    return attn::general_attention_f32(s, {wq.data(), wk.data(), wv.data()}, a, sc);
+  }
 };
 
 OpCase general_case(const attn::GeneralAttentionShape& s, bool causal, bool lens, bool weights,
@@ -55,34 +79,40 @@ OpCase general_case(const attn::GeneralAttentionShape& s, bool causal, bool lens
   d->wv = rand_f(uz(s.in_dim) * uz(s.dim_v), rng, ws);
   d->out.resize(uz(s.batch) * uz(s.seq) * uz(s.dim_v));
   if (weights) d->weights.resize(uz(s.batch) * uz(s.seq) * uz(s.seq));
-  if (lens) d->lens = lengths(s.batch, s.seq, rng);
-  OpCase c;
-  c.name = "general_attention_f32 B=" + std::to_string(s.batch) + " S=" + std::to_string(s.seq);
-  c.outputs.push_back(out_f(d->out));
-  if (weights) c.outputs.push_back(out_f(d->weights));
-  c.scratch_bytes = [s](int32_t w) { return attn::general_attention_f32_scratch_bytes(s, w); };
-  GeneralData* p = d.get();
-  c.run = [p](const attn::Executor& ex, attn::Scratch sc) {
-    attn::GeneralAttentionF32Args a;
-    a.x = p->x.data();
-    a.out = p->out.data();
-    a.weights = p->weights.empty() ? nullptr : p->weights.data();
-    a.mask.causal = p->causal;
-    a.mask.key_lengths = p->lens.empty() ? nullptr : p->lens.data();
-    a.executor = ex;
-    return attn::general_attention_f32(p->s, {p->wq.data(), p->wk.data(), p->wv.data()}, a, sc);
-  };
-  c.data = d;
-  return c;
+  if (lens) d->lens = lengths(s.batch, s.seq, kMinLength, rng);
+  std::vector<Output> outputs{output(d->out)};
+  if (weights) outputs.push_back(output(d->weights));
+  return make_case(
+      "general_attention_f32 B=" + std::to_string(s.batch) + " S=" + std::to_string(s.seq), d,
+      outputs);
 }
 
 // ------------------------------------------------------------ mha
-struct MhaData {
+struct MhaData : MhaIo<float> {
   attn::MhaShape s;
-  bool packed = true, causal = false;
+  bool packed = true;
   attn::MhaWeightsMode mode = attn::MhaWeightsMode::kAveraged;
-  std::vector<float> query, key, value, in_w, q_w, k_w, v_w, in_b, out_w, out_b, out, weights;
-  std::vector<int32_t> lens;
+  std::vector<float> in_w, q_w, k_w, v_w, in_b, out_w, out_b;
+  std::size_t scratch_bytes(int32_t workers) const {
+    return attn::mha_f32_scratch_bytes(s, workers);
+  }
+  attn::Status run(const attn::Executor& ex, attn::Scratch sc) {
+    attn::MhaF32Weights w;
+    if (packed) {
+      w.in_proj_weight = in_w.data();
+    } else {
+      w.q_proj_weight = q_w.data();
+      w.k_proj_weight = k_w.data();
+      w.v_proj_weight = v_w.data();
+    }
+    w.in_proj_bias = in_b.data();
+    w.out_proj_weight = out_w.data();
+    w.out_proj_bias = out_b.data();
+    attn::MhaF32Args a = args<attn::MhaF32Args>(ex);
+    a.weights_mode = mode;
+    return attn::mha_f32(s, w, a, sc);
+  }
+  void reference(std::vector<double>* ref, std::vector<double>* tol) const;
 };
 
 // The double-precision MHA of a packed, unmasked case with averaged weights
@@ -93,7 +123,7 @@ void mha_reference(const MhaData& d, std::vector<double>* ref, std::vector<doubl
   const int hd = e / s.num_heads;
   const std::size_t sqkv = uz(s.seq_q) * uz(s.seq_kv);
   const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
-  std::vector<double> out_r, out_t, w_r, w_t;
+  RefPair outputs;  // out, then the weights
   for (int32_t b = 0; b < s.batch; ++b) {
     std::vector<double> qp(uz(s.seq_q) * uz(e)), qe(qp.size()), kp(uz(s.seq_kv) * uz(e)),
         ke(kp.size()), vp(kp.size()), ve(kp.size()), o(qp.size()), oe(qp.size()), p(sqkv), pt(sqkv),
@@ -127,15 +157,13 @@ void mha_reference(const MhaData& d, std::vector<double>* ref, std::vector<doubl
     }
     attn_ref::project<double>(s.seq_q, e, e, o.data(), uz(e), oe.data(), d.out_w.data(), uz(e), 1,
                               d.out_b.data(), y.data(), ye.data(), uz(e));
-    out_r.insert(out_r.end(), y.begin(), y.end());
-    out_t.insert(out_t.end(), ye.begin(), ye.end());
-    w_r.insert(w_r.end(), avg.begin(), avg.end());
-    w_t.insert(w_t.end(), avg_t.begin(), avg_t.end());
+    outputs.add(y, ye, avg, avg_t);
   }
-  *ref = out_r;
-  ref->insert(ref->end(), w_r.begin(), w_r.end());
-  *tol = out_t;
-  tol->insert(tol->end(), w_t.begin(), w_t.end());
+  outputs.write(ref, tol);
+}
+
+void MhaData::reference(std::vector<double>* ref, std::vector<double>* tol) const {
+  mha_reference(*this, ref, tol);
 }
 
 OpCase mha_case(const attn::MhaShape& s, bool packed, bool causal, bool lens, int weights,
@@ -149,9 +177,7 @@ OpCase mha_case(const attn::MhaShape& s, bool packed, bool causal, bool lens, in
   const int32_t kd = s.kdim == 0 ? e : s.kdim;
   const int32_t vd = s.vdim == 0 ? e : s.vdim;
   const float ws = 1.0f / std::sqrt(static_cast<float>(e));
-  d->query = rand_f(uz(s.batch) * uz(s.seq_q) * uz(e), rng);
-  d->key = rand_f(uz(s.batch) * uz(s.seq_kv) * uz(kd), rng);
-  d->value = rand_f(uz(s.batch) * uz(s.seq_kv) * uz(vd), rng);
+  d->inputs(s, rng);
   if (packed) {
     d->in_w = rand_f(3 * uz(e) * uz(e), rng, ws);
   } else {
@@ -162,64 +188,40 @@ OpCase mha_case(const attn::MhaShape& s, bool packed, bool causal, bool lens, in
   d->in_b = rand_f(3 * uz(e), rng, 0.1f);
   d->out_w = rand_f(uz(e) * uz(e), rng, ws);
   d->out_b = rand_f(uz(e), rng, 0.1f);
-  d->out.resize(uz(s.batch) * uz(s.seq_q) * uz(e));
-  if (lens) d->lens = lengths(s.batch, s.seq_kv, rng);
-  OpCase c;
-  c.name = "mha_f32 B=" + std::to_string(s.batch) + " Sq=" + std::to_string(s.seq_q) +
-           " Skv=" + std::to_string(s.seq_kv) + " H=" + std::to_string(s.num_heads);
-  c.outputs.push_back(out_f(d->out));
+  if (lens) d->lens = lengths(s.batch, s.seq_kv, kMinLength, rng);
+  std::vector<Output> outputs{output(d->out)};
   if (weights != 0) {
     d->mode = weights == 1 ? attn::MhaWeightsMode::kAveraged : attn::MhaWeightsMode::kPerHead;
     const std::size_t heads = weights == 1 ? 1 : uz(s.num_heads);
     d->weights.resize(uz(s.batch) * heads * uz(s.seq_q) * uz(s.seq_kv));
-    c.outputs.push_back(out_f(d->weights));
+    outputs.push_back(output(d->weights));
   }
-  c.scratch_bytes = [s](int32_t w) { return attn::mha_f32_scratch_bytes(s, w); };
-  MhaData* p = d.get();
-  c.run = [p](const attn::Executor& ex, attn::Scratch sc) {
-    attn::MhaF32Weights w;
-    if (p->packed) {
-      w.in_proj_weight = p->in_w.data();
-    } else {
-      w.q_proj_weight = p->q_w.data();
-      w.k_proj_weight = p->k_w.data();
-      w.v_proj_weight = p->v_w.data();
-    }
-    w.in_proj_bias = p->in_b.data();
-    w.out_proj_weight = p->out_w.data();
-    w.out_proj_bias = p->out_b.data();
-    attn::MhaF32Args a;
-    a.query = p->query.data();
-    a.key = p->key.data();
-    a.value = p->value.data();
-    a.out = p->out.data();
-    a.weights = p->weights.empty() ? nullptr : p->weights.data();
-    a.weights_mode = p->mode;
-    a.mask.causal = p->causal;
-    a.mask.key_lengths = p->lens.empty() ? nullptr : p->lens.data();
-    a.executor = ex;
-    return attn::mha_f32(p->s, w, a, sc);
-  };
-  c.split_from = split_from;
-  if (split_from != 0) {
-    c.reference = [p](std::vector<double>* ref, std::vector<double>* tol) {
-      mha_reference(*p, ref, tol);
-    };
-  }
-  c.data = d;
+  OpCase c = make_case(mha_name("mha_f32", s), d, outputs);
+  split_case(&c, d.get(), split_from);
   return c;
 }
 
 // ------------------------------------------------------------ bahdanau
-struct BahdanauData {
+struct BahdanauData : ContextIo<float> {
   attn::BahdanauShape s;
   bool step = false;
-  std::vector<float> query, keys, w1, b1, w2, b2, v, context, weights, memory, memory_out;
+  std::vector<float> w1, b1, w2, b2, v;
   float bv = 0.25f;
-  std::vector<int32_t> lens;
   attn::BahdanauF32Weights w() const {
     return {w1.data(), b1.data(), w2.data(), b2.data(), v.data(), bv};
   }
+  std::size_t scratch_bytes(int32_t workers) const {
+    return attn::bahdanau_f32_scratch_bytes(s, workers);
+  }
+  attn::Status run(const attn::Executor& ex, attn::Scratch sc) {
+    const auto a = args<attn::BahdanauF32Args>(ex);
+    if (!step) return attn::bahdanau_f32(s, w(), a, sc);
+    const std::size_t mem_bytes = attn::bahdanau_f32_memory_bytes(s);
+    const attn::Status st = attn::bahdanau_f32_step(s, w(), a, memory.data(), mem_bytes, sc);
+    if (st != attn::Status::kOk) return st;
+    return attn::bahdanau_f32_memory(s, w(), keys.data(), memory_out.data(), mem_bytes, ex);
+  }
+  void reference(std::vector<double>* ref, std::vector<double>* tol) const;
 };
 
 // The reference of a single-query op's outputs, context [B, Dk] then weights
@@ -227,28 +229,21 @@ struct BahdanauData {
 template <class Item>
 void context_reference(int32_t batch, int32_t seq, int32_t dk, Item item, std::vector<double>* ref,
                        std::vector<double>* tol) {
-  std::vector<double> ctx, ctx_t, w, w_t;
+  RefPair outputs;  // context, then the weights
   for (int32_t b = 0; b < batch; ++b) {
     std::vector<double> p(uz(seq)), pt(p.size()), c(uz(dk)), ct(c.size());
     item(b, p.data(), pt.data(), c.data(), ct.data());
-    ctx.insert(ctx.end(), c.begin(), c.end());
-    ctx_t.insert(ctx_t.end(), ct.begin(), ct.end());
-    w.insert(w.end(), p.begin(), p.end());
-    w_t.insert(w_t.end(), pt.begin(), pt.end());
+    outputs.add(c, ct, p, pt);
   }
-  *ref = ctx;
-  ref->insert(ref->end(), w.begin(), w.end());
-  *tol = ctx_t;
-  tol->insert(tol->end(), w_t.begin(), w_t.end());
+  outputs.write(ref, tol);
 }
 
-void bahdanau_reference(const BahdanauData& d, std::vector<double>* ref, std::vector<double>* tol) {
-  const attn::BahdanauShape& s = d.s;
+void BahdanauData::reference(std::vector<double>* ref, std::vector<double>* tol) const {
   const auto item = [&](int32_t b, double* p, double* pt, double* c, double* ct) {
     attn_ref::bahdanau(
-        s.seq, s.query_dim, s.key_dim, s.units, d.query.data() + uz(b) * uz(s.query_dim),
-        d.keys.data() + uz(b) * uz(s.seq) * uz(s.key_dim), d.w1.data(), d.b1.data(), d.w2.data(),
-        d.b2.data(), d.v.data(), d.bv, d.lens.empty() ? s.seq : d.lens[uz(b)], p, pt, c, ct);
+        s.seq, s.query_dim, s.key_dim, s.units, query.data() + uz(b) * uz(s.query_dim),
+        keys.data() + uz(b) * uz(s.seq) * uz(s.key_dim), w1.data(), b1.data(), w2.data(), b2.data(),
+        v.data(), bv, lens.empty() ? s.seq : lens[uz(b)], p, pt, c, ct);
   };
   context_reference(s.batch, s.seq, s.key_dim, item, ref, tol);
 }
@@ -259,89 +254,54 @@ OpCase bahdanau_case(const attn::BahdanauShape& s, bool step, bool lens, uint32_
   std::mt19937 rng(seed);
   d->s = s;
   d->step = step;
-  d->query = rand_f(uz(s.batch) * uz(s.query_dim), rng);
-  d->keys = rand_f(uz(s.batch) * uz(s.seq) * uz(s.key_dim), rng);
+  d->inputs(s.batch, s.seq, s.query_dim, s.key_dim, rng);
   d->w1 = rand_f(uz(s.query_dim) * uz(s.units), rng, 0.5f);
   d->b1 = rand_f(uz(s.units), rng, 0.1f);
   d->w2 = rand_f(uz(s.key_dim) * uz(s.units), rng, 0.5f);
   d->b2 = rand_f(uz(s.units), rng, 0.1f);
   d->v = rand_f(uz(s.units), rng);
-  d->context.resize(uz(s.batch) * uz(s.key_dim));
-  d->weights.resize(uz(s.batch) * uz(s.seq));
-  if (lens) d->lens = lengths(s.batch, s.seq, rng);
-  OpCase c;
-  c.name = std::string(step ? "bahdanau_f32_step" : "bahdanau_f32") +
-           " B=" + std::to_string(s.batch) + " T=" + std::to_string(s.seq);
-  c.outputs = {out_f(d->context), out_f(d->weights)};
-  const std::size_t mem_bytes = attn::bahdanau_f32_memory_bytes(s);
+  if (lens) d->lens = lengths(s.batch, s.seq, kMinLength, rng);
+  OpCase c = make_case(context_name(step ? "bahdanau_f32_step" : "bahdanau_f32", s.batch, s.seq), d,
+                       d->outputs());
   if (step) {
-    d->memory.resize(mem_bytes / 4);
-    d->memory_out.resize(mem_bytes / 4);
-    c.setup = attn::bahdanau_f32_memory(s, d->w(), d->keys.data(), d->memory.data(), mem_bytes);
-    // The memory written through the executor equals the serial memory.
-    c.outputs.push_back(Output{d->memory_out.data(), d->memory_out.size(), true, true});
+    d->add_memory(&c, attn::bahdanau_f32_memory_bytes(s), [&](float* m, std::size_t bytes) {
+      return attn::bahdanau_f32_memory(s, d->w(), d->keys.data(), m, bytes);
+    });
   }
-  c.scratch_bytes = [s](int32_t w) { return attn::bahdanau_f32_scratch_bytes(s, w); };
-  BahdanauData* p = d.get();
-  c.run = [p, mem_bytes](const attn::Executor& ex, attn::Scratch sc) {
-    attn::BahdanauF32Args a;
-    a.query = p->query.data();
-    a.keys = p->keys.data();
-    a.context = p->context.data();
-    a.weights = p->weights.data();
-    a.key_lengths = p->lens.empty() ? nullptr : p->lens.data();
-    a.executor = ex;
-    if (!p->step) return attn::bahdanau_f32(p->s, p->w(), a, sc);
-    const attn::Status st =
-        attn::bahdanau_f32_step(p->s, p->w(), a, p->memory.data(), mem_bytes, sc);
-    if (st != attn::Status::kOk) return st;
-    return attn::bahdanau_f32_memory(p->s, p->w(), p->keys.data(), p->memory_out.data(), mem_bytes,
-                                     ex);
-  };
-  c.split_from = split_from;
-  c.reference = [p](std::vector<double>* ref, std::vector<double>* tol) {
-    bahdanau_reference(*p, ref, tol);
-  };
-  c.data = d;
+  split_case(&c, d.get(), split_from);
   return c;
 }
 
 // ------------------------------------------------------------ luong
-struct LuongData {
+struct LuongData : ContextIo<float> {
   attn::LuongGeneralShape s;
   int kind = 0;  // 0 dot, 1 general, 2 general step
-  std::vector<float> query, keys, w, b, context, weights, memory, memory_out;
-  std::vector<int32_t> lens;
+  std::vector<float> w, b;
+  std::size_t scratch_bytes(int32_t workers) const {
+    if (kind == 0) return attn::luong_dot_f32_scratch_bytes({s.batch, s.seq, s.key_dim}, workers);
+    if (kind == 1) return attn::luong_general_f32_scratch_bytes(s, workers);
+    return attn::luong_general_f32_step_scratch_bytes(s, workers);
+  }
+  attn::Status run(const attn::Executor& ex, attn::Scratch sc) {
+    const auto a = args<attn::LuongF32Args>(ex);
+    const attn::LuongGeneralF32Weights lw{w.data(), b.data()};
+    if (kind == 0) return attn::luong_dot_f32({s.batch, s.seq, s.key_dim}, a, sc);
+    if (kind == 1) return attn::luong_general_f32(s, lw, a, sc);
+    const std::size_t mem_bytes = memory.size() * 4;
+    const attn::Status st = attn::luong_general_f32_step(s, a, memory.data(), mem_bytes, sc);
+    if (st != attn::Status::kOk) return st;
+    return attn::luong_general_f32_memory(s, lw, keys.data(), memory_out.data(), mem_bytes, ex);
+  }
+  void reference(std::vector<double>* ref, std::vector<double>* tol) const {
+    const auto item = [&](int32_t i, double* p, double* pt, double* c, double* ct) {
+      attn_ref::luong(s.seq, s.query_dim, s.key_dim, query.data() + uz(i) * uz(s.query_dim),
+                      keys.data() + uz(i) * uz(s.seq) * uz(s.key_dim),
+                      kind == 0 ? nullptr : w.data(), kind == 0 ? nullptr : b.data(),
+                      lens.empty() ? s.seq : lens[uz(i)], p, pt, c, ct);
+    };
+    context_reference(s.batch, s.seq, s.key_dim, item, ref, tol);
+  }
 };
-
-void luong_reference(const LuongData& d, std::vector<double>* ref, std::vector<double>* tol) {
-  const attn::LuongGeneralShape& s = d.s;
-  const auto item = [&](int32_t b, double* p, double* pt, double* c, double* ct) {
-    attn_ref::luong(s.seq, s.query_dim, s.key_dim, d.query.data() + uz(b) * uz(s.query_dim),
-                    d.keys.data() + uz(b) * uz(s.seq) * uz(s.key_dim),
-                    d.kind == 0 ? nullptr : d.w.data(), d.kind == 0 ? nullptr : d.b.data(),
-                    d.lens.empty() ? s.seq : d.lens[uz(b)], p, pt, c, ct);
-  };
-  context_reference(s.batch, s.seq, s.key_dim, item, ref, tol);
-}
-
-attn::Status run_luong(LuongData* p, const attn::Executor& ex, attn::Scratch sc) {
-  attn::LuongF32Args a;
-  a.query = p->query.data();
-  a.keys = p->keys.data();
-  a.context = p->context.data();
-  a.weights = p->weights.data();
-  a.key_lengths = p->lens.empty() ? nullptr : p->lens.data();
-  a.executor = ex;
-  const attn::LuongGeneralF32Weights w{p->w.data(), p->b.data()};
-  if (p->kind == 0) return attn::luong_dot_f32({p->s.batch, p->s.seq, p->s.key_dim}, a, sc);
-  if (p->kind == 1) return attn::luong_general_f32(p->s, w, a, sc);
-  const std::size_t mem_bytes = p->memory.size() * 4;
-  const attn::Status st = attn::luong_general_f32_step(p->s, a, p->memory.data(), mem_bytes, sc);
-  if (st != attn::Status::kOk) return st;
-  return attn::luong_general_f32_memory(p->s, w, p->keys.data(), p->memory_out.data(), mem_bytes,
-                                        ex);
-}
 
 OpCase luong_case(const attn::LuongGeneralShape& s, int kind, bool lens, uint32_t seed,
                   int32_t split_from) {
@@ -349,39 +309,20 @@ OpCase luong_case(const attn::LuongGeneralShape& s, int kind, bool lens, uint32_
   std::mt19937 rng(seed);
   d->s = s;
   d->kind = kind;
-  d->query = rand_f(uz(s.batch) * uz(s.query_dim), rng);
-  d->keys = rand_f(uz(s.batch) * uz(s.seq) * uz(s.key_dim), rng);
+  d->inputs(s.batch, s.seq, s.query_dim, s.key_dim, rng);
   d->w = rand_f(uz(s.key_dim) * uz(s.query_dim), rng, 0.5f);
   d->b = rand_f(uz(s.query_dim), rng, 0.1f);
-  d->context.resize(uz(s.batch) * uz(s.key_dim));
-  d->weights.resize(uz(s.batch) * uz(s.seq));
-  if (lens) d->lens = lengths(s.batch, s.seq, rng);
+  if (lens) d->lens = lengths(s.batch, s.seq, kMinLength, rng);
   static const char* const kNames[] = {"luong_dot_f32", "luong_general_f32",
                                        "luong_general_f32_step"};
-  OpCase c;
-  c.name = std::string(kNames[kind]) + " B=" + std::to_string(s.batch) +
-           " T=" + std::to_string(s.seq);
-  c.outputs = {out_f(d->context), out_f(d->weights)};
+  OpCase c = make_case(context_name(kNames[kind], s.batch, s.seq), d, d->outputs());
   if (kind == 2) {
-    const std::size_t mem_bytes = attn::luong_general_f32_memory_bytes(s);
-    d->memory.resize(mem_bytes / 4);
-    d->memory_out.resize(mem_bytes / 4);
-    c.setup = attn::luong_general_f32_memory(s, {d->w.data(), d->b.data()}, d->keys.data(),
-                                             d->memory.data(), mem_bytes);
-    c.outputs.push_back(Output{d->memory_out.data(), d->memory_out.size(), true, true});
+    d->add_memory(&c, attn::luong_general_f32_memory_bytes(s), [&](float* m, std::size_t bytes) {
+      return attn::luong_general_f32_memory(s, {d->w.data(), d->b.data()}, d->keys.data(), m,
+                                            bytes);
+    });
   }
-  c.scratch_bytes = [s, kind](int32_t w) {
-    if (kind == 0) return attn::luong_dot_f32_scratch_bytes({s.batch, s.seq, s.key_dim}, w);
-    if (kind == 1) return attn::luong_general_f32_scratch_bytes(s, w);
-    return attn::luong_general_f32_step_scratch_bytes(s, w);
-  };
-  LuongData* p = d.get();
-  c.run = [p](const attn::Executor& ex, attn::Scratch sc) { return run_luong(p, ex, sc); };
-  c.split_from = split_from;
-  c.reference = [p](std::vector<double>* ref, std::vector<double>* tol) {
-    luong_reference(*p, ref, tol);
-  };
-  c.data = d;
+  split_case(&c, d.get(), split_from);
   return c;
 }
 

@@ -8,25 +8,13 @@
 #include "attn/bahdanau_s8.h"
 #include "attn/luong_s8.h"
 #include "attn/mha_s8.h"
-#include "op_cases.h"
+#include "op_case_util.h"
 
 namespace threads_test {
 namespace {
 
-std::size_t uz(int32_t i) { return static_cast<std::size_t>(i); }
-
-std::vector<int8_t> rand_s8(std::size_t n, std::mt19937& rng) {
-  std::uniform_int_distribution<int> u(-128, 127);
-  std::vector<int8_t> v(n);
-  for (int8_t& x : v) x = static_cast<int8_t>(u(rng));
-  return v;
-}
-
-std::vector<int32_t> lengths(int32_t batch, int32_t seq, std::mt19937& rng) {
-  std::vector<int32_t> l(uz(batch), seq);
-  for (int32_t b = 1; b < batch; ++b) l[uz(b)] = static_cast<int32_t>(rng() % uz(seq + 1));
-  return l;
-}
+// The int8 cases' key lengths start at 0 (empty rows).
+constexpr int32_t kMinLength = 0;
 
 // A FULLY_CONNECTED layer's weights [out, in], per-channel scales and bias.
 struct Layer {
@@ -44,23 +32,24 @@ struct Layer {
   attn::FcS8Weights weights() const { return {w.data(), scales.data(), bias.data()}; }
 };
 
-Output out_s8(std::vector<int8_t>& v, bool exact = false) {
-  return Output{v.data(), v.size(), false, exact};
-}
-
 // ------------------------------------------------------------ mha
-struct MhaData {
+struct MhaData : MhaIo<int8_t> {
+  attn::MhaShape s;
   attn::MhaS8Params params;
   std::vector<attn::QuantizedMultiplier> channels;
   std::vector<Layer> layers;
-  std::vector<int8_t> query, key, value, out, weights;
-  std::vector<int32_t> lens;
-  bool causal = false;
+  std::size_t scratch_bytes(int32_t workers) const {
+    return attn::mha_s8_scratch_bytes(s, workers);
+  }
+  attn::Status run(const attn::Executor& ex, attn::Scratch sc) {
+    return attn::mha_s8(params, args<attn::MhaS8Args>(ex), sc);
+  }
 };
 
 OpCase mha_case(const attn::MhaShape& s, bool causal, bool lens, bool weights, uint32_t seed) {
   auto d = std::make_shared<MhaData>();
   std::mt19937 rng(seed);
+  d->s = s;
   const int32_t e = s.embed_dim;
   const int32_t kd = s.kdim == 0 ? e : s.kdim;
   const int32_t vd = s.vdim == 0 ? e : s.vdim;
@@ -79,50 +68,39 @@ OpCase mha_case(const attn::MhaShape& s, bool causal, bool lens, bool weights, u
                              d->layers[3].weights()};
   d->channels.resize(attn::mha_s8_channel_count(s));
   const attn::Status setup = attn::mha_s8_prepare(s, quant, w, d->channels.data(), &d->params);
-  d->query = rand_s8(uz(s.batch) * uz(s.seq_q) * uz(e), rng);
-  d->key = rand_s8(uz(s.batch) * uz(s.seq_kv) * uz(kd), rng);
-  d->value = rand_s8(uz(s.batch) * uz(s.seq_kv) * uz(vd), rng);
-  d->out.resize(uz(s.batch) * uz(s.seq_q) * uz(e));
+  d->inputs(s, rng);
   if (weights) d->weights.resize(uz(s.batch) * uz(s.num_heads) * uz(s.seq_q) * uz(s.seq_kv));
-  if (lens) d->lens = lengths(s.batch, s.seq_kv, rng);
+  if (lens) d->lens = lengths(s.batch, s.seq_kv, kMinLength, rng);
   d->causal = causal;
-  OpCase c;
-  c.name = "mha_s8 B=" + std::to_string(s.batch) + " Sq=" + std::to_string(s.seq_q) +
-           " Skv=" + std::to_string(s.seq_kv) + " H=" + std::to_string(s.num_heads);
-  c.setup = setup;
-  c.outputs.push_back(out_s8(d->out));
-  if (weights) c.outputs.push_back(out_s8(d->weights));
-  c.scratch_bytes = [s](int32_t workers) { return attn::mha_s8_scratch_bytes(s, workers); };
-  MhaData* p = d.get();
-  c.run = [p](const attn::Executor& ex, attn::Scratch sc) {
-    attn::MhaS8Args a;
-    a.query = p->query.data();
-    a.key = p->key.data();
-    a.value = p->value.data();
-    a.out = p->out.data();
-    a.weights = p->weights.empty() ? nullptr : p->weights.data();
-    a.mask.causal = p->causal;
-    a.mask.key_lengths = p->lens.empty() ? nullptr : p->lens.data();
-    a.executor = ex;
-    return attn::mha_s8(p->params, a, sc);
-  };
-  c.data = d;
-  return c;
+  std::vector<Output> outputs{output(d->out)};
+  if (weights) outputs.push_back(output(d->weights));
+  return make_case(mha_name("mha_s8", s), d, outputs, setup);
 }
 
 // ------------------------------------------------------------ bahdanau
-struct BahdanauData {
+struct BahdanauData : ContextIo<int8_t> {
+  attn::BahdanauShape s;
   attn::BahdanauS8Params params;
   std::vector<attn::QuantizedMultiplier> channels;
   std::vector<Layer> layers;
   bool step = false;
-  std::vector<int8_t> query, keys, context, weights, memory, memory_out;
-  std::vector<int32_t> lens;
+  std::size_t scratch_bytes(int32_t workers) const {
+    return attn::bahdanau_s8_scratch_bytes(s, workers);
+  }
+  attn::Status run(const attn::Executor& ex, attn::Scratch sc) {
+    const auto a = args<attn::BahdanauS8Args>(ex);
+    if (!step) return attn::bahdanau_s8(params, a, sc);
+    const std::size_t mem_bytes = attn::bahdanau_s8_memory_bytes(s);
+    const attn::Status st = attn::bahdanau_s8_step(params, a, memory.data(), mem_bytes, sc);
+    if (st != attn::Status::kOk) return st;
+    return attn::bahdanau_s8_memory(params, keys.data(), memory_out.data(), mem_bytes, ex);
+  }
 };
 
 OpCase bahdanau_case(const attn::BahdanauShape& s, bool step, bool lens, uint32_t seed) {
   auto d = std::make_shared<BahdanauData>();
   std::mt19937 rng(seed);
+  d->s = s;
   d->layers = {Layer(s.units, s.query_dim, rng), Layer(s.units, s.key_dim, rng),
                Layer(1, s.units, rng)};
   attn::BahdanauS8Quant quant;
@@ -138,72 +116,44 @@ OpCase bahdanau_case(const attn::BahdanauShape& s, bool step, bool lens, uint32_
   d->channels.resize(attn::bahdanau_s8_channel_count(s));
   const attn::Status setup = attn::bahdanau_s8_prepare(s, quant, w, d->channels.data(), &d->params);
   d->step = step;
-  d->query = rand_s8(uz(s.batch) * uz(s.query_dim), rng);
-  d->keys = rand_s8(uz(s.batch) * uz(s.seq) * uz(s.key_dim), rng);
-  d->context.resize(uz(s.batch) * uz(s.key_dim));
-  d->weights.resize(uz(s.batch) * uz(s.seq));
-  if (lens) d->lens = lengths(s.batch, s.seq, rng);
-  OpCase c;
-  c.name = std::string(step ? "bahdanau_s8_step" : "bahdanau_s8") +
-           " B=" + std::to_string(s.batch) + " T=" + std::to_string(s.seq);
-  c.setup = setup;
-  c.outputs = {out_s8(d->context), out_s8(d->weights)};
-  const std::size_t mem_bytes = attn::bahdanau_s8_memory_bytes(s);
+  d->inputs(s.batch, s.seq, s.query_dim, s.key_dim, rng);
+  if (lens) d->lens = lengths(s.batch, s.seq, kMinLength, rng);
+  OpCase c = make_case(context_name(step ? "bahdanau_s8_step" : "bahdanau_s8", s.batch, s.seq), d,
+                       d->outputs(), setup);
   if (step && setup == attn::Status::kOk) {
-    d->memory.resize(mem_bytes);
-    d->memory_out.resize(mem_bytes);
-    c.setup = attn::bahdanau_s8_memory(d->params, d->keys.data(), d->memory.data(), mem_bytes);
-    c.outputs.push_back(out_s8(d->memory_out, true));
+    d->add_memory(&c, attn::bahdanau_s8_memory_bytes(s), [&](int8_t* m, std::size_t bytes) {
+      return attn::bahdanau_s8_memory(d->params, d->keys.data(), m, bytes);
+    });
   }
-  c.scratch_bytes = [s](int32_t workers) { return attn::bahdanau_s8_scratch_bytes(s, workers); };
-  BahdanauData* p = d.get();
-  c.run = [p, mem_bytes](const attn::Executor& ex, attn::Scratch sc) {
-    attn::BahdanauS8Args a;
-    a.query = p->query.data();
-    a.keys = p->keys.data();
-    a.context = p->context.data();
-    a.weights = p->weights.data();
-    a.key_lengths = p->lens.empty() ? nullptr : p->lens.data();
-    a.executor = ex;
-    if (!p->step) return attn::bahdanau_s8(p->params, a, sc);
-    const attn::Status st = attn::bahdanau_s8_step(p->params, a, p->memory.data(), mem_bytes, sc);
-    if (st != attn::Status::kOk) return st;
-    return attn::bahdanau_s8_memory(p->params, p->keys.data(), p->memory_out.data(), mem_bytes, ex);
-  };
-  c.data = d;
   return c;
 }
 
 // ------------------------------------------------------------ luong
-struct LuongData {
+struct LuongData : ContextIo<int8_t> {
+  attn::LuongGeneralShape s;
   attn::LuongS8Params params;
   std::vector<attn::QuantizedMultiplier> channels;
   std::vector<Layer> layers;
   int kind = 0;  // 0 dot, 1 general, 2 general step
-  std::vector<int8_t> query, keys, context, weights, memory, memory_out;
-  std::vector<int32_t> lens;
+  std::size_t scratch_bytes(int32_t workers) const {
+    if (kind == 0) return attn::luong_dot_s8_scratch_bytes({s.batch, s.seq, s.key_dim}, workers);
+    if (kind == 1) return attn::luong_general_s8_scratch_bytes(s, workers);
+    return attn::luong_general_s8_step_scratch_bytes(s, workers);
+  }
+  attn::Status run(const attn::Executor& ex, attn::Scratch sc) {
+    const auto a = args<attn::LuongS8Args>(ex);
+    if (kind < 2) return attn::luong_s8(params, a, sc);
+    const std::size_t mem_bytes = memory.size();
+    const attn::Status st = attn::luong_general_s8_step(params, a, memory.data(), mem_bytes, sc);
+    if (st != attn::Status::kOk) return st;
+    return attn::luong_general_s8_memory(params, keys.data(), memory_out.data(), mem_bytes, ex);
+  }
 };
-
-attn::Status run_luong(LuongData* p, const attn::Executor& ex, attn::Scratch sc) {
-  attn::LuongS8Args a;
-  a.query = p->query.data();
-  a.keys = p->keys.data();
-  a.context = p->context.data();
-  a.weights = p->weights.data();
-  a.key_lengths = p->lens.empty() ? nullptr : p->lens.data();
-  a.executor = ex;
-  if (p->kind < 2) return attn::luong_s8(p->params, a, sc);
-  const std::size_t mem_bytes = p->memory.size();
-  const attn::Status st =
-      attn::luong_general_s8_step(p->params, a, p->memory.data(), mem_bytes, sc);
-  if (st != attn::Status::kOk) return st;
-  return attn::luong_general_s8_memory(p->params, p->keys.data(), p->memory_out.data(), mem_bytes,
-                                       ex);
-}
 
 OpCase luong_case(const attn::LuongGeneralShape& s, int kind, bool lens, uint32_t seed) {
   auto d = std::make_shared<LuongData>();
   std::mt19937 rng(seed);
+  d->s = s;
   attn::LuongS8Quant quant;
   quant.query = {0.05f, 1};
   quant.keys = {0.04f, -2};
@@ -220,32 +170,15 @@ OpCase luong_case(const attn::LuongGeneralShape& s, int kind, bool lens, uint32_
     setup = attn::luong_general_s8_prepare(s, quant, d->layers[0].weights(), d->channels.data(),
                                            &d->params);
   }
-  d->query = rand_s8(uz(s.batch) * uz(s.query_dim), rng);
-  d->keys = rand_s8(uz(s.batch) * uz(s.seq) * uz(s.key_dim), rng);
-  d->context.resize(uz(s.batch) * uz(s.key_dim));
-  d->weights.resize(uz(s.batch) * uz(s.seq));
-  if (lens) d->lens = lengths(s.batch, s.seq, rng);
+  d->inputs(s.batch, s.seq, s.query_dim, s.key_dim, rng);
+  if (lens) d->lens = lengths(s.batch, s.seq, kMinLength, rng);
   static const char* const kNames[] = {"luong_s8 dot", "luong_s8 general", "luong_general_s8_step"};
-  OpCase c;
-  c.name = std::string(kNames[kind]) + " B=" + std::to_string(s.batch) +
-           " T=" + std::to_string(s.seq);
-  c.setup = setup;
-  c.outputs = {out_s8(d->context), out_s8(d->weights)};
+  OpCase c = make_case(context_name(kNames[kind], s.batch, s.seq), d, d->outputs(), setup);
   if (kind == 2 && setup == attn::Status::kOk) {
-    const std::size_t mem_bytes = attn::luong_general_s8_memory_bytes(s);
-    d->memory.resize(mem_bytes);
-    d->memory_out.resize(mem_bytes);
-    c.setup = attn::luong_general_s8_memory(d->params, d->keys.data(), d->memory.data(), mem_bytes);
-    c.outputs.push_back(out_s8(d->memory_out, true));
+    d->add_memory(&c, attn::luong_general_s8_memory_bytes(s), [&](int8_t* m, std::size_t bytes) {
+      return attn::luong_general_s8_memory(d->params, d->keys.data(), m, bytes);
+    });
   }
-  c.scratch_bytes = [s, kind](int32_t workers) {
-    if (kind == 0) return attn::luong_dot_s8_scratch_bytes({s.batch, s.seq, s.key_dim}, workers);
-    if (kind == 1) return attn::luong_general_s8_scratch_bytes(s, workers);
-    return attn::luong_general_s8_step_scratch_bytes(s, workers);
-  };
-  LuongData* p = d.get();
-  c.run = [p](const attn::Executor& ex, attn::Scratch sc) { return run_luong(p, ex, sc); };
-  c.data = d;
   return c;
 }
 
