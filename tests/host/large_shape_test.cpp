@@ -1,4 +1,4 @@
-// SDPA at Sq = Skv = 4096, Dk = Dv = 64 (issue 2): runs in exactly
+// SDPA at Sq = Skv = 4096, Dk = Dv = 64: runs in exactly
 // sdpa_f32_scratch_bytes (a heap block of that exact size, so AddressSanitizer
 // builds catch any byte past it), which must be the formula of sdpa.h and far
 // below the 64 MiB a materialised 4096 x 4096 float score matrix would take.
