@@ -141,7 +141,7 @@ tidy() {
 
 # Directories whose C/C++ files already follow .clang-format: add one here when
 # it is formatted (tests/data holds generated files and is never formatted).
-format_dirs=(bench/baremetal examples platform/include tests/hardening tests/host tests/platform
+format_dirs=(bench/baremetal engine examples platform/include tests/hardening tests/host tests/platform
   tests/threads tools/convert)
 
 format_check() {

@@ -4,16 +4,16 @@
 #pragma once
 
 #include "attn/config.h"
-#include "attn/status.h"
-#include "attn/scratch.h"
 #include "attn/mask.h"
 #include "attn/parallel.h"
+#include "attn/scratch.h"
+#include "attn/status.h"
 
 // float32 ops
 #include "attn/bahdanau.h"
 #include "attn/general_attention.h"
-#include "attn/luong.h"
 #include "attn/kv_cache.h"
+#include "attn/luong.h"
 #include "attn/mha.h"
 #include "attn/mha_decode.h"
 #include "attn/sdpa.h"

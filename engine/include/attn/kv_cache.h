@@ -60,10 +60,9 @@ constexpr uint64_t kv_cache_block_bytes64(const KvCacheShape& s) {
       kv_element_bytes(s.element) == 0) {
     return 0;
   }
-  const uint64_t n = sat::mul(sat::mul(static_cast<uint64_t>(s.capacity),
-                                       static_cast<uint64_t>(s.num_kv_heads)),
-                              sat::mul(static_cast<uint64_t>(s.head_dim),
-                                       kv_element_bytes(s.element)));
+  const uint64_t n =
+      sat::mul(sat::mul(static_cast<uint64_t>(s.capacity), static_cast<uint64_t>(s.num_kv_heads)),
+               sat::mul(static_cast<uint64_t>(s.head_dim), kv_element_bytes(s.element)));
   return n > sat::kMax - (kAlign - 1) ? sat::kMax : (n + kAlign - 1) / kAlign * kAlign;
 }
 

@@ -1,7 +1,8 @@
 // Luong attention, int8, bit-identical to the TensorFlow Lite op sequence:
 //
 //   dot:      S = BATCH_MATMUL(query, keys, adj_y)                 -> int8 (scores quant)
-//   general:  K' = FULLY_CONNECTED(keys, W, b) -> int8 (keys_proj quant), S = BATCH_MATMUL(query, K')
+//   general:  K' = FULLY_CONNECTED(keys, W, b) -> int8 (keys_proj quant),
+//             S = BATCH_MATMUL(query, K')
 //   P = SOFTMAX(S, beta) (scale 1/256, zero point -128; beta defaults to 1: Luong has no 1/sqrt(d))
 //   context = BATCH_MATMUL(P, keys)                                   -> int8 (context quant)
 //

@@ -93,8 +93,8 @@ struct RopeConfig {
 struct MhaDecodeShape {
   int32_t embed_dim = 0;
   int32_t num_heads = 1;
-  int32_t num_kv_heads = 0;  // 0 = num_heads
-  int32_t max_tokens = 1;    // most new tokens per call (sizes the scratch)
+  int32_t num_kv_heads = 0;                   // 0 = num_heads
+  int32_t max_tokens = 1;                     // most new tokens per call (sizes the scratch)
   KvElement cache_element = KvElement::kF32;  // the cache's element (kF32 or kF16 here)
   RopeConfig rope{};
 };

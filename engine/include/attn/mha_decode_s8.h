@@ -152,11 +152,12 @@ constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32
   const int32_t hd = s.embed_dim / s.num_heads;
   const auto t = static_cast<uint64_t>(s.max_tokens);
   const auto kvd = static_cast<uint64_t>(g) * static_cast<uint64_t>(hd);
-  uint64_t n = sat::add(kAlign, sat::mul(2, s8_bytes::block(t, static_cast<uint64_t>(s.embed_dim))));
+  uint64_t n =
+      sat::add(kAlign, sat::mul(2, s8_bytes::block(t, static_cast<uint64_t>(s.embed_dim))));
   n = sat::add(n, sat::mul(2, s8_bytes::block(t, kvd)));
   n = sat::add(n, sat::f32_bytes(static_cast<uint64_t>(s.rope.dims)));  // int32 cos/sin
-  const uint64_t slice = mha_decode_s8_slice_bytes64(s.embed_dim, hd, capacity,
-                                                     mha_decode_s8_core_rows(s));
+  const uint64_t slice =
+      mha_decode_s8_slice_bytes64(s.embed_dim, hd, capacity, mha_decode_s8_core_rows(s));
   return sat::to_size(sat::add(n, sat::mul(slice, static_cast<uint64_t>(workers))));
 }
 
@@ -192,7 +193,7 @@ struct MhaDecodeS8Args {
 //   kOverflow        position + tokens beyond kKvCacheMaxPosition
 //   kScratchTooSmall scratch smaller than mha_decode_s8_scratch_bytes(shape,
 //                    capacity, executor.workers)
-Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args,
-                     KvCache* cache, Scratch scratch);
+Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args, KvCache* cache,
+                     Scratch scratch);
 
 }  // namespace attn

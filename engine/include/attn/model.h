@@ -150,14 +150,14 @@ enum class TensorId : uint16_t {
   kMhaVProjWeight = 5,
   kMhaOutProjWeight = 6,
   kMhaOutProjBias = 7,
-  kMhaInProjWeightScale = 8,   // int8: [3E]
-  kMhaQProjWeightScale = 9,    // int8: [E]
-  kMhaKProjWeightScale = 10,   // int8: [E]
-  kMhaVProjWeightScale = 11,   // int8: [E]
-  kMhaOutProjWeightScale = 12, // int8: [E]
-  kMhaQProjBias = 13,  // mha_decode: [E]
-  kMhaKProjBias = 14,  // mha_decode: [G*hd]
-  kMhaVProjBias = 15,  // mha_decode: [G*hd]
+  kMhaInProjWeightScale = 8,    // int8: [3E]
+  kMhaQProjWeightScale = 9,     // int8: [E]
+  kMhaKProjWeightScale = 10,    // int8: [E]
+  kMhaVProjWeightScale = 11,    // int8: [E]
+  kMhaOutProjWeightScale = 12,  // int8: [E]
+  kMhaQProjBias = 13,           // mha_decode: [E]
+  kMhaKProjBias = 14,           // mha_decode: [G*hd]
+  kMhaVProjBias = 15,           // mha_decode: [G*hd]
   kBahdanauW1 = 16,
   kBahdanauB1 = 17,
   kBahdanauW2 = 18,
@@ -169,9 +169,9 @@ enum class TensorId : uint16_t {
   kBahdanauVScale = 24,   // int8: [1]
   kLuongW = 28,
   kLuongB = 29,
-  kLuongWScale = 30,  // int8: [query_dim]
-  kActScale = 32,     // int8: [n] f32
-  kActZeroPoint = 33, // int8: [n] int32
+  kLuongWScale = 30,   // int8: [query_dim]
+  kActScale = 32,      // int8: [n] f32
+  kActZeroPoint = 33,  // int8: [n] int32
 };
 inline constexpr int32_t kModelTensorSlots = 34;  // ids are < this
 
@@ -180,23 +180,38 @@ inline constexpr int32_t kModelTensorSlots = 34;  // ids are < this
 // (raw Q K^T, the 1/sqrt(hd) folded into the softmax beta) -> SOFTMAX ->
 // BATCH_MATMUL -> FULLY_CONNECTED out.
 enum class MhaAct : int32_t {
-  kQuery = 0, kKey, kValue, kQ, kK, kV, kScores, kProbs, kAttn, kOut, kCount
+  kQuery = 0,
+  kKey,
+  kValue,
+  kQ,
+  kK,
+  kV,
+  kScores,
+  kProbs,
+  kAttn,
+  kOut,
+  kCount
 };
 // Bahdanau: FC(query, W1) + FC(keys, W2) -> ADD -> TANH -> FC(v) -> SOFTMAX -> context.
 enum class BahdanauAct : int32_t {
-  kQuery = 0, kKeys, kQueryProj, kKeysProj, kSum, kTanh, kScores, kProbs, kContext, kCount
+  kQuery = 0,
+  kKeys,
+  kQueryProj,
+  kKeysProj,
+  kSum,
+  kTanh,
+  kScores,
+  kProbs,
+  kContext,
+  kCount
 };
 // Luong general: FC(keys, W) -> BATCH_MATMUL(query) -> SOFTMAX(beta 1) -> BATCH_MATMUL(keys).
-enum class LuongAct : int32_t {
-  kQuery = 0, kKeys, kKeysProj, kScores, kProbs, kContext, kCount
-};
+enum class LuongAct : int32_t { kQuery = 0, kKeys, kKeysProj, kScores, kProbs, kContext, kCount };
 
 // mha_decode: FULLY_CONNECTED q/k/v of the new tokens (k, v: the cache's
 // codes) -> BATCH_MATMUL (raw Q_h K_g^T) -> SOFTMAX -> BATCH_MATMUL ->
 // FULLY_CONNECTED out.
-enum class MhaDecodeAct : int32_t {
-  kInput = 0, kQ, kK, kV, kScores, kProbs, kAttn, kOut, kCount
-};
+enum class MhaDecodeAct : int32_t { kInput = 0, kQ, kK, kV, kScores, kProbs, kAttn, kOut, kCount };
 
 // Why model_load rejected a blob (model_load's status is kBadModel for all of
 // these except kNullArgument, which comes with kNullPointer).

@@ -26,11 +26,11 @@ std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
 // The tile buffers at the offsets of SdpaF32Layout (attn/sdpa.h).
 struct Tile {
-  float* qs;   // [kSdpaQueryTile, dim_k] scaled queries
-  float* s;    // [kSdpaQueryTile, kSdpaKeyBlock] scores, then probabilities
-  float* acc;  // [kSdpaQueryTile, dim_v]
-  float* m;    // [kSdpaQueryTile] running max
-  float* l;    // [kSdpaQueryTile] running sum
+  float* qs;         // [kSdpaQueryTile, dim_k] scaled queries
+  float* s;          // [kSdpaQueryTile, kSdpaKeyBlock] scores, then probabilities
+  float* acc;        // [kSdpaQueryTile, dim_v]
+  float* m;          // [kSdpaQueryTile] running max
+  float* l;          // [kSdpaQueryTile] running sum
   int32_t* visible;  // [kSdpaQueryTile] keys not masked
 };
 
@@ -104,8 +104,8 @@ ATTN_TILE_INLINE void score_block(const AttendF32& a, const AttendMask& mask, co
   }
   // No matrix mask and every row of the tile sees the whole block (the first
   // row has the smallest limit): nothing to mask, nk keys visible per row.
-  const bool matrix_mask =
-      mask.keras != nullptr || mask.additive != nullptr || mask.boolean != nullptr;
+  const bool matrix_mask = mask.keras != nullptr || mask.additive != nullptr ||
+                           mask.boolean != nullptr;
   if (!matrix_mask && row_limit(a, mask, i0) - j0 >= nk) {
     for (int32_t r = 0; visible != nullptr && r < nq; ++r) visible[r] += nk;
     return;
@@ -141,8 +141,8 @@ ATTN_TILE_INLINE void score_block(const AttendF32& a, const AttendMask& mask, co
 
 // One row of the weights output: w[j] (+)= p[j * p_step] * scale for j < valid,
 // (+)= 0 for valid <= j < n (accumulated when a.accumulate_weights).
-inline void write_weights_row(const AttendF32& a, const float* p, std::size_t p_step,
-                              int32_t valid, float scale, float* w, int32_t n) {
+inline void write_weights_row(const AttendF32& a, const float* p, std::size_t p_step, int32_t valid,
+                              float scale, float* w, int32_t n) {
   for (int32_t j = 0; j < n; ++j) {
     const float pj = j < valid ? p[idx(j) * p_step] * scale : 0.0f;
     w[j] = a.accumulate_weights ? w[j] + pj : pj;
@@ -182,8 +182,8 @@ ATTN_TILE_INLINE void write_weights(const AttendF32& a, const AttendMask& mask, 
       float* w = a.weights + idx(i0 + r) * idx(a.seq_kv) + idx(j0);
       const bool empty = t.visible[r] == 0;
       if (!empty && !lay.transposed && nk > 0) kernels::exp_sub_sum_f32(s, nk, t.m[r]);
-      write_weights_row(a, s, lay.col, empty ? 0 : nk, empty ? 0.0f : a.weights_alpha / t.l[r],
-                        w, nb);
+      write_weights_row(a, s, lay.col, empty ? 0 : nk, empty ? 0.0f : a.weights_alpha / t.l[r], w,
+                        nb);
     }
   }
 }
@@ -436,8 +436,8 @@ void attend_f32_item(const Executor& ex, const AttendF32Item& it, void* scratch)
   if (it.a.weights != nullptr) parallel_for(ex, parts, weights_task);
 }
 
-void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part,
-                            int32_t parts, void* slices, std::size_t slice_bytes) {
+void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                            void* slices, std::size_t slice_bytes) {
   auto* base = static_cast<unsigned char*>(slices);
   const Tile t0 = carve(base, a.dim_k, a.dim_v);
   const Tile tp = carve(base + idx(part) * slice_bytes, a.dim_k, a.dim_v);

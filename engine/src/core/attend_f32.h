@@ -25,8 +25,9 @@
 // in its own scratch slice; every tile is computed exactly as in a serial run,
 // so the results are bit-identical for any worker count. When an op has fewer
 // query tiles than workers (decode: a few queries against a long context) an
-// item of at most 4 queries is split by key range instead: part p of P runs the online softmax over its keys into its own
-// state (m_p, l_p, acc_p), and the states are merged in part order
+// item of at most 4 queries is split by key range instead: part p of P runs
+// the online softmax over its keys into its own state (m_p, l_p, acc_p), and
+// the states are merged in part order
 //   m = max(m_0, m_p), l = l_0 e^(m_0 - m) + l_p e^(m_p - m),
 //   acc = acc_0 e^(m_0 - m) + acc_p e^(m_p - m),   out = acc / l
 // (rescale_state, the online step's own rescaling); a weights output is a
@@ -63,7 +64,7 @@ struct AttendF32 {
   std::size_t v_stride = 0;
   float* out = nullptr;
   std::size_t out_stride = 0;
-  float* weights = nullptr;        // optional [seq_q, seq_kv], row stride seq_kv
+  float* weights = nullptr;         // optional [seq_q, seq_kv], row stride seq_kv
   bool accumulate_weights = false;  // weights += alpha * p instead of weights = alpha * p
   float weights_alpha = 1.0f;
   int32_t seq_q = 0;
@@ -108,8 +109,8 @@ void attend_f32_merge_parts(const AttendF32& a, int32_t parts, void* slices,
                             std::size_t slice_bytes);
 // After the merge: the weights of range `part` from the merged max and sum
 // (slice 0's), scores recomputed over the range's own key blocks.
-void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part,
-                            int32_t parts, void* slices, std::size_t slice_bytes);
+void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                            void* slices, std::size_t slice_bytes);
 
 // One item of a parallel run: a batch item, a head, or both.
 struct AttendF32Item {
@@ -187,9 +188,9 @@ void online_softmax_rows(float* s, std::size_t s_stride, int32_t nq, int32_t nk,
 // block's scores (masked = -inf) and is overwritten with exp(s - m_new); the
 // running max m, sum l and accumulators acc (rows of dim_v) are rescaled when
 // the max grows, then acc += P V. Rows with no visible key yet are unchanged.
-void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t nk,
-                           const float* v, std::size_t v_stride, int32_t dim_v, float* m,
-                           float* l, float* acc, std::size_t acc_stride);
+void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t nk, const float* v,
+                           std::size_t v_stride, int32_t dim_v, float* m, float* l, float* acc,
+                           std::size_t acc_stride);
 
 }  // namespace detail
 }  // namespace attn

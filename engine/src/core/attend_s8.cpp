@@ -13,10 +13,10 @@
 
 #include <cstring>
 
-#include "kernels/s8/fixedpoint.h"
-#include "kernels/s8/kernels_s8.h"
 #include "attn/scratch.h"
 #include "core/softmax_row_s8.h"
+#include "kernels/s8/fixedpoint.h"
+#include "kernels/s8/kernels_s8.h"
 
 namespace attn {
 namespace detail {
@@ -91,8 +91,8 @@ __attribute__((always_inline)) inline int32_t pv_row(const int8_t* p, int32_t n,
 }
 }  // namespace
 
-int32_t pv_row_s8(const int8_t* p, int32_t n, const int8_t* v, std::size_t v_stride,
-                  int32_t dim_v, int16_t* wts, const int8_t** rows, int32_t* acc) {
+int32_t pv_row_s8(const int8_t* p, int32_t n, const int8_t* v, std::size_t v_stride, int32_t dim_v,
+                  int16_t* wts, const int8_t** rows, int32_t* acc) {
   return pv_row(p, n, v, v_stride, dim_v, wts, rows, acc);
 }
 
@@ -130,8 +130,8 @@ void scores_s8(const SdpaS8Params& params, const AttendS8& a, const void* qrow_p
       continue;
     }
     const int32_t total = qrow_s8_dot(qrow_packed, qzp, a.k + j * a.k_stride, a.dim_k) - row_const;
-    scores[j] = static_cast<int8_t>(
-        q::requantize(total, s_mult, s_shift, params.scores_zero_point));
+    scores[j] =
+        static_cast<int8_t>(q::requantize(total, s_mult, s_shift, params.scores_zero_point));
   }
 }
 
@@ -169,13 +169,13 @@ struct S8Tiles {
   int8_t* kpacked;
   int32_t* ksum;
   int8_t* vpacked;
-  uint8_t* u;      // packed query tile
-  int32_t* qsum;   // [T] sum (q - q_zp) per row, then the scores' row offsets,
-                   // then the weight sums, then the outputs' row offsets
-  int32_t* limits; // [T] keys each row sees
-  int32_t* dots;   // [T, kv16] int32 scores
-  int8_t* probs;   // [T, kv16] int8 scores, then weights
-  int32_t* acc;    // [T, dv16] int32 outputs
+  uint8_t* u;       // packed query tile
+  int32_t* qsum;    // [T] sum (q - q_zp) per row, then the scores' row offsets,
+                    // then the weight sums, then the outputs' row offsets
+  int32_t* limits;  // [T] keys each row sees
+  int32_t* dots;    // [T, kv16] int32 scores
+  int8_t* probs;    // [T, kv16] int8 scores, then weights
+  int32_t* acc;     // [T, dv16] int32 outputs
   std::size_t kv16, dv16;
 };
 
@@ -205,8 +205,7 @@ S8Tiles carve_tiles(const AttendS8& a, void* ws) {
 void tile_scores(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& b, int32_t i0,
                  int32_t nq, int32_t tile_limit) {
   const auto ui0 = static_cast<std::size_t>(i0);
-  qtile_s8_pack(a.q + ui0 * a.q_stride, a.q_stride, nq, params.q_zero_point, a.dim_k, b.u,
-                b.qsum);
+  qtile_s8_pack(a.q + ui0 * a.q_stride, a.q_stride, nq, params.q_zero_point, a.dim_k, b.u, b.qsum);
   int32_t* offsets = b.qsum;
   for (int32_t t = 0; t < nq; ++t) offsets[t] = params.k_zero_point * b.qsum[t];
   if (qk_tile_s8_rq(b.u, nq, params.q_zero_point, b.kpacked, b.ksum, tile_limit, a.dim_k, offsets,
@@ -252,8 +251,8 @@ void tile_outputs(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& 
       continue;
     }
     if (fused) continue;
-    requantize_row_s8(b.acc + ut * b.dv16, a.dim_v, vz_sums[t],
-                      params.out_multiplier.multiplier, params.out_multiplier.shift, ozp, orow);
+    requantize_row_s8(b.acc + ut * b.dv16, a.dim_v, vz_sums[t], params.out_multiplier.multiplier,
+                      params.out_multiplier.shift, ozp, orow);
   }
 }
 
@@ -346,13 +345,13 @@ void attend_s8_rows(const SdpaS8Params& params, const AttendS8& a, const AttendM
       continue;
     }
     // sum (q - q_zp), |.| <= 255 * dim_k
-    const int32_t sum_q = qrow_s8_pack(a.q + ui * a.q_stride, params.q_zero_point, a.dim_k,
-                                       qrow_packed);
+    const int32_t sum_q =
+        qrow_s8_pack(a.q + ui * a.q_stride, params.q_zero_point, a.dim_k, qrow_packed);
     // S row: BATCH_MATMUL(Q, K^T) requantized to int8.
     scores_s8(params, a, qrow_packed, params.k_zero_point * sum_q, 0, limit,
               matrix_mask ? keep : nullptr, dots, scores);
-    softmax_pv_row_s8(params, scores, limit, matrix_mask ? keep : nullptr, a.v, a.v_stride,
-                      a.dim_v, a.seq_kv, orow, wrow, ws);
+    softmax_pv_row_s8(params, scores, limit, matrix_mask ? keep : nullptr, a.v, a.v_stride, a.dim_v,
+                      a.seq_kv, orow, wrow, ws);
   }
 }
 

@@ -87,8 +87,8 @@ void attend_s8_split_scored_row(const Executor& ex, const SdpaS8Params& params, 
 
 // Rows of chunk c of `chunks` of an item (whole query tiles, split evenly),
 // with one slice of scratch.
-void attend_s8_chunk(const SdpaS8Params& params, const AttendS8Item& it, int32_t c,
-                     int32_t chunks, void* slice);
+void attend_s8_chunk(const SdpaS8Params& params, const AttendS8Item& it, int32_t c, int32_t chunks,
+                     void* slice);
 
 // One item through `ex`: its chunks as tasks, or, for an item that
 // attend_s8_key_parts splits, its rows one after another split by key range.
@@ -177,8 +177,8 @@ int32_t keep_flags_s8(const AttendMask& m, std::size_t row_offset, int32_t begin
 void scores_s8(const SdpaS8Params& params, const AttendS8& a, const void* qrow_packed,
                int32_t row_const, int32_t begin, int32_t end, const uint8_t* keep, int32_t* dots,
                int8_t* scores);
-int32_t pv_row_s8(const int8_t* p, int32_t n, const int8_t* v, std::size_t v_stride,
-                  int32_t dim_v, int16_t* wts, const int8_t** rows, int32_t* acc);
+int32_t pv_row_s8(const int8_t* p, int32_t n, const int8_t* v, std::size_t v_stride, int32_t dim_v,
+                  int16_t* wts, const int8_t** rows, int32_t* acc);
 
 // The second half of attend_s8 for one query row whose int8 scores[0..limit)
 // are computed: softmax in place (over keep[j] != 0 when keep is not null),

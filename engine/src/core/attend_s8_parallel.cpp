@@ -41,8 +41,8 @@ struct RowSplit {
   int32_t row, limit, parts;
   unsigned char* slices;
   std::size_t slice_bytes;
-  int8_t* scores;  // slice 0's score row [seq_kv]
-  uint8_t* keep;   // slice 0's keep flags, or null without a matrix mask
+  int8_t* scores;                // slice 0's score row [seq_kv]
+  uint8_t* keep;                 // slice 0's keep flags, or null without a matrix mask
   S8RowScorer scorer = nullptr;  // the scores of a range; null: Q K^T as the row core
   void* scorer_ctx = nullptr;
   int32_t max_in_row = -128;
@@ -156,8 +156,8 @@ int32_t attend_s8_key_parts(const AttendS8& a, const AttendMask& m, int32_t work
   // multiply-adds count a quarter): a range's work is spread over three
   // hand-offs. (At d = 64 the largest row, 4095 keys, stays on one worker:
   // split in two it measured 0.52x on a 2-core Intel Xeon VM.)
-  const int64_t block_work =
-      kSdpaKeyBlock * ((static_cast<int64_t>(a.dim_k) + a.dim_v) / 4 + kSoftmaxWork) / 3;
+  const int64_t block_work = kSdpaKeyBlock *
+                             ((static_cast<int64_t>(a.dim_k) + a.dim_v) / 4 + kSoftmaxWork) / 3;
   return split_count(m.key_length / kSdpaKeyBlock, block_work,
                      workers < kSdpaS8MaxKeyParts ? workers : kSdpaS8MaxKeyParts);
 }

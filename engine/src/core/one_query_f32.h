@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/attend_f32.h"
 #include "kernels/f32/exp_poly.h"
 #include "kernels/f32/kernels_f32.h"
-#include "core/attend_f32.h"
 
 namespace attn {
 namespace detail {

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
+#include "attn/softmax_s8.h"
 #include "kernels/s8/fixedpoint.h"
 #include "kernels/s8/kernels_s8.h"
-#include "attn/softmax_s8.h"
 
 namespace attn {
 namespace detail {

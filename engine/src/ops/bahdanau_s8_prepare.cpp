@@ -9,9 +9,7 @@
 #include "ops/op_helpers.h"
 
 namespace attn {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 Status add_s8_prepare(const QuantParams& in1, const QuantParams& in2, const QuantParams& out,
                       AddS8Params* params) {

@@ -8,10 +8,10 @@
 //   else, item after item: an item of enough keys is split into key ranges of
 //     whole blocks (op.align keys: the serial loop's blocks, so every score is
 //     the serial one), blocks shared evenly, at most min(workers,
-//     kOneQueryMaxParts) ranges, each at least kParallelMinTaskWork; range p runs the online softmax over its
-//     keys in slice p and one_query_merge merges them (within the float bound
-//     for any summation order, see one_query_f32.h); a shorter item runs
-//     serially in slice 0.
+//     kOneQueryMaxParts) ranges, each at least kParallelMinTaskWork; range p
+//     runs the online softmax over its keys in slice p and one_query_merge
+//     merges them (within the float bound for any summation order, see
+//     one_query_f32.h); a shorter item runs serially in slice 0.
 //
 // Op provides: slice_bytes, batch, seq, dim_v (the context's width), align
 // (a multiple of 16), key_work (work per key);

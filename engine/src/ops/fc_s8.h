@@ -4,9 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/int8/layers_s8.h"
 #include "kernels/s8/fixedpoint.h"
 #include "kernels/s8/kernels_s8.h"
-#include "attn/int8/layers_s8.h"
 
 namespace attn {
 namespace detail {
@@ -31,7 +31,8 @@ inline void fc_s8(const FcS8Layer& l, const int8_t* x, std::size_t x_stride, int
     int8_t* yr = y + static_cast<std::size_t>(r) * y_stride;
     for (int32_t c = 0; c < l.out_features; ++c) {
       int32_t sum_w = 0;
-      const int32_t dot = dot_s8(xr, l.weight + static_cast<std::size_t>(c) * in, l.in_features, &sum_w);
+      const int32_t dot =
+          dot_s8(xr, l.weight + static_cast<std::size_t>(c) * in, l.in_features, &sum_w);
       yr[c] = fc_s8_output(l, c, dot, sum_w);
     }
   }

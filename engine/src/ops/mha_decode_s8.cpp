@@ -127,9 +127,8 @@ __attribute__((noinline)) Status prepare(const MhaDecodeS8Params* params,
   void* cs_bytes = b->v + align_up(t * kvd);  // 64-byte aligned
   b->cs = static_cast<int32_t*>(cs_bytes);
   b->slices = static_cast<unsigned char*>(cs_bytes) + align_up(idx(s.rope.dims) * 4);
-  b->slice_bytes = static_cast<std::size_t>(
-      mha_decode_s8_slice_bytes64(s.embed_dim, s.embed_dim / s.num_heads, params->capacity,
-                                  mha_decode_s8_core_rows(s)));
+  b->slice_bytes = static_cast<std::size_t>(mha_decode_s8_slice_bytes64(
+      s.embed_dim, s.embed_dim / s.num_heads, params->capacity, mha_decode_s8_core_rows(s)));
   return Status::kOk;
 }
 

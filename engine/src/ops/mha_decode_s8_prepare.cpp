@@ -29,7 +29,7 @@ Status mha_decode_s8_prepare(const MhaDecodeShape& shape, int32_t capacity,
       (r.style != RopeStyle::kHalfSplit && r.style != RopeStyle::kInterleaved)) {
     return Status::kBadArgument;
   }
-  const QuantParams* all[] = {&quant.input, &quant.q,    &quant.k,  &quant.v,
+  const QuantParams* all[] = {&quant.input,  &quant.q,    &quant.k,  &quant.v,
                               &quant.scores, &quant.attn, &quant.out};
   for (const QuantParams* p : all) {
     if (!quant_params_ok(*p)) return Status::kBadArgument;

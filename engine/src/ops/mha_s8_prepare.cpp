@@ -16,20 +16,19 @@ Status mha_s8_prepare(const MhaShape& shape, const MhaS8Quant& quant, const MhaS
     return Status::kBadShape;
   }
   if (s.embed_dim % s.num_heads != 0) return Status::kShapeMismatch;
-  if (s.embed_dim > kMhaS8MaxFeatures || s.kdim > kMhaS8MaxFeatures ||
-      s.vdim > kMhaS8MaxFeatures) {
+  if (s.embed_dim > kMhaS8MaxFeatures || s.kdim > kMhaS8MaxFeatures || s.vdim > kMhaS8MaxFeatures) {
     return Status::kOverflow;
   }
-  const QuantParams* all[] = {&quant.query, &quant.key, &quant.value, &quant.q,  &quant.k,
-                              &quant.v,     &quant.scores, &quant.attn, &quant.out};
+  const QuantParams* all[] = {&quant.query, &quant.key,    &quant.value, &quant.q,  &quant.k,
+                              &quant.v,     &quant.scores, &quant.attn,  &quant.out};
   for (const QuantParams* p : all) {
     if (!quant_params_ok(*p)) return Status::kBadArgument;
   }
   MhaS8Params p;
   p.shape = s;
   const int32_t hd = s.embed_dim / s.num_heads;
-  Status st = sdpa_s8_prepare({1, s.seq_q, s.seq_kv, hd, hd}, detail::mha_head_quant(quant),
-                              &p.attend);
+  Status st =
+      sdpa_s8_prepare({1, s.seq_q, s.seq_kv, hd, hd}, detail::mha_head_quant(quant), &p.attend);
   if (st != Status::kOk) return st;
   const detail::FcS8LayerArgs layers[4] = {
       {&weights.q, s.embed_dim, s.embed_dim, &quant.query, &quant.q, &p.q},

@@ -37,8 +37,8 @@ Status sdpa_s8_prepare(const SdpaShape& shape, const SdpaS8Quant& quant, SdpaS8P
   p.out_zero_point = quant.out.zero_point;
   // TFLite: the product of the input scales is rounded to float32 first.
   const float qk_scale = quant.q.scale * quant.k.scale;
-  p.scores_multiplier = quantize_multiplier(static_cast<double>(qk_scale) /
-                                            static_cast<double>(quant.scores.scale));
+  p.scores_multiplier =
+      quantize_multiplier(static_cast<double>(qk_scale) / static_cast<double>(quant.scores.scale));
   const float pv_scale = (1.0f / 256.0f) * quant.v.scale;
   p.out_multiplier =
       quantize_multiplier(static_cast<double>(pv_scale) / static_cast<double>(quant.out.scale));

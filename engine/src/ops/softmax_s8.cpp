@@ -3,8 +3,8 @@
 
 #include <cstddef>
 
-#include "kernels/s8/fixedpoint.h"
 #include "core/softmax_row_s8.h"
+#include "kernels/s8/fixedpoint.h"
 
 namespace attn {
 

@@ -2,9 +2,9 @@
 // diff_min and the 256-entry exp table.
 #include <cmath>
 
-#include "kernels/s8/fixedpoint.h"
 #include "attn/int8/quantize.h"
 #include "attn/softmax_s8.h"
+#include "kernels/s8/fixedpoint.h"
 
 namespace attn {
 

@@ -11,8 +11,9 @@
 // Domain and error (measured against double-precision exp):
 //   x in [-87.3, 0]: error <= 3 ulp of the result (kMaxUlp); the worst seen
 //     over every float of [-87.3, 0] is 2.26 ulp (tests/simd checks a dense
-//     sweep through each backend, and every float with ATTN_EXP_EVERY_FLOAT=1). A degree-5 P (the previous form) gave 2
-//     ulp for two more FMAs per vector: float softmax does not need them;
+//     sweep through each backend, and every float with
+//     ATTN_EXP_EVERY_FLOAT=1). A degree-5 P (the previous form) gave 2 ulp
+//     for two more FMAs per vector: float softmax does not need them;
 //   x in [-88, -87.3): the result is subnormal or 0, absolute error < 2^-126;
 //   x < -88, including -inf: the argument is clamped to -88, giving 0;
 //   NaN propagates; x > 0 is outside the contract (valid up to ~ +88 with the
@@ -29,16 +30,16 @@
 namespace attn {
 namespace exp_poly {
 
-inline constexpr float kLo = -88.0f;               // clamp: exp(kLo) rounds to 0 below
+inline constexpr float kLo = -88.0f;  // clamp: exp(kLo) rounds to 0 below
 inline constexpr float kLog2e = 1.44269504088896341f;
-inline constexpr float kMagic = 12582912.0f;        // 1.5 * 2^23: rounds to integer
-inline constexpr float kLn2Hi = 0.693359375f;       // ln 2 = kLn2Hi + kLn2Lo
+inline constexpr float kMagic = 12582912.0f;   // 1.5 * 2^23: rounds to integer
+inline constexpr float kLn2Hi = 0.693359375f;  // ln 2 = kLn2Hi + kLn2Lo
 inline constexpr float kLn2Lo = -2.12194440e-4f;
-inline constexpr float kP2 = 8.312525228e-3f;       // P(r) = ((kP2 r + kP3) r + kP4) r + kP5
+inline constexpr float kP2 = 8.312525228e-3f;  // P(r) = ((kP2 r + kP3) r + kP4) r + kP5
 inline constexpr float kP3 = 4.189011455e-2f;
 inline constexpr float kP4 = 1.666711420e-1f;
 inline constexpr float kP5 = 4.999923110e-1f;
-inline constexpr int kMaxUlp = 3;                   // stated bound on [-87.3, 0]
+inline constexpr int kMaxUlp = 3;  // stated bound on [-87.3, 0]
 
 // The AVX-512 form (kernels_f32-inl.h ExpPolyTable32: the policies whose
 // kExpTable32 is true, i.e. Highway's AVX3 / AVX3_DL targets and xsimd built
@@ -62,7 +63,7 @@ inline constexpr int kMaxUlp = 3;                   // stated bound on [-87.3, 0
 // kQ1, kQ2: fitted for this file to the relative error of exp on
 // |r| <= 1.02 ln(2)/64 (5.7e-8 before rounding).
 inline constexpr float kLoTable32 = -87.3365478515625f;  // <= ln(2^-126) = -87.33654475...
-inline constexpr float kMagic32 = 393216.0f;        // 1.5 * 2^18: rounds to 1/32
+inline constexpr float kMagic32 = 393216.0f;             // 1.5 * 2^18: rounds to 1/32
 inline constexpr float kQ1 = 1.0000152587890625f;
 inline constexpr float kQ2 = 0.500000536441803f;
 // The bits of 2^(j / 32) rounded to float, minus j << 18 (see s above; a

@@ -1,9 +1,10 @@
 // Float32 kernels: the few primitives every float op is built from.
 //
 // Ops call these through namespace attn::kernels, an alias of the backend the
-// build selects (ATTN_SIMD=ref|hwy|xsimd|mcu|mve sets ATTN_BACKEND). The portable reference implementation
-// lives in namespace attn::ref (kernels/ref/) and is always compiled: it is the
-// oracle every optimized backend is tested against.
+// build selects (ATTN_SIMD=ref|hwy|xsimd|mcu|mve sets ATTN_BACKEND). The
+// portable reference implementation lives in namespace attn::ref (kernels/ref/)
+// and is always compiled: it is the oracle every optimized backend is tested
+// against.
 //
 // Conventions: row-major matrices; `*_stride` is the distance in elements
 // between consecutive rows; counts are >= 0 and pointers valid for the ranges
@@ -19,70 +20,69 @@
 #include <cstddef>
 #include <cstdint>
 
-#define ATTN_DECLARE_F32_KERNELS                                                                  \
-  /* sum_i a[i] * b[i] */                                                                         \
-  float dot_f32(const float* a, const float* b, int32_t n);                                       \
+#define ATTN_DECLARE_F32_KERNELS                                                                   \
+  /* sum_i a[i] * b[i] */                                                                          \
+  float dot_f32(const float* a, const float* b, int32_t n);                                        \
   /* s[i*s_stride + j] = sum_d q[i*q_stride + d] * k[j*k_stride + d],  i < nq, j < nk */           \
-  void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,              \
-                   std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride);  \
-  /* max_i x[i] (n >= 1; NaN elements are skipped unless all are NaN) */                          \
-  float max_f32(const float* x, int32_t n);                                                       \
-  /* x[i] = exp(x[i] - m) for every i (exp(-inf) = 0); returns sum_i x[i] */                      \
-  float exp_sub_sum_f32(float* x, int32_t n, float m);                                            \
-  /* Row softmax in place, n >= 0: m = max_f32(x, n); x[i] = exp(x[i] - m) / sum_j exp(x[j] - m) \
-     (the reciprocal of the sum times each exp). -inf entries give 0; an all -inf row gives all 0 \
-     (what the ops write for a fully masked row); a NaN or +inf entry makes the row NaN. One   \
-     dispatched call: max, exp and sum, scale (the row is in L1 after the max pass). */         \
-  void softmax_f32(float* x, int32_t n);                                                          \
-  /* acc[i*a_stride + c] += sum_j p[i*p_stride + j] * v[j*v_stride + c],  i < nq, c < dv */       \
-  void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,  \
-                   std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride);           \
-  /* Transposed tiles (the SDPA core's layout: queries along the vector, tq a multiple of 16).  \
-     qt[x*tq + i] = scale * q[i*q_stride + x] for i < nq, 0 for nq <= i < tq;  x < d */          \
-  void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d,          \
-                           float scale, float* qt, int32_t tq);                                  \
-  /* st[j*tq + i] = sum_d qt[d*tq + i] * k[j*k_stride + d],  i < tq, j < nk */                   \
+  void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,               \
+                   std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride);   \
+  /* max_i x[i] (n >= 1; NaN elements are skipped unless all are NaN) */                           \
+  float max_f32(const float* x, int32_t n);                                                        \
+  /* x[i] = exp(x[i] - m) for every i (exp(-inf) = 0); returns sum_i x[i] */                       \
+  float exp_sub_sum_f32(float* x, int32_t n, float m);                                             \
+  /* Row softmax in place, n >= 0: m = max_f32(x, n); x[i] = exp(x[i] - m) / sum_j exp(x[j] - */   \
+  /* m) (the reciprocal of the sum times each exp). -inf entries give 0; an all -inf row gives */  \
+  /* all 0 (what the ops write for a fully masked row); a NaN or +inf entry makes the row NaN. */  \
+  /* One dispatched call: max, exp and sum, scale (the row is in L1 after the max pass). */        \
+  void softmax_f32(float* x, int32_t n);                                                           \
+  /* acc[i*a_stride + c] += sum_j p[i*p_stride + j] * v[j*v_stride + c],  i < nq, c < dv */        \
+  void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,   \
+                   std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride);            \
+  /* Transposed tiles (the SDPA core's layout: queries along the vector, tq a multiple of 16). */  \
+  /* qt[x*tq + i] = scale * q[i*q_stride + x] for i < nq, 0 for nq <= i < tq;  x < d */            \
+  void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d,            \
+                           float scale, float* qt, int32_t tq);                                    \
+  /* st[j*tq + i] = sum_d qt[d*tq + i] * k[j*k_stride + d],  i < tq, j < nk */                     \
   void qk_tile_t_f32(const float* qt, int32_t tq, int32_t d, const float* k, std::size_t k_stride, \
-                     int32_t nk, float* st);                                                      \
-  /* Online-softmax step on st[nk][tq] (column i = query i): m' = max(m[i], max_j st[j*tq+i])     \
-     (NaN skipped); st[j*tq+i] = exp(st[j*tq+i] - m') (all 0 when m' = -inf); l[i] =             \
-     l[i] * exp(m[i] - m') + sum_j st[j*tq+i]; rows i < nq of acc (dv floats, stride a_stride)   \
-     are scaled by exp(m[i] - m') when the max grew; m[i] = m'. */                               \
-  void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq,          \
-                     float* acc, std::size_t a_stride, int32_t dv);                               \
-  /* acc[i*a_stride + c] += sum_j pt[j*tq + i] * v[j*v_stride + c],  i < nq <= tq, c < dv */      \
-  void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,         \
-                     std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride);         \
-  /* y[i] += a * x[i] */                                                                          \
-  void axpy_f32(float* y, const float* x, int32_t n, float a);                                    \
-  /* x[i] *= a */                                                                                 \
-  void scale_f32(float* x, int32_t n, float a);                                                   \
-  /* y[i] = a[i] + b[i] */                                                                        \
-  void add_f32(float* y, const float* a, const float* b, int32_t n);                              \
-  /* x[i] = tanh(x[i]) */                                                                         \
-  void tanh_f32(float* x, int32_t n);                                                             \
-  /* y[m, n] = x[m, :] . w[n, :] + bias[n]: PyTorch nn.Linear, w is [n_out, n_in], bias may be    \
-     null */                                                                                      \
-  void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,  \
-                  int32_t n_out, float* y);                                                       \
-  /* y[m, n] = sum_k x[m, k] * w[k, n] + bias[n]: Keras Dense, w is [n_in, n_out], bias may be    \
-     null */                                                                                      \
-  void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,   \
-                 int32_t n_out, float* y);                                                       \
-  /* y[i*y_stride + j] = (accumulate ? y[i*y_stride + j] : 0) + (bias ? bias[j] : 0)             \
-                         + sum_x a[i*a_stride + x] * b[j*b_stride + x],  i < m, j < n, x < k:     \
-     y = a b^T, b's rows are the outputs (linear_f32 with strides, e.g. one head's slice of a     \
-     weight). SIMD backends pack panels of b on the stack (8 KiB, gemm_f32-inl.h) from 5 rows of  \
-     a on; up to 4 rows read b's rows in place, each output the same bits whatever range of b a   \
-     call covers. */                                                                              \
-  void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,    \
-                   std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y, \
-                   std::size_t y_stride);                                                        \
-  /* f[i] = the float32 of binary16 bits h[i], i < n: exact, a NaN quiet with its sign and        \
-     payload (f16::to_f32, kernels/f32/f16.h). The float16 KV cache's blocks. */                  \
-  void f16_to_f32(const uint16_t* h, int32_t n, float* f);                                        \
-  /* h[i] = binary16 bits of f[i], i < n: round to nearest even, overflow to inf, NaN quiet with  \
-     its top payload bits (f16::from_f32). Every backend gives the reference's bits. */           \
+                     int32_t nk, float* st);                                                       \
+  /* Online-softmax step on st[nk][tq] (column i = query i): m' = max(m[i], max_j st[j*tq+i]) */   \
+  /* (NaN skipped); st[j*tq+i] = exp(st[j*tq+i] - m') (all 0 when m' = -inf); l[i] = l[i] * */     \
+  /* exp(m[i] - m') + sum_j st[j*tq+i]; rows i < nq of acc (dv floats, stride a_stride) are */     \
+  /* scaled by exp(m[i] - m') when the max grew; m[i] = m'. */                                     \
+  void softmax_t_f32(float* st, int32_t tq, int32_t nk, float* m, float* l, int32_t nq,            \
+                     float* acc, std::size_t a_stride, int32_t dv);                                \
+  /* acc[i*a_stride + c] += sum_j pt[j*tq + i] * v[j*v_stride + c],  i < nq <= tq, c < dv */       \
+  void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,          \
+                     std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride);          \
+  /* y[i] += a * x[i] */                                                                           \
+  void axpy_f32(float* y, const float* x, int32_t n, float a);                                     \
+  /* x[i] *= a */                                                                                  \
+  void scale_f32(float* x, int32_t n, float a);                                                    \
+  /* y[i] = a[i] + b[i] */                                                                         \
+  void add_f32(float* y, const float* a, const float* b, int32_t n);                               \
+  /* x[i] = tanh(x[i]) */                                                                          \
+  void tanh_f32(float* x, int32_t n);                                                              \
+  /* y[m, n] = x[m, :] . w[n, :] + bias[n]: PyTorch nn.Linear, w is [n_out, n_in], bias may be */  \
+  /* null */                                                                                       \
+  void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,   \
+                  int32_t n_out, float* y);                                                        \
+  /* y[m, n] = sum_k x[m, k] * w[k, n] + bias[n]: Keras Dense, w is [n_in, n_out], bias may be */  \
+  /* null */                                                                                       \
+  void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const float* bias,    \
+                 int32_t n_out, float* y);                                                         \
+  /* y[i*y_stride + j] = (accumulate ? y[i*y_stride + j] : 0) + (bias ? bias[j] : 0) + sum_x */    \
+  /* a[i*a_stride + x] * b[j*b_stride + x],  i < m, j < n, x < k: y = a b^T, b's rows are the */   \
+  /* outputs (linear_f32 with strides, e.g. one head's slice of a weight). SIMD backends pack */   \
+  /* panels of b on the stack (8 KiB, gemm_f32-inl.h) from 5 rows of a on; up to 4 rows read */    \
+  /* b's rows in place, each output the same bits whatever range of b a call covers. */            \
+  void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,     \
+                   std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,  \
+                   std::size_t y_stride);                                                          \
+  /* f[i] = the float32 of binary16 bits h[i], i < n: exact, a NaN quiet with its sign and */      \
+  /* payload (f16::to_f32, kernels/f32/f16.h). The float16 KV cache's blocks. */                   \
+  void f16_to_f32(const uint16_t* h, int32_t n, float* f);                                         \
+  /* h[i] = binary16 bits of f[i], i < n: round to nearest even, overflow to inf, NaN quiet */     \
+  /* with its top payload bits (f16::from_f32). Every backend gives the reference's bits. */       \
   void f32_to_f16(const float* f, int32_t n, uint16_t* h);
 
 // The selected backend's namespace (ref, hwy, xsimd, mcu or mve), set by the build.

@@ -49,15 +49,14 @@ int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n);
 
 // out[j] = qrow_s8_dot(packed, zp, k + j * k_stride, n) for j < nkeys: a
 // whole score row against a packed query row.
-void qk_s8_ref(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride,
-               int32_t nkeys, int32_t n, int32_t* out);
+void qk_s8_ref(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
+               int32_t n, int32_t* out);
 void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
            int32_t n, int32_t* out);
 
 // acc[c] = sum_r w[r] * rows[r][c] for c < n (acc is overwritten); w[r] in
 // [0, 255], rows[r] an int8 row of at least n elements. nrows >= 0.
-void pv_s8_ref(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n,
-               int32_t* acc);
+void pv_s8_ref(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc);
 void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc);
 
 // The same over consecutive rows: acc[c] = sum_r w[r] * v[r * stride + c].
@@ -98,7 +97,8 @@ void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in
 // packed: kpack_s8_bytes(nkeys, n) bytes.
 constexpr std::size_t round_up_s8(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
 constexpr std::size_t kpack_s8_bytes(int32_t nkeys, int32_t n) {
-  return round_up_s8(static_cast<std::size_t>(nkeys), 16) * round_up_s8(static_cast<std::size_t>(n), 4);
+  return round_up_s8(static_cast<std::size_t>(nkeys), 16) *
+         round_up_s8(static_cast<std::size_t>(n), 4);
 }
 void kpack_s8_ref(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
                   int32_t* ksum);
@@ -148,7 +148,8 @@ bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
 // kernel set may replace with its own (pv_tile_s8 of the same set reads it).
 // packed: vpack_s8_bytes(nrows, n) (room for 16-row blocks).
 constexpr std::size_t vpack_s8_bytes(int32_t nrows, int32_t n) {
-  return round_up_s8(static_cast<std::size_t>(nrows), 16) * round_up_s8(static_cast<std::size_t>(n), 16);
+  return round_up_s8(static_cast<std::size_t>(nrows), 16) *
+         round_up_s8(static_cast<std::size_t>(n), 16);
 }
 void vpack_s8_ref(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
 void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
@@ -197,8 +198,7 @@ inline constexpr std::size_t kSoftmaxS8LutAlign = 64;  // vector loads
 inline constexpr std::size_t kSoftmaxS8LutBytes = 4;  // the reference tile softmax keeps none
 inline constexpr std::size_t kSoftmaxS8LutAlign = 4;  // (64 would realign the caller's frame)
 #endif
-void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max,
-                             void* lut);
+void softmax_s8_tile_prepare(const int32_t* exp_table, int32_t diff_min, int32_t n_max, void* lut);
 int32_t softmax_s8_row_w_ref(const int32_t* exp_table, int32_t diff_min, const int8_t* in,
                              uint8_t* w, int32_t n, int32_t n_pad);
 int32_t softmax_s8_row_w(const void* lut, const int32_t* exp_table, int32_t diff_min,
@@ -226,9 +226,8 @@ void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_m
 int32_t add_tanh_dot_s8_ref(const int32_t* a2, const int32_t* t2, const int8_t* codes,
                             const int8_t* v, int32_t n, int32_t m, int32_t shift, int32_t zp,
                             const int8_t* tanh_table);
-int32_t add_tanh_dot_s8(const int32_t* a2, const int32_t* t2, const int8_t* codes,
-                        const int8_t* v, int32_t n, int32_t m, int32_t shift, int32_t zp,
-                        const int8_t* tanh_table);
+int32_t add_tanh_dot_s8(const int32_t* a2, const int32_t* t2, const int8_t* codes, const int8_t* v,
+                        int32_t n, int32_t m, int32_t shift, int32_t zp, const int8_t* tanh_table);
 // The constants of the sets' short exact form of that requantization (DSP,
 // Helium): for right = -shift in [1, 21] and m >= 0 (else false: the
 // reference's form), requantize(x) + 128 = clamp((SRDHM(x, m) + bias -
@@ -253,7 +252,6 @@ bool tile_s8_fast();
 
 // Name of the kernel set dot_s8 / mac_s8 use: "ref", "dsp" or "mve".
 const char* kernels_s8_name();
-
 
 }  // namespace detail
 }  // namespace attn

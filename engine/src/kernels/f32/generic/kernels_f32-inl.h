@@ -132,8 +132,8 @@ float Dot(const float* a, const float* b, int32_t n) {
 // reduced once per score, four scores at a time.
 // Registers acc<r><c> (r < RQ <= 4, c < KB <= 8), kv<c>, see ATTN_EACH4.
 template <class O, int RQ, int KB>
-void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k_stride,
-             int32_t nk, std::size_t d, float* s, std::size_t s_stride) {
+void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k_stride, int32_t nk,
+             std::size_t d, float* s, std::size_t s_stride) {
   static_assert(RQ <= 4 && KB <= 8 && KB % 4 == 0, "named registers: 4 rows x 8 keys");
   using V = typename O::V;
   const std::size_t N = O::Lanes();
@@ -147,10 +147,10 @@ void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k
   [[maybe_unused]] const V kv##c = (c) < KB ? LD(k0 + Sz(c) * k_stride + x) : O::Zero();
 #define ATTN_QK_FMA(r, c) \
   if constexpr ((c) < KB) acc##r##c = O::MulAdd(qv, kv##c, acc##r##c);
-#define ATTN_QK_ROW(LD, r)                                                                       \
-  if constexpr ((r) < RQ) {                                                                        \
-    const V qv = LD(q + Sz(r) * q_stride + x);                                                    \
-    ATTN_EACH8(ATTN_QK_FMA, r)                                                                    \
+#define ATTN_QK_ROW(LD, r)                     \
+  if constexpr ((r) < RQ) {                    \
+    const V qv = LD(q + Sz(r) * q_stride + x); \
+    ATTN_EACH8(ATTN_QK_FMA, r)                 \
   }
     std::size_t x = 0;
     for (; x + N <= d; x += N) {
@@ -163,13 +163,12 @@ void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k
       ATTN_EACH8(ATTN_QK_KEY, load_t)
       ATTN_EACH4(ATTN_QK_ROW, load_t)
     }
-#define ATTN_QK_SUM(_, r)                                                                        \
+#define ATTN_QK_SUM(_, r)                                                                          \
   if constexpr ((r) < RQ) {                                                                        \
-    O::ReduceSum4(acc##r##0, acc##r##1, acc##r##2, acc##r##3, s + Sz(r) * s_stride + Sz(j));      \
-    if constexpr (KB > 4) {                                                                       \
-      O::ReduceSum4(acc##r##4, acc##r##5, acc##r##6, acc##r##7,                                   \
-                    s + Sz(r) * s_stride + Sz(j + 4));                                            \
-    }                                                                                             \
+    O::ReduceSum4(acc##r##0, acc##r##1, acc##r##2, acc##r##3, s + Sz(r) * s_stride + Sz(j));       \
+    if constexpr (KB > 4) {                                                                        \
+      O::ReduceSum4(acc##r##4, acc##r##5, acc##r##6, acc##r##7, s + Sz(r) * s_stride + Sz(j + 4)); \
+    }                                                                                              \
   }
     ATTN_EACH4(ATTN_QK_SUM, _)
 #undef ATTN_QK_ZERO
@@ -247,12 +246,12 @@ void QkRow(const float* q, const float* k, std::size_t k_stride, int32_t nk, std
 }
 
 template <class O>
-void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k,
-            std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k, std::size_t k_stride,
+            int32_t nk, int32_t d, float* s, std::size_t s_stride) {
   int32_t i = 0;
   for (; i + 4 <= nq; i += 4) {
     QkBlock<O, 4, 4>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride,
-                  s_stride);
+                     s_stride);
   }
   // Single rows: key by key when K streams from L2 (from 32 KB of keys on)
   // and a key fits 4 vectors, else the register block (faster while K sits in
@@ -262,8 +261,8 @@ void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k,
     if (stream) {
       QkRow<O>(q + Sz(i) * q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride);
     } else {
-      QkBlock<O, 1, 8>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d),
-                       s + Sz(i) * s_stride, s_stride);
+      QkBlock<O, 1, 8>(q + Sz(i) * q_stride, q_stride, k, k_stride, nk, Sz(d), s + Sz(i) * s_stride,
+                       s_stride);
     }
   }
 }

@@ -10,9 +10,9 @@
 // kept the key loop's counter on the stack and its strides in vector
 // registers (three extra p0 ops per 16 FMAs on x86).
 template <class O, int RQ, int RC>
-__attribute__((noinline)) void PvBlock(const float* p, std::size_t pi, std::size_t pj,
-                                       int32_t nk, const float* v, std::size_t v_stride,
-                                       float* acc, std::size_t a_stride) {
+__attribute__((noinline)) void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk,
+                                       const float* v, std::size_t v_stride, float* acc,
+                                       std::size_t a_stride) {
   static_assert(RQ <= 4, "named registers: 4 rows");
   static_assert(RC <= 4, "named registers: 4 column vectors");
   using V = typename O::V;
@@ -30,10 +30,10 @@ __attribute__((noinline)) void PvBlock(const float* p, std::size_t pi, std::size
     // 2 RC chains hide the FMA latency.
 #define ATTN_PV_BZERO(_, c) [[maybe_unused]] V b##c = O::Zero();
     ATTN_EACH4(ATTN_PV_BZERO, _)
-#define ATTN_PV_PAIR(_, c)                                                                       \
-  if constexpr ((c) < RC) {                                                                        \
-    a0##c = O::MulAdd(p0, O::LoadU(vr + Sz(c) * N), a0##c);                                       \
-    b##c = O::MulAdd(p1, O::LoadU(vr + v_stride + Sz(c) * N), b##c);                              \
+#define ATTN_PV_PAIR(_, c)                                           \
+  if constexpr ((c) < RC) {                                          \
+    a0##c = O::MulAdd(p0, O::LoadU(vr + Sz(c) * N), a0##c);          \
+    b##c = O::MulAdd(p1, O::LoadU(vr + v_stride + Sz(c) * N), b##c); \
   }
     for (; j + 2 <= nk; j += 2) {
       const float* vr = v + Sz(j) * v_stride;
@@ -41,18 +41,20 @@ __attribute__((noinline)) void PvBlock(const float* p, std::size_t pi, std::size
       const V p1 = O::Set(p[Sz(j + 1) * pj]);
       ATTN_EACH4(ATTN_PV_PAIR, _)
     }
-#define ATTN_PV_FOLD(_, c) if constexpr ((c) < RC) a0##c = O::Add(a0##c, b##c);
+#define ATTN_PV_FOLD(_, c) \
+  if constexpr ((c) < RC) a0##c = O::Add(a0##c, b##c);
     ATTN_EACH4(ATTN_PV_FOLD, _)
   }
   // vv<c> feed RQ FMAs each: LoadReg keeps them in registers (xsimd on
   // AVX-512 otherwise re-read V in every FMA, 40% of the FMA peak).
 #define ATTN_PV_V(_, c) \
   [[maybe_unused]] const V vv##c = (c) < RC ? O::LoadReg(vr + Sz(c) * N) : O::Zero();
-#define ATTN_PV_FMA(r, c) if constexpr ((c) < RC) a##r##c = O::MulAdd(pr, vv##c, a##r##c);
-#define ATTN_PV_ROW(_, r)                                                                        \
-  if constexpr ((r) < RQ) {                                                                        \
-    const V pr = O::Set(pj0[Sz(r) * pi]);                                                         \
-    ATTN_EACH8(ATTN_PV_FMA, r)                                                                    \
+#define ATTN_PV_FMA(r, c) \
+  if constexpr ((c) < RC) a##r##c = O::MulAdd(pr, vv##c, a##r##c);
+#define ATTN_PV_ROW(_, r)                 \
+  if constexpr ((r) < RQ) {               \
+    const V pr = O::Set(pj0[Sz(r) * pi]); \
+    ATTN_EACH8(ATTN_PV_FMA, r)            \
   }
   // Pointer bumps, not index products: the loop keeps two pointers, two
   // strides and its end in registers.
@@ -85,7 +87,8 @@ void PvTail(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const fl
   [[maybe_unused]] V a##r = (r) < RQ ? O::LoadN(acc + Sz(r) * a_stride, t) : O::Zero();
 #define ATTN_PVT_FMA(_, r) \
   if constexpr ((r) < RQ) a##r = O::MulAdd(O::Set(p[Sz(r) * pi + Sz(j) * pj]), vv, a##r);
-#define ATTN_PVT_STORE(_, r) if constexpr ((r) < RQ) O::StoreN(a##r, acc + Sz(r) * a_stride, t);
+#define ATTN_PVT_STORE(_, r) \
+  if constexpr ((r) < RQ) O::StoreN(a##r, acc + Sz(r) * a_stride, t);
   ATTN_EACH4(ATTN_PVT_LOAD, _)
   for (int32_t j = 0; j < nk; ++j) {
     const V vv = O::LoadN(v + Sz(j) * v_stride, t);
@@ -120,7 +123,8 @@ void PvRows(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const fl
   for (; RC > 2 && c + 2 * N <= cols; c += 2 * N) {
     PvBlock<O, RQ, 2>(p, pi, pj, nk, v + c, v_stride, acc + c, a_stride);
   }
-  for (; c + N <= cols; c += N) PvBlock<O, RQ, 1>(p, pi, pj, nk, v + c, v_stride, acc + c, a_stride);
+  for (; c + N <= cols; c += N)
+    PvBlock<O, RQ, 1>(p, pi, pj, nk, v + c, v_stride, acc + c, a_stride);
   if (c < cols) PvTail<O, RQ>(p, pi, pj, nk, v + c, v_stride, cols - c, acc + c, a_stride);
 }
 
@@ -170,7 +174,8 @@ void TransposeScale(const float* q, std::size_t q_stride, int32_t nq, int32_t d,
       O::Transpose4Store(v0, v1, v2, v3, qt + x * t + Sz(i), t);
     }
     for (; x < dk; ++x) {
-      for (int k = 0; k < 4; ++k) qt[x * t + Sz(i + k)] = rows[k] != nullptr ? scale * rows[k][x] : 0.0f;
+      for (int k = 0; k < 4; ++k)
+        qt[x * t + Sz(i + k)] = rows[k] != nullptr ? scale * rows[k][x] : 0.0f;
     }
   }
 }
@@ -181,34 +186,35 @@ void TransposeScale(const float* q, std::size_t q_stride, int32_t nq, int32_t d,
 // partial vector of n < Lanes() queries (SVE, when the lanes do not divide tq).
 // Registers acc<j>_<g> (j < KB <= 16, g < G <= 4), qv<g>, see ATTN_EACH4.
 template <class O, int G, int KB, bool kPart = false>
-void QkBlockT(const float* qt, std::size_t tq, std::size_t d, const float* k,
-              std::size_t k_stride, float* st, std::size_t n = 0) {
+void QkBlockT(const float* qt, std::size_t tq, std::size_t d, const float* k, std::size_t k_stride,
+              float* st, std::size_t n = 0) {
   static_assert(G <= 4 && KB <= 16 && (!kPart || G == 1), "named registers: 16 keys x 4 vectors");
   using V = typename O::V;
   const std::size_t N = O::Lanes();
 #define ATTN_QT_ZERO(jj, g) [[maybe_unused]] V acc##jj##_##g = O::Zero();
   ATTN_EACH16(ATTN_EACH4, ATTN_QT_ZERO)
-#define ATTN_QT_Q(_, g)                                                                          \
-  [[maybe_unused]] const V qv##g =                                                                \
-      (g) < G ? (kPart ? O::LoadN(qt + x * tq, n) : O::LoadU(qt + x * tq + Sz(g) * N)) : O::Zero();
+#define ATTN_QT_Q(_, g)                                                                \
+  [[maybe_unused]] const V qv##g =                                                     \
+      (g) < G ? (kPart ? O::LoadN(qt + x * tq, n) : O::LoadU(qt + x * tq + Sz(g) * N)) \
+              : O::Zero();
 #define ATTN_QT_FMA(jj, g) \
   if constexpr ((g) < G) acc##jj##_##g = O::MulAdd(kb, qv##g, acc##jj##_##g);
-#define ATTN_QT_KEY(_, jj)                                                                       \
-  if constexpr ((jj) < KB) {                                                                       \
-    const V kb = O::Set(k[Sz(jj) * k_stride + x]);                                                \
-    ATTN_EACH4(ATTN_QT_FMA, jj)                                                                   \
+#define ATTN_QT_KEY(_, jj)                         \
+  if constexpr ((jj) < KB) {                       \
+    const V kb = O::Set(k[Sz(jj) * k_stride + x]); \
+    ATTN_EACH4(ATTN_QT_FMA, jj)                    \
   }
   for (std::size_t x = 0; x < d; ++x) {
     ATTN_EACH4(ATTN_QT_Q, _)
     ATTN_EACH16(ATTN_QT_KEY, _)
   }
-#define ATTN_QT_STORE(jj, g)                                                                     \
-  if constexpr ((jj) < KB && (g) < G) {                                                            \
-    if constexpr (kPart) {                                                                        \
-      O::StoreN(acc##jj##_##g, st + Sz(jj) * tq, n);                                              \
-    } else {                                                                                      \
-      O::StoreU(acc##jj##_##g, st + Sz(jj) * tq + Sz(g) * N);                                     \
-    }                                                                                             \
+#define ATTN_QT_STORE(jj, g)                                  \
+  if constexpr ((jj) < KB && (g) < G) {                       \
+    if constexpr (kPart) {                                    \
+      O::StoreN(acc##jj##_##g, st + Sz(jj) * tq, n);          \
+    } else {                                                  \
+      O::StoreU(acc##jj##_##g, st + Sz(jj) * tq + Sz(g) * N); \
+    }                                                         \
   }
   ATTN_EACH16(ATTN_EACH4, ATTN_QT_STORE)
 #undef ATTN_QT_ZERO
@@ -219,8 +225,8 @@ void QkBlockT(const float* qt, std::size_t tq, std::size_t d, const float* k,
 }
 
 template <class O, int G, int KB, bool kPart = false>
-void QkRowsT(const float* qt, std::size_t tq, std::size_t d, const float* k,
-             std::size_t k_stride, int32_t nk, float* st, std::size_t n = 0) {
+void QkRowsT(const float* qt, std::size_t tq, std::size_t d, const float* k, std::size_t k_stride,
+             int32_t nk, float* st, std::size_t n = 0) {
   int32_t j = 0;
   for (; j + KB <= nk; j += KB) {
     QkBlockT<O, G, KB, kPart>(qt, tq, d, k + Sz(j) * k_stride, k_stride, st + Sz(j) * tq, n);
@@ -369,4 +375,3 @@ void Tanh(float* x, int32_t n) {
   for (; i + N <= len; i += N) O::StoreU(TanhPoly<O>(O::LoadU(x + i)), x + i);
   if (i < len) O::StoreN(TanhPoly<O>(O::LoadN(x + i, len - i)), x + i, len - i);
 }
-

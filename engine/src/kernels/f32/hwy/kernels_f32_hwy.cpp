@@ -101,7 +101,9 @@ struct Ops {
 #endif
   static HWY_INLINE V Abs(V a) { return hn::Abs(a); }
   static HWY_INLINE V CopySign(V mag, V sign) { return hn::CopySign(mag, sign); }
-  static HWY_INLINE V IfLess(V a, V b, V yes, V no) { return hn::IfThenElse(hn::Lt(a, b), yes, no); }
+  static HWY_INLINE V IfLess(V a, V b, V yes, V no) {
+    return hn::IfThenElse(hn::Lt(a, b), yes, no);
+  }
   static HWY_INLINE V MaxSkipNaN(V x, V m) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
     return hn::Max(x, m);  // maxps(x, m) = x > m ? x : m
@@ -136,7 +138,8 @@ struct Ops {
     const __m512i tab = _mm512_permutex2var_epi32(
         _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits), _mm512_castps_si512(t.raw),
         _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits + 16));
-    return V{_mm512_castsi512_ps(_mm512_add_epi32(tab, _mm512_slli_epi32(_mm512_castps_si512(t.raw), 18)))};
+    return V{_mm512_castsi512_ps(
+        _mm512_add_epi32(tab, _mm512_slli_epi32(_mm512_castps_si512(t.raw), 18)))};
   }
   static HWY_INLINE V MulAddOrZeroBelow(V a, V b, V c, V x, float lo) {
     const __mmask16 keep = _mm512_cmp_ps_mask(x.raw, _mm512_set1_ps(lo), _CMP_NLT_UQ);
@@ -261,8 +264,8 @@ struct Ops {
   // store); on 8 lanes the halves of (s0, s1) and (s2, s3); on 4 lanes the
   // block sums are the totals.
   template <class DD>
-  static HWY_INLINE void ReduceSum16Impl(DD d, V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7,
-                                         V a8, V a9, V a10, V a11, V a12, V a13, V a14, V a15,
+  static HWY_INLINE void ReduceSum16Impl(DD d, V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8,
+                                         V a9, V a10, V a11, V a12, V a13, V a14, V a15,
                                          float* out) {
     const V s0 = BlockSums4(a0, a1, a2, a3);
     const V s1 = BlockSums4(a4, a5, a6, a7);
@@ -272,7 +275,7 @@ struct Ops {
       // h0 = [s0 B0+B2, s0 B1+B3, s2 B0+B2, s2 B1+B3] (blocks), h1 the same of s1, s3.
       const V h0 = hn::Add(hn::ConcatLowerLower(d, s2, s0), hn::ConcatUpperUpper(d, s2, s0));
       const V h1 = hn::Add(hn::ConcatLowerLower(d, s3, s1), hn::ConcatUpperUpper(d, s3, s1));
-      const V x = hn::OddEvenBlocks(h1, h0);                         // h0 B0, h1 B1, h0 B2, h1 B3
+      const V x = hn::OddEvenBlocks(h1, h0);                          // h0 B0, h1 B1, h0 B2, h1 B3
       const V y = hn::SwapAdjacentBlocks(hn::OddEvenBlocks(h0, h1));  // h0 B1, h1 B0, h0 B3, h1 B2
       hn::StoreU(hn::Add(x, y), d, out);
     } else if constexpr (hn::MaxLanes(DD()) == 8) {
@@ -288,15 +291,17 @@ struct Ops {
   }
   static HWY_INLINE void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9,
                                      V a10, V a11, V a12, V a13, V a14, V a15, float* out) {
-    ReduceSum16Impl(D(), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15,
-                    out);
+    ReduceSum16Impl(D(), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, out);
   }
 #endif
 };
 
+// Order matters: gemm_f32-inl.h and f16_f32-inl.h use kernels_f32-inl.h's helpers.
 #include "kernels/f32/generic/kernels_f32-inl.h"
+// clang-format off
 #include "kernels/f32/generic/gemm_f32-inl.h"
 #include "kernels/f32/generic/f16_f32-inl.h"
+// clang-format on
 
 #if ATTN_HWY_LANE_FMA
 #include "kernels/f32/generic/kernels_f32_lane-inl.h"
@@ -406,8 +411,8 @@ void dense_f32(const float* x, int32_t rows, int32_t n_in, const float* w, const
 void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
                  std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
                  std::size_t y_stride) {
-  HWY_DYNAMIC_DISPATCH(gemm_nt_f32)(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y,
-                                    y_stride);
+  HWY_DYNAMIC_DISPATCH(gemm_nt_f32)
+  (a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
 
 void f16_to_f32(const uint16_t* h, int32_t n, float* f) {

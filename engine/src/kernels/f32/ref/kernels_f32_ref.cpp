@@ -154,7 +154,8 @@ void linear_f32(const float* x, int32_t rows, int32_t n_in, const float* w, cons
     float* yr = y + static_cast<std::size_t>(r) * static_cast<std::size_t>(n_out);
     for (int32_t o = 0; o < n_out; ++o) {
       const float b = bias != nullptr ? bias[o] : 0.0f;
-      yr[o] = b + dot_f32(xr, w + static_cast<std::size_t>(o) * static_cast<std::size_t>(n_in), n_in);
+      yr[o] = b +
+              dot_f32(xr, w + static_cast<std::size_t>(o) * static_cast<std::size_t>(n_in), n_in);
     }
   }
 }

@@ -86,7 +86,8 @@ struct Ops {
     const __m512i tab = _mm512_permutex2var_epi32(
         _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits), _mm512_castps_si512(t),
         _mm512_load_si512(::attn::exp_poly::kExp2Table32Bits + 16));
-    return V(_mm512_castsi512_ps(_mm512_add_epi32(tab, _mm512_slli_epi32(_mm512_castps_si512(t), 18))));
+    return V(
+        _mm512_castsi512_ps(_mm512_add_epi32(tab, _mm512_slli_epi32(_mm512_castps_si512(t), 18))));
   }
   static V MulAddOrZeroBelow(V a, V b, V c, V x, float lo) {
     const __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(lo), _CMP_NLT_UQ);
@@ -188,8 +189,8 @@ struct Ops {
   // Block sums s_g of the arguments 4g..4g+3, then the blocks transposed and
   // added: h0 = [s0 B0+B2, s0 B1+B3, s1 B0+B2, s1 B1+B3] (blocks), h1 the same
   // of s2, s3; their even plus odd blocks are the 16 totals in order.
-  static void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9, V a10,
-                          V a11, V a12, V a13, V a14, V a15, float* out) {
+  static void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9, V a10, V a11,
+                          V a12, V a13, V a14, V a15, float* out) {
     const __m512 s0 = BlockSums4(a0, a1, a2, a3);
     const __m512 s1 = BlockSums4(a4, a5, a6, a7);
     const __m512 s2 = BlockSums4(a8, a9, a10, a11);
@@ -198,12 +199,12 @@ struct Ops {
         _mm512_add_ps(_mm512_shuffle_f32x4(s0, s1, 0x44), _mm512_shuffle_f32x4(s0, s1, 0xEE));
     const __m512 h1 =
         _mm512_add_ps(_mm512_shuffle_f32x4(s2, s3, 0x44), _mm512_shuffle_f32x4(s2, s3, 0xEE));
-    _mm512_storeu_ps(out, _mm512_add_ps(_mm512_shuffle_f32x4(h0, h1, 0x88),
-                                        _mm512_shuffle_f32x4(h0, h1, 0xDD)));
+    _mm512_storeu_ps(
+        out, _mm512_add_ps(_mm512_shuffle_f32x4(h0, h1, 0x88), _mm512_shuffle_f32x4(h0, h1, 0xDD)));
   }
 #else
-  static void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9, V a10,
-                          V a11, V a12, V a13, V a14, V a15, float* out) {
+  static void ReduceSum16(V a0, V a1, V a2, V a3, V a4, V a5, V a6, V a7, V a8, V a9, V a10, V a11,
+                          V a12, V a13, V a14, V a15, float* out) {
     ReduceSum4(a0, a1, a2, a3, out);
     ReduceSum4(a4, a5, a6, a7, out + 4);
     ReduceSum4(a8, a9, a10, a11, out + 8);
@@ -212,9 +213,12 @@ struct Ops {
 #endif
 };
 
+// Order matters: gemm_f32-inl.h and f16_f32-inl.h use kernels_f32-inl.h's helpers.
 #include "kernels/f32/generic/kernels_f32-inl.h"
+// clang-format off
 #include "kernels/f32/generic/gemm_f32-inl.h"
 #include "kernels/f32/generic/f16_f32-inl.h"
+// clang-format on
 
 }  // namespace attn_xsimd
 

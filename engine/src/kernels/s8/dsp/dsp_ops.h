@@ -55,8 +55,7 @@ inline uint32_t load4(const void* p) {
 struct Requant {
   int32_t multiplier, left, right, zero_point;
   Requant(int32_t m, int32_t shift, int32_t zp)
-      : multiplier(m), left(shift > 0 ? shift : 0), right(shift > 0 ? 0 : -shift),
-        zero_point(zp) {}
+      : multiplier(m), left(shift > 0 ? shift : 0), right(shift > 0 ? 0 : -shift), zero_point(zp) {}
   int32_t operator()(int32_t x) const {
     const int32_t y = q::wrap_shl(x, left);
     // SRDHM = floor((y m + 2^30) / 2^31) (fixedpoint.h): SMULL and a 64-bit

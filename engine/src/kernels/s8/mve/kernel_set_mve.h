@@ -11,7 +11,7 @@
 #define ATTN_S8_HAS_WEIGHTS_FROM_CODES 1
 #define ATTN_S8_HAS_REQUANTIZE_ROW 1
 #define ATTN_S8_HAS_ADD_TANH_DOT 1  // Bahdanau's ADD + TANH + v products
-#define ATTN_S8_HAS_TILE_GEMMS 1  // packings, qk/pv tile GEMMs, tile_s8_fast
+#define ATTN_S8_HAS_TILE_GEMMS 1    // packings, qk/pv tile GEMMs, tile_s8_fast
 
 namespace attn {
 namespace detail {

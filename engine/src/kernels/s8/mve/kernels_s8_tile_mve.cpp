@@ -179,8 +179,8 @@ void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int
   const uint8x16_t offsets = vmulq_n_u8(vidupq_n_u8(0, 1), 16);
   const int32_t rows16 = (nrows + 15) / 16 * 16;
   for (int32_t r = 0; r < rows16; ++r) {
-    uint8_t* base = reinterpret_cast<uint8_t*>(packed) + static_cast<std::size_t>(r / 16) * n16 * 16 +
-                    static_cast<std::size_t>(r % 16);
+    uint8_t* base = reinterpret_cast<uint8_t*>(packed) +
+                    static_cast<std::size_t>(r / 16) * n16 * 16 + static_cast<std::size_t>(r % 16);
     const int8_t* vr = v + static_cast<std::size_t>(r) * stride;
     int32_t c = 0;
     for (; r < nrows && c + 16 <= n; c += 16) {  // whole vectors of a real row

@@ -15,8 +15,8 @@
 
 #include <cstring>
 
-#include "kernels/s8/neon/tile_i8mm.h"
 #include "kernels/s8/neon/target_neon.h"
+#include "kernels/s8/neon/tile_i8mm.h"
 
 namespace attn {
 namespace detail {

@@ -39,8 +39,8 @@ int32_t qrow_s8_dot_ref(const void* packed, int32_t zp, const int8_t* k, int32_t
   return acc;
 }
 
-void qk_s8_ref(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride,
-               int32_t nkeys, int32_t n, int32_t* out) {
+void qk_s8_ref(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
+               int32_t n, int32_t* out) {
   for (int32_t j = 0; j < nkeys; ++j) {
     out[j] = qrow_s8_dot_ref(packed, zp, k + static_cast<std::size_t>(j) * k_stride, n);
   }

@@ -80,7 +80,8 @@ void qk_tile_s8_ref(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpac
       for (int32_t g = 0; g < groups; ++g) {
         for (int32_t t = 0; t < 4; ++t) {
           acc += static_cast<int32_t>(ui[4 * g + t]) *
-                 static_cast<int32_t>(kb[static_cast<std::size_t>(g) * 64 + static_cast<std::size_t>(t)]);
+                 static_cast<int32_t>(
+                     kb[static_cast<std::size_t>(g) * 64 + static_cast<std::size_t>(t)]);
         }
       }
       out[static_cast<std::size_t>(i) * out_stride + static_cast<std::size_t>(j)] =
@@ -104,9 +105,9 @@ void qk_tile_s8_rq_ref(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* k
       qk_tile_s8_ref(u + static_cast<std::size_t>(i) * row, 1, zp,
                      kpacked + static_cast<std::size_t>(j0 / 16) * blk, ksum + j0, cnt, n, dots,
                      16);
-      requantize_row_s8_ref(dots, cnt, offsets[i], multiplier, shift, out_zp,
-                            out + static_cast<std::size_t>(i) * out_stride +
-                                static_cast<std::size_t>(j0));
+      requantize_row_s8_ref(
+          dots, cnt, offsets[i], multiplier, shift, out_zp,
+          out + static_cast<std::size_t>(i) * out_stride + static_cast<std::size_t>(j0));
     }
   }
 }
@@ -117,14 +118,16 @@ void vpack_s8_ref(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n,
   for (int32_t g = 0; g < groups; ++g) {
     for (int32_t cb = 0; cb < cblocks; ++cb) {
       int8_t* d = packed + (static_cast<std::size_t>(g) * static_cast<std::size_t>(cblocks) +
-                            static_cast<std::size_t>(cb)) * 64;
+                            static_cast<std::size_t>(cb)) *
+                               64;
       for (int32_t c = 0; c < 16; ++c) {
         for (int32_t t = 0; t < 4; ++t) {
           const int32_t r = 4 * g + t;
           const int32_t col = 16 * cb + c;
-          d[4 * c + t] = r < nrows && col < n
-                             ? v[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col)]
-                             : int8_t{0};
+          d[4 * c + t] =
+              r < nrows && col < n
+                  ? v[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col)]
+                  : int8_t{0};
         }
       }
     }
@@ -140,9 +143,9 @@ int32_t pv_column_s8_ref(const uint8_t* w, const int8_t* vpacked, int32_t nrows,
                          std::size_t cblocks, int32_t c) {
   int32_t s = 0;
   for (int32_t j = 0; j < nrows; ++j) {
-    const std::size_t at = (static_cast<std::size_t>(j / 4) * cblocks +
-                            static_cast<std::size_t>(c / 16)) * 64 +
-                           static_cast<std::size_t>(c % 16) * 4 + static_cast<std::size_t>(j % 4);
+    const std::size_t at =
+        (static_cast<std::size_t>(j / 4) * cblocks + static_cast<std::size_t>(c / 16)) * 64 +
+        static_cast<std::size_t>(c % 16) * 4 + static_cast<std::size_t>(j % 4);
     s += static_cast<int32_t>(w[j]) * static_cast<int32_t>(vpacked[at]);
   }
   return s;

@@ -14,8 +14,8 @@
 ATTN_T_AVX512 inline __m128i kpack_row16(const int8_t* p, __mmask16 cm, bool present) {
   return present ? _mm_maskz_loadu_epi8(cm, p) : _mm_setzero_si128();
 }
-ATTN_T_AVX512 inline void kpack_avx512(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n,
-                                int8_t* packed, int32_t* ksum) {
+ATTN_T_AVX512 inline void kpack_avx512(const int8_t* k, std::size_t k_stride, int32_t nkeys,
+                                       int32_t n, int8_t* packed, int32_t* ksum) {
   const int32_t groups = (n + 3) / 4;
   const int32_t blocks = (nkeys + 15) / 16;
   const std::size_t bstride = static_cast<std::size_t>(groups) * 64;
@@ -31,7 +31,8 @@ ATTN_T_AVX512 inline void kpack_avx512(const int8_t* k, std::size_t k_stride, in
       const auto cm = static_cast<__mmask16>((1u << cl) - 1u);
       __m512i r4[4];
       for (int i = 0; i < 4; ++i) {
-        const int8_t* ki = kb + static_cast<std::size_t>(4 * i) * k_stride + static_cast<std::size_t>(c0);
+        const int8_t* ki = kb + static_cast<std::size_t>(4 * i) * k_stride +
+                           static_cast<std::size_t>(c0);
         const int32_t left = rows - 4 * i;
         r4[i] = _mm512_inserti32x4(
             _mm512_inserti32x4(
@@ -60,8 +61,8 @@ ATTN_T_AVX512 inline void kpack_avx512(const int8_t* k, std::size_t k_stride, in
 // vpack_s8: per group of 4 rows and 64-column chunk, byte then word unpacks
 // of the 4 rows give X_p with, in 128-bit lane L, columns 4 p .. 4 p + 3 of
 // block L (4 rows each); a 4 x 4 transpose of 128-bit lanes gives the blocks.
-ATTN_T_AVX512 inline void vpack_avx512(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n,
-                                int8_t* packed) {
+ATTN_T_AVX512 inline void vpack_avx512(const int8_t* v, std::size_t stride, int32_t nrows,
+                                       int32_t n, int8_t* packed) {
   const int32_t groups = (nrows + 3) / 4;
   const int32_t cblocks = (n + 15) / 16;
   for (int32_t g = 0; g < groups; ++g) {
@@ -76,12 +77,18 @@ ATTN_T_AVX512 inline void vpack_avx512(const int8_t* v, std::size_t stride, int3
                                                      static_cast<std::size_t>(c0))
                    : _mm512_setzero_si512();
       }
-      const __m512i ab_lo = _mm512_unpacklo_epi8(x[0], x[1]), ab_hi = _mm512_unpackhi_epi8(x[0], x[1]);
-      const __m512i ce_lo = _mm512_unpacklo_epi8(x[2], x[3]), ce_hi = _mm512_unpackhi_epi8(x[2], x[3]);
-      const __m512i p0 = _mm512_unpacklo_epi16(ab_lo, ce_lo), p1 = _mm512_unpackhi_epi16(ab_lo, ce_lo);
-      const __m512i p2 = _mm512_unpacklo_epi16(ab_hi, ce_hi), p3 = _mm512_unpackhi_epi16(ab_hi, ce_hi);
-      const __m512i y0 = _mm512_shuffle_i32x4(p0, p1, 0x44), y1 = _mm512_shuffle_i32x4(p2, p3, 0x44);
-      const __m512i y2 = _mm512_shuffle_i32x4(p0, p1, 0xee), y3 = _mm512_shuffle_i32x4(p2, p3, 0xee);
+      const __m512i ab_lo = _mm512_unpacklo_epi8(x[0], x[1]),
+                    ab_hi = _mm512_unpackhi_epi8(x[0], x[1]);
+      const __m512i ce_lo = _mm512_unpacklo_epi8(x[2], x[3]),
+                    ce_hi = _mm512_unpackhi_epi8(x[2], x[3]);
+      const __m512i p0 = _mm512_unpacklo_epi16(ab_lo, ce_lo),
+                    p1 = _mm512_unpackhi_epi16(ab_lo, ce_lo);
+      const __m512i p2 = _mm512_unpacklo_epi16(ab_hi, ce_hi),
+                    p3 = _mm512_unpackhi_epi16(ab_hi, ce_hi);
+      const __m512i y0 = _mm512_shuffle_i32x4(p0, p1, 0x44),
+                    y1 = _mm512_shuffle_i32x4(p2, p3, 0x44);
+      const __m512i y2 = _mm512_shuffle_i32x4(p0, p1, 0xee),
+                    y3 = _mm512_shuffle_i32x4(p2, p3, 0xee);
       const __m512i o[4] = {_mm512_shuffle_i32x4(y0, y1, 0x88), _mm512_shuffle_i32x4(y0, y1, 0xdd),
                             _mm512_shuffle_i32x4(y2, y3, 0x88), _mm512_shuffle_i32x4(y2, y3, 0xdd)};
       const int32_t cb0 = c0 / 16;
@@ -94,8 +101,8 @@ ATTN_T_AVX512 inline void vpack_avx512(const int8_t* v, std::size_t stride, int3
 
 // qtile_s8_pack: u = q ^ 0x80 (0 past n, to round4(n)) and sum u (vpsadbw),
 // 64 bytes at a time; qsum = sum u - 128 n - zp n.
-ATTN_T_AVX512 inline void qtile_pack_avx512(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp,
-                                     int32_t n, uint8_t* u, int32_t* qsum) {
+ATTN_T_AVX512 inline void qtile_pack_avx512(const int8_t* q, std::size_t q_stride, int32_t nq,
+                                            int32_t zp, int32_t n, uint8_t* u, int32_t* qsum) {
   const int32_t row = static_cast<int32_t>(round_up_s8(static_cast<std::size_t>(n), 4));
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   for (int32_t i = 0; i < nq; ++i) {

@@ -1,7 +1,8 @@
 // qk_tile_s8_rq / pv_tile_s8_rq at the AVX-512 VNNI level: the Q K^T and
 // P V tile GEMMs (kernels_s8_tile_x86-inl.h, qk_tile_emit / pv_tile_emit)
-// with the requantization of the scores / outputs in their epilogue. Included by kernels_s8_x86.cpp inside namespace tile512 after
-// that body (V = __m512i, kLanes = 16, ATTN_TILE_T the AVX-512 target).
+// with the requantization of the scores / outputs in their epilogue.
+// Included by kernels_s8_x86.cpp inside namespace tile512 after that body
+// (V = __m512i, kLanes = 16, ATTN_TILE_T the AVX-512 target).
 // No include guard: included once.
 //
 // Math, per value: total = dot - offset (int32; the caller guarantees it does
@@ -76,9 +77,11 @@ struct StoreRq {
         const __m512i a = _mm512_packs_epi32(requant(res[q][0]), requant(res[q][1]));
         const __m512i b = _mm512_packs_epi32(requant(res[q + 1][0]), requant(res[q + 1][1]));
         const __m512i r = _mm512_permutexvar_epi32(order, _mm512_packs_epi16(a, b));
-        int8_t* o = out + static_cast<std::size_t>(row0 + q) * stride + static_cast<std::size_t>(kv0) * 16;
+        int8_t* o = out + static_cast<std::size_t>(row0 + q) * stride +
+                    static_cast<std::size_t>(kv0) * 16;
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), _mm512_castsi512_si256(r));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + stride), _mm512_extracti64x4_epi64(r, 1));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + stride),
+                            _mm512_extracti64x4_epi64(r, 1));
       }
     }
     for (; q < NQ; ++q) {
@@ -92,7 +95,8 @@ struct StoreRq {
     if (left >= 16) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm512_cvtsepi32_epi8(res));
     } else {
-      _mm_mask_storeu_epi8(o, static_cast<__mmask16>((1u << left) - 1u), _mm512_cvtsepi32_epi8(res));
+      _mm_mask_storeu_epi8(o, static_cast<__mmask16>((1u << left) - 1u),
+                           _mm512_cvtsepi32_epi8(res));
     }
   }
 };
@@ -120,18 +124,18 @@ ATTN_TILE_T inline StoreRq make_store_rq(const int32_t* offsets, int32_t multipl
 
 // Whole 16-key blocks written (the contract of qk_tile_s8_rq).
 ATTN_TILE_T inline void qk_tile_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                            const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
-                            int32_t multiplier, int e, int32_t out_zp, int8_t* out,
-                            std::size_t out_stride) {
+                                   const int32_t* ksum, int32_t nkeys, int32_t n,
+                                   const int32_t* offsets, int32_t multiplier, int e,
+                                   int32_t out_zp, int8_t* out, std::size_t out_stride) {
   qk_tile_emit(u, nq, zp, kpacked, ksum, nkeys, n,
                make_store_rq(offsets, multiplier, e, out_zp, out, out_stride, INT32_MAX));
 }
 
 // Exactly n bytes per row (the last vector's store masked).
 ATTN_TILE_T inline void pv_tile_rq(const uint8_t* w, std::size_t w_stride, int32_t nq,
-                            const int8_t* vpacked, int32_t nrows, int32_t n,
-                            const int32_t* offsets, int32_t multiplier, int e, int32_t out_zp,
-                            int8_t* out, std::size_t out_stride) {
+                                   const int8_t* vpacked, int32_t nrows, int32_t n,
+                                   const int32_t* offsets, int32_t multiplier, int e,
+                                   int32_t out_zp, int8_t* out, std::size_t out_stride) {
   pv_tile_emit(w, w_stride, nq, vpacked, nrows, n,
                make_store_rq(offsets, multiplier, e, out_zp, out, out_stride, n));
 }
