@@ -31,7 +31,12 @@
 //   mha_f32_scratch_bytes(shape, W) = align64(4*seq_q*E) * 2 + align64(4*seq_kv*E) * 2
 //                         + sdpa_f32_scratch_bytes({1, seq_q, seq_kv, hd, hd}, W)
 //
-// Threads (args.executor, attn/parallel.h): batch item after batch item, in
+// Threads (args.executor, attn/parallel.h): batch item after batch item.
+// When the heads share out evenly (W divides num_heads, or num_heads >= 4 W)
+// and the weights are not averaged, two parallel phases: one task per head
+// projects its Q, K, V (the serial op's calls) and attends it, so a head's
+// data stays in the cache of the core that wrote it; then the output
+// projection in blocks of rows. Otherwise
 // three parallel phases: the input projections in tasks of (Q/K/V, head,
 // block of rows); the heads' attention as sdpa_f32 splits its batch items,
 // in (head, query tile) tasks (averaged weights, which every head adds to:
