@@ -220,25 +220,32 @@ struct MhaParallel {
     parallel_for(ex, n, task);
   }
 
-  // out rows of item b in blocks: out = bias + sum_h O_h Wo_h^T, head by head.
+  // out columns of item b in blocks of 16: out[:, c0:c1] = bias[c0:c1] +
+  // sum_h O_h Wo[c0:c1, h hd:(h+1) hd]^T, head by head, every row in each
+  // call (row blocks would pack each head's Wo slice once per block; a
+  // column block packs its own slice once). gemm_nt_f32 gives each output
+  // the same bits whatever range of b's rows a call covers.
   void out_proj(int32_t b) const {
-    float* out = args.out + idx(b) * idx(shape.seq_q) * idx(e);
-    const int32_t blocks = gemm_row_blocks(shape.seq_q, static_cast<int64_t>(e) * e,
-                                           4 * static_cast<int64_t>(args.executor.workers));
+    const std::size_t sq = idx(shape.seq_q);
+    float* out = args.out + idx(b) * sq * idx(e);
+    const int32_t groups = (e + 15) / 16;
+    const int32_t n = split_count(groups, static_cast<int64_t>(shape.seq_q) * 16 * e,
+                                  4 * static_cast<int64_t>(args.executor.workers));
     auto task = [&](int32_t t, int32_t) {
-      int64_t r0 = 0;
-      int64_t r1 = 0;
-      split_range(shape.seq_q, t, blocks, &r0, &r1);
-      const auto rows = static_cast<int32_t>(r1 - r0);
+      int64_t g0 = 0;
+      int64_t g1 = 0;
+      split_range(groups, t, n, &g0, &g1);
+      const auto c0 = static_cast<int32_t>(16 * g0);
+      const int32_t c1 = 16 * g1 < e ? static_cast<int32_t>(16 * g1) : e;
+      const float* bias = weights.out_proj_bias;
       for (int32_t h = 0; h < shape.num_heads; ++h) {
-        kernels::gemm_nt_f32(
-            o + (idx(h) * idx(shape.seq_q) + static_cast<std::size_t>(r0)) * idx(hd), idx(hd), rows,
-            hd, weights.out_proj_weight + idx(h) * idx(hd), idx(e), e,
-            h == 0 ? weights.out_proj_bias : nullptr, h > 0,
-            out + static_cast<std::size_t>(r0) * idx(e), idx(e));
+        kernels::gemm_nt_f32(o + idx(h) * sq * idx(hd), idx(hd), shape.seq_q, hd,
+                             weights.out_proj_weight + idx(c0) * idx(e) + idx(h) * idx(hd), idx(e),
+                             c1 - c0, h == 0 && bias != nullptr ? bias + c0 : nullptr, h > 0,
+                             out + idx(c0), idx(e));
       }
     };
-    parallel_for(args.executor, blocks, task);
+    parallel_for(args.executor, n, task);
   }
 };
 
