@@ -49,7 +49,9 @@ const int8_t kBahdanauProbs51[] = {-114, -95, -111, -32, -32, -128, -128, -95, -
 
 // One-row core: 2 KiB; the query-tiled core adds its tile buffers (16 KiB
 // with x86's 16-row tiles, 4 KiB with Cortex-M's 4 rows).
-alignas(64) unsigned char g_ws[2048 + (attn::kSdpaS8QueryTile > 1 ? 1024 * attn::kSdpaS8QueryTile : 0)];
+constexpr std::size_t kWsBytes = 2048 +
+                                 (attn::kSdpaS8QueryTile > 1 ? 1024 * attn::kSdpaS8QueryTile : 0);
+alignas(64) unsigned char g_ws[kWsBytes];
 
 }  // namespace
 
@@ -70,8 +72,8 @@ ATTN_CASE(MhaS8, CrossAttentionMatchesNumpyReference) {
   for (auto& b : bias) b = r.range(0, 60000) - 30000;
   for (int i = 0; i < 32; ++i) scales[i] = f_bits(kMhaScales31[i]);
   attn::MhaS8Quant q;
-  attn::QuantParams* qp[9] = {&q.query, &q.key, &q.value, &q.q,  &q.k,
-                              &q.v,     &q.scores, &q.attn, &q.out};
+  attn::QuantParams* qp[9] = {&q.query, &q.key,    &q.value, &q.q,  &q.k,
+                              &q.v,     &q.scores, &q.attn,  &q.out};
   for (int i = 0; i < 9; ++i) {
     *qp[i] = {f_bits(kMhaQuant31[i][0]), static_cast<int32_t>(kMhaQuant31[i][1])};
   }

@@ -114,9 +114,8 @@ bool decode(const RopeCase& c, const Model& m, int chunk, int rope_dims, int8_t*
   const std::size_t ws_bytes = attn::mha_decode_s8_scratch_bytes(s, capacity);
   auto* cache_store = arena.alloc<unsigned char>(cache_bytes);
   auto* ws = arena.alloc<unsigned char>(ws_bytes);
-  if (!arena.ok() ||
-      attn::mha_decode_s8_prepare(s, capacity, decode_quant(), w, channels, params) !=
-          attn::Status::kOk) {
+  if (!arena.ok() || attn::mha_decode_s8_prepare(s, capacity, decode_quant(), w, channels,
+                                                 params) != attn::Status::kOk) {
     return false;
   }
   std::memset(cache_store, 0, cache_bytes);
@@ -160,15 +159,16 @@ void check_case(attn_test::Context& ctx, const RopeCase& c) {
 }  // namespace
 
 ATTN_CASE(MhaDecodeS8Rope, HalfSplitPartialDimsGroupedQueryBitExact) {
-  check_case(ctx, {61, 32, 4, 2, 6, attn::RopeStyle::kHalfSplit, 10000.0f, 0, 0, kScales61, kOut61});
+  check_case(ctx,
+             {61, 32, 4, 2, 6, attn::RopeStyle::kHalfSplit, 10000.0f, 0, 0, kScales61, kOut61});
 }
 ATTN_CASE(MhaDecodeS8Rope, InterleavedFullDimsMultiQueryBitExact) {
-  check_case(ctx, {62, 32, 4, 1, 8, attn::RopeStyle::kInterleaved, 500000.0f, 0, 0, kScales62,
-                   kOut62});
+  check_case(ctx,
+             {62, 32, 4, 1, 8, attn::RopeStyle::kInterleaved, 500000.0f, 0, 0, kScales62, kOut62});
 }
 ATTN_CASE(MhaDecodeS8Rope, HalfSplitWindowFromPosition100003BitExact) {
-  check_case(ctx, {63, 32, 4, 2, 8, attn::RopeStyle::kHalfSplit, 10000.0f, 7, 100003, kScales63,
-                   kOut63});
+  check_case(
+      ctx, {63, 32, 4, 2, 8, attn::RopeStyle::kHalfSplit, 10000.0f, 7, 100003, kScales63, kOut63});
 }
 ATTN_CASE(MhaDecodeS8Rope, InterleavedPartialWindowFromPosition2Pow40BitExact) {
   check_case(ctx, {64, 32, 4, 2, 6, attn::RopeStyle::kInterleaved, 1000000.0f, 5,

@@ -67,7 +67,9 @@ uint8_t g_pattern[kMaxElems];
 float g_float_mask[kMaxElems];
 // One-row core: 4 KiB; the query-tiled core adds its tile buffers (16 KiB
 // with x86's 16-row tiles, 4 KiB with Cortex-M's 4 rows).
-alignas(64) unsigned char g_scratch[4096 + (attn::kSdpaS8QueryTile > 1 ? 1024 * attn::kSdpaS8QueryTile : 0)];
+constexpr std::size_t kScratchBytes =
+    4096 + (attn::kSdpaS8QueryTile > 1 ? 1024 * attn::kSdpaS8QueryTile : 0);
+alignas(64) unsigned char g_scratch[kScratchBytes];
 
 void fill(attn_test::Rng& r, int8_t* x, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<int8_t>(r.range(-128, 127));
@@ -91,8 +93,10 @@ attn::SdpaS8Quant quant_of(const EmbeddedSdpaCase& c) {
 
 ATTN_CASE(SdpaS8, MatchesNumpyReferenceBitForBit) {
   for (const EmbeddedSdpaCase& c : kEmbeddedSdpa) {
-    const auto B = static_cast<std::size_t>(c.shape.batch), Lq = static_cast<std::size_t>(c.shape.seq_q),
-               Lkv = static_cast<std::size_t>(c.shape.seq_kv), dk = static_cast<std::size_t>(c.shape.dim_k),
+    const auto B = static_cast<std::size_t>(c.shape.batch),
+               Lq = static_cast<std::size_t>(c.shape.seq_q),
+               Lkv = static_cast<std::size_t>(c.shape.seq_kv),
+               dk = static_cast<std::size_t>(c.shape.dim_k),
                dv = static_cast<std::size_t>(c.shape.dim_v);
     attn_test::Rng r(c.seed);
     fill(r, g_q, B * Lq * dk);
@@ -121,10 +125,13 @@ ATTN_CASE(SdpaS8, MatchesNumpyReferenceBitForBit) {
       a.mask.causal = c.causal;
       a.mask.key_lengths = c.has_lengths ? lengths : nullptr;
       if (c.pattern) {
-        if (form == 0) a.mask.boolean = g_pattern;
-        else a.mask.additive = g_float_mask;
+        if (form == 0)
+          a.mask.boolean = g_pattern;
+        else
+          a.mask.additive = g_float_mask;
       }
-      ATTN_ASSERT_TRUE(attn::sdpa_s8(params, a, {g_scratch, sizeof g_scratch}) == attn::Status::kOk);
+      ATTN_ASSERT_TRUE(attn::sdpa_s8(params, a, {g_scratch, sizeof g_scratch}) ==
+                       attn::Status::kOk);
       ATTN_EXPECT_EQ_INT(count_diff(g_out, c.out, B * Lq * dv), 0);
       ATTN_EXPECT_EQ_INT(count_diff(g_probs, c.probs, B * Lq * Lkv), 0);
     }
@@ -181,8 +188,10 @@ ATTN_CASE(SdpaS8, ContractsAndAllMaskedRows) {
   static attn::SdpaS8Params params;
   ATTN_ASSERT_TRUE(attn::sdpa_s8_prepare(shape, q, &params) == attn::Status::kOk);
   // Overflow limits and bad arguments are rejected by prepare.
-  ATTN_EXPECT_TRUE(attn::sdpa_s8_prepare({1, 1, 4096, 4, 2}, q, &params) == attn::Status::kOverflow);
-  ATTN_EXPECT_TRUE(attn::sdpa_s8_prepare({1, 1, 3, 33026, 2}, q, &params) == attn::Status::kOverflow);
+  ATTN_EXPECT_TRUE(attn::sdpa_s8_prepare({1, 1, 4096, 4, 2}, q, &params) ==
+                   attn::Status::kOverflow);
+  ATTN_EXPECT_TRUE(attn::sdpa_s8_prepare({1, 1, 3, 33026, 2}, q, &params) ==
+                   attn::Status::kOverflow);
   ATTN_EXPECT_TRUE(attn::sdpa_s8_prepare({1, 0, 3, 4, 2}, q, &params) == attn::Status::kBadShape);
   attn::SdpaS8Quant bad = q;
   bad.out.zero_point = 128;
@@ -204,12 +213,14 @@ ATTN_CASE(SdpaS8, ContractsAndAllMaskedRows) {
                    attn::Status::kScratchTooSmall);
   const int32_t too_long[1] = {4};
   a.mask.key_lengths = too_long;
-  ATTN_EXPECT_TRUE(attn::sdpa_s8(params, a, {g_scratch, sizeof g_scratch}) == attn::Status::kBadArgument);
+  ATTN_EXPECT_TRUE(attn::sdpa_s8(params, a, {g_scratch, sizeof g_scratch}) ==
+                   attn::Status::kBadArgument);
   // An additive value the int8 op sequence cannot express.
   const float additive[6] = {0.0f, -0.5f, 0.0f, 0.0f, 0.0f, 0.0f};
   a.mask.key_lengths = nullptr;
   a.mask.additive = additive;
-  ATTN_EXPECT_TRUE(attn::sdpa_s8(params, a, {g_scratch, sizeof g_scratch}) == attn::Status::kUnsupported);
+  ATTN_EXPECT_TRUE(attn::sdpa_s8(params, a, {g_scratch, sizeof g_scratch}) ==
+                   attn::Status::kUnsupported);
   ATTN_EXPECT_EQ_INT(out[0], 1);  // nothing written
   // Key length 0: every row outputs the output zero point, weights -128.
   const int32_t zero[1] = {0};
