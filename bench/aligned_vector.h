@@ -20,9 +20,13 @@ struct Aligned64 {
   T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlign)); }
   void deallocate(T* p, std::size_t) { ::operator delete(p, kAlign); }
   template <class U>
-  bool operator==(const Aligned64<U>&) const { return true; }
+  bool operator==(const Aligned64<U>&) const {
+    return true;
+  }
   template <class U>
-  bool operator!=(const Aligned64<U>&) const { return false; }
+  bool operator!=(const Aligned64<U>&) const {
+    return false;
+  }
 };
 
 template <class T>

@@ -80,6 +80,8 @@ constexpr int64_t kFmaInner = 1024;
 // registers, so 14 chains there (still above latency x throughput = 8).
 __attribute__((noinline)) float FmaLoop(int64_t reps, float a, float b) {
   float out = 0.0f;
+  // clang-format 14 staircases asm built from macros with #if inside:
+  // clang-format off
   __asm__ volatile(
       ATTN_FMA_SETUP
       "vxorps %%xmm0, %%xmm0, %%xmm0\n"
@@ -100,6 +102,7 @@ __attribute__((noinline)) float FmaLoop(int64_t reps, float a, float b) {
         "xmm16", "xmm17",
 #endif
         "cc", "memory");
+  // clang-format on
   return out;
 }
 #if defined(__AVX512F__)
@@ -120,8 +123,9 @@ __attribute__((noinline)) float FmaLoop(int64_t reps, float a, float b) {
   for (int c = 0; c < kChains; ++c) acc[c] = va * static_cast<float>(c);
   for (int64_t r = 0; r < reps; ++r) {
     for (int c = 0; c < kChains; ++c) acc[c] = acc[c] * va + vb;
-    __asm__ volatile("" : "+w"(acc[0]), "+w"(acc[1]), "+w"(acc[2]), "+w"(acc[3]),
-                     "+w"(acc[4]), "+w"(acc[5]), "+w"(acc[6]), "+w"(acc[7]));
+    __asm__ volatile(""
+                     : "+w"(acc[0]), "+w"(acc[1]), "+w"(acc[2]), "+w"(acc[3]), "+w"(acc[4]),
+                       "+w"(acc[5]), "+w"(acc[6]), "+w"(acc[7]));
   }
   float s = 0.0f;
   for (int c = 0; c < kChains; ++c) s += acc[c][0];
@@ -246,9 +250,14 @@ constexpr int32_t kT = 128, kD = 128;
 // Bahdanau uses b for both of its biases; Luong general takes w1 as W [kD, kD].
 struct Seq2SeqData {
   Seq2SeqData()
-      : query(Random(Z(kD), 9)), keys(Random(Z(kT) * Z(kD), 10)),
-        w1(Random(Z(kD) * Z(kD), 11, -0.1f, 0.1f)), w2(Random(Z(kD) * Z(kD), 12, -0.1f, 0.1f)),
-        b(Random(Z(kD), 13)), vv(Random(Z(kD), 14)), context(Z(kD)), weights(Z(kT)),
+      : query(Random(Z(kD), 9)),
+        keys(Random(Z(kT) * Z(kD), 10)),
+        w1(Random(Z(kD) * Z(kD), 11, -0.1f, 0.1f)),
+        w2(Random(Z(kD) * Z(kD), 12, -0.1f, 0.1f)),
+        b(Random(Z(kD), 13)),
+        vv(Random(Z(kD), 14)),
+        context(Z(kD)),
+        weights(Z(kT)),
         scratch(1 << 16) {}
   FVec query, keys, w1, w2, b, vv, context, weights;
   AlignedVec<unsigned char> scratch;
@@ -273,8 +282,8 @@ double BahdanauFlops() { return 2.0 * kT * kD * kD + 2.0 * kD * kD + 4.0 * kT * 
 void BM_Bahdanau_attn(benchmark::State& st) {
   Seq2SeqData x;
   attn::BahdanauShape shape{1, kT, kD, kD, kD};
-  attn::BahdanauF32Weights w{x.w1.data(), x.b.data(), x.w2.data(), x.b.data(), x.vv.data(),
-                             Seq2SeqData::kBv};
+  attn::BahdanauF32Weights w{x.w1.data(), x.b.data(),  x.w2.data(),
+                             x.b.data(),  x.vv.data(), Seq2SeqData::kBv};
   attn::BahdanauF32Args a{x.query.data(), x.keys.data(), x.context.data(), x.weights.data(),
                           nullptr};
   const auto run = [&] { return attn::bahdanau_f32(shape, w, a, x.scr()); };

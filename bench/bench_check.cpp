@@ -97,12 +97,11 @@ Expected MhaExpected(int32_t s, int32_t e, int32_t heads, const float* x, const 
   std::vector<double> p(U(s) * U(s)), p_tol(p.size());
   for (int32_t h = 0; h < heads; ++h) {
     const std::size_t col = U(h) * U(hd);
-    attn_ref::attention<double>(s, s, hd, hd, 1.0 / std::sqrt(static_cast<double>(hd)),
-                                attn_ref::kEps, qkv.data() + col, U(e), qkv_err.data() + col,
-                                qkv.data() + n + col, U(e), qkv_err.data() + n + col,
-                                qkv.data() + 2 * n + col, U(e), qkv_err.data() + 2 * n + col,
-                                attn_ref::MaskView{}, p.data(), p_tol.data(), o.data() + col,
-                                o_err.data() + col, U(e));
+    attn_ref::attention<double>(
+        s, s, hd, hd, 1.0 / std::sqrt(static_cast<double>(hd)), attn_ref::kEps, qkv.data() + col,
+        U(e), qkv_err.data() + col, qkv.data() + n + col, U(e), qkv_err.data() + n + col,
+        qkv.data() + 2 * n + col, U(e), qkv_err.data() + 2 * n + col, attn_ref::MaskView{},
+        p.data(), p_tol.data(), o.data() + col, o_err.data() + col, U(e));
   }
   Expected y{std::vector<double>(n), std::vector<double>(n)};
   attn_ref::project<double>(s, e, e, o.data(), U(e), o_err.data(), w_out, U(e), 1, b_out,

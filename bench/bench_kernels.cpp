@@ -45,10 +45,10 @@ struct KernelSet {
   void (*pv_tile_t)(const float*, int32_t, int32_t, int32_t, const float*, std::size_t, int32_t,
                     float*, std::size_t);
 };
-#define ATTN_KERNEL_SET(ns)                                                                     \
-  KernelSet {                                                                                   \
-    &ns::softmax_f32, &ns::qk_tile_f32, &ns::pv_tile_f32, &ns::qk_tile_t_f32,                  \
-        &ns::softmax_t_f32, &ns::pv_tile_t_f32                                                  \
+#define ATTN_KERNEL_SET(ns)                                                                       \
+  KernelSet {                                                                                     \
+    &ns::softmax_f32, &ns::qk_tile_f32, &ns::pv_tile_f32, &ns::qk_tile_t_f32, &ns::softmax_t_f32, \
+        &ns::pv_tile_t_f32                                                                        \
   }
 const KernelSet kRef = ATTN_KERNEL_SET(attn::ref);
 

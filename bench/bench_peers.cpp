@@ -48,8 +48,15 @@ namespace {
 
 struct PeerData {
   PeerData(int32_t sq_, int32_t skv_, int32_t d_)
-      : sq(sq_), skv(skv_), d(d_), q(Random(Z(sq) * Z(d), 1)), k(Random(Z(skv) * Z(d), 2)),
-        v(Random(Z(skv) * Z(d), 3)), qs(Z(sq) * Z(d)), s(Z(sq) * Z(skv)), out(Z(sq) * Z(d)) {}
+      : sq(sq_),
+        skv(skv_),
+        d(d_),
+        q(Random(Z(sq) * Z(d), 1)),
+        k(Random(Z(skv) * Z(d), 2)),
+        v(Random(Z(skv) * Z(d), 3)),
+        qs(Z(sq) * Z(d)),
+        s(Z(sq) * Z(skv)),
+        out(Z(sq) * Z(d)) {}
   const Expected& expected() const {
     return Memo(SdpaKey(sq, skv, d),
                 [&] { return SdpaExpected(sq, skv, d, q.data(), k.data(), v.data()); });
@@ -156,13 +163,13 @@ void BM_Mha_onednn(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
   const auto w_out_md = Desc(e, e, 1, e), b_out_md = Desc(1, e, e, 1), out_md = Desc(s, e, e, 1);
   dnnl::primitive_attr qk_attr;
   qk_attr.set_output_scales(0, {1.0f / std::sqrt(static_cast<float>(hd))});
-  const dnnl::matmul in_proj(dnnl::matmul::primitive_desc(
-      dnnl::matmul::desc(in_md, w_in_md, b_in_md, qkv_md), eng));
+  const dnnl::matmul in_proj(
+      dnnl::matmul::primitive_desc(dnnl::matmul::desc(in_md, w_in_md, b_in_md, qkv_md), eng));
   const dnnl::matmul::primitive_desc qk_pd(dnnl::matmul::desc(q_md, kt_md, sc_md), qk_attr, eng);
   const dnnl::matmul qk(qk_pd);
   const dnnl::matmul pv(dnnl::matmul::primitive_desc(dnnl::matmul::desc(sc_md, v_md, o_md), eng));
-  const dnnl::matmul out_proj(dnnl::matmul::primitive_desc(
-      dnnl::matmul::desc(in_md, w_out_md, b_out_md, out_md), eng));
+  const dnnl::matmul out_proj(
+      dnnl::matmul::primitive_desc(dnnl::matmul::desc(in_md, w_out_md, b_out_md, out_md), eng));
   const auto mem = [&](const memory::desc& md, const float* p) {
     return memory(md, eng, const_cast<float*>(p));
   };
@@ -181,18 +188,22 @@ void BM_Mha_onednn(benchmark::State& st, int32_t e, int32_t h, int32_t s) {
   }
   st.SetLabel(std::string("qk:") + qk_pd.impl_info_str());
   const auto run = [&] {
-    in_proj.execute(strm, {{DNNL_ARG_SRC, x_m}, {DNNL_ARG_WEIGHTS, w_in_m},
-                           {DNNL_ARG_BIAS, b_in_m}, {DNNL_ARG_DST, qkv_m}});
+    in_proj.execute(strm, {{DNNL_ARG_SRC, x_m},
+                           {DNNL_ARG_WEIGHTS, w_in_m},
+                           {DNNL_ARG_BIAS, b_in_m},
+                           {DNNL_ARG_DST, qkv_m}});
     for (int32_t hh = 0; hh < h; ++hh) {
-      qk.execute(strm, {{DNNL_ARG_SRC, q_m[Z(hh)]}, {DNNL_ARG_WEIGHTS, k_m[Z(hh)]},
-                        {DNNL_ARG_DST, sc_m}});
+      qk.execute(
+          strm, {{DNNL_ARG_SRC, q_m[Z(hh)]}, {DNNL_ARG_WEIGHTS, k_m[Z(hh)]}, {DNNL_ARG_DST, sc_m}});
       strm.wait();
       for (int32_t i = 0; i < s; ++i) attn::kernels::softmax_f32(sc.data() + Z(i) * Z(s), s);
-      pv.execute(strm, {{DNNL_ARG_SRC, sc_m}, {DNNL_ARG_WEIGHTS, v_m[Z(hh)]},
-                        {DNNL_ARG_DST, o_m[Z(hh)]}});
+      pv.execute(
+          strm, {{DNNL_ARG_SRC, sc_m}, {DNNL_ARG_WEIGHTS, v_m[Z(hh)]}, {DNNL_ARG_DST, o_m[Z(hh)]}});
     }
-    out_proj.execute(strm, {{DNNL_ARG_SRC, heads_m}, {DNNL_ARG_WEIGHTS, w_out_m},
-                            {DNNL_ARG_BIAS, b_out_m}, {DNNL_ARG_DST, out_m}});
+    out_proj.execute(strm, {{DNNL_ARG_SRC, heads_m},
+                            {DNNL_ARG_WEIGHTS, w_out_m},
+                            {DNNL_ARG_BIAS, b_out_m},
+                            {DNNL_ARG_DST, out_m}});
     strm.wait();
   };
   run();

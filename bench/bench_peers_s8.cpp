@@ -2,7 +2,8 @@
 // a performance engineer would build int8 attention from them on a CPU
 // without AMX (Debian's oneDNN picks its VNNI kernels where the CPU has them;
 // the chosen implementation is the row's label):
-//   1. S8 = sat(round(Q Kᵀ * q_scale k_scale / (sqrt(d) s_scale)))  s8 x s8 -> s8, Kᵀ read strided
+//   1. S8 = sat(round(Q Kᵀ * q_scale k_scale / (sqrt(d) s_scale)))  s8 x s8 -> s8
+//      (Kᵀ read strided)
 //   2. a row softmax of S8 to u8 probabilities at scale 1/256 (AVX-512, below)
 //   3. O8 = sat(round(P V * v_scale / (256 o_scale)))              u8 x s8 -> s8
 // Its job is easier than sdpa_s8's: no zero points (symmetric tensors) and no
@@ -31,8 +32,8 @@
 #include <vector>
 
 #include "bench_check.h"
-#include "kernels/s8/kernels_s8.h"
 #include "bench_common.h"
+#include "kernels/s8/kernels_s8.h"
 
 namespace attn_bench {
 namespace {
@@ -209,7 +210,8 @@ void BM_SdpaS8_onednn(benchmark::State& st, int32_t sq, int32_t skv) {
   const Expected want_p = ScalarSoftmax(s.data(), sq, skv);
   FVec pf(p.size());
   std::copy(p.begin(), p.end(), pf.begin());
-  if (!CheckWithinOne(st, "scores", s, want_s) || !CheckClose(st, "probabilities", pf.data(), want_p) ||
+  if (!CheckWithinOne(st, "scores", s, want_s) ||
+      !CheckClose(st, "probabilities", pf.data(), want_p) ||
       !CheckWithinOne(st, "out", out, want_o)) {
     return;
   }
@@ -217,8 +219,8 @@ void BM_SdpaS8_onednn(benchmark::State& st, int32_t sq, int32_t skv) {
     run();
     benchmark::ClobberMemory();
   }
-  st.counters["GOPS"] = benchmark::Counter(4.0 * sq * skv * kD * 1e-9,
-                                           benchmark::Counter::kIsIterationInvariantRate);
+  st.counters["GOPS"] =
+      benchmark::Counter(4.0 * sq * skv * kD * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 }  // namespace

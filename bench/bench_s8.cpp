@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "kernels/s8/kernels_s8.h"
 #include "attn/sdpa_s8.h"
 #include "attn/thread_pool.h"
 #include "bench_check.h"
 #include "bench_common.h"
+#include "kernels/s8/kernels_s8.h"
 
 namespace attn_bench {
 #if defined(ATTN_S8_KERNELS_X86)
@@ -47,8 +47,8 @@ __attribute__((noinline, target("avx512f,avx512vnni"))) void VnniLoop512(int64_t
       "jnz 1b\n"
       : "+r"(reps)
       :
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
-        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "cc");
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
+        "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "cc");
 }
 
 __attribute__((noinline, target("avx2,avxvnni"))) void VnniLoop256(int64_t reps) {
@@ -67,8 +67,8 @@ __attribute__((noinline, target("avx2,avxvnni"))) void VnniLoop256(int64_t reps)
       "jnz 1b\n"
       : "+r"(reps)
       :
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
-        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
+        "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
 }
 
 // Integer ops per second of one vpdpbusd loop (best of 7 timed runs).
@@ -112,7 +112,8 @@ void BM_VnniPeak(benchmark::State& st, bool wide) {
     }
   }
   const double ops = (wide ? kOps512 : kOps256) * 1024;
-  st.counters["GOPS"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  st.counters["GOPS"] =
+      benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 AlignedVec<int8_t> RandomS8(std::size_t n, uint32_t seed) {
@@ -156,14 +157,13 @@ void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv, int32_
   if (threads > 0) args.executor = pool.executor();
   const auto run = [&] { return attn::sdpa_s8(params, args, {scratch.data(), scratch.size()}); };
   // The scalar level's output: the reference every level must give bit for bit.
-  const Expected& want =
-      Memo("sdpa_s8/" + std::to_string(sq) + "/" + std::to_string(skv), [&] {
-        attn::detail::kernels_s8_x86_select(0);
-        const attn::Status s = run();
-        Expected e;
-        if (s == attn::Status::kOk) e.value.assign(out.begin(), out.end());
-        return e;
-      });
+  const Expected& want = Memo("sdpa_s8/" + std::to_string(sq) + "/" + std::to_string(skv), [&] {
+    attn::detail::kernels_s8_x86_select(0);
+    const attn::Status s = run();
+    Expected e;
+    if (s == attn::Status::kOk) e.value.assign(out.begin(), out.end());
+    return e;
+  });
   attn::detail::kernels_s8_x86_select(level);
   if (want.value.empty()) {
     Fail(st, "the scalar level's reference run failed");
@@ -175,7 +175,8 @@ void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv, int32_
   }
   attn::detail::kernels_s8_x86_select(-1);
   const double ops = 4.0 * sq * skv * d;
-  st.counters["GOPS"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  st.counters["GOPS"] =
+      benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   const double peak = PeakFor(level);
   if (peak > 0) {
     st.counters["pct_vnni_peak"] =

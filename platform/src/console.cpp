@@ -140,12 +140,12 @@ void put_float(double v, int precision, int width, bool left, bool zero) {
 
 // One conversion's flags, width, precision and length modifiers.
 struct Spec {
-  bool left = false;    // '-'
-  bool zero = false;    // '0'
+  bool left = false;  // '-'
+  bool zero = false;  // '0'
   int width = 0;
-  int precision = -1;   // -1: none
-  int longs = 0;        // 'l' count
-  bool size = false;    // 'z'
+  int precision = -1;  // -1: none
+  int longs = 0;       // 'l' count
+  bool size = false;   // 'z'
 };
 
 // Reads the part of a conversion between '%' and its letter from p; returns
@@ -202,23 +202,24 @@ void print(const char* fmt, ...) {
     switch (*p) {
       case 'd':
       case 'i': {
-        long long v = size       ? static_cast<long long>(va_arg(args, std::ptrdiff_t))
+        long long v = size         ? static_cast<long long>(va_arg(args, std::ptrdiff_t))
                       : longs >= 2 ? va_arg(args, long long)
                       : longs == 1 ? static_cast<long long>(va_arg(args, long))
                                    : static_cast<long long>(va_arg(args, int));
         const bool neg = v < 0;
-        const unsigned long long mag =
-            neg ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+        const unsigned long long mag = neg ? 0ull - static_cast<unsigned long long>(v)
+                                           : static_cast<unsigned long long>(v);
         put_unsigned(mag, 10, false, neg, width, left, zero);
         break;
       }
       case 'u':
       case 'x':
       case 'X': {
-        unsigned long long v = size       ? static_cast<unsigned long long>(va_arg(args, std::size_t))
-                               : longs >= 2 ? va_arg(args, unsigned long long)
-                               : longs == 1 ? static_cast<unsigned long long>(va_arg(args, unsigned long))
-                                            : static_cast<unsigned long long>(va_arg(args, unsigned));
+        using Ull = unsigned long long;
+        Ull v = size         ? static_cast<Ull>(va_arg(args, std::size_t))
+                : longs >= 2 ? va_arg(args, Ull)
+                : longs == 1 ? static_cast<Ull>(va_arg(args, unsigned long))
+                             : static_cast<Ull>(va_arg(args, unsigned));
         put_unsigned(v, *p == 'u' ? 10u : 16u, *p == 'X', false, width, left, zero);
         break;
       }
@@ -231,8 +232,8 @@ void print(const char* fmt, ...) {
       }
       case 'f': {
         const int digits = spec.precision < 0 ? 6 : spec.precision;
-        put_float(va_arg(args, double), digits > kMaxPrecision ? kMaxPrecision : digits, width, left,
-                  zero);
+        put_float(va_arg(args, double), digits > kMaxPrecision ? kMaxPrecision : digits, width,
+                  left, zero);
         break;
       }
       case 'c': {
@@ -248,9 +249,7 @@ void print(const char* fmt, ...) {
         put_field(s, n, false, width, left, false);
         break;
       }
-      case '%':
-        attn_platform_putc('%');
-        break;
+      case '%': attn_platform_putc('%'); break;
       case '\0':
         --p;  // a lone '%' at the end
         break;

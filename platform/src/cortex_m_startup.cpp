@@ -40,7 +40,9 @@ void attn_default_handler(void);
 using Vector = void (*)(void);
 
 // 16 system exceptions and 16 external interrupts (enough for SysTick-driven
-// code; a board port with more interrupts provides its own table).
+// code; a board port with more interrupts provides its own table). Laid out
+// by hand: one line per exception, four interrupts a line.
+// clang-format off
 __attribute__((section(".isr_vector"), used)) const Vector attn_vectors[32] = {
     reinterpret_cast<Vector>(__stack_top),  // initial main stack pointer
     Reset_Handler,
@@ -61,6 +63,7 @@ __attribute__((section(".isr_vector"), used)) const Vector attn_vectors[32] = {
     attn_default_handler, attn_default_handler, attn_default_handler, attn_default_handler,
     attn_default_handler, attn_default_handler, attn_default_handler, attn_default_handler,
 };
+// clang-format on
 
 __attribute__((weak)) void attn_default_handler(void) {}
 
@@ -116,8 +119,8 @@ __attribute__((naked)) void attn_fault_entry(void) {
   uint32_t ipsr;
   __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
   const uint32_t exc = ipsr & 0x1FFu;
-  static const char* const kNames[] = {"thread", "reset", "NMI", "HardFault", "MemManage",
-                                       "BusFault", "UsageFault", "SecureFault"};
+  static const char* const kNames[] = {"thread",    "reset",    "NMI",        "HardFault",
+                                       "MemManage", "BusFault", "UsageFault", "SecureFault"};
   pf::flush();
   pf::print("\n*** %s (exception %u)\n", exc < 8 ? kNames[exc] : "interrupt",
             static_cast<unsigned>(exc));

@@ -73,7 +73,8 @@ void print_cpu_report() {
 #if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
   const uint32_t cpuid = cm::reg(cm::kCpuid);
   const uint32_t part = (cpuid >> 4) & 0xFFFu;
-  print("cpu: %s r%up%u (CPUID 0x%08x)\n", part_name(part), static_cast<unsigned>((cpuid >> 20) & 0xFu), static_cast<unsigned>(cpuid & 0xFu),
+  print("cpu: %s r%up%u (CPUID 0x%08x)\n", part_name(part),
+        static_cast<unsigned>((cpuid >> 20) & 0xFu), static_cast<unsigned>(cpuid & 0xFu),
         static_cast<unsigned>(cpuid));
 #if defined(__ARM_FP) || defined(__ARM_FEATURE_MVE)
   const uint32_t mvfr1 = cm::reg(cm::kMvfr1);
@@ -94,14 +95,16 @@ void print_cpu_report() {
   if (cycle_counter_init()) {
     const uint32_t hz = attn_platform_cpu_hz();
     if (hz != 0) {
-      print("cycle counter: %s, core clock %u Hz\n", cycle_counter_name(), static_cast<unsigned>(hz));
+      print("cycle counter: %s, core clock %u Hz\n", cycle_counter_name(),
+            static_cast<unsigned>(hz));
     } else {
       print("cycle counter: %s\n", cycle_counter_name());
     }
   } else {
-    print("cycle counter: %s does not count (emulator: QEMU does not model it); "
-          "cycles are not reported\n",
-          cycle_counter_name());
+    print(
+        "cycle counter: %s does not count (emulator: QEMU does not model it); "
+        "cycles are not reported\n",
+        cycle_counter_name());
   }
 }
 

@@ -4,9 +4,9 @@
 // the engine and platform never allocate, and an image that does pulls in
 // malloc and fails to link here (or fails the no-heap test) rather than
 // growing a heap into the stack.
+#include <sys/stat.h>
 #include <cerrno>
 #include <cstdint>
-#include <sys/stat.h>
 
 #include "attn/platform.h"
 

@@ -38,7 +38,8 @@ int main() {
   constexpr int kMaxCases = 1024;
   static attn_test::Case* cases[kMaxCases];
   int count = 0;
-  for (attn_test::Case* c = attn_test::case_list(); c != nullptr && count < kMaxCases; c = c->next) {
+  for (attn_test::Case* c = attn_test::case_list(); c != nullptr && count < kMaxCases;
+       c = c->next) {
     cases[count++] = c;
   }
 

@@ -43,7 +43,8 @@ void fill_inputs() {
   if (done) return;
   done = true;
   Rng rng(700);
-  for (float* p : {g_a, g_b, g_c, g_w1, g_w2, g_w3, g_w4}) attn_test::fill_uniform(rng, p, 512, -1, 1);
+  for (float* p : {g_a, g_b, g_c, g_w1, g_w2, g_w3, g_w4})
+    attn_test::fill_uniform(rng, p, 512, -1, 1);
   attn_test::fill_uniform(rng, g_bias, 64, -1, 1);
   for (int i = 0; i < 64; ++i) {
     g_keras[i] = (i % 5 == 0) ? 1.0f : 0.0f;
@@ -59,8 +60,7 @@ void arm_outputs() {
 }
 
 // One row's verdict: the status, and nothing written.
-void check_row(attn_test::Context& ctx, const char* op, const char* what, Status got,
-               Status want) {
+void check_row(attn_test::Context& ctx, const char* op, const char* what, Status got, Status want) {
   ++ctx.checks;
   if (got != want) {
     attn_test::fail(ctx, __FILE__, __LINE__, "%s, %s: status %d (%s), expected %d (%s)", op, what,
@@ -162,6 +162,8 @@ MhaCall mha_valid(bool packed) {
   c.scratch = scratch_of(attn::mha_f32_scratch_bytes(c.shape));
   return c;
 }
+MhaCall mha_packed_valid() { return mha_valid(true); }
+MhaCall mha_separate_valid() { return mha_valid(false); }
 
 Status run_mha(MhaCall& c) { return attn::mha_f32(c.shape, c.w, c.args, c.scratch); }
 
@@ -299,11 +301,14 @@ void run_table(attn_test::Context& ctx, const char* op, Call (*valid)(), Status 
 }  // namespace
 
 // The dimension rows below use each value of {0, -1, INT32_MIN, INT32_MAX}.
-#define ATTN_DIM_ROWS(Call, field)                                                   \
-  {#field " = 0", [](Call& c) { c.shape.field = 0; }, Status::kBadShape},            \
-      {#field " = -1", [](Call& c) { c.shape.field = -1; }, Status::kBadShape},      \
-      {#field " = INT32_MIN", [](Call& c) { c.shape.field = kMinInt; }, Status::kBadShape}, \
-      {#field " = INT32_MAX", [](Call& c) { c.shape.field = kMaxInt; }, Status::kBadShape}
+// clang-format 14 breaks a macro that expands to a list of braced rows:
+// clang-format off
+#define ATTN_DIM_ROWS(Call, field)                                                      \
+  {#field " = 0", [](Call& c) { c.shape.field = 0; }, Status::kBadShape},               \
+  {#field " = -1", [](Call& c) { c.shape.field = -1; }, Status::kBadShape},             \
+  {#field " = INT32_MIN", [](Call& c) { c.shape.field = kMinInt; }, Status::kBadShape}, \
+  {#field " = INT32_MAX", [](Call& c) { c.shape.field = kMaxInt; }, Status::kBadShape}
+// clang-format on
 
 ATTN_CASE(BadInput, SdpaTable) {
   static const Row<SdpaCall> rows[] = {
@@ -321,18 +326,24 @@ ATTN_CASE(BadInput, SdpaTable) {
       {"scale NaN", [](SdpaCall& c) { c.args.scale = kNaN; }, Status::kBadArgument},
       {"scale +Inf", [](SdpaCall& c) { c.args.scale = kInf; }, Status::kBadArgument},
       {"scale -Inf", [](SdpaCall& c) { c.args.scale = -kInf; }, Status::kBadArgument},
-      {"key length -1", [](SdpaCall& c) {
+      {"key length -1",
+       [](SdpaCall& c) {
          static const int32_t l[2] = {2, -1};
          c.args.mask.key_lengths = l;
-       }, Status::kBadArgument},
-      {"key length seq_kv + 1", [](SdpaCall& c) {
+       },
+       Status::kBadArgument},
+      {"key length seq_kv + 1",
+       [](SdpaCall& c) {
          static const int32_t l[2] = {5, 1};
          c.args.mask.key_lengths = l;
-       }, Status::kBadArgument},
-      {"key length INT32_MIN", [](SdpaCall& c) {
+       },
+       Status::kBadArgument},
+      {"key length INT32_MIN",
+       [](SdpaCall& c) {
          static const int32_t l[2] = {0, kMinInt};
          c.args.mask.key_lengths = l;
-       }, Status::kBadArgument},
+       },
+       Status::kBadArgument},
       {"weights null is fine", [](SdpaCall& c) { c.args.weights = nullptr; }, Status::kOk},
   };
   run_table(ctx, "sdpa_f32", &sdpa_valid, &run_sdpa, rows);
@@ -348,11 +359,13 @@ ATTN_CASE(BadInput, MhaTable) {
        Status::kNullPointer},
       {"no input projection", [](MhaCall& c) { c.w.in_proj_weight = nullptr; },
        Status::kNullPointer},
-      {"only q/k proj, no v proj", [](MhaCall& c) {
+      {"only q/k proj, no v proj",
+       [](MhaCall& c) {
          c.w.in_proj_weight = nullptr;
          c.w.q_proj_weight = g_w1;
          c.w.k_proj_weight = g_w2;
-       }, Status::kNullPointer},
+       },
+       Status::kNullPointer},
       ATTN_DIM_ROWS(MhaCall, batch),
       ATTN_DIM_ROWS(MhaCall, seq_q),
       ATTN_DIM_ROWS(MhaCall, seq_kv),
@@ -370,43 +383,45 @@ ATTN_CASE(BadInput, MhaTable) {
       {"in_proj_weight with vdim 5 != E", [](MhaCall& c) { c.shape.vdim = 5; },
        Status::kShapeMismatch},
       {"kdim = E is the default", [](MhaCall& c) { c.shape.kdim = 4; }, Status::kOk},
-      {"weights_mode 7", [](MhaCall& c) {
-         c.args.weights_mode = static_cast<attn::MhaWeightsMode>(7);
-       }, Status::kBadArgument},
-      {"weights_mode -1", [](MhaCall& c) {
-         c.args.weights_mode = static_cast<attn::MhaWeightsMode>(-1);
-       }, Status::kBadArgument},
-      {"key length -1", [](MhaCall& c) {
+      {"weights_mode 7",
+       [](MhaCall& c) { c.args.weights_mode = static_cast<attn::MhaWeightsMode>(7); },
+       Status::kBadArgument},
+      {"weights_mode -1",
+       [](MhaCall& c) { c.args.weights_mode = static_cast<attn::MhaWeightsMode>(-1); },
+       Status::kBadArgument},
+      {"key length -1",
+       [](MhaCall& c) {
          static const int32_t l[2] = {-1, 2};
          c.args.mask.key_lengths = l;
-       }, Status::kBadArgument},
-      {"key length seq_kv + 1", [](MhaCall& c) {
+       },
+       Status::kBadArgument},
+      {"key length seq_kv + 1",
+       [](MhaCall& c) {
          static const int32_t l[2] = {4, 5};
          c.args.mask.key_lengths = l;
-       }, Status::kBadArgument},
+       },
+       Status::kBadArgument},
       {"weights null is fine", [](MhaCall& c) { c.args.weights = nullptr; }, Status::kOk},
-      {"biases null are fine", [](MhaCall& c) {
+      {"biases null are fine",
+       [](MhaCall& c) {
          c.w.in_proj_bias = nullptr;
          c.w.out_proj_bias = nullptr;
-       }, Status::kOk},
+       },
+       Status::kOk},
   };
-  run_table(ctx, "mha_f32 (packed)", +[]() { return mha_valid(true); }, &run_mha, rows);
+  run_table(ctx, "mha_f32 (packed)", &mha_packed_valid, &run_mha, rows);
 
   static const Row<MhaCall> separate[] = {
-      {"k_proj_weight null", [](MhaCall& c) { c.w.k_proj_weight = nullptr; },
-       Status::kNullPointer},
-      {"q_proj_weight null", [](MhaCall& c) { c.w.q_proj_weight = nullptr; },
-       Status::kNullPointer},
-      {"v_proj_weight null", [](MhaCall& c) { c.w.v_proj_weight = nullptr; },
-       Status::kNullPointer},
+      {"k_proj_weight null", [](MhaCall& c) { c.w.k_proj_weight = nullptr; }, Status::kNullPointer},
+      {"q_proj_weight null", [](MhaCall& c) { c.w.q_proj_weight = nullptr; }, Status::kNullPointer},
+      {"v_proj_weight null", [](MhaCall& c) { c.w.v_proj_weight = nullptr; }, Status::kNullPointer},
       {"in_proj_weight given too, kdim != E", [](MhaCall& c) { c.w.in_proj_weight = g_w1; },
        Status::kShapeMismatch},
       {"heads 3 do not divide E 4", [](MhaCall& c) { c.shape.num_heads = 3; },
        Status::kShapeMismatch},
       {"kdim = 0 is E", [](MhaCall& c) { c.shape.kdim = 0; }, Status::kOk},
   };
-  run_table(ctx, "mha_f32 (separate, kdim 3, vdim 5)", +[]() { return mha_valid(false); },
-            &run_mha, separate);
+  run_table(ctx, "mha_f32 (separate, kdim 3, vdim 5)", &mha_separate_valid, &run_mha, separate);
 }
 
 ATTN_CASE(BadInput, BahdanauTable) {
@@ -425,19 +440,25 @@ ATTN_CASE(BadInput, BahdanauTable) {
       {"bv NaN", [](BahdanauCall& c) { c.w.bv = kNaN; }, Status::kBadArgument},
       {"bv +Inf", [](BahdanauCall& c) { c.w.bv = kInf; }, Status::kBadArgument},
       {"bv -Inf", [](BahdanauCall& c) { c.w.bv = -kInf; }, Status::kBadArgument},
-      {"key length -1", [](BahdanauCall& c) {
+      {"key length -1",
+       [](BahdanauCall& c) {
          static const int32_t l[2] = {0, -1};
          c.args.key_lengths = l;
-       }, Status::kBadArgument},
-      {"key length seq + 1", [](BahdanauCall& c) {
+       },
+       Status::kBadArgument},
+      {"key length seq + 1",
+       [](BahdanauCall& c) {
          static const int32_t l[2] = {5, 0};
          c.args.key_lengths = l;
-       }, Status::kBadArgument},
-      {"b1, b2, weights null are fine", [](BahdanauCall& c) {
+       },
+       Status::kBadArgument},
+      {"b1, b2, weights null are fine",
+       [](BahdanauCall& c) {
          c.w.b1 = nullptr;
          c.w.b2 = nullptr;
          c.args.weights = nullptr;
-       }, Status::kOk},
+       },
+       Status::kOk},
   };
   run_table(ctx, "bahdanau_f32", &bahdanau_valid, &run_bahdanau, rows);
 }
@@ -450,14 +471,18 @@ ATTN_CASE(BadInput, LuongDotTable) {
       ATTN_DIM_ROWS(LuongDotCall, batch),
       ATTN_DIM_ROWS(LuongDotCall, seq),
       ATTN_DIM_ROWS(LuongDotCall, dim),
-      {"key length -1", [](LuongDotCall& c) {
+      {"key length -1",
+       [](LuongDotCall& c) {
          static const int32_t l[2] = {-1, 0};
          c.args.key_lengths = l;
-       }, Status::kBadArgument},
-      {"key length seq + 1", [](LuongDotCall& c) {
+       },
+       Status::kBadArgument},
+      {"key length seq + 1",
+       [](LuongDotCall& c) {
          static const int32_t l[2] = {4, 5};
          c.args.key_lengths = l;
-       }, Status::kBadArgument},
+       },
+       Status::kBadArgument},
       {"weights null is fine", [](LuongDotCall& c) { c.args.weights = nullptr; }, Status::kOk},
   };
   run_table(ctx, "luong_dot_f32", &luong_dot_valid, &run_luong_dot, rows);
@@ -467,25 +492,30 @@ ATTN_CASE(BadInput, LuongGeneralTable) {
   static const Row<LuongGeneralCall> rows[] = {
       {"query null", [](LuongGeneralCall& c) { c.args.query = nullptr; }, Status::kNullPointer},
       {"keys null", [](LuongGeneralCall& c) { c.args.keys = nullptr; }, Status::kNullPointer},
-      {"context null", [](LuongGeneralCall& c) { c.args.context = nullptr; },
-       Status::kNullPointer},
+      {"context null", [](LuongGeneralCall& c) { c.args.context = nullptr; }, Status::kNullPointer},
       {"w null", [](LuongGeneralCall& c) { c.w.w = nullptr; }, Status::kNullPointer},
       ATTN_DIM_ROWS(LuongGeneralCall, batch),
       ATTN_DIM_ROWS(LuongGeneralCall, seq),
       ATTN_DIM_ROWS(LuongGeneralCall, query_dim),
       ATTN_DIM_ROWS(LuongGeneralCall, key_dim),
-      {"key length -1", [](LuongGeneralCall& c) {
+      {"key length -1",
+       [](LuongGeneralCall& c) {
          static const int32_t l[2] = {1, -1};
          c.args.key_lengths = l;
-       }, Status::kBadArgument},
-      {"key length seq + 1", [](LuongGeneralCall& c) {
+       },
+       Status::kBadArgument},
+      {"key length seq + 1",
+       [](LuongGeneralCall& c) {
          static const int32_t l[2] = {5, 4};
          c.args.key_lengths = l;
-       }, Status::kBadArgument},
-      {"b, weights null are fine", [](LuongGeneralCall& c) {
+       },
+       Status::kBadArgument},
+      {"b, weights null are fine",
+       [](LuongGeneralCall& c) {
          c.w.b = nullptr;
          c.args.weights = nullptr;
-       }, Status::kOk},
+       },
+       Status::kOk},
   };
   run_table(ctx, "luong_general_f32", &luong_general_valid, &run_luong_general, rows);
 }
@@ -506,24 +536,28 @@ ATTN_CASE(BadInput, GeneralAttentionTable) {
       {"scale NaN", [](GeneralCall& c) { c.args.scale = kNaN; }, Status::kBadArgument},
       {"scale +Inf", [](GeneralCall& c) { c.args.scale = kInf; }, Status::kBadArgument},
       {"scale -Inf", [](GeneralCall& c) { c.args.scale = -kInf; }, Status::kBadArgument},
-      {"key length -1", [](GeneralCall& c) {
+      {"key length -1",
+       [](GeneralCall& c) {
          static const int32_t l[2] = {-1, 4};
          c.args.mask.key_lengths = l;
-       }, Status::kBadArgument},
-      {"key length seq + 1", [](GeneralCall& c) {
+       },
+       Status::kBadArgument},
+      {"key length seq + 1",
+       [](GeneralCall& c) {
          static const int32_t l[2] = {2, 5};
          c.args.mask.key_lengths = l;
-       }, Status::kBadArgument},
+       },
+       Status::kBadArgument},
       {"weights null is fine", [](GeneralCall& c) { c.args.weights = nullptr; }, Status::kOk},
   };
   run_table(ctx, "general_attention_f32", &general_valid, &run_general, rows);
 }
 
 ATTN_CASE(BadInput, StatusTextIsDistinctForEveryStatus) {
-  const Status all[] = {Status::kOk,           Status::kNullPointer,  Status::kBadShape,
-                        Status::kShapeMismatch, Status::kBadArgument, Status::kScratchTooSmall,
-                        Status::kUnsupported,  Status::kOverflow,     Status::kBadModel,
-                        Status::kCacheFull};
+  const Status all[] = {
+      Status::kOk,          Status::kNullPointer,     Status::kBadShape,    Status::kShapeMismatch,
+      Status::kBadArgument, Status::kScratchTooSmall, Status::kUnsupported, Status::kOverflow,
+      Status::kBadModel,    Status::kCacheFull};
   const std::size_t n = sizeof all / sizeof all[0];
   for (std::size_t i = 0; i < n; ++i) {
     const char* t = attn::status_str(all[i]);

@@ -48,7 +48,8 @@ constexpr unsigned char kParamsSentinel = 0xa5;
 // Scratch (every op here needs well under 1 KiB on the one-row core; the
 // query-tiled core adds its tile buffers, a few KiB here: 512 bytes a tile
 // row).
-constexpr std::size_t kScratchBytes = 2048 + (attn::kSdpaS8QueryTile > 1 ? 512 * attn::kSdpaS8QueryTile : 0);
+constexpr std::size_t kScratchBytes =
+    2048 + (attn::kSdpaS8QueryTile > 1 ? 512 * attn::kSdpaS8QueryTile : 0);
 alignas(64) unsigned char g_scratch[kScratchBytes];
 
 // Params, static (the bahdanau and mha ones are over 1 KiB).
@@ -106,18 +107,20 @@ void check_eval(attn_test::Context& ctx, int line, const char* op, const char* w
 
 // A prepare row's verdict: the status, and the params left as they were.
 template <typename P>
-void check_prepare(attn_test::Context& ctx, int line, const char* op, const char* what,
-                   Status got, Status want, const P* params) {
+void check_prepare(attn_test::Context& ctx, int line, const char* op, const char* what, Status got,
+                   Status want, const P* params) {
   report_status(ctx, line, op, what, got, want);
   if (want == Status::kOk) return;
   const int before = ctx.failures;
-  ATTN_EXPECT_ALL_BYTES("params", static_cast<const unsigned char*>(static_cast<const void*>(params)),
+  ATTN_EXPECT_ALL_BYTES("params",
+                        static_cast<const unsigned char*>(static_cast<const void*>(params)),
                         kParamsSentinel, sizeof(P));
   ATTN_EXPECT_ALL_BYTES("channel storage",
                         static_cast<const unsigned char*>(static_cast<const void*>(g_storage)),
                         kParamsSentinel, sizeof g_storage);
   if (ctx.failures != before) {
-    attn_test::fail(ctx, __FILE__, line, "%s, %s: wrote params or channel storage on error", op, what);
+    attn_test::fail(ctx, __FILE__, line, "%s, %s: wrote params or channel storage on error", op,
+                    what);
   }
 }
 
@@ -126,6 +129,8 @@ struct BadQuant {
   const char* what;
   QuantParams (*make)(QuantParams);
 };
+// clang-format 14 spreads a lambda returning a braced value over four lines:
+// clang-format off
 const BadQuant kBadQuants[] = {
     {"scale 0", [](QuantParams p) { return QuantParams{0.0f, p.zero_point}; }},
     {"scale -0", [](QuantParams p) { return QuantParams{-0.0f, p.zero_point}; }},
@@ -138,6 +143,7 @@ const BadQuant kBadQuants[] = {
     {"zero point INT32_MIN", [](QuantParams p) { return QuantParams{p.scale, kMinInt}; }},
     {"zero point INT32_MAX", [](QuantParams p) { return QuantParams{p.scale, kMaxInt}; }},
 };
+// clang-format on
 
 // Bad beta values (0 selects the default and is valid in every op here).
 const float kBadBetas[] = {-1.0f, -kInf, kNaN, kInf, 1e-30f};
@@ -199,8 +205,8 @@ void scratch_rows(attn_test::Context& ctx, const char* op, const Call& valid, st
 
 // Key length rows: -1, INT32_MIN, INT32_MAX and seq + 1 in the last batch item.
 template <typename Call>
-void key_length_rows(attn_test::Context& ctx, const char* op, const Call& valid,
-                     int32_t* lengths, int32_t batch, int32_t seq) {
+void key_length_rows(attn_test::Context& ctx, const char* op, const Call& valid, int32_t* lengths,
+                     int32_t batch, int32_t seq) {
   const int32_t saved = lengths[batch - 1];
   const char* const names[] = {"key length -1", "key length INT32_MIN", "key length INT32_MAX"};
   for (int i = 0; i < 3; ++i) {
@@ -286,11 +292,12 @@ ATTN_CASE(BadInputS8, MhaPrepare) {
       prep_row(ctx, __LINE__, op, what, c, &g_mha, Status::kBadArgument);
     }
   }
-  int32_t attn::MhaShape::*const dims[] = {&attn::MhaShape::batch, &attn::MhaShape::seq_q,
-                                           &attn::MhaShape::seq_kv, &attn::MhaShape::embed_dim,
+  int32_t attn::MhaShape::*const dims[] = {&attn::MhaShape::batch,     &attn::MhaShape::seq_q,
+                                           &attn::MhaShape::seq_kv,    &attn::MhaShape::embed_dim,
                                            &attn::MhaShape::num_heads, &attn::MhaShape::kdim,
                                            &attn::MhaShape::vdim};
-  const char* const dim_names[] = {"batch", "seq_q", "seq_kv", "embed_dim", "num_heads", "kdim", "vdim"};
+  const char* const dim_names[] = {"batch",     "seq_q", "seq_kv", "embed_dim",
+                                   "num_heads", "kdim",  "vdim"};
   for (int d = 0; d < 7; ++d) {
     for (int v = 0; v < 4; ++v) {
       if (d >= 5 && kBadDims[v] == 0) continue;  // kdim/vdim 0 = embed_dim
@@ -327,10 +334,11 @@ ATTN_CASE(BadInputS8, MhaPrepare) {
     prep_row(ctx, __LINE__, op, "seq_kv > kSdpaS8MaxSeqKv", c, &g_mha, Status::kOverflow);
   }
   QuantParams attn::MhaS8Quant::*const quants[] = {
-      &attn::MhaS8Quant::query, &attn::MhaS8Quant::key,    &attn::MhaS8Quant::value,
-      &attn::MhaS8Quant::q,     &attn::MhaS8Quant::k,      &attn::MhaS8Quant::v,
+      &attn::MhaS8Quant::query,  &attn::MhaS8Quant::key,  &attn::MhaS8Quant::value,
+      &attn::MhaS8Quant::q,      &attn::MhaS8Quant::k,    &attn::MhaS8Quant::v,
       &attn::MhaS8Quant::scores, &attn::MhaS8Quant::attn, &attn::MhaS8Quant::out};
-  const char* const quant_names[] = {"query", "key", "value", "q", "k", "v", "scores", "attn", "out"};
+  const char* const quant_names[] = {"query", "key",    "value", "q",  "k",
+                                     "v",     "scores", "attn",  "out"};
   for (int q = 0; q < 9; ++q) {
     for (const BadQuant& b : kBadQuants) {
       char what[64];
@@ -470,8 +478,8 @@ ATTN_CASE(BadInputS8, LuongDotPrepare) {
   LuongDotPrep c = valid;
   c.params = nullptr;
   prep_row(ctx, __LINE__, op, "params null", c, &g_luong, Status::kNullPointer);
-  int32_t attn::LuongDotShape::*const dims[] = {&attn::LuongDotShape::batch,
-                                                &attn::LuongDotShape::seq, &attn::LuongDotShape::dim};
+  int32_t attn::LuongDotShape::*const dims[] = {
+      &attn::LuongDotShape::batch, &attn::LuongDotShape::seq, &attn::LuongDotShape::dim};
   const char* const dim_names[] = {"batch", "seq", "dim"};
   for (int d = 0; d < 3; ++d) {
     for (int v = 0; v < 4; ++v) {
@@ -677,12 +685,12 @@ ATTN_CASE(BadInputS8, BahdanauPrepare) {
   c.shape.seq = attn::kSdpaS8MaxSeqKv + 1;
   prep_row(ctx, __LINE__, op, "seq > kSdpaS8MaxSeqKv", c, &g_bahdanau, Status::kOverflow);
   QuantParams attn::BahdanauS8Quant::*const quants[] = {
-      &attn::BahdanauS8Quant::query,     &attn::BahdanauS8Quant::keys,
+      &attn::BahdanauS8Quant::query,      &attn::BahdanauS8Quant::keys,
       &attn::BahdanauS8Quant::query_proj, &attn::BahdanauS8Quant::keys_proj,
-      &attn::BahdanauS8Quant::sum,       &attn::BahdanauS8Quant::scores,
+      &attn::BahdanauS8Quant::sum,        &attn::BahdanauS8Quant::scores,
       &attn::BahdanauS8Quant::context};
-  const char* const quant_names[] = {"query", "keys", "query_proj", "keys_proj",
-                                     "sum", "scores", "context"};
+  const char* const quant_names[] = {"query", "keys",   "query_proj", "keys_proj",
+                                     "sum",   "scores", "context"};
   for (int q = 0; q < 7; ++q) {
     for (const BadQuant& b : kBadQuants) {
       char what[64];
@@ -757,8 +765,8 @@ ATTN_CASE(BadInputS8, Softmax) {
   const SoftmaxPrep valid;
   prep_row(ctx, __LINE__, op, "valid", valid, &g_softmax, Status::kOk);
   const float bad_scales_[] = {-0.05f, kNaN, kInf, -kInf};
-  const char* const scale_names[] = {"input_scale negative", "input_scale NaN",
-                                     "input_scale +Inf", "input_scale -Inf"};
+  const char* const scale_names[] = {"input_scale negative", "input_scale NaN", "input_scale +Inf",
+                                     "input_scale -Inf"};
   for (int i = 0; i < 4; ++i) {
     SoftmaxPrep c = valid;
     c.scale = bad_scales_[i];

@@ -87,9 +87,8 @@ float bits_float(uint32_t u) {
   return f;
 }
 
-bool expect_close(Context& ctx, const char* file, int line, const char* what,
-                  const float* actual, const double* expected, const double* tol,
-                  std::size_t n) {
+bool expect_close(Context& ctx, const char* file, int line, const char* what, const float* actual,
+                  const double* expected, const double* tol, std::size_t n) {
   ++ctx.checks;
   int bad = 0;
   std::size_t first_bad = 0;
@@ -149,13 +148,13 @@ bool expect_all_bytes(Context& ctx, const char* file, int line, const char* what
   return true;
 }
 
-bool expect_same_bits(Context& ctx, const char* file, int line, const char* what,
-                      const float* a, const float* b, std::size_t n) {
+bool expect_same_bits(Context& ctx, const char* file, int line, const char* what, const float* a,
+                      const float* b, std::size_t n) {
   ++ctx.checks;
   for (std::size_t i = 0; i < n; ++i) {
     if (float_bits(a[i]) != float_bits(b[i])) {
-      fail(ctx, file, line, "%s[%lu]: %.9g differs from %.9g", what,
-           static_cast<unsigned long>(i), static_cast<double>(a[i]), static_cast<double>(b[i]));
+      fail(ctx, file, line, "%s[%lu]: %.9g differs from %.9g", what, static_cast<unsigned long>(i),
+           static_cast<double>(a[i]), static_cast<double>(b[i]));
       return false;
     }
   }

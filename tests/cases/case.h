@@ -123,8 +123,8 @@ class Arena {
 // elements (the index and values), so a broken op does not flood a UART.
 
 // |actual[i] - expected[i]| <= tol[i] for every i < n; NaN never passes.
-bool expect_close(Context& ctx, const char* file, int line, const char* what,
-                  const float* actual, const double* expected, const double* tol, std::size_t n);
+bool expect_close(Context& ctx, const char* file, int line, const char* what, const float* actual,
+                  const double* expected, const double* tol, std::size_t n);
 
 // The largest |actual - expected| / tol that expect_close has seen so far
 // (how much of the error bounds the ops use; for reports and tuning).
@@ -139,8 +139,8 @@ bool expect_all_bytes(Context& ctx, const char* file, int line, const char* what
                       const unsigned char* p, unsigned char value, std::size_t n);
 
 // a[i] and b[i] have the same bit pattern for every i < n.
-bool expect_same_bits(Context& ctx, const char* file, int line, const char* what,
-                      const float* a, const float* b, std::size_t n);
+bool expect_same_bits(Context& ctx, const char* file, int line, const char* what, const float* a,
+                      const float* b, std::size_t n);
 
 // Bit pattern helpers (memcpy, no aliasing tricks).
 uint32_t float_bits(float f);
@@ -158,61 +158,60 @@ float bits_float(uint32_t u);
   attn_test::expect_same_bits(ctx, __FILE__, __LINE__, what, a, b, n)
 
 // Status check that prints both statuses' text on failure.
-#define ATTN_EXPECT_STATUS(actual, expected)                                                  \
-  do {                                                                                        \
-    ++ctx.checks;                                                                             \
-    const int attn_sa_ = static_cast<int>(actual);                                            \
-    const int attn_se_ = static_cast<int>(expected);                                          \
-    if (attn_sa_ != attn_se_)                                                                 \
+#define ATTN_EXPECT_STATUS(actual, expected)                                                   \
+  do {                                                                                         \
+    ++ctx.checks;                                                                              \
+    const int attn_sa_ = static_cast<int>(actual);                                             \
+    const int attn_se_ = static_cast<int>(expected);                                           \
+    if (attn_sa_ != attn_se_)                                                                  \
       attn_test::fail(ctx, __FILE__, __LINE__, "%s = %d, expected %s = %d", #actual, attn_sa_, \
-                      #expected, attn_se_);                                                   \
+                      #expected, attn_se_);                                                    \
   } while (0)
 
 #define ATTN_CASE_CONCAT2(a, b) a##b
 #define ATTN_CASE_CONCAT(a, b) ATTN_CASE_CONCAT2(a, b)
 
-#define ATTN_CASE(suite, name)                                                             \
+#define ATTN_CASE(suite, name)                                                                \
   static void ATTN_CASE_CONCAT(case_fn_, ATTN_CASE_CONCAT(suite, name))(attn_test::Context&); \
-  static attn_test::Case ATTN_CASE_CONCAT(case_, ATTN_CASE_CONCAT(suite, name)){            \
-      #suite, #name, &ATTN_CASE_CONCAT(case_fn_, ATTN_CASE_CONCAT(suite, name)), nullptr};  \
-  static attn_test::Registrar ATTN_CASE_CONCAT(case_reg_, ATTN_CASE_CONCAT(suite, name)){   \
-      &ATTN_CASE_CONCAT(case_, ATTN_CASE_CONCAT(suite, name))};                              \
-  static void ATTN_CASE_CONCAT(case_fn_, ATTN_CASE_CONCAT(suite, name))(                    \
-      attn_test::Context & ctx)
+  static attn_test::Case ATTN_CASE_CONCAT(case_, ATTN_CASE_CONCAT(suite, name)){              \
+      #suite, #name, &ATTN_CASE_CONCAT(case_fn_, ATTN_CASE_CONCAT(suite, name)), nullptr};    \
+  static attn_test::Registrar ATTN_CASE_CONCAT(case_reg_, ATTN_CASE_CONCAT(suite, name)){     \
+      &ATTN_CASE_CONCAT(case_, ATTN_CASE_CONCAT(suite, name))};                               \
+  static void ATTN_CASE_CONCAT(case_fn_, ATTN_CASE_CONCAT(suite, name))(attn_test::Context & ctx)
 
 // Checks. Each counts, and on failure reports file:line and the values.
-#define ATTN_EXPECT_TRUE(cond)                                               \
-  do {                                                                       \
-    ++ctx.checks;                                                            \
+#define ATTN_EXPECT_TRUE(cond)                                                   \
+  do {                                                                           \
+    ++ctx.checks;                                                                \
     if (!(cond)) attn_test::fail(ctx, __FILE__, __LINE__, "expected %s", #cond); \
   } while (0)
 
-#define ATTN_EXPECT_EQ_INT(actual, expected)                                              \
-  do {                                                                                    \
-    ++ctx.checks;                                                                         \
-    const long long attn_a_ = static_cast<long long>(actual);                             \
-    const long long attn_e_ = static_cast<long long>(expected);                           \
-    if (attn_a_ != attn_e_)                                                               \
-      attn_test::fail(ctx, __FILE__, __LINE__, "%s = %lld, expected %s = %lld", #actual,  \
-                      attn_a_, #expected, attn_e_);                                       \
+#define ATTN_EXPECT_EQ_INT(actual, expected)                                                      \
+  do {                                                                                            \
+    ++ctx.checks;                                                                                 \
+    const long long attn_a_ = static_cast<long long>(actual);                                     \
+    const long long attn_e_ = static_cast<long long>(expected);                                   \
+    if (attn_a_ != attn_e_)                                                                       \
+      attn_test::fail(ctx, __FILE__, __LINE__, "%s = %lld, expected %s = %lld", #actual, attn_a_, \
+                      #expected, attn_e_);                                                        \
   } while (0)
 
 // |actual - expected| <= tol (NaN never passes).
-#define ATTN_EXPECT_NEAR(actual, expected, tol)                                           \
-  do {                                                                                    \
-    ++ctx.checks;                                                                         \
-    const double attn_a_ = static_cast<double>(actual);                                   \
-    const double attn_e_ = static_cast<double>(expected);                                 \
-    const double attn_d_ = attn_a_ > attn_e_ ? attn_a_ - attn_e_ : attn_e_ - attn_a_;     \
-    if (!(attn_d_ <= static_cast<double>(tol)))                                           \
+#define ATTN_EXPECT_NEAR(actual, expected, tol)                                                 \
+  do {                                                                                          \
+    ++ctx.checks;                                                                               \
+    const double attn_a_ = static_cast<double>(actual);                                         \
+    const double attn_e_ = static_cast<double>(expected);                                       \
+    const double attn_d_ = attn_a_ > attn_e_ ? attn_a_ - attn_e_ : attn_e_ - attn_a_;           \
+    if (!(attn_d_ <= static_cast<double>(tol)))                                                 \
       attn_test::fail(ctx, __FILE__, __LINE__, "%s = %.9g, expected %.9g (|diff| %.3g > %.3g)", \
-                      #actual, attn_a_, attn_e_, attn_d_, static_cast<double>(tol));      \
+                      #actual, attn_a_, attn_e_, attn_d_, static_cast<double>(tol));            \
   } while (0)
 
 // Stops the case after a failed check (e.g. a status that makes the rest moot).
-#define ATTN_ASSERT_TRUE(cond)      \
-  do {                              \
-    const int attn_f_ = ctx.failures; \
-    ATTN_EXPECT_TRUE(cond);         \
+#define ATTN_ASSERT_TRUE(cond)           \
+  do {                                   \
+    const int attn_f_ = ctx.failures;    \
+    ATTN_EXPECT_TRUE(cond);              \
     if (ctx.failures != attn_f_) return; \
   } while (0)

@@ -20,8 +20,8 @@ namespace {
 using attn_test::Rng;
 
 constexpr int kE = 16;
-constexpr int kT = 24;   // tokens
-constexpr int kW = 7;    // window: kT >= 3 * kW
+constexpr int kT = 24;  // tokens
+constexpr int kW = 7;   // window: kT >= 3 * kW
 constexpr int kMaxTok = 24;
 constexpr int kChunks[] = {1, 3, 7, kT};
 

@@ -147,8 +147,7 @@ bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window
     a.x = g_x + t0 * kE;
     a.out = g_out + t0 * kE;
     a.tokens = kT - t0 < chunk ? kT - t0 : chunk;
-    if (attn::mha_decode_s8(&params, a, &cache, {g_scratch, kScratchBytes}) !=
-        attn::Status::kOk) {
+    if (attn::mha_decode_s8(&params, a, &cache, {g_scratch, kScratchBytes}) != attn::Status::kOk) {
       return false;
     }
   }
@@ -226,7 +225,7 @@ ATTN_CASE(MhaDecodeS8, ExactScratchBitIdenticalToOneShot) {
   check_exact_scratch(ctx, 4, 2, 1, 25);  // 2 rows a core call: the one-row buffers only
   check_exact_scratch(ctx, 4, 4, 3, 26);  // 3 rows (3 tokens of a head)
   check_exact_scratch(ctx, 4, 2, 2, 27);  // 2 rows (2 tokens of a head)
-  check_exact_scratch(ctx, 4, 1, 1, 27);  // 4 rows (a kv head's 4 query heads): the tile section too
+  check_exact_scratch(ctx, 4, 1, 1, 27);  // 4 rows (a kv head's 4 query heads): tile section too
   check_exact_scratch(ctx, 2, 1, 5, 28);  // 5 rows (5 tokens: the tiled core)
 }
 

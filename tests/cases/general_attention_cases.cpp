@@ -84,7 +84,8 @@ void run(attn_test::Context& ctx, GeneralConfig c) {
   const float kNegInf = -std::numeric_limits<float>::infinity();
   for (std::size_t i = 0; i < mats * ss; ++i) {
     if (keras != nullptr) keras[i] = rng.range(0, 3) == 0 ? 1.0f : 0.0f;
-    if (additive != nullptr) additive[i] = rng.range(0, 4) == 0 ? kNegInf : rng.uniform(-2.0f, 1.0f);
+    if (additive != nullptr)
+      additive[i] = rng.range(0, 4) == 0 ? kNegInf : rng.uniform(-2.0f, 1.0f);
     if (boolean != nullptr) boolean[i] = rng.range(0, 3) == 0 ? 1 : 0;
   }
 

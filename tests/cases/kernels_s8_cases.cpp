@@ -6,9 +6,9 @@
 #include <initializer_list>
 
 #include "attn/config.h"
-#include "kernels/s8/kernels_s8.h"
 #include "attn/softmax_s8.h"
 #include "case.h"
+#include "kernels/s8/kernels_s8.h"
 
 namespace {
 int8_t g_a[600], g_b[600];
@@ -25,20 +25,22 @@ ATTN_CASE(KernelsS8, DotAndMacMatchReference) {
     g_a[i] = -128;
     g_b[i] = i % 2 ? -128 : 127;
   }
-  static const int32_t lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33,
-                                    63, 64, 65, 100, 127, 128, 129, 255, 511};
+  static const int32_t lengths[] = {0,  1,  2,  3,  4,  5,  7,   8,   9,   15,  16,  17,
+                                    31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 255, 511};
   for (int32_t off = 0; off < 4; ++off) {
     for (int32_t n : lengths) {
       int32_t s = 0, s_ref = 0;
       const int8_t* a = g_a + off;
       const int8_t* b = g_b + (3 - off);
-      ATTN_EXPECT_EQ_INT(attn::detail::dot_s8(a, b, n, &s), attn::detail::dot_s8_ref(a, b, n, &s_ref));
+      ATTN_EXPECT_EQ_INT(attn::detail::dot_s8(a, b, n, &s),
+                         attn::detail::dot_s8_ref(a, b, n, &s_ref));
       ATTN_EXPECT_EQ_INT(s, s_ref);
       for (int32_t i = 0; i <= n; ++i) g_acc[i] = g_acc_ref[i] = i - 7;
       const int32_t w = off == 0 ? 255 : 37 * off;
       attn::detail::mac_s8(g_acc + 1, b, w, n > 0 ? n - 1 : 0);
       attn::detail::mac_s8_ref(g_acc_ref + 1, b, w, n > 0 ? n - 1 : 0);
-      ATTN_EXPECT_TRUE(std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
+      ATTN_EXPECT_TRUE(
+          std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
     }
   }
   ATTN_EXPECT_TRUE(attn::detail::kernels_s8_name() != nullptr);
@@ -49,7 +51,8 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
   for (auto& x : g_a) x = static_cast<int8_t>(r.range(-128, 127));
   for (auto& x : g_b) x = static_cast<int8_t>(r.range(-128, 127));
   for (int i = 0; i < 24; ++i) g_b[i] = i % 3 ? -128 : 127;
-  static const int32_t lengths[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 64, 100, 129, 511};
+  static const int32_t lengths[] = {1,  2,  3,  4,  5,  7,  8,   9,   12, 15,
+                                    16, 17, 31, 32, 33, 64, 100, 129, 511};
   static const int32_t zps[] = {-128, -7, 0, 3, 127};
   for (int32_t off = 0; off < 4; ++off) {
     for (int32_t n : lengths) {
@@ -72,7 +75,8 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
       attn::detail::qk_s8(g_packed, -5, g_b + 2, static_cast<std::size_t>(n + 3), nkeys, n, dots);
       attn::detail::qk_s8_ref(g_packed_ref, -5, g_b + 2, static_cast<std::size_t>(n + 3), nkeys, n,
                               dots_ref);
-      ATTN_EXPECT_TRUE(std::memcmp(dots, dots_ref, sizeof(int32_t) * static_cast<std::size_t>(nkeys)) == 0);
+      ATTN_EXPECT_TRUE(
+          std::memcmp(dots, dots_ref, sizeof(int32_t) * static_cast<std::size_t>(nkeys)) == 0);
     }
   }
   // requantize_row: every shift from -31 to 30, offsets, odd lengths, extremes.
@@ -114,13 +118,15 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
         const int32_t n_pad = n + n % 16;
         attn::detail::softmax_s8_tile_prepare(sp.exp_table, sp.diff_min, n, lut);
         std::memset(wout, 0x5a, sizeof wout);
-        ATTN_EXPECT_EQ_INT(attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min, sin, wout, n, n_pad),
-                           attn::detail::softmax_s8_row_w_ref(sp.exp_table, sp.diff_min, sin, wref, n, n_pad));
+        ATTN_EXPECT_EQ_INT(
+            attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min, sin, wout, n, n_pad),
+            attn::detail::softmax_s8_row_w_ref(sp.exp_table, sp.diff_min, sin, wref, n, n_pad));
         ATTN_EXPECT_TRUE(std::memcmp(wout, wref, static_cast<std::size_t>(n_pad)) == 0);
         std::memcpy(wout, sin, static_cast<std::size_t>(n));
-        ATTN_EXPECT_EQ_INT(attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min,
-                                                          reinterpret_cast<int8_t*>(wout), wout, n, n_pad),
-                           attn::detail::softmax_s8_row_w_ref(sp.exp_table, sp.diff_min, sin, wref, n, n_pad));
+        ATTN_EXPECT_EQ_INT(
+            attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min,
+                                           reinterpret_cast<int8_t*>(wout), wout, n, n_pad),
+            attn::detail::softmax_s8_row_w_ref(sp.exp_table, sp.diff_min, sin, wref, n, n_pad));
         ATTN_EXPECT_TRUE(std::memcmp(wout, wref, static_cast<std::size_t>(n_pad)) == 0);
         attn::detail::softmax_s8_row(sp.exp_table, sp.diff_min, sin, sout, n);
         attn::detail::softmax_s8_row_ref(sp.exp_table, sp.diff_min, sin, sref, n);
@@ -129,7 +135,8 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
         ATTN_EXPECT_TRUE(std::memcmp(sin, sref, static_cast<std::size_t>(n)) == 0);
       }
       std::memset(wout, 0x5a, sizeof wout);  // a row with no visible key: zeros, sum 0
-      ATTN_EXPECT_EQ_INT(attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min, sin, wout, 0, 16), 0);
+      ATTN_EXPECT_EQ_INT(
+          attn::detail::softmax_s8_row_w(lut, sp.exp_table, sp.diff_min, sin, wout, 0, 16), 0);
       ATTN_EXPECT_TRUE(wout[0] == 0 && wout[15] == 0 && wout[16] == 0x5a);
     }
   }
@@ -143,12 +150,14 @@ ATTN_CASE(KernelsS8, QueryRowDotAndPvMatchReference) {
       for (int32_t c = 0; c < n + 1; ++c) g_acc[c] = g_acc_ref[c] = 12345;
       attn::detail::pv_s8(g_rows, g_w, nrows, n, g_acc);
       attn::detail::pv_s8_ref(g_rows, g_w, nrows, n, g_acc_ref);
-      ATTN_EXPECT_TRUE(std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
+      ATTN_EXPECT_TRUE(
+          std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
       const std::size_t stride = static_cast<std::size_t>(n + nrows % 3);
       if (stride * static_cast<std::size_t>(nrows) + 3 <= sizeof g_b) {
         attn::detail::pv_s8_strided(g_b + 3, stride, g_w, nrows, n, g_acc);
         attn::detail::pv_s8_strided_ref(g_b + 3, stride, g_w, nrows, n, g_acc_ref);
-        ATTN_EXPECT_TRUE(std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
+        ATTN_EXPECT_TRUE(
+            std::memcmp(g_acc, g_acc_ref, sizeof(int32_t) * static_cast<std::size_t>(n + 1)) == 0);
       }
     }
   }

@@ -76,7 +76,8 @@ ATTN_CASE(KernelsS8Tile, QkTileMatchesDirectSums) {
               int32_t s = 0;
               for (int32_t c = 0; c < n; ++c) s += (b.q[i * n + c] - zp) * b.k[j * n + c];
               b.want[static_cast<std::size_t>(i) * kOutStride + static_cast<std::size_t>(j)] = s;
-              ATTN_EXPECT_EQ_INT(b.out[static_cast<std::size_t>(i) * kOutStride + static_cast<std::size_t>(j)], s);
+              ATTN_EXPECT_EQ_INT(
+                  b.out[static_cast<std::size_t>(i) * kOutStride + static_cast<std::size_t>(j)], s);
             }
             b.offsets[i] = (zp % 13) * qs;  // a row constant as k_zp * qsum
           }
@@ -92,7 +93,8 @@ ATTN_CASE(KernelsS8Tile, QkTileMatchesDirectSums) {
               const std::size_t row = static_cast<std::size_t>(i) * kOutStride;
               d::requantize_row_s8_ref(b.want + row, nkeys, b.offsets[i], mult, shift, zp / 3,
                                        b.want8 + row);
-              ATTN_EXPECT_TRUE(std::memcmp(b.out8 + row, b.want8 + row, static_cast<std::size_t>(nkeys)) == 0);
+              ATTN_EXPECT_TRUE(
+                  std::memcmp(b.out8 + row, b.want8 + row, static_cast<std::size_t>(nkeys)) == 0);
             }
           }
         }
@@ -128,9 +130,11 @@ ATTN_CASE(KernelsS8Tile, PvTileMatchesDirectSums) {
         for (int32_t i = 0; i < nq; ++i) {
           for (int32_t c = 0; c < n; ++c) {
             int32_t s = 0;
-            for (int32_t j = 0; j < nrows; ++j) s += b.w[i * kOutStride + static_cast<std::size_t>(j)] * b.v[j * n + c];
+            for (int32_t j = 0; j < nrows; ++j)
+              s += b.w[i * kOutStride + static_cast<std::size_t>(j)] * b.v[j * n + c];
             b.want[static_cast<std::size_t>(i) * kOutStride + static_cast<std::size_t>(c)] = s;
-            ATTN_EXPECT_EQ_INT(b.out[static_cast<std::size_t>(i) * kOutStride + static_cast<std::size_t>(c)], s);
+            ATTN_EXPECT_EQ_INT(
+                b.out[static_cast<std::size_t>(i) * kOutStride + static_cast<std::size_t>(c)], s);
           }
           b.offsets[i] = (i - 2) * 1000;  // as v_zp * sum w
         }

@@ -51,8 +51,8 @@ void describe(attn_test::Context& ctx, const MhaConfig& c, int line) {
                   "in_bias=%d out_bias=%d weights=%d causal=%d lengths=%d keras=%d additive=%d "
                   "bool=%d per_batch=%d seed=%lu",
                   c.batch, c.sq, c.skv, c.e, c.heads, c.kdim, c.vdim, c.packed, c.self_attn,
-                  c.in_bias, c.out_bias, static_cast<int>(c.weights), c.causal, c.lengths,
-                  c.keras, c.additive, c.boolean, c.per_batch, static_cast<unsigned long>(c.seed));
+                  c.in_bias, c.out_bias, static_cast<int>(c.weights), c.causal, c.lengths, c.keras,
+                  c.additive, c.boolean, c.per_batch, static_cast<unsigned long>(c.seed));
   --ctx.failures;
 }
 
@@ -110,7 +110,8 @@ void run_mha(attn_test::Context& ctx, const MhaConfig& c) {
   const float kNegInf = -std::numeric_limits<float>::infinity();
   for (std::size_t i = 0; i < mats * sqkv; ++i) {
     if (keras != nullptr) keras[i] = rng.range(0, 3) == 0 ? 1.0f : 0.0f;
-    if (additive != nullptr) additive[i] = rng.range(0, 4) == 0 ? kNegInf : rng.uniform(-2.0f, 1.0f);
+    if (additive != nullptr)
+      additive[i] = rng.range(0, 4) == 0 ? kNegInf : rng.uniform(-2.0f, 1.0f);
     if (boolean != nullptr) boolean[i] = rng.range(0, 3) == 0 ? 1 : 0;
   }
 

@@ -31,8 +31,8 @@ using model_blob_writer::wr32;
 
 // Luong general, query_dim 3, key_dim 4: W [4, 3] (entry 0, offset 192),
 // b [3] (entry 1, offset 256), total 320.
-const float kLuongW[12] = {0.5f, -0.25f, 1.0f, 0.75f, 0.125f, -1.0f,
-                           0.0f, 2.0f,   -0.5f, 1.5f, -0.75f, 0.25f};
+const float kLuongW[12] = {0.5f, -0.25f, 1.0f,  0.75f, 0.125f, -1.0f,
+                           0.0f, 2.0f,   -0.5f, 1.5f,  -0.75f, 0.25f};
 const float kLuongB[3] = {0.1f, -0.2f, 0.3f};
 
 alignas(64) unsigned char g_good[512];
@@ -41,11 +41,10 @@ alignas(64) unsigned char g_work[512 + 64];
 
 void build_luong() {
   static const int32_t params[8] = {3, 4, 0, 0, 0, 0, 0, 0};
-  const TensorSpec t[2] = {
-      {TensorId::kLuongW, TensorDtype::kF32, 2, {4, 3, 0, 0}, kLuongW},
-      {TensorId::kLuongB, TensorDtype::kF32, 1, {3, 0, 0, 0}, kLuongB}};
-  g_good_size = build_blob(g_good, sizeof g_good, ModelOp::kLuongGeneral, ModelDtype::kF32,
-                           params, t, 2);
+  const TensorSpec t[2] = {{TensorId::kLuongW, TensorDtype::kF32, 2, {4, 3, 0, 0}, kLuongW},
+                           {TensorId::kLuongB, TensorDtype::kF32, 1, {3, 0, 0, 0}, kLuongB}};
+  g_good_size =
+      build_blob(g_good, sizeof g_good, ModelOp::kLuongGeneral, ModelDtype::kF32, params, t, 2);
 }
 
 constexpr std::size_t kEntry0 = attn::kModelHeaderBytes;
@@ -204,9 +203,8 @@ ATTN_CASE(Model, TruncationAtEveryLength) {
                                                         : ModelError::kTruncated;
     ++ctx.checks;
     if (st != attn::Status::kBadModel || why != want) {
-      attn_test::fail(ctx, __FILE__, __LINE__, "length %u: error %d (%s)",
-                      static_cast<unsigned>(n), static_cast<int>(why),
-                      attn::model_error_str(why));
+      attn_test::fail(ctx, __FILE__, __LINE__, "length %u: error %d (%s)", static_cast<unsigned>(n),
+                      static_cast<int>(why), attn::model_error_str(why));
     }
   }
   // A file cut short and then padded by a loader to its full length still fails
@@ -227,8 +225,7 @@ ATTN_CASE(Model, NullAndMisalignedBuffers) {
   ATTN_EXPECT_TRUE(attn::model_load(g_good, g_good_size, nullptr, &why) ==
                    attn::Status::kNullPointer);
   std::memcpy(g_work + 2, g_good, g_good_size);
-  ATTN_EXPECT_TRUE(attn::model_load(g_work + 2, g_good_size, &m, &why) ==
-                   attn::Status::kBadModel);
+  ATTN_EXPECT_TRUE(attn::model_load(g_work + 2, g_good_size, &m, &why) == attn::Status::kBadModel);
   ATTN_EXPECT_TRUE(why == ModelError::kMisalignedBuffer);
   // Every error has its own text.
   for (int i = 0; i <= static_cast<int>(ModelError::kNonFiniteWeight); ++i) {
@@ -247,8 +244,7 @@ ATTN_CASE(Model, LuongGeneralRunsLikeTheOp) {
   static attn::Workspace<attn::luong_general_f32_scratch_bytes(shape)> ws;
   ATTN_EXPECT_EQ_INT(attn::model_scratch_bytes(m, 2, 1, 5),
                      attn::luong_general_f32_scratch_bytes(shape));
-  float query[2 * 3], keys[2 * 5 * 4], ctx_model[2 * 4], w_model[2 * 5], ctx_op[2 * 4],
-      w_op[2 * 5];
+  float query[2 * 3], keys[2 * 5 * 4], ctx_model[2 * 4], w_model[2 * 5], ctx_op[2 * 4], w_op[2 * 5];
   attn_test::Rng rng(7);
   for (float& x : query) x = rng.uniform(-1, 1);
   for (float& x : keys) x = rng.uniform(-1, 1);
@@ -434,13 +430,12 @@ ATTN_CASE(Model, BahdanauRunsLikeTheOp) {
   for (float& x : b2) x = rng.uniform(-1, 1);
   for (float& x : v) x = rng.uniform(-1, 1);
   const int32_t params[8] = {kQd, kKd2, kU, 0, 0, 0, 0, 0};
-  const TensorSpec t[6] = {
-      {TensorId::kBahdanauW1, TensorDtype::kF32, 2, {kQd, kU, 0, 0}, w1},
-      {TensorId::kBahdanauB1, TensorDtype::kF32, 1, {kU, 0, 0, 0}, b1},
-      {TensorId::kBahdanauW2, TensorDtype::kF32, 2, {kKd2, kU, 0, 0}, w2},
-      {TensorId::kBahdanauB2, TensorDtype::kF32, 1, {kU, 0, 0, 0}, b2},
-      {TensorId::kBahdanauV, TensorDtype::kF32, 1, {kU, 0, 0, 0}, v},
-      {TensorId::kBahdanauBv, TensorDtype::kF32, 1, {1, 0, 0, 0}, bv}};
+  const TensorSpec t[6] = {{TensorId::kBahdanauW1, TensorDtype::kF32, 2, {kQd, kU, 0, 0}, w1},
+                           {TensorId::kBahdanauB1, TensorDtype::kF32, 1, {kU, 0, 0, 0}, b1},
+                           {TensorId::kBahdanauW2, TensorDtype::kF32, 2, {kKd2, kU, 0, 0}, w2},
+                           {TensorId::kBahdanauB2, TensorDtype::kF32, 1, {kU, 0, 0, 0}, b2},
+                           {TensorId::kBahdanauV, TensorDtype::kF32, 1, {kU, 0, 0, 0}, v},
+                           {TensorId::kBahdanauBv, TensorDtype::kF32, 1, {1, 0, 0, 0}, bv}};
   const std::size_t n =
       build_blob(g_mha, sizeof g_mha, ModelOp::kBahdanau, ModelDtype::kF32, params, t, 6);
   static attn::Model m;
@@ -455,8 +450,7 @@ ATTN_CASE(Model, BahdanauRunsLikeTheOp) {
   a.keys = keys;
   a.context = c1;
   a.weights = a1;
-  ATTN_ASSERT_TRUE(attn::model_run_bahdanau_f32(m, 1, kSeq, a, ws.scratch()) ==
-                   attn::Status::kOk);
+  ATTN_ASSERT_TRUE(attn::model_run_bahdanau_f32(m, 1, kSeq, a, ws.scratch()) == attn::Status::kOk);
   const attn::BahdanauF32Weights w{w1, b1, w2, b2, v, 0.25f};
   a.context = c2;
   a.weights = a2;
@@ -474,12 +468,11 @@ ATTN_CASE(Model, Int8BlobValidatesQuantParams) {
   static float act_scale[6] = {0.02f, 0.03f, 0.05f, 0.1f, 1.0f / 256, 0.03f};
   static int32_t act_zp[6] = {0, -3, 5, -10, -128, 2};
   const int32_t params[8] = {3, 4, 0, 0, 0, 0, 0, 0};
-  const TensorSpec t[5] = {
-      {TensorId::kLuongW, TensorDtype::kInt8, 2, {3, 4, 0, 0}, w},
-      {TensorId::kLuongWScale, TensorDtype::kF32, 1, {3, 0, 0, 0}, w_scale},
-      {TensorId::kLuongB, TensorDtype::kInt32, 1, {3, 0, 0, 0}, b},
-      {TensorId::kActScale, TensorDtype::kF32, 1, {6, 0, 0, 0}, act_scale},
-      {TensorId::kActZeroPoint, TensorDtype::kInt32, 1, {6, 0, 0, 0}, act_zp}};
+  const TensorSpec t[5] = {{TensorId::kLuongW, TensorDtype::kInt8, 2, {3, 4, 0, 0}, w},
+                           {TensorId::kLuongWScale, TensorDtype::kF32, 1, {3, 0, 0, 0}, w_scale},
+                           {TensorId::kLuongB, TensorDtype::kInt32, 1, {3, 0, 0, 0}, b},
+                           {TensorId::kActScale, TensorDtype::kF32, 1, {6, 0, 0, 0}, act_scale},
+                           {TensorId::kActZeroPoint, TensorDtype::kInt32, 1, {6, 0, 0, 0}, act_zp}};
   static attn::Model m;
   ModelError why = ModelError::kNone;
   std::size_t n =
@@ -495,7 +488,7 @@ ATTN_CASE(Model, Int8BlobValidatesQuantParams) {
                    attn::Status::kUnsupported);
 
   const float bad_scales[] = {0.0f, -0.01f, std::numeric_limits<float>::infinity(),
-                             std::numeric_limits<float>::quiet_NaN()};
+                              std::numeric_limits<float>::quiet_NaN()};
   for (float s : bad_scales) {
     act_scale[2] = s;
     n = build_blob(g_mha, sizeof g_mha, ModelOp::kLuongGeneral, ModelDtype::kInt8, params, t, 5);
@@ -513,18 +506,18 @@ ATTN_CASE(Model, Int8BlobValidatesQuantParams) {
   act_zp[4] = -128;
   // Without the weight scales; without the activation table.
   const TensorSpec no_scale[4] = {t[0], t[2], t[3], t[4]};
-  n = build_blob(g_mha, sizeof g_mha, ModelOp::kLuongGeneral, ModelDtype::kInt8, params,
-                 no_scale, 4);
+  n = build_blob(g_mha, sizeof g_mha, ModelOp::kLuongGeneral, ModelDtype::kInt8, params, no_scale,
+                 4);
   ATTN_EXPECT_TRUE(attn::model_load(g_mha, n, &m, &why) == attn::Status::kBadModel);
   ATTN_EXPECT_TRUE(why == ModelError::kMissingTensor);
   n = build_blob(g_mha, sizeof g_mha, ModelOp::kLuongGeneral, ModelDtype::kInt8, params, t, 3);
   ATTN_EXPECT_TRUE(attn::model_load(g_mha, n, &m, &why) == attn::Status::kBadModel);
   ATTN_EXPECT_TRUE(why == ModelError::kMissingTensor);
   // An f32 bias in an int8 model.
-  const TensorSpec f32_bias[5] = {t[0], t[1], {TensorId::kLuongB, TensorDtype::kF32, 1, {3, 0, 0, 0}, b},
-                                  t[3], t[4]};
-  n = build_blob(g_mha, sizeof g_mha, ModelOp::kLuongGeneral, ModelDtype::kInt8, params,
-                 f32_bias, 5);
+  const TensorSpec f32_bias[5] = {
+      t[0], t[1], {TensorId::kLuongB, TensorDtype::kF32, 1, {3, 0, 0, 0}, b}, t[3], t[4]};
+  n = build_blob(g_mha, sizeof g_mha, ModelOp::kLuongGeneral, ModelDtype::kInt8, params, f32_bias,
+                 5);
   ATTN_EXPECT_TRUE(attn::model_load(g_mha, n, &m, &why) == attn::Status::kBadModel);
   ATTN_EXPECT_TRUE(why == ModelError::kBadTensorDtype);
 }

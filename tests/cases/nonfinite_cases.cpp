@@ -72,7 +72,8 @@ float* w_row(Problem& p, int b, int i) { return p.w + (b * kSq + i) * kSkv; }
 void expect_nan_row(attn_test::Context& ctx, int b, int i) {
   for (int c = 0; c < kDv; ++c) ATTN_EXPECT_TRUE(std::isnan(out_row(g_bad, b, i)[c]));
   bool any_nan_weight = false;
-  for (int j = 0; j < kSkv; ++j) any_nan_weight = any_nan_weight || std::isnan(w_row(g_bad, b, i)[j]);
+  for (int j = 0; j < kSkv; ++j)
+    any_nan_weight = any_nan_weight || std::isnan(w_row(g_bad, b, i)[j]);
   ATTN_EXPECT_TRUE(any_nan_weight);
 }
 
@@ -181,8 +182,11 @@ ATTN_CASE(NonFinite, MaskEntryNanOrPositiveInf) {
     float value;
     bool nan_row;
   };
-  const Poison poisons[] = {{true, kNaN, true}, {true, kInf, true}, {false, kNaN, true},
-                            {true, -kInf, false}, {false, kInf, false}};
+  const Poison poisons[] = {{true, kNaN, true},
+                            {true, kInf, true},
+                            {false, kNaN, true},
+                            {true, -kInf, false},
+                            {false, kInf, false}};
   for (const Poison& p : poisons) {
     make(g_clean, 804);
     make(g_bad, 804);

@@ -38,9 +38,10 @@
 //   dy = sum |W| dx + eps (n_in + 2) (sum |x||W| + |b|).
 //
 // These are worst-case bounds: the errors measured over every case stay under
-// 10% of them (attn_test::max_tol_ratio() reports it). They catch every masking, indexing, scaling or
-// normalisation bug (errors of order 1e-2..1) and a grossly inaccurate exp,
-// and they cannot fail spuriously on a correct backend.
+// 10% of them (attn_test::max_tol_ratio() reports it). They catch every
+// masking, indexing, scaling or normalisation bug (errors of order 1e-2..1)
+// and a grossly inaccurate exp, and they cannot fail spuriously on a correct
+// backend.
 #pragma once
 
 #include <cfloat>
@@ -149,11 +150,11 @@ inline double weight_tol(double p, double eta, bool hidden) {
 // Outputs: p [sq, skv] the full weight matrix, p_tol [sq, skv] (may alias
 // nothing; required), out [sq, dv] (row stride out_stride), out_tol likewise.
 template <typename T>
-void attention(int sq, int skv, int dk, int dv, double scale, double scale_rel_err,
-               const T* q, std::size_t q_stride, const double* q_err, const T* k,
-               std::size_t k_stride, const double* k_err, const T* v, std::size_t v_stride,
-               const double* v_err, const MaskView& mask, double* p, double* p_tol, double* out,
-               double* out_tol, std::size_t out_stride) {
+void attention(int sq, int skv, int dk, int dv, double scale, double scale_rel_err, const T* q,
+               std::size_t q_stride, const double* q_err, const T* k, std::size_t k_stride,
+               const double* k_err, const T* v, std::size_t v_stride, const double* v_err,
+               const MaskView& mask, double* p, double* p_tol, double* out, double* out_tol,
+               std::size_t out_stride) {
   for (int i = 0; i < sq; ++i) {
     double* s = p + uz(i) * uz(skv);
     double e_max = 0.0;
@@ -193,9 +194,9 @@ void attention(int sq, int skv, int dk, int dv, double scale, double scale_rel_e
 // (PyTorch nn.Linear: w_so = n_in, w_si = 1; Keras Dense: w_so = 1, w_si = n_out).
 // x_err may be null; y_err receives the bound stated at the top.
 template <typename T>
-void project(int rows, int n_in, int n_out, const T* x, std::size_t x_stride,
-             const double* x_err, const float* w, std::size_t w_so, std::size_t w_si,
-             const float* b, double* y, double* y_err, std::size_t y_stride) {
+void project(int rows, int n_in, int n_out, const T* x, std::size_t x_stride, const double* x_err,
+             const float* w, std::size_t w_so, std::size_t w_si, const float* b, double* y,
+             double* y_err, std::size_t y_stride) {
   for (int r = 0; r < rows; ++r) {
     for (int o = 0; o < n_out; ++o) {
       const double bo = b != nullptr ? static_cast<double>(b[o]) : 0.0;
@@ -220,8 +221,8 @@ void project(int rows, int n_in, int n_out, const T* x, std::size_t x_stride,
 // w1 [dq, units], w2 [dk, units]. p/p_tol [seq], context/context_tol [dk].
 inline void bahdanau(int seq, int dq, int dk, int units, const float* q, const float* keys,
                      const float* w1, const float* b1, const float* w2, const float* b2,
-                     const float* v, float bv, int len, double* p, double* p_tol,
-                     double* context, double* context_tol) {
+                     const float* v, float bv, int len, double* p, double* p_tol, double* context,
+                     double* context_tol) {
   double e_max = 0.0;
   for (int j = 0; j < seq; ++j) {
     if (j >= len) {
@@ -237,12 +238,14 @@ inline void bahdanau(int seq, int dq, int dk, int units, const float* q, const f
                  (b2 != nullptr ? static_cast<double>(b2[u]) : 0.0);
       double z_mag = dabs(z);
       for (int i = 0; i < dq; ++i) {
-        const double t = static_cast<double>(q[i]) * static_cast<double>(w1[uz(i) * uz(units) + uz(u)]);
+        const double t = static_cast<double>(q[i]) *
+                         static_cast<double>(w1[uz(i) * uz(units) + uz(u)]);
         z += t;
         z_mag += dabs(t);
       }
       for (int i = 0; i < dk; ++i) {
-        const double t = static_cast<double>(h[i]) * static_cast<double>(w2[uz(i) * uz(units) + uz(u)]);
+        const double t = static_cast<double>(h[i]) *
+                         static_cast<double>(w2[uz(i) * uz(units) + uz(u)]);
         z += t;
         z_mag += dabs(t);
       }
@@ -290,7 +293,8 @@ inline void luong(int seq, int dq, int dk, const float* q, const float* keys, co
       for (int c = 0; c < dq; ++c) {
         double hw = b != nullptr ? static_cast<double>(b[c]) : 0.0;
         for (int d = 0; d < dk; ++d) {
-          const double t = static_cast<double>(h[d]) * static_cast<double>(w[uz(d) * uz(dq) + uz(c)]);
+          const double t = static_cast<double>(h[d]) *
+                           static_cast<double>(w[uz(d) * uz(dq) + uz(c)]);
           hw += t;
           mag += dabs(t) * dabs(static_cast<double>(q[c]));  // bias cancels in softmax
         }

@@ -11,8 +11,8 @@
 
 namespace {
 
-using attn::Status;
 using attn::f32_bytes;
+using attn::Status;
 using attn_test::Rng;
 
 // Inputs shared by every op (odd shapes so every f32_bytes rounds up). They
@@ -183,9 +183,9 @@ ATTN_CASE(Scratch, DocumentedFormulas) {
   // with Tq = kSdpaQueryTile, Bk = kSdpaKeyBlock; independent of the sequences.
   const auto tq = static_cast<std::size_t>(attn::kSdpaQueryTile);
   const auto bk = static_cast<std::size_t>(attn::kSdpaKeyBlock);
-  ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes(kSdpa),
-                     64 + f32_bytes(tq * 7) + f32_bytes(tq * bk) + f32_bytes(tq * 5) +
-                         3 * f32_bytes(tq));
+  ATTN_EXPECT_EQ_INT(
+      attn::sdpa_f32_scratch_bytes(kSdpa),
+      64 + f32_bytes(tq * 7) + f32_bytes(tq * bk) + f32_bytes(tq * 5) + 3 * f32_bytes(tq));
   ATTN_EXPECT_EQ_INT(attn::sdpa_f32_scratch_bytes({7, 4096, 3, 64, 64}),
                      attn::sdpa_f32_scratch_bytes({1, 1, 1, 64, 64}));
   ATTN_EXPECT_TRUE(attn::sdpa_f32_scratch_bytes({1, 4096, 4096, 64, 64}) < 64u * 1024u);
@@ -207,9 +207,9 @@ ATTN_CASE(Scratch, DocumentedFormulas) {
                      2 * f32_bytes(9 * 2) + 2 * f32_bytes(70 * 2) +
                          attn::sdpa_f32_scratch_bytes({1, 9, 70, 2, 2}));
   // general_attention.h: 2*align64(4*seq*dk) + align64(4*seq*dv) + sdpa({1, seq, seq, dk, dv})
-  ATTN_EXPECT_EQ_INT(attn::general_attention_f32_scratch_bytes(kGeneral),
-                     2 * f32_bytes(9 * 7) + f32_bytes(9 * 3) +
-                         attn::sdpa_f32_scratch_bytes({1, 9, 9, 7, 3}));
+  ATTN_EXPECT_EQ_INT(
+      attn::general_attention_f32_scratch_bytes(kGeneral),
+      2 * f32_bytes(9 * 7) + f32_bytes(9 * 3) + attn::sdpa_f32_scratch_bytes({1, 9, 9, 7, 3}));
   // The compile-time workspace is exactly the op's bytes, 64-byte aligned.
   using Ws = attn::Workspace<attn::sdpa_f32_scratch_bytes(kSdpa)>;
   ATTN_EXPECT_EQ_INT(sizeof(Ws), attn::sdpa_f32_scratch_bytes(kSdpa));
@@ -224,7 +224,8 @@ ATTN_CASE(Scratch, ExactSizeAtEveryMisalignmentWithGuardBands) {
   ATTN_ASSERT_TRUE(buffers.arena.ok());
   for (const OpUnderTest& op : kOps) {
     const std::size_t need = op.bytes();
-    ATTN_ASSERT_TRUE(need > 0 && kGuard + 63 + need + kGuard <= kBlock && op.n_out <= kOut && op.n_weights <= kW);
+    ATTN_ASSERT_TRUE(need > 0 && kGuard + 63 + need + kGuard <= kBlock && op.n_out <= kOut &&
+                     op.n_weights <= kW);
     // Reference run: 64-byte aligned scratch.
     arm_outputs();
     ATTN_EXPECT_STATUS(op.call({g_block + kGuard, need}), Status::kOk);
@@ -245,12 +246,10 @@ ATTN_CASE(Scratch, ExactSizeAtEveryMisalignmentWithGuardBands) {
       arm_outputs();
       ATTN_EXPECT_STATUS(op.call({data, need - 1}), Status::kScratchTooSmall);
       ATTN_EXPECT_ALL_BITS("out after kScratchTooSmall", g_out, sentinel(), op.n_out);
-      ATTN_EXPECT_ALL_BITS("weights after kScratchTooSmall", g_weights, sentinel(),
-                           op.n_weights);
+      ATTN_EXPECT_ALL_BITS("weights after kScratchTooSmall", g_weights, sentinel(), op.n_weights);
       if (ctx.failures != before) {
         attn_test::fail(ctx, __FILE__, __LINE__, "%s with scratch at offset %lu, %lu bytes",
-                        op.name, static_cast<unsigned long>(off),
-                        static_cast<unsigned long>(need));
+                        op.name, static_cast<unsigned long>(off), static_cast<unsigned long>(need));
         return;
       }
     }
@@ -293,14 +292,14 @@ ATTN_CASE(Scratch, FormulasNeverWrap) {
        attn::general_attention_f32_scratch_bytes({1, 1 << 20, 1, 1, 1 << 20}), 4.0 * huge * huge},
       {"mha seq_kv = 2^20, E = 65536, kdim = vdim = 1",
        attn::mha_f32_scratch_bytes({1, 1, 1 << 20, 65536, 1, 1, 1}), 8.0 * huge * big},
-      {"mha seq_q = 2^20, E = 2^20",
-       attn::mha_f32_scratch_bytes({1, 1 << 20, 1, 1 << 20, 1, 0, 0}), 8.0 * huge * huge},
+      {"mha seq_q = 2^20, E = 2^20", attn::mha_f32_scratch_bytes({1, 1 << 20, 1, 1 << 20, 1, 0, 0}),
+       8.0 * huge * huge},
       {"sdpa dim_k = dim_v = 2^20", attn::sdpa_f32_scratch_bytes({1, 1, 1, 1 << 20, 1 << 20}),
        8.0 * tq * huge},
       {"bahdanau units = key_dim = 2^20",
        attn::bahdanau_f32_scratch_bytes({1, 1, 1, 1 << 20, 1 << 20}), 12.0 * huge},
-      {"luong_general key_dim = 2^20",
-       attn::luong_general_f32_scratch_bytes({1, 1, 1, 1 << 20}), 4.0 * huge},
+      {"luong_general key_dim = 2^20", attn::luong_general_f32_scratch_bytes({1, 1, 1, 1 << 20}),
+       4.0 * huge},
   };
   for (const Check& c : checks) {
     ++ctx.checks;

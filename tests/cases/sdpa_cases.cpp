@@ -23,16 +23,16 @@ struct SdpaConfig {
   int dk = 1;
   int dv = 1;
   bool causal = false;
-  bool lengths = false;   // key padding: lengths 0, full and random
-  bool keras = false;     // Keras float mask (1 = masked)
-  bool additive = false;  // additive float mask with some -inf
-  bool boolean = false;   // uint8 mask
+  bool lengths = false;    // key padding: lengths 0, full and random
+  bool keras = false;      // Keras float mask (1 = masked)
+  bool additive = false;   // additive float mask with some -inf
+  bool boolean = false;    // uint8 mask
   bool per_batch = false;  // matrices [batch, sq, skv] instead of broadcast
   bool weights = true;
-  float scale = 0.0f;      // 0 = default 1/sqrt(dk)
-  float q_amp = 1.0f;      // query amplitude (large = peaky softmax)
-  int masked_row = -1;     // a row every key of which a matrix mask hides
-  bool misalign = false;   // q/k/v/out/weights one float past 64-byte alignment
+  float scale = 0.0f;     // 0 = default 1/sqrt(dk)
+  float q_amp = 1.0f;     // query amplitude (large = peaky softmax)
+  int masked_row = -1;    // a row every key of which a matrix mask hides
+  bool misalign = false;  // q/k/v/out/weights one float past 64-byte alignment
   uint32_t seed = 1;
 };
 
@@ -43,12 +43,13 @@ std::size_t arena_bytes(const SdpaConfig& c) {
   const std::size_t b = uz(c.batch);
   const std::size_t mats = c.per_batch ? b : 1;
   const std::size_t sqkv = uz(c.sq) * uz(c.skv);
-  std::size_t n = 4 * b * (uz(c.sq) * uz(c.dk) + uz(c.skv) * uz(c.dk) + uz(c.skv) * uz(c.dv) +
-                           uz(c.sq) * uz(c.dv) + sqkv);
+  std::size_t n = 4 * b *
+                  (uz(c.sq) * uz(c.dk) + uz(c.skv) * uz(c.dk) + uz(c.skv) * uz(c.dv) +
+                   uz(c.sq) * uz(c.dv) + sqkv);
   n += mats * sqkv * (4 * 2 + 1);
   n += attn::sdpa_f32_scratch_bytes({c.batch, c.sq, c.skv, c.dk, c.dv});
   n += 16 * (sqkv + uz(c.sq) * uz(c.dv));  // reference: weights, outputs, tolerances
-  return n + 12 * 64;                        // alignment
+  return n + 12 * 64;                      // alignment
 }
 
 void describe(attn_test::Context& ctx, const SdpaConfig& c, int line) {
@@ -108,9 +109,12 @@ void run_sdpa(attn_test::Context& ctx, const SdpaConfig& c) {
     for (std::size_t m = 0; m < mats; ++m) {
       for (int j = 0; j < c.skv; ++j) {
         const std::size_t at = m * sqkv + uz(c.masked_row) * uz(c.skv) + uz(j);
-        if (boolean != nullptr) boolean[at] = 1;
-        else if (additive != nullptr) additive[at] = kNegInf;
-        else if (keras != nullptr) keras[at] = 1.0f;
+        if (boolean != nullptr)
+          boolean[at] = 1;
+        else if (additive != nullptr)
+          additive[at] = kNegInf;
+        else if (keras != nullptr)
+          keras[at] = 1.0f;
       }
     }
   }
@@ -152,11 +156,10 @@ void run_sdpa(attn_test::Context& ctx, const SdpaConfig& c) {
     mv.keras = keras != nullptr ? keras + moff : nullptr;
     mv.additive = additive != nullptr ? additive + moff : nullptr;
     mv.boolean = boolean != nullptr ? boolean + moff : nullptr;
-    attn_ref::attention<float>(c.sq, c.skv, c.dk, c.dv, scale, scale_err,
-                               q + bi * uz(c.sq) * uz(c.dk), uz(c.dk), nullptr,
-                               k + bi * uz(c.skv) * uz(c.dk), uz(c.dk), nullptr,
-                               v + bi * uz(c.skv) * uz(c.dv), uz(c.dv), nullptr, mv, p, p_tol, o,
-                               o_tol, uz(c.dv));
+    attn_ref::attention<float>(
+        c.sq, c.skv, c.dk, c.dv, scale, scale_err, q + bi * uz(c.sq) * uz(c.dk), uz(c.dk), nullptr,
+        k + bi * uz(c.skv) * uz(c.dk), uz(c.dk), nullptr, v + bi * uz(c.skv) * uz(c.dv), uz(c.dv),
+        nullptr, mv, p, p_tol, o, o_tol, uz(c.dv));
     ATTN_EXPECT_CLOSE("out", out + bi * uz(c.sq) * uz(c.dv), o, o_tol, uz(c.sq) * uz(c.dv));
     if (w != nullptr) ATTN_EXPECT_CLOSE("weights", w + bi * sqkv, p, p_tol, sqkv);
   }
@@ -223,9 +226,7 @@ ATTN_CASE(Sdpa, UnitShapes) {
   run_sdpa(ctx, c);
 }
 
-ATTN_CASE(Sdpa, NoMaskRandomShapes) {
-  run_random(ctx, SdpaConfig{}, 11, 40);
-}
+ATTN_CASE(Sdpa, NoMaskRandomShapes) { run_random(ctx, SdpaConfig{}, 11, 40); }
 
 ATTN_CASE(Sdpa, CausalRandomShapes) {
   SdpaConfig base;

@@ -24,8 +24,8 @@ struct Seq2SeqConfig {
   int seq = 1;
   int dq = 1;  // query dim (== dk for Luong dot)
   int dk = 1;
-  int units = 1;        // Bahdanau
-  bool biases = true;   // Bahdanau b1, b2, bv; Luong general b
+  int units = 1;       // Bahdanau
+  bool biases = true;  // Bahdanau b1, b2, bv; Luong general b
   bool lengths = false;
   bool weights = true;
   float q_amp = 1.0f;
@@ -36,9 +36,8 @@ void describe(attn_test::Context& ctx, const Seq2SeqConfig& c, int line) {
   attn_test::fail(ctx, __FILE__, line,
                   "in config op=%d B=%d T=%d Dq=%d Dk=%d units=%d biases=%d lengths=%d "
                   "weights=%d q_amp=%g seed=%lu",
-                  static_cast<int>(c.op), c.batch, c.seq, c.dq, c.dk, c.units, c.biases,
-                  c.lengths, c.weights, static_cast<double>(c.q_amp),
-                  static_cast<unsigned long>(c.seed));
+                  static_cast<int>(c.op), c.batch, c.seq, c.dq, c.dk, c.units, c.biases, c.lengths,
+                  c.weights, static_cast<double>(c.q_amp), static_cast<unsigned long>(c.seed));
   --ctx.failures;
 }
 
@@ -171,13 +170,9 @@ void run_random(attn_test::Context& ctx, Op op, uint32_t seed, int count) {
 
 }  // namespace
 
-ATTN_CASE(Bahdanau, RandomShapesAgainstDoubleReference) {
-  run_random(ctx, Op::kBahdanau, 201, 40);
-}
+ATTN_CASE(Bahdanau, RandomShapesAgainstDoubleReference) { run_random(ctx, Op::kBahdanau, 201, 40); }
 
-ATTN_CASE(LuongDot, RandomShapesAgainstDoubleReference) {
-  run_random(ctx, Op::kLuongDot, 202, 40);
-}
+ATTN_CASE(LuongDot, RandomShapesAgainstDoubleReference) { run_random(ctx, Op::kLuongDot, 202, 40); }
 
 ATTN_CASE(LuongGeneral, RandomShapesAgainstDoubleReference) {
   run_random(ctx, Op::kLuongGeneral, 203, 40);

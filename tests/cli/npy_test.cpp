@@ -2,14 +2,14 @@
 // false with a one-line message that names the file.
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+#include <unistd.h>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dirent.h>
 #include <random>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "npy.h"
@@ -78,7 +78,8 @@ const std::string kF4x6(24, '\0');
 
 TEST_F(NpyTest, RoundTripEveryDtypeAndRank) {
   const char* dtypes[] = {"<f4", "<f8", "<i4", "<i8", "|i1", "|u1", "|b1", "<f2", "<u2"};
-  const std::vector<std::vector<int64_t>> shapes = {{}, {5}, {2, 3}, {3, 1, 4}, {2, 1, 2, 3}, {0, 4}};
+  const std::vector<std::vector<int64_t>> shapes = {{},        {5},          {2, 3},
+                                                    {3, 1, 4}, {2, 1, 2, 3}, {0, 4}};
   for (const char* dt : dtypes) {
     for (const auto& shape : shapes) {
       int64_t n = 1;
@@ -126,10 +127,12 @@ TEST_F(NpyTest, SavedHeaderIsNumpyVersion1PaddedTo64) {
 TEST_F(NpyTest, LoadsVersions2And3AndSpellingsNumpyWrites) {
   attn_npy::Array a;
   std::string err;
-  write_raw("v2.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", kF4x6, 2));
+  write_raw("v2.npy",
+            npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", kF4x6, 2));
   ASSERT_TRUE(attn_npy::load(path("v2.npy"), &a, &err)) << err;
   EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3}));
-  write_raw("v3.npy", npy("{\"descr\":\"<f4\",\"shape\":(6,),\"fortran_order\":False}\n", kF4x6, 3));
+  write_raw("v3.npy",
+            npy("{\"descr\":\"<f4\",\"shape\":(6,),\"fortran_order\":False}\n", kF4x6, 3));
   ASSERT_TRUE(attn_npy::load(path("v3.npy"), &a, &err)) << err;
   EXPECT_EQ(a.shape, (std::vector<int64_t>{6}));
   write_raw("u1.npy", npy("{'descr': '<u1', 'fortran_order': False, 'shape': (2L,), }\n", "ab"));
@@ -158,7 +161,8 @@ TEST_F(NpyTest, BrokenFilesNameTheFileAndTheProblem) {
   std::string huge_len = npy(good, kF4x6, 2);
   huge_len[10] = '\x7f';  // header length > 1 MiB
   expect_error("hdrhuge.npy", huge_len, "too large");
-  expect_error("nonl.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", kF4x6),
+  expect_error("nonl.npy",
+               npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", kF4x6),
                "newline");
   expect_error("notdict.npy", npy("['<f4', False, (2, 3)]\n", kF4x6), "bad header dict");
   expect_error("nodescr.npy", npy("{'fortran_order': False, 'shape': (2, 3), }\n", kF4x6),
@@ -170,42 +174,52 @@ TEST_F(NpyTest, BrokenFilesNameTheFileAndTheProblem) {
   expect_error("extra.npy",
                npy("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), 'x': 1}\n", kF4x6),
                "unexpected key");
-  expect_error("dup.npy",
-               npy("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (6,)}\n", kF4x6),
-               "duplicate key");
+  expect_error(
+      "dup.npy",
+      npy("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (6,)}\n", kF4x6),
+      "duplicate key");
   expect_error("unterminated.npy", npy("{'descr': '<f4, 'fortran_order': False\n", kF4x6),
                "bad header dict");
-  expect_error("fortran.npy", npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n", kF4x6),
+  expect_error("fortran.npy",
+               npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n", kF4x6),
                "fortran_order True");
-  expect_error("bigendian.npy", npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }\n", kF4x6),
+  expect_error("bigendian.npy",
+               npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }\n", kF4x6),
                "unsupported dtype '>f4'");
-  expect_error("complex.npy", npy("{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }\n", kF4x6),
+  expect_error("complex.npy",
+               npy("{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }\n", kF4x6),
                "unsupported dtype");
-  expect_error("object.npy", npy("{'descr': '|O', 'fortran_order': False, 'shape': (3,), }\n", kF4x6),
+  expect_error("object.npy",
+               npy("{'descr': '|O', 'fortran_order': False, 'shape': (3,), }\n", kF4x6),
                "unsupported dtype");
   expect_error("struct.npy",
                npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (6,), }\n", kF4x6),
                "structured");
-  expect_error("shorter.npy", npy(good, kF4x6.substr(0, 20)), "data shorter than shape (2, 3) says");
+  expect_error("shorter.npy", npy(good, kF4x6.substr(0, 20)),
+               "data shorter than shape (2, 3) says");
   expect_error("longer.npy", npy(good, kF4x6 + "xx"), "data longer than shape (2, 3) says");
-  expect_error("negdim.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 6), }\n", kF4x6),
+  expect_error("negdim.npy",
+               npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 6), }\n", kF4x6),
                "'shape'");
-  expect_error("floatdim.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2.5, 6), }\n", kF4x6),
+  expect_error("floatdim.npy",
+               npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2.5, 6), }\n", kF4x6),
                "'shape'");
-  expect_error("notuple.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': 6, }\n", kF4x6),
-               "'shape'");
-  expect_error("toolarge.npy",
-               npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }\n", kF4x6),
-               "too large");
+  expect_error("notuple.npy",
+               npy("{'descr': '<f4', 'fortran_order': False, 'shape': 6, }\n", kF4x6), "'shape'");
+  expect_error(
+      "toolarge.npy",
+      npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }\n", kF4x6),
+      "too large");
   expect_error("overflow.npy",
                npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, "
                    "4611686018427387904, 16), }\n",
                    kF4x6),
                "too large");
-  expect_error("bigdigits.npy",
-               npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }\n",
-                   kF4x6),
-               "too large");
+  expect_error(
+      "bigdigits.npy",
+      npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }\n",
+          kF4x6),
+      "too large");
   std::string nul = "{'descr': '<f4'";
   nul += '\0';
   nul += ", 'fortran_order': False, 'shape': (6,)}\n";
@@ -216,8 +230,9 @@ TEST_F(NpyTest, BrokenFilesNameTheFileAndTheProblem) {
 }
 
 TEST_F(NpyTest, ZeroDimensionWithHugeOthersIsEmptyNotOverflow) {
-  write_raw("zero.npy",
-            npy("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4611686018427387904), }\n", ""));
+  write_raw(
+      "zero.npy",
+      npy("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4611686018427387904), }\n", ""));
   attn_npy::Array a;
   std::string err;
   ASSERT_TRUE(attn_npy::load(path("zero.npy"), &a, &err)) << err;

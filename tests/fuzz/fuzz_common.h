@@ -20,12 +20,12 @@
 #include <initializer_list>
 #include <utility>
 
-#define FUZZ_CHECK(cond)                                                              \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
+#define FUZZ_CHECK(cond)                                                                 \
+  do {                                                                                   \
+    if (!(cond)) {                                                                       \
       std::fprintf(stderr, "%s:%d: FUZZ_CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                   \
-    }                                                                                 \
+      std::abort();                                                                      \
+    }                                                                                    \
   } while (0)
 
 namespace attn_fuzz {
@@ -47,13 +47,12 @@ class Reader {
   int32_t dim() {
     const uint8_t b = u8();
     if (b < 224) return static_cast<int32_t>(b % 14) - 1;
-    static constexpr int32_t kEdge[] = {0,        -1,        1,          63,      64,
-                                        65,       127,       129,        4095,    4096,
-                                        1 << 20,  (1 << 20) + 1, 46341, 65536, INT32_MAX,
-                                        INT32_MIN, -65536,   33025,      33026,   3,
-                                        2,        7,         8,          9,       16,
-                                        17,       31,        32,         100,     255,
-                                        256,      1000};
+    static constexpr int32_t kEdge[] = {0,     -1,    1,         63,        64,      65,
+                                        127,   129,   4095,      4096,      1 << 20, (1 << 20) + 1,
+                                        46341, 65536, INT32_MAX, INT32_MIN, -65536,  33025,
+                                        33026, 3,     2,         7,         8,       9,
+                                        16,    17,    31,        32,        100,     255,
+                                        256,   1000};
     return kEdge[(b - 224) % (sizeof(kEdge) / sizeof(kEdge[0]))];
   }
 
@@ -161,7 +160,10 @@ class FuzzScratch {
     switch (mode % 8) {
       case 0: bytes_ = required > 0 ? required - 1 - (in.u8() % required) : 0; break;
       case 1: bytes_ = 0; break;
-      case 2: null_ = true; bytes_ = required; break;
+      case 2:
+        null_ = true;
+        bytes_ = required;
+        break;
       case 3: bytes_ = required + in.u8(); break;
       default: bytes_ = required; break;
     }

@@ -33,7 +33,7 @@ using attn_fuzz::Reader;
 constexpr uint64_t kMaxElems = 1u << 16;  // per buffer
 constexpr uint64_t kMaxWork = 1u << 22;   // rough multiply-adds per call
 constexpr std::size_t kMaxScratch = 1u << 22;
-constexpr int32_t kMaxDim = 1 << 20;      // the engine's documented dimension limit
+constexpr int32_t kMaxDim = 1 << 20;  // the engine's documented dimension limit
 
 bool dim_valid(int32_t d) { return d >= 1 && d <= kMaxDim; }
 std::size_t uz(int64_t v) { return static_cast<std::size_t>(v); }
@@ -176,7 +176,8 @@ void fuzz_sdpa(Reader& in) {
   const uint64_t nv = attn_fuzz::count({B, skv, shape.dim_v}, kMaxElems);
   const uint64_t no = attn_fuzz::count({B, sq, shape.dim_v}, kMaxElems);
   const uint64_t nw = attn_fuzz::count({B, sq, skv}, kMaxElems);
-  const uint64_t work = attn_fuzz::count({B, sq, skv, int64_t{shape.dim_k} + shape.dim_v}, kMaxWork);
+  const uint64_t work =
+      attn_fuzz::count({B, sq, skv, int64_t{shape.dim_k} + shape.dim_v}, kMaxWork);
   if (std::max({nq, nk, nv, no, nw}) > kMaxElems || work > kMaxWork) return;
 
   const uint8_t flags = in.u8();
@@ -271,16 +272,16 @@ void fuzz_mha(Reader& in) {
   const uint64_t nwv = attn_fuzz::count({E, vdim}, kMaxElems);
   const uint64_t nbin = attn_fuzz::count({3 * static_cast<int64_t>(E)}, kMaxElems);
   const uint64_t nwts = attn_fuzz::count({B, H > 0 ? H : 1, sq, skv}, kMaxElems);
-  const uint64_t work =
-      attn_fuzz::count({B, E, std::max({sq, skv, 1}), std::max({E, kdim, vdim, skv, 1}), 4},
-                       kMaxWork);
+  const uint64_t work = attn_fuzz::count(
+      {B, E, std::max({sq, skv, 1}), std::max({E, kdim, vdim, skv, 1}), 4}, kMaxWork);
   if (std::max({nq, nk, nv, nwin, nwq, nwk, nwv, nbin, nwts}) > kMaxElems || work > kMaxWork) {
     return;
   }
   const uint8_t wmode = in.u8();
   attn::MhaF32Args args;
-  args.weights_mode = static_cast<attn::MhaWeightsMode>(wmode < 128 ? 0 : wmode < 250 ? 1
-                                                                       : static_cast<int32_t>(wmode) - 248);
+  // Averaged, per head, or (2..7) a value outside the enum.
+  const int32_t mode = wmode < 128 ? 0 : wmode < 250 ? 1 : static_cast<int32_t>(wmode) - 248;
+  args.weights_mode = static_cast<attn::MhaWeightsMode>(mode);
   MaskGen m(in, B, sq, skv, true);
   if (m.too_big) return;
   args.mask = m.mask;
@@ -367,9 +368,9 @@ void fuzz_bahdanau(Reader& in) {
   const int32_t B = shape.batch, S = shape.seq, dq = shape.query_dim, dk = shape.key_dim;
   const int32_t U = shape.units;
   const uint64_t n[] = {
-      attn_fuzz::count({B, dq}, kMaxElems),     attn_fuzz::count({B, S, dk}, kMaxElems),
-      attn_fuzz::count({dq, U}, kMaxElems),     attn_fuzz::count({dk, U}, kMaxElems),
-      attn_fuzz::count({U}, kMaxElems),         attn_fuzz::count({B, dk}, kMaxElems),
+      attn_fuzz::count({B, dq}, kMaxElems), attn_fuzz::count({B, S, dk}, kMaxElems),
+      attn_fuzz::count({dq, U}, kMaxElems), attn_fuzz::count({dk, U}, kMaxElems),
+      attn_fuzz::count({U}, kMaxElems),     attn_fuzz::count({B, dk}, kMaxElems),
       attn_fuzz::count({B, S}, kMaxElems)};
   const uint64_t work = attn_fuzz::count({B, S, std::max(dk, 1), std::max(U, 1), 2}, kMaxWork);
   if (*std::max_element(std::begin(n), std::end(n)) > kMaxElems || work > kMaxWork) return;
@@ -419,10 +420,10 @@ void fuzz_bahdanau(Reader& in) {
 void fuzz_luong(Reader& in, bool general) {
   const int32_t B = in.dim(), S = in.dim(), dq = in.dim();
   const int32_t dk = general ? in.dim() : dq;
-  const uint64_t n[] = {attn_fuzz::count({B, dq}, kMaxElems),
-                        attn_fuzz::count({B, S, dk}, kMaxElems),
-                        attn_fuzz::count({dk, dq}, kMaxElems), attn_fuzz::count({dq}, kMaxElems),
-                        attn_fuzz::count({B, dk}, kMaxElems), attn_fuzz::count({B, S}, kMaxElems)};
+  const uint64_t n[] = {
+      attn_fuzz::count({B, dq}, kMaxElems),  attn_fuzz::count({B, S, dk}, kMaxElems),
+      attn_fuzz::count({dk, dq}, kMaxElems), attn_fuzz::count({dq}, kMaxElems),
+      attn_fuzz::count({B, dk}, kMaxElems),  attn_fuzz::count({B, S}, kMaxElems)};
   const uint64_t work = attn_fuzz::count({B, int64_t{S} + dq, std::max(dk, 1), 2}, kMaxWork);
   if (*std::max_element(std::begin(n), std::end(n)) > kMaxElems || work > kMaxWork) return;
   const uint8_t flags = in.u8();
@@ -449,8 +450,9 @@ void fuzz_luong(Reader& in, bool general) {
   gw.w = (flags & 8) ? nullptr : w.data();
   gw.b = (flags & 16) ? bias.data() : nullptr;
 
-  const Status st = general ? attn::luong_general_f32(gshape, gw, args, {scratch.data(), scratch.bytes()})
-                            : attn::luong_dot_f32(dshape, args, {scratch.data(), scratch.bytes()});
+  const Status st =
+      general ? attn::luong_general_f32(gshape, gw, args, {scratch.data(), scratch.bytes()})
+              : attn::luong_dot_f32(dshape, args, {scratch.data(), scratch.bytes()});
   attn_fuzz::note(general ? "luong_general_f32" : "luong_dot_f32", attn::status_str(st));
   if (st != Status::kOk) {
     FUZZ_CHECK(ctx.untouched() && weights.untouched());
@@ -476,14 +478,14 @@ void fuzz_general(Reader& in) {
   shape.dim_k = in.dim();
   shape.dim_v = in.dim();
   const int32_t B = shape.batch, S = shape.seq, din = shape.in_dim;
-  const uint64_t n[] = {attn_fuzz::count({B, S, din}, kMaxElems),
-                        attn_fuzz::count({din, shape.dim_k}, kMaxElems),
-                        attn_fuzz::count({din, shape.dim_v}, kMaxElems),
-                        attn_fuzz::count({B, S, shape.dim_v}, kMaxElems),
-                        attn_fuzz::count({B, S, S}, kMaxElems)};
-  const uint64_t work = attn_fuzz::count(
-      {B, S, std::max({din, S, 1}), int64_t{std::max(shape.dim_k, 1)} + std::max(shape.dim_v, 1), 2},
-      kMaxWork);
+  const uint64_t n[] = {
+      attn_fuzz::count({B, S, din}, kMaxElems), attn_fuzz::count({din, shape.dim_k}, kMaxElems),
+      attn_fuzz::count({din, shape.dim_v}, kMaxElems),
+      attn_fuzz::count({B, S, shape.dim_v}, kMaxElems), attn_fuzz::count({B, S, S}, kMaxElems)};
+  const uint64_t work =
+      attn_fuzz::count({B, S, std::max({din, S, 1}),
+                        int64_t{std::max(shape.dim_k, 1)} + std::max(shape.dim_v, 1), 2},
+                       kMaxWork);
   if (*std::max_element(std::begin(n), std::end(n)) > kMaxElems || work > kMaxWork) return;
   const uint8_t flags = in.u8();
   const bool wild = (flags & 1) != 0;

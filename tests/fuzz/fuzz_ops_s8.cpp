@@ -116,7 +116,8 @@ void fuzz_sdpa(Reader& in) {
     qp.q = {0.05f, zp};
     qp.k = {0.04f, -zp / 2};
     qp.v = {0.03f, 0};
-    qp.scores = {0.1f + static_cast<float>(in.u8() % 16) * 0.1f, static_cast<int32_t>(in.u8()) - 128};
+    qp.scores = {0.1f + static_cast<float>(in.u8() % 16) * 0.1f,
+                 static_cast<int32_t>(in.u8()) - 128};
     qp.out = {0.02f, 3};
   }
   attn::SdpaS8Params params;
@@ -137,7 +138,8 @@ void fuzz_sdpa(Reader& in) {
   const uint64_t nv = attn_fuzz::count({B, skv, shape.dim_v}, kMaxElems);
   const uint64_t no = attn_fuzz::count({B, sq, shape.dim_v}, kMaxElems);
   const uint64_t nw = attn_fuzz::count({B, sq, skv}, kMaxElems);
-  const uint64_t work = attn_fuzz::count({B, sq, skv, int64_t{shape.dim_k} + shape.dim_v}, kMaxWork);
+  const uint64_t work =
+      attn_fuzz::count({B, sq, skv, int64_t{shape.dim_k} + shape.dim_v}, kMaxWork);
   if (std::max({nq, nk, nv, no, nw}) > kMaxElems || work > kMaxWork) return;
 
   const uint8_t flags = in.u8();
@@ -247,7 +249,8 @@ void fuzz_luong(Reader& in, bool general) {
     qp.query = {0.05f, zp};
     qp.keys = {0.04f, -zp / 2};
     qp.keys_proj = {0.08f, 1};
-    qp.scores = {0.1f + static_cast<float>(in.u8() % 16) * 0.1f, static_cast<int32_t>(in.u8()) - 128};
+    qp.scores = {0.1f + static_cast<float>(in.u8() % 16) * 0.1f,
+                 static_cast<int32_t>(in.u8()) - 128};
     qp.context = {0.03f, -5};
   }
   const uint64_t nw = attn_fuzz::count({dq, dk}, kMaxElems);
@@ -325,7 +328,8 @@ void fuzz_luong(Reader& in, bool general) {
   for (int32_t b = 0; b < B; ++b) {
     const int32_t len = args.key_lengths != nullptr ? lengths[uz(b)] : S;
     if (len == 0) {
-      for (int32_t c = 0; c < dk; ++c) FUZZ_CHECK(ctx[uz(b) * uz(dk) + uz(c)] == qp.context.zero_point);
+      for (int32_t c = 0; c < dk; ++c)
+        FUZZ_CHECK(ctx[uz(b) * uz(dk) + uz(c)] == qp.context.zero_point);
     }
     if (args.weights == nullptr) continue;
     const int8_t* row = weights.data() + uz(b) * uz(S);

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "attn/bahdanau_s8.h"
-#include "kernels/s8/fixedpoint.h"
 #include "case.h"
 #include "case_file.h"
+#include "kernels/s8/fixedpoint.h"
 
 namespace {
 
@@ -90,7 +90,8 @@ TEST(Int8Reference, BahdanauMatchesBitForBit) {
     w.v = {v.data(), scales.data() + 2 * uu, bias ? bv.data() : nullptr};
     std::vector<attn::QuantizedMultiplier> storage(attn::bahdanau_s8_channel_count(shape));
     static attn::BahdanauS8Params params;
-    ASSERT_EQ(attn::bahdanau_s8_prepare(shape, quant, w, storage.data(), &params), attn::Status::kOk)
+    ASSERT_EQ(attn::bahdanau_s8_prepare(shape, quant, w, storage.data(), &params),
+              attn::Status::kOk)
         << seed;
     std::vector<unsigned char> scratch(attn::bahdanau_s8_scratch_bytes(shape) + 7);
     std::vector<int8_t> out(uB * ukd, 99), probs(uB * useq, 99);

@@ -12,11 +12,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "accuracy_helpers.h"
 #include "attn/mha.h"
 #include "attn/mha_s8.h"
 #include "attn/sdpa.h"
 #include "attn/sdpa_s8.h"
-#include "accuracy_helpers.h"
 #include "case.h"
 
 namespace {
@@ -45,7 +45,8 @@ TEST(Int8Accuracy, SdpaAgainstFloat) {
     for (int i = 0; i < 48; ++i) {
       for (int j = 0; j < 96; ++j) {
         float s = 0;
-        for (int c = 0; c < 64; ++c) s += q.deq[(b * 48 + i) * 64 + c] * k.deq[(b * 96 + j) * 64 + c];
+        for (int c = 0; c < 64; ++c)
+          s += q.deq[(b * 48 + i) * 64 + c] * k.deq[(b * 96 + j) * 64 + c];
         scores.push_back(s);
       }
     }
@@ -109,7 +110,8 @@ TEST(Int8Accuracy, MhaAgainstFloat) {
     for (int32_t i = 0; i < S; ++i) {
       for (int32_t j = 0; j < S; ++j) {
         float s = 0;
-        for (int32_t c = 0; c < hd; ++c) s += proj[0][i * E + h * hd + c] * proj[1][j * E + h * hd + c];
+        for (int32_t c = 0; c < hd; ++c)
+          s += proj[0][i * E + h * hd + c] * proj[1][j * E + h * hd + c];
         scores.push_back(s);
       }
     }
@@ -121,7 +123,8 @@ TEST(Int8Accuracy, MhaAgainstFloat) {
       double m = -1e30, sum = 0;
       std::vector<double> p(S);
       for (int32_t j = 0; j < S; ++j) {
-        p[j] = scores[static_cast<std::size_t>((h * S + i) * S + j)] / std::sqrt(static_cast<double>(hd));
+        p[j] = scores[static_cast<std::size_t>((h * S + i) * S + j)] /
+               std::sqrt(static_cast<double>(hd));
         m = std::max(m, p[j]);
       }
       for (auto& v : p) sum += (v = std::exp(v - m));

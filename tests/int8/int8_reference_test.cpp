@@ -5,9 +5,9 @@
 // same xorshift32 generator.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -75,7 +75,9 @@ TEST(Int8Reference, SoftmaxMatchesBitForBit) {
     const auto expected = bytes_from_hex(ohex);
     attn_test::Rng r(seed);
     std::vector<int8_t> x(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
-    for (auto& e : x) e = static_cast<int8_t>(lo + static_cast<int32_t>(r.next() % static_cast<uint32_t>(128 - lo)));
+    for (auto& e : x)
+      e = static_cast<int8_t>(lo +
+                              static_cast<int32_t>(r.next() % static_cast<uint32_t>(128 - lo)));
     static attn::SoftmaxS8Params p;
     ASSERT_EQ(attn::softmax_s8_prepare(float_from_hex(scale_hex), float_from_hex(beta_hex), &p),
               attn::Status::kOk)

@@ -7,19 +7,19 @@
 // lacks is reported as skipped.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
-#include <array>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "kernels/s8/fixedpoint.h"
-#include "kernels/s8/kernels_s8.h"
 #include "attn/sdpa_s8.h"
 #include "attn/softmax_s8.h"
+#include "kernels/s8/fixedpoint.h"
+#include "kernels/s8/kernels_s8.h"
 
 #if defined(ATTN_S8_KERNELS_X86)
 #include <cpuid.h>
@@ -198,8 +198,9 @@ TEST_P(KernelsS8X86Level, PvAndPvStrided) {
         if (nrows > 13 && n % 7 != 0 && n != 64) continue;  // keep the run short
         const std::size_t stride = static_cast<std::size_t>(n) + 3;
         for (int32_t r = 0; r < nrows; ++r) {
-          rows[static_cast<std::size_t>(r)] =
-              v.data() + static_cast<std::size_t>((r * 37) % 60) * 301 + static_cast<std::size_t>(off);
+          rows[static_cast<std::size_t>(r)] = v.data() +
+                                              static_cast<std::size_t>((r * 37) % 60) * 301 +
+                                              static_cast<std::size_t>(off);
         }
         std::fill(acc.begin(), acc.end(), -1);
         std::fill(acc_ref.begin(), acc_ref.end(), -1);
@@ -239,8 +240,8 @@ TEST_P(KernelsS8X86Level, RequantizeRow) {
             const int32_t* a = acc.data() + (offset != 0 ? 20 : 0) + off;
             requantize_row_s8(a, n, offset, m, shift, zp, out.data() + off);
             requantize_row_s8_ref(a, n, offset, m, shift, zp, out_ref.data() + off);
-            ASSERT_EQ(out, out_ref) << at(l, n, off) << " shift=" << shift << " m=" << m
-                                    << " offset=" << offset;
+            ASSERT_EQ(out, out_ref)
+                << at(l, n, off) << " shift=" << shift << " m=" << m << " offset=" << offset;
           }
         }
       }
@@ -336,16 +337,17 @@ TEST_P(KernelsS8X86Level, SoftmaxRowWeights) {
           const int32_t off = n & 3;
           const int32_t n_pad = n + (n % 5);
           std::vector<uint8_t> w(4200, 7), w_ref(4200, 7);
-          const int32_t sum_ref =
-              softmax_s8_row_w_ref(p.exp_table, p.diff_min, in.data() + off, w_ref.data() + off, n, n_pad);
+          const int32_t sum_ref = softmax_s8_row_w_ref(p.exp_table, p.diff_min, in.data() + off,
+                                                       w_ref.data() + off, n, n_pad);
           const int32_t sum = softmax_s8_row_w(lut, p.exp_table, p.diff_min, in.data() + off,
                                                w.data() + off, n, n_pad);
           ASSERT_EQ(sum, sum_ref) << at(l, n, off) << " table=" << t << " spread=" << spread;
           ASSERT_EQ(w, w_ref) << at(l, n, off) << " table=" << t << " spread=" << spread;
           std::vector<int8_t> io(in);
           auto* iw = reinterpret_cast<uint8_t*>(io.data());
-          ASSERT_EQ(softmax_s8_row_w(lut, p.exp_table, p.diff_min, io.data() + off, iw + off, n, n_pad),
-                    sum_ref);
+          ASSERT_EQ(
+              softmax_s8_row_w(lut, p.exp_table, p.diff_min, io.data() + off, iw + off, n, n_pad),
+              sum_ref);
           ASSERT_TRUE(std::equal(iw + off, iw + off + n_pad, w_ref.begin() + off))
               << at(l, n, off) << " in place";
         }
@@ -353,45 +355,47 @@ TEST_P(KernelsS8X86Level, SoftmaxRowWeights) {
       // softmax_s8_tile_w: 1..33 rows of mixed lengths (0 included) in place;
       // short tiles (every row at most 16 columns) padded to 16 or 300.
       for (int32_t nq : {1, 5, 16, 17, 33})
-      for (int shortrows = 0; shortrows < 3; ++shortrows) {
-        const std::size_t stride = 301;
-        const int32_t n_pad = shortrows == 1 ? 16 : 300;
-        std::vector<int32_t> ns(static_cast<std::size_t>(nq));
-        std::vector<int8_t> rows(stride * static_cast<std::size_t>(nq));
-        std::vector<uint8_t> want(rows.size(), 0);
-        std::vector<int32_t> want_sum(ns.size()), sum(ns.size());
-        for (int32_t r = 0; r < nq; ++r) {
-          const auto ur = static_cast<std::size_t>(r);
-          const int32_t lens[] = {0, 1, 63, 64, 65, 200, 256, 299};
-          const int32_t short_lens[] = {0, 1, 2, 3, 5, 8, 15, 16};
-          ns[ur] = (shortrows != 0 ? short_lens : lens)[(static_cast<std::size_t>(r) * 3 + t) % 8];
-          const int32_t spread = r % 2 ? 256 : 40;
-          for (std::size_t c = 0; c < stride; ++c) {
-            rows[ur * stride + c] = static_cast<int8_t>(base[(ur * 7 + c) % base.size()] % spread);
+        for (int shortrows = 0; shortrows < 3; ++shortrows) {
+          const std::size_t stride = 301;
+          const int32_t n_pad = shortrows == 1 ? 16 : 300;
+          std::vector<int32_t> ns(static_cast<std::size_t>(nq));
+          std::vector<int8_t> rows(stride * static_cast<std::size_t>(nq));
+          std::vector<uint8_t> want(rows.size(), 0);
+          std::vector<int32_t> want_sum(ns.size()), sum(ns.size());
+          for (int32_t r = 0; r < nq; ++r) {
+            const auto ur = static_cast<std::size_t>(r);
+            const int32_t lens[] = {0, 1, 63, 64, 65, 200, 256, 299};
+            const int32_t short_lens[] = {0, 1, 2, 3, 5, 8, 15, 16};
+            ns[ur] =
+                (shortrows != 0 ? short_lens : lens)[(static_cast<std::size_t>(r) * 3 + t) % 8];
+            const int32_t spread = r % 2 ? 256 : 40;
+            for (std::size_t c = 0; c < stride; ++c) {
+              rows[ur * stride + c] =
+                  static_cast<int8_t>(base[(ur * 7 + c) % base.size()] % spread);
+            }
+            want_sum[ur] = softmax_s8_row_w_ref(p.exp_table, p.diff_min, rows.data() + ur * stride,
+                                                want.data() + ur * stride, ns[ur], n_pad);
+            // Bytes past n_pad stay as they were.
+            for (std::size_t c = static_cast<std::size_t>(n_pad); c < stride; ++c) {
+              want[ur * stride + c] = static_cast<uint8_t>(rows[ur * stride + c]);
+            }
           }
-          want_sum[ur] = softmax_s8_row_w_ref(p.exp_table, p.diff_min, rows.data() + ur * stride,
-                                              want.data() + ur * stride, ns[ur], n_pad);
-          // Bytes past n_pad stay as they were.
-          for (std::size_t c = static_cast<std::size_t>(n_pad); c < stride; ++c) {
-            want[ur * stride + c] = static_cast<uint8_t>(rows[ur * stride + c]);
-          }
+          softmax_s8_tile_w(lut, p.exp_table, p.diff_min, rows.data(), stride, nq, ns.data(), n_pad,
+                            sum.data());
+          ASSERT_EQ(sum, want_sum) << kernels_s8_x86_level_name(l) << " tile nq=" << nq
+                                   << " table=" << t << " short=" << shortrows;
+          ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<uint8_t*>(rows.data())))
+              << kernels_s8_x86_level_name(l) << " tile nq=" << nq << " table=" << t
+              << " short=" << shortrows;
         }
-        softmax_s8_tile_w(lut, p.exp_table, p.diff_min, rows.data(), stride, nq, ns.data(), n_pad,
-                          sum.data());
-        ASSERT_EQ(sum, want_sum) << kernels_s8_x86_level_name(l) << " tile nq=" << nq
-                                 << " table=" << t << " short=" << shortrows;
-        ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<uint8_t*>(rows.data())))
-            << kernels_s8_x86_level_name(l) << " tile nq=" << nq << " table=" << t
-            << " short=" << shortrows;
-      }
     }
   }
 }
 
 // The query-tile kernels: kpack_s8 + qtile_s8_pack + qk_tile_s8 and
 // vpack_s8 + pv_tile_s8 at each level against direct sums (and the *_ref
-// kernels; the packings byte for byte against theirs), over tile rows 1..33, keys 1..200, depths 1..128, misaligned
-// source and packed pointers.
+// kernels; the packings byte for byte against theirs), over tile rows 1..33,
+// keys 1..200, depths 1..128, misaligned source and packed pointers.
 TEST_P(KernelsS8X86Level, QueryTileKernels) {
   const int32_t rows[] = {1, 2, 3, 4, 5, 8, 9, 16, 17, 33};
   const int32_t keys[] = {1, 3, 8, 15, 16, 17, 33, 64, 100, 200};
@@ -448,7 +452,8 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
             std::vector<int8_t> kl(off + kref.size() + 64, 7);
             std::vector<int32_t> ksl(ksref.size() + 2, 7);
             kpack_s8(kp, ks, nk, d, kl.data() + off, ksl.data() + 1);
-            ASSERT_TRUE(std::equal(kref.begin(), kref.end(), kl.begin() + static_cast<std::ptrdiff_t>(off)))
+            ASSERT_TRUE(
+                std::equal(kref.begin(), kref.end(), kl.begin() + static_cast<std::ptrdiff_t>(off)))
                 << "kpack " << kernels_s8_x86_level_name(l) << " nk=" << nk << " d=" << d;
             ASSERT_TRUE(std::equal(ksref.begin(), ksref.end(), ksl.begin() + 1))
                 << "ksum " << kernels_s8_x86_level_name(l) << " nk=" << nk << " d=" << d;
@@ -458,7 +463,8 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
             std::vector<uint8_t> ul(off + uref.size() + 16, 7);
             std::vector<int32_t> qsl(uq);
             qtile_s8_pack(qp, qs, nq, zp, d, ul.data() + off, qsl.data());
-            ASSERT_TRUE(std::equal(uref.begin(), uref.end(), ul.begin() + static_cast<std::ptrdiff_t>(off)))
+            ASSERT_TRUE(
+                std::equal(uref.begin(), uref.end(), ul.begin() + static_cast<std::ptrdiff_t>(off)))
                 << "qtile pack " << kernels_s8_x86_level_name(l) << " nq=" << nq << " d=" << d;
             ASSERT_EQ(ul[off + uref.size()], 7);
             ASSERT_TRUE(std::equal(qsref.begin(), qsref.end(), qsl.begin()))
@@ -572,7 +578,8 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
               << " d=" << d;
           std::vector<int32_t> acc(1 + uq * as, 0);
           if (l < 0) {
-            pv_tile_s8_ref(w.data() + off, wst, nq, vpacked.data() + off, nk, d, acc.data() + 1, as);
+            pv_tile_s8_ref(w.data() + off, wst, nq, vpacked.data() + off, nk, d, acc.data() + 1,
+                           as);
           } else {
             std::vector<int32_t> work(pv_tile_s8_work_bytes(nk) / 4);
             pv_tile_s8(w.data() + off, wst, nq, vpacked.data() + off, nk, d, acc.data() + 1, as,
@@ -645,10 +652,9 @@ TEST_P(KernelsS8X86Level, SdpaSameBitsAtEveryLevel) {
   struct Shape {
     int32_t sq, skv, dk, dv;
   };
-  const Shape shapes[] = {{1, 1, 1, 1},     {3, 17, 5, 9},      {8, 64, 64, 64},
-                          {5, 300, 65, 33},  {16, 256, 64, 64},  {2, 129, 128, 127},
-                          {33, 200, 17, 40}, {20, 10, 3, 5},     {4, 1, 1, 1},
-                          {37, 97, 64, 64}};
+  const Shape shapes[] = {
+      {1, 1, 1, 1},       {3, 17, 5, 9},     {8, 64, 64, 64}, {5, 300, 65, 33}, {16, 256, 64, 64},
+      {2, 129, 128, 127}, {33, 200, 17, 40}, {20, 10, 3, 5},  {4, 1, 1, 1},     {37, 97, 64, 64}};
   for (const Shape& s : shapes) {
     attn::SdpaShape shape{2, s.sq, s.skv, s.dk, s.dv};
     attn::SdpaS8Quant quant;
@@ -690,8 +696,8 @@ TEST_P(KernelsS8X86Level, SdpaSameBitsAtEveryLevel) {
           want = out;
           want_w = weights;
         } else {
-          ASSERT_EQ(out, want) << kernels_s8_x86_level_name(l) << " sq=" << s.sq
-                               << " skv=" << s.skv << " dk=" << s.dk << " causal=" << causal
+          ASSERT_EQ(out, want) << kernels_s8_x86_level_name(l) << " sq=" << s.sq << " skv=" << s.skv
+                               << " dk=" << s.dk << " causal=" << causal
                                << " key_lengths=" << keylen;
           ASSERT_EQ(weights, want_w) << kernels_s8_x86_level_name(l) << " sq=" << s.sq
                                      << " skv=" << s.skv << " causal=" << causal;

@@ -87,7 +87,8 @@ TEST(Int8Reference, LuongMatchesBitForBit) {
                 attn::Status::kOk)
           << seed;
     } else {
-      ASSERT_EQ(attn::luong_dot_s8_prepare({B, seq, kd}, quant, &params), attn::Status::kOk) << seed;
+      ASSERT_EQ(attn::luong_dot_s8_prepare({B, seq, kd}, quant, &params), attn::Status::kOk)
+          << seed;
     }
     std::vector<unsigned char> scratch(attn::luong_s8_scratch_bytes(gshape, general != 0) + 1);
     std::vector<int8_t> out(uB * ukd, 99), probs(uB * useq, 99);
@@ -97,7 +98,8 @@ TEST(Int8Reference, LuongMatchesBitForBit) {
     a.context = out.data();
     a.weights = probs.data();
     a.key_lengths = has_lengths ? lengths.data() : nullptr;
-    ASSERT_EQ(attn::luong_s8(params, a, {scratch.data() + 1, scratch.size() - 1}), attn::Status::kOk);
+    ASSERT_EQ(attn::luong_s8(params, a, {scratch.data() + 1, scratch.size() - 1}),
+              attn::Status::kOk);
     EXPECT_EQ(out, expected_out) << "luong seed " << seed;
     EXPECT_EQ(probs, expected_probs) << "luong seed " << seed;
     (general ? general_cases : dot_cases) += 1;

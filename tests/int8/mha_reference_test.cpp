@@ -40,8 +40,8 @@ TEST(Int8Reference, MhaMatchesBitForBit) {
     std::istringstream qs(lines[l + 1]);
     qs >> tag;
     attn::MhaS8Quant quant;
-    attn::QuantParams* qp[9] = {&quant.query, &quant.key, &quant.value, &quant.q,  &quant.k,
-                                &quant.v,     &quant.scores, &quant.attn, &quant.out};
+    attn::QuantParams* qp[9] = {&quant.query, &quant.key,    &quant.value, &quant.q,  &quant.k,
+                                &quant.v,     &quant.scores, &quant.attn,  &quant.out};
     for (auto* p : qp) {
       std::string sh;
       int32_t zp = 0;
@@ -101,7 +101,8 @@ TEST(Int8Reference, MhaMatchesBitForBit) {
     ASSERT_EQ(attn::mha_s8_prepare(shape, quant, w, channels.data(), &params), attn::Status::kOk)
         << "seed " << seed;
     std::vector<unsigned char> scratch(attn::mha_s8_scratch_bytes(shape) + 5);
-    std::vector<int8_t> out(uB * uSq * uE, 99), probs(uB * static_cast<std::size_t>(H) * uSq * uSkv, 99);
+    std::vector<int8_t> out(uB * uSq * uE, 99),
+        probs(uB * static_cast<std::size_t>(H) * uSq * uSkv, 99);
     attn::MhaS8Args a;
     a.query = query.data();
     a.key = self_attn ? query.data() : key.data();

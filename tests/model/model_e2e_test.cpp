@@ -6,11 +6,11 @@
 // regenerates the fixtures into a temporary directory and points this test at it).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -81,8 +81,8 @@ void expect_close(const float* got, const float* want, std::size_t n, double rto
       worst_i = i;
     }
   }
-  EXPECT_LE(worst, 1.0) << what << ": element " << worst_i << " got " << got[worst_i]
-                        << " want " << want[worst_i];
+  EXPECT_LE(worst, 1.0) << what << ": element " << worst_i << " got " << got[worst_i] << " want "
+                        << want[worst_i];
 }
 
 // PyTorch float32 vs the engine's float32: 1e-5 relative, plus 1e-6 absolute for
@@ -219,8 +219,7 @@ TEST(ModelE2E, Int8BlobLoadsAndWaitsForTheInt8Ops) {
   EXPECT_EQ(m.tensor(attn::TensorId::kMhaInProjWeight).dtype, attn::TensorDtype::kInt8);
   EXPECT_EQ(m.tensor(attn::TensorId::kMhaInProjBias).dtype, attn::TensorDtype::kInt32);
   attn::MhaF32Args args;
-  EXPECT_EQ(attn::model_run_mha_f32(m, 1, 1, 1, args, attn::Scratch{}),
-            attn::Status::kUnsupported);
+  EXPECT_EQ(attn::model_run_mha_f32(m, 1, 1, 1, args, attn::Scratch{}), attn::Status::kUnsupported);
 }
 
 // Every single-byte corruption of a real converter blob is caught (by the CRC
@@ -295,8 +294,7 @@ struct ErrorStats {
   double max_abs = 0, mean_abs = 0, cosine = 0, ref_mean_abs = 0;
 };
 
-ErrorStats run_mha_int8(const std::string& case_name,
-                        const std::string& blob = "mha_int8.attn") {
+ErrorStats run_mha_int8(const std::string& case_name, const std::string& blob = "mha_int8.attn") {
   ErrorStats st;
   Loaded l(blob);
   EXPECT_TRUE(l.read());
@@ -311,9 +309,9 @@ ErrorStats run_mha_int8(const std::string& case_name,
   std::vector<attn::QuantizedMultiplier> channels(
       attn::mha_s8_channel_count(attn::model_mha_shape(m, batch, seq, seq)));
   attn::MhaS8Params params;
-  EXPECT_EQ(attn::model_mha_s8_prepare(m, batch, seq, seq, channels.data(), channels.size(),
-                                       &params),
-            attn::Status::kOk);
+  EXPECT_EQ(
+      attn::model_mha_s8_prepare(m, batch, seq, seq, channels.data(), channels.size(), &params),
+      attn::Status::kOk);
   attn::QuantParams in_q, out_q;
   EXPECT_EQ(attn::model_act_quant(m, static_cast<int32_t>(attn::MhaAct::kQuery), &in_q),
             attn::Status::kOk);
@@ -347,9 +345,10 @@ ErrorStats run_mha_int8(const std::string& case_name,
   st.mean_abs /= static_cast<double>(yq.size());
   st.ref_mean_abs /= static_cast<double>(yq.size());
   st.cosine = dot / std::sqrt(n1 * n2);
-  std::printf("%s int8 vs PyTorch float: max abs %.4g, mean abs %.4g (mean |y| %.4g), "
-              "cosine %.6f\n",
-              case_name.c_str(), st.max_abs, st.mean_abs, st.ref_mean_abs, st.cosine);
+  std::printf(
+      "%s int8 vs PyTorch float: max abs %.4g, mean abs %.4g (mean |y| %.4g), "
+      "cosine %.6f\n",
+      case_name.c_str(), st.max_abs, st.mean_abs, st.ref_mean_abs, st.cosine);
   return st;
 }
 
@@ -386,16 +385,15 @@ TEST(ModelE2E, Int8BahdanauAgainstNumPy) {
   const attn::BahdanauShape shape = attn::model_bahdanau_shape(m, batch, seq);
   std::vector<attn::QuantizedMultiplier> channels(attn::bahdanau_s8_channel_count(shape));
   attn::BahdanauS8Params params;
-  ASSERT_EQ(attn::model_bahdanau_s8_prepare(m, batch, seq, channels.data(), channels.size(),
-                                            &params),
-            attn::Status::kOk);
+  ASSERT_EQ(
+      attn::model_bahdanau_s8_prepare(m, batch, seq, channels.data(), channels.size(), &params),
+      attn::Status::kOk);
   auto quantize = [&m](const attn_npy::Array& a, attn::BahdanauAct act) {
     attn::QuantParams qp;
     EXPECT_EQ(attn::model_act_quant(m, static_cast<int32_t>(act), &qp), attn::Status::kOk);
     std::vector<int8_t> r(a.count());
     for (std::size_t i = 0; i < r.size(); ++i) {
-      const double v = std::round(static_cast<double>(a.as<float>()[i]) / qp.scale) +
-                       qp.zero_point;
+      const double v = std::round(static_cast<double>(a.as<float>()[i]) / qp.scale) + qp.zero_point;
       r[i] = static_cast<int8_t>(v < -128 ? -128 : v > 127 ? 127 : v);
     }
     return r;
@@ -447,16 +445,15 @@ TEST(ModelE2E, Int8LuongGeneralAgainstNumPy) {
   const attn::LuongGeneralShape shape = attn::model_luong_general_shape(m, batch, seq);
   std::vector<attn::QuantizedMultiplier> channels(static_cast<std::size_t>(shape.query_dim));
   attn::LuongS8Params params;
-  ASSERT_EQ(attn::model_luong_general_s8_prepare(m, batch, seq, channels.data(),
-                                                 channels.size(), &params),
+  ASSERT_EQ(attn::model_luong_general_s8_prepare(m, batch, seq, channels.data(), channels.size(),
+                                                 &params),
             attn::Status::kOk);
   auto quantize = [&m](const attn_npy::Array& a, attn::LuongAct act) {
     attn::QuantParams qp;
     EXPECT_EQ(attn::model_act_quant(m, static_cast<int32_t>(act), &qp), attn::Status::kOk);
     std::vector<int8_t> r(a.count());
     for (std::size_t i = 0; i < r.size(); ++i) {
-      const double v = std::round(static_cast<double>(a.as<float>()[i]) / qp.scale) +
-                       qp.zero_point;
+      const double v = std::round(static_cast<double>(a.as<float>()[i]) / qp.scale) + qp.zero_point;
       r[i] = static_cast<int8_t>(v < -128 ? -128 : v > 127 ? 127 : v);
     }
     return r;

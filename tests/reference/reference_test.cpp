@@ -176,9 +176,8 @@ void compare(const CaseData& d, const std::string& key, const std::vector<float>
     if (!std::isnan(err)) max_abs = std::max(max_abs, err);
     if (!(err <= tol) && reported < 5) {
       ++reported;
-      ADD_FAILURE() << d.spec["name"].get<std::string>() << " " << key << "[" << i
-                    << "]: got " << g << ", want " << w << " (err " << err << ", tol " << tol
-                    << ")";
+      ADD_FAILURE() << d.spec["name"].get<std::string>() << " " << key << "[" << i << "]: got " << g
+                    << ", want " << w << " (err " << err << ", tol " << tol << ")";
     }
   }
   std::printf("[ reference ] %-40s %-13s %-12s max_abs_err %.3e  max_err/tol %.3f (at %zu)\n",

@@ -81,7 +81,8 @@ struct Kernels {
   void (*dense)(const float*, int32_t, int32_t, const float*, const float*, int32_t, float*);
   void (*qk_tile_t)(const float*, int32_t, int32_t, const float*, std::size_t, int32_t, float*);
   void (*transpose_scale)(const float*, std::size_t, int32_t, int32_t, float, float*, int32_t);
-  void (*softmax_t)(float*, int32_t, int32_t, float*, float*, int32_t, float*, std::size_t, int32_t);
+  void (*softmax_t)(float*, int32_t, int32_t, float*, float*, int32_t, float*, std::size_t,
+                    int32_t);
   void (*pv_tile_t)(const float*, int32_t, int32_t, int32_t, const float*, std::size_t, int32_t,
                     float*, std::size_t);
   void (*gemm_nt)(const float*, std::size_t, int32_t, int32_t, const float*, std::size_t, int32_t,
@@ -131,7 +132,8 @@ std::vector<Variant> Variants() {
 // compiled for their target (SVE2's target string adds to -march's).
 #if ATTN_TEST_HWY && HWY_HAVE_SCALABLE
 HWY_ATTR int32_t ScalableLanes() {
-  return static_cast<int32_t>(::hwy::HWY_NAMESPACE::Lanes(::hwy::HWY_NAMESPACE::ScalableTag<float>()));
+  return static_cast<int32_t>(
+      ::hwy::HWY_NAMESPACE::Lanes(::hwy::HWY_NAMESPACE::ScalableTag<float>()));
 }
 #endif
 
@@ -211,8 +213,8 @@ TEST_P(KernelTest, Dot) {
 // and nk keys (stride d + 1), scores at stride nk + 5 and offset `off`:
 // |got - ref| <= 2 (d + 2) eps sum_x |q_x k_x| per score, and the column past
 // nk of each row untouched.
-void ExpectQkTileMatchesRef(const Kernels& k_, std::mt19937& rng, int32_t d, int32_t nq,
-                            int32_t nk, int off) {
+void ExpectQkTileMatchesRef(const Kernels& k_, std::mt19937& rng, int32_t d, int32_t nq, int32_t nk,
+                            int off) {
   const std::size_t qs = static_cast<std::size_t>(d) + 3, ks = static_cast<std::size_t>(d) + 1;
   const std::size_t ss = static_cast<std::size_t>(nk) + 5;
   Buf q(qs * static_cast<std::size_t>(nq), off), k(ks * static_cast<std::size_t>(nk), 1);
@@ -252,11 +254,13 @@ TEST_P(KernelTest, QkTileAndLinear) {
         Fill(x.p, static_cast<std::size_t>(nq * d), rng);
         Fill(w.p, static_cast<std::size_t>(nk * d), rng);
         Fill(bias.p, static_cast<std::size_t>(nk), rng);
-        for (const float* bp : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.p)}) {
+        for (const float* bp :
+             {static_cast<const float*>(nullptr), static_cast<const float*>(bias.p)}) {
           K().linear(x.p, nq, d, w.p, bp, nk, y.p);
           kRef.linear(x.p, nq, d, w.p, bp, nk, yr.p);
           for (int32_t i = 0; i < nq * nk; ++i) {
-            ASSERT_NEAR(y.p[i], yr.p[i], 2.0f * static_cast<float>(d + 3) * kEps * static_cast<float>(d + 1))
+            ASSERT_NEAR(y.p[i], yr.p[i],
+                        2.0f * static_cast<float>(d + 3) * kEps * static_cast<float>(d + 1))
                 << "linear d=" << d << " rows=" << nq << " out=" << nk;
           }
         }
@@ -297,7 +301,8 @@ TEST_P(KernelTest, GemmNt) {
         Fill(b.p, bs * un, rng);
         Fill(bias.p, un, rng);
         Fill(y0.p, ys * um, rng);
-        for (const float* bp : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.p)}) {
+        for (const float* bp :
+             {static_cast<const float*>(nullptr), static_cast<const float*>(bias.p)}) {
           for (bool accumulate : {false, true}) {
             std::memcpy(y.p, y0.p, ys * um * sizeof(float));
             std::memcpy(yr.p, y0.p, ys * um * sizeof(float));
@@ -312,7 +317,8 @@ TEST_P(KernelTest, GemmNt) {
                 }
                 float mag = (accumulate ? std::fabs(y0.p[at]) : 0.0f) +
                             (bp != nullptr ? std::fabs(bp[j]) : 0.0f);
-                for (std::size_t x = 0; x < uk; ++x) mag += std::fabs(a.p[i * as + x] * b.p[j * bs + x]);
+                for (std::size_t x = 0; x < uk; ++x)
+                  mag += std::fabs(a.p[i * as + x] * b.p[j * bs + x]);
                 ASSERT_NEAR(y.p[at], yr.p[at], 2.0f * static_cast<float>(k + 3) * kEps * mag)
                     << "k=" << k << " m=" << m << " n=" << n << " i=" << i << " j=" << j
                     << " bias=" << (bp != nullptr) << " accumulate=" << accumulate;
@@ -499,7 +505,7 @@ TEST_P(KernelTest, ExpSubSum) {
     for (int off : kOffsets) {
       Buf x(static_cast<std::size_t>(n), off), r(static_cast<std::size_t>(n), 0);
       Fill(x.p, static_cast<std::size_t>(n), rng, -40.0f, 8.0f);
-      if (n > 2) x.p[1] = -kInf;   // masked: exactly 0
+      if (n > 2) x.p[1] = -kInf;    // masked: exactly 0
       if (n > 3) x.p[2] = -200.0f;  // below the domain: 0
       std::memcpy(r.p, x.p, static_cast<std::size_t>(n) * sizeof(float));
       const float m = kRef.max(x.p, n);
@@ -527,19 +533,21 @@ TEST_P(KernelTest, Softmax) {
   std::vector<int32_t> lengths = Lengths();
   lengths.push_back(1024);  // the benchmark's rows
   for (int32_t n : lengths) {
-    const float kBound = static_cast<float>(2 * (attn::exp_poly::kMaxUlp + 1) + 2 * (n + 2) + 4) * kEps;
+    const float kBound = static_cast<float>(2 * (attn::exp_poly::kMaxUlp + 1) + 2 * (n + 2) + 4) *
+                         kEps;
     for (int off : kOffsets) {
       const std::size_t sn = static_cast<std::size_t>(n);
       Buf x(sn, off), r(sn, 0);
       Fill(x.p, sn, rng, -40.0f, 8.0f);
-      if (n > 2) x.p[1] = -kInf;    // masked: exactly 0
-      if (n > 3) x.p[2] = -200.0f;  // far below the max: 0
+      if (n > 2) x.p[1] = -kInf;      // masked: exactly 0
+      if (n > 3) x.p[2] = -200.0f;    // far below the max: 0
       if (n > 4) x.p[n - 1] = 30.0f;  // the max in the tail
       std::memcpy(r.p, x.p, sn * sizeof(float));
       K().softmax(x.p, n);
       kRef.softmax(r.p, n);
       for (int32_t i = 0; i < n; ++i) {
-        ASSERT_NEAR(x.p[i], r.p[i], kBound * r.p[i] + kTiny) << "n=" << n << " off=" << off << " i=" << i;
+        ASSERT_NEAR(x.p[i], r.p[i], kBound * r.p[i] + kTiny)
+            << "n=" << n << " off=" << off << " i=" << i;
       }
       if (n > 2) {
         EXPECT_EQ(x.p[1], 0.0f);
@@ -556,7 +564,8 @@ TEST_P(KernelTest, Softmax) {
       Fill(x.p, sn, rng);
       x.p[n / 2] = std::nanf("");
       K().softmax(x.p, n);
-      for (int32_t i = 0; i < n; ++i) ASSERT_TRUE(std::isnan(x.p[i])) << "NaN row, n=" << n << " i=" << i;
+      for (int32_t i = 0; i < n; ++i)
+        ASSERT_TRUE(std::isnan(x.p[i])) << "NaN row, n=" << n << " i=" << i;
     }
   }
   K().softmax(nullptr, 0);  // nothing to do
@@ -723,7 +732,8 @@ TEST_P(KernelTest, PvTileAndDense) {
     for (int32_t nq : {1, 3, 4, 8}) {
       for (int32_t nk : {1, 3, 64, 65}) {
         const int off = (dv + nq) % 4;
-        const std::size_t ps = static_cast<std::size_t>(nk) + 3, vs = static_cast<std::size_t>(dv) + 1;
+        const std::size_t ps = static_cast<std::size_t>(nk) + 3,
+                          vs = static_cast<std::size_t>(dv) + 1;
         const std::size_t as = static_cast<std::size_t>(dv) + 5;
         Buf p(ps * static_cast<std::size_t>(nq), off), v(vs * static_cast<std::size_t>(nk), 3);
         Buf a(as * static_cast<std::size_t>(nq), off), r(as * static_cast<std::size_t>(nq), 0);
@@ -753,11 +763,13 @@ TEST_P(KernelTest, PvTileAndDense) {
         Buf y(static_cast<std::size_t>(nq * dv), 1), yr(static_cast<std::size_t>(nq * dv), 0);
         Fill(w.p, static_cast<std::size_t>(nk * dv), rng);
         Fill(bias.p, static_cast<std::size_t>(dv), rng);
-        for (const float* bp : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.p)}) {
+        for (const float* bp :
+             {static_cast<const float*>(nullptr), static_cast<const float*>(bias.p)}) {
           K().dense(p.p, nq, nk, w.p, bp, dv, y.p);  // x = p viewed as [nq, nk] contiguous
           kRef.dense(p.p, nq, nk, w.p, bp, dv, yr.p);
           for (int32_t i = 0; i < nq * dv; ++i) {
-            ASSERT_NEAR(y.p[i], yr.p[i], 2.0f * static_cast<float>(nk + 3) * kEps * static_cast<float>(nk + 1))
+            ASSERT_NEAR(y.p[i], yr.p[i],
+                        2.0f * static_cast<float>(nk + 3) * kEps * static_cast<float>(nk + 1))
                 << "dense";
           }
         }
@@ -821,7 +833,8 @@ TEST_P(KernelTest, TransposeScaleExact) {
         K().transpose_scale(q.p, qs, nq, d, 0.125f, got.p, tq);
         kRef.transpose_scale(q.p, qs, nq, d, 0.125f, want.p, tq);
         for (std::size_t i = 0; i <= t * static_cast<std::size_t>(d); ++i) {
-          ASSERT_EQ(got.p[i], want.p[i]) << "tq=" << tq << " nq=" << nq << " d=" << d << " at " << i;
+          ASSERT_EQ(got.p[i], want.p[i])
+              << "tq=" << tq << " nq=" << nq << " d=" << d << " at " << i;
         }
       }
     }
@@ -835,23 +848,29 @@ TEST_P(KernelTest, TransposedTiles) {
     for (int32_t d : Lengths()) {
       for (int32_t nk : {1, 3, 5, 16, 17, 64}) {
         const std::size_t t = static_cast<std::size_t>(tq);
-        Buf qt(t * static_cast<std::size_t>(d), d % 4), k(static_cast<std::size_t>(nk * (d + 1)), 1);
+        Buf qt(t * static_cast<std::size_t>(d), d % 4),
+            k(static_cast<std::size_t>(nk * (d + 1)), 1);
         Buf s(t * static_cast<std::size_t>(nk), 0), r(t * static_cast<std::size_t>(nk), 0);
         Fill(qt.p, t * static_cast<std::size_t>(d), rng);
         Fill(k.p, static_cast<std::size_t>(nk * (d + 1)), rng);
         K().qk_tile_t(qt.p, tq, d, k.p, static_cast<std::size_t>(d) + 1, nk, s.p);
         kRef.qk_tile_t(qt.p, tq, d, k.p, static_cast<std::size_t>(d) + 1, nk, r.p);
         for (std::size_t i = 0; i < t * static_cast<std::size_t>(nk); ++i) {
-          ASSERT_NEAR(s.p[i], r.p[i], 2.0f * static_cast<float>(d + 2) * kEps * static_cast<float>(d))
+          ASSERT_NEAR(s.p[i], r.p[i],
+                      2.0f * static_cast<float>(d + 2) * kEps * static_cast<float>(d))
               << "qk_tile_t tq=" << tq << " d=" << d << " nk=" << nk;
         }
         EXPECT_EQ(s.p[t * static_cast<std::size_t>(nk)], 0.0f);
 
         // softmax_t on these scores (scaled up), with some columns masked.
-        for (std::size_t i = 0; i < t * static_cast<std::size_t>(nk); ++i) r.p[i] = s.p[i] = 4.0f * r.p[i];
+        for (std::size_t i = 0; i < t * static_cast<std::size_t>(nk); ++i)
+          r.p[i] = s.p[i] = 4.0f * r.p[i];
         for (int32_t j = 0; j < nk; ++j) {
-          s.p[static_cast<std::size_t>(j) * t + 1] = r.p[static_cast<std::size_t>(j) * t + 1] = kNegInf;
-          if (j % 2 == 0) s.p[static_cast<std::size_t>(j) * t + 2] = r.p[static_cast<std::size_t>(j) * t + 2] = kNegInf;
+          s.p[static_cast<std::size_t>(j) * t + 1] = r.p[static_cast<std::size_t>(j) * t + 1] =
+              kNegInf;
+          if (j % 2 == 0)
+            s.p[static_cast<std::size_t>(j) * t + 2] = r.p[static_cast<std::size_t>(j) * t + 2] =
+                kNegInf;
         }
         const int32_t dv = d, nq = tq - 3;
         std::vector<float> m(t), mr(t), l(t), lr(t);
@@ -865,11 +884,13 @@ TEST_P(KernelTest, TransposedTiles) {
         m[1] = mr[1] = kNegInf;  // nothing visible at all
         l[1] = lr[1] = 0.0f;
         K().softmax_t(s.p, tq, nk, m.data(), l.data(), nq, acc.p, static_cast<std::size_t>(dv), dv);
-        kRef.softmax_t(r.p, tq, nk, mr.data(), lr.data(), nq, accr.p, static_cast<std::size_t>(dv), dv);
+        kRef.softmax_t(r.p, tq, nk, mr.data(), lr.data(), nq, accr.p, static_cast<std::size_t>(dv),
+                       dv);
         constexpr float kRel = static_cast<float>(attn::exp_poly::kMaxUlp + 1) * kEps;
         for (std::size_t i = 0; i < t; ++i) {
           ASSERT_EQ(m[i], mr[i]) << "softmax_t m, column " << i;
-          ASSERT_NEAR(l[i], lr[i], (kRel + 2.0f * static_cast<float>(nk + 2) * kEps) * lr[i] + kTiny)
+          ASSERT_NEAR(l[i], lr[i],
+                      (kRel + 2.0f * static_cast<float>(nk + 2) * kEps) * lr[i] + kTiny)
               << "softmax_t l, column " << i << " tq=" << tq << " nk=" << nk;
         }
         for (std::size_t i = 0; i < t * static_cast<std::size_t>(nk); ++i) {
@@ -889,7 +910,8 @@ TEST_P(KernelTest, TransposedTiles) {
                        static_cast<std::size_t>(dv));
         for (int32_t i = 0; i < nq * dv; ++i) {
           ASSERT_NEAR(acc.p[i], accr.p[i],
-                      2.0f * static_cast<float>(nk + 2) * kEps * (std::fabs(accr.p[i]) + static_cast<float>(nk)))
+                      2.0f * static_cast<float>(nk + 2) * kEps *
+                          (std::fabs(accr.p[i]) + static_cast<float>(nk)))
               << "pv_tile_t tq=" << tq << " dv=" << dv << " nk=" << nk;
         }
         EXPECT_EQ(acc.p[nq * dv], 0.0f);
@@ -953,8 +975,6 @@ TEST(SveBuild, TargetAndVectorLength) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, KernelTest, ::testing::ValuesIn(Variants()),
-                         [](const ::testing::TestParamInfo<Variant>& p) {
-                           return p.param.name;
-                         });
+                         [](const ::testing::TestParamInfo<Variant>& p) { return p.param.name; });
 
 }  // namespace

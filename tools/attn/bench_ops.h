@@ -22,7 +22,7 @@ struct BenchShape {
   int32_t heads = 1;
   int32_t kv_heads = 0;    // mha-decode: --kv-heads (0 = heads)
   bool f16_cache = false;  // mha-decode: --cache-dtype f16
-  MaskInputs masks;  // --mask causal|none|FILE
+  MaskInputs masks;        // --mask causal|none|FILE
 };
 
 // One prepared op call. `call` owns the inputs, outputs, parameters and

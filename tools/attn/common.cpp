@@ -1,10 +1,10 @@
 // Helpers shared by the attn CLI's subcommands (see common.h).
 #include "common.h"
 
+#include <sys/stat.h>
 #include <algorithm>
 #include <cstdio>
 #include <limits>
-#include <sys/stat.h>
 
 namespace attn_cli {
 namespace {
@@ -57,8 +57,8 @@ void require_same_rank(const NpyInput& a, const NpyInput& ref) {
   }
 }
 
-MhaInputs load_mha_inputs(const std::string& query, const std::string& kv,
-                          const std::string& value, int heads, const char* dtype) {
+MhaInputs load_mha_inputs(const std::string& query, const std::string& kv, const std::string& value,
+                          int heads, const char* dtype) {
   MhaInputs in;
   in.query = load_checked(query, dtype, 2, 3);
   const NpyInput& x = in.query;
@@ -243,15 +243,15 @@ std::vector<int32_t> load_key_lengths(const std::string& path, int32_t batch, in
   const bool shape_ok = (a.shape.size() == 1 && a.shape[0] == batch) ||
                         (a.shape.empty() && batch == 1);
   if (!shape_ok) {
-    throw CliError(path + ": key lengths shape " + attn_npy::shape_str(a.shape) +
-                   ", expected (" + std::to_string(batch) + ",)");
+    throw CliError(path + ": key lengths shape " + attn_npy::shape_str(a.shape) + ", expected (" +
+                   std::to_string(batch) + ",)");
   }
   std::vector<int32_t> out(static_cast<std::size_t>(batch));
   for (std::size_t i = 0; i < out.size(); ++i) {
     const int64_t v = a.dtype == "<i4" ? int64_t{a.as<int32_t>()[i]} : a.as<int64_t>()[i];
     if (v < 0 || v > seq_kv) {
-      throw CliError(path + ": key length " + std::to_string(v) + " at index " +
-                     std::to_string(i) + " is outside [0, " + std::to_string(seq_kv) + "]");
+      throw CliError(path + ": key length " + std::to_string(v) + " at index " + std::to_string(i) +
+                     " is outside [0, " + std::to_string(seq_kv) + "]");
     }
     out[i] = static_cast<int32_t>(v);
   }

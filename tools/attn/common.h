@@ -64,8 +64,8 @@ struct MhaInputs {
   bool batched = false;
   int64_t batch = 1;
 };
-MhaInputs load_mha_inputs(const std::string& query, const std::string& kv,
-                          const std::string& value, int heads, const char* dtype);
+MhaInputs load_mha_inputs(const std::string& query, const std::string& kv, const std::string& value,
+                          int heads, const char* dtype);
 
 // Query and keys of the single-query ops (bahdanau, luong): query [B, Dq]
 // with keys [B, T, Dk], or [Dq] with [T, Dk] (batch 1); the batch checked.
@@ -123,9 +123,9 @@ int32_t to_i32(int64_t v);
 // Masks loaded from the command line for an attention of batch x seq_q x seq_kv.
 struct MaskInputs {
   bool causal = false;
-  std::string mask_path;          // --mask M.npy (float32 Keras or bool/uint8)
-  std::string additive_path;      // --additive-mask A.npy (float32, added as is)
-  std::string key_lengths_path;   // --key-lengths L.npy (int32/int64 [batch])
+  std::string mask_path;         // --mask M.npy (float32 Keras or bool/uint8)
+  std::string additive_path;     // --additive-mask A.npy (float32, added as is)
+  std::string key_lengths_path;  // --key-lengths L.npy (int32/int64 [batch])
 };
 
 // The loaded masks, owning their storage; mask() points into it.

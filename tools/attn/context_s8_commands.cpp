@@ -136,8 +136,8 @@ void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& f, bool general
   args.executor = threads_executor();
   o.bind(qk, &args);
   check_status(attn::luong_s8(params, args, scratch_of(scratch)), op);
-  write_s8_outputs({{files.out, o.ctx_shape, o.ctx.data()},
-                    {files.weights_out, o.w_shape, o.weights.data()}});
+  write_s8_outputs(
+      {{files.out, o.ctx_shape, o.ctx.data()}, {files.weights_out, o.w_shape, o.weights.data()}});
 }
 
 // --------------------------------------------------------- bahdanau --dtype int8
@@ -145,9 +145,12 @@ void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& f, bool general
 void add_bahdanau_int8_flags(CLI::App* s, BahdanauInt8Flags* f) {
   add_dtype_flag(s, &f->dtype);
   const std::pair<const char*, std::optional<std::string>*> quant[] = {
-      {"--query-quant", &f->query_quant},   {"--keys-quant", &f->keys_quant},
-      {"--query-proj-quant", &f->query_proj_quant}, {"--keys-proj-quant", &f->keys_proj_quant},
-      {"--sum-quant", &f->sum_quant},       {"--scores-quant", &f->scores_quant},
+      {"--query-quant", &f->query_quant},
+      {"--keys-quant", &f->keys_quant},
+      {"--query-proj-quant", &f->query_proj_quant},
+      {"--keys-proj-quant", &f->keys_proj_quant},
+      {"--sum-quant", &f->sum_quant},
+      {"--scores-quant", &f->scores_quant},
       {"--context-quant", &f->context_quant}};
   const char* what[] = {
       "int8: quantization of the query, scale (float32 > 0) : zero point (int in [-128, 127])",
@@ -254,8 +257,8 @@ void run_bahdanau_s8(const BahdanauFiles& files, const BahdanauInt8Flags& f) {
   args.executor = threads_executor();
   o.bind(qk, &args);
   check_status(attn::bahdanau_s8(params, args, scratch_of(scratch)), "bahdanau");
-  write_s8_outputs({{files.out, o.ctx_shape, o.ctx.data()},
-                    {files.weights_out, o.w_shape, o.weights.data()}});
+  write_s8_outputs(
+      {{files.out, o.ctx_shape, o.ctx.data()}, {files.weights_out, o.w_shape, o.weights.data()}});
 }
 
 }  // namespace attn_cli

@@ -60,9 +60,10 @@ void seed_example() {
   const attn::GeneralAttentionF32Weights w{&w_q[0][0], &w_k[0][0], &w_v[0][0]};
   check_status(attn::general_attention_f32(shape, w, args, ws.scratch()), "general");
 
-  std::printf("Seed worked example: general attention (float32), words [4,3], W_Q/W_K/W_V [3,3],\n"
-              "scale 1/sqrt(3), scratch %zu bytes\n",
-              sizeof ws);
+  std::printf(
+      "Seed worked example: general attention (float32), words [4,3], W_Q/W_K/W_V [3,3],\n"
+      "scale 1/sqrt(3), scratch %zu bytes\n",
+      sizeof ws);
   print_numpy(&out[0][0], 4, 3);
   double diff = 0.0;
   for (int i = 0; i < 4; ++i) {
@@ -104,16 +105,17 @@ void sdpa_runs() {
       const bool masked = (i + 2 * j) % 5 == 0;
       keras[static_cast<std::size_t>(i * 7 + j)] = masked ? 1.0f : 0.0f;
       boolean[static_cast<std::size_t>(i * 7 + j)] = masked ? 1 : 0;
-      additive[static_cast<std::size_t>(i * 7 + j)] = masked ? -INFINITY : 0.1f * static_cast<float>(j);
+      additive[static_cast<std::size_t>(i * 7 + j)] = masked ? -INFINITY
+                                                             : 0.1f * static_cast<float>(j);
     }
   }
   struct Run {
     const char* name;
     attn::Mask mask;
   };
-  Run runs[6] = {{"sdpa (no mask)", {}},        {"sdpa (causal)", {}},
+  Run runs[6] = {{"sdpa (no mask)", {}},         {"sdpa (causal)", {}},
                  {"sdpa (key lengths 4,7)", {}}, {"sdpa (Keras mask)", {}},
-                 {"sdpa (boolean mask)", {}},     {"sdpa (additive mask)", {}}};
+                 {"sdpa (boolean mask)", {}},    {"sdpa (additive mask)", {}}};
   runs[1].mask.causal = true;
   runs[2].mask.key_lengths = lengths;
   runs[3].mask.keras = keras.data();
@@ -210,9 +212,9 @@ void context_runs() {
     a.query = q.data();
     a.keys = h.data();
     a.context = ctx.data();
-    check_status(attn::luong_general_f32(s, {w.data(), b.data()}, a,
-                                         attn::Scratch{scratch.data(), bytes}),
-                 "luong-general");
+    check_status(
+        attn::luong_general_f32(s, {w.data(), b.data()}, a, attn::Scratch{scratch.data(), bytes}),
+        "luong-general");
     report("luong-general", "q[2,6] h[2,9,6] W[6,6] -> [2,6]", bytes, ctx);
   }
 }
@@ -231,8 +233,9 @@ void demo() {
 
 void add_demo(CLI::App* app, Runner* runner) {
   CLI::App* d = app->add_subcommand(
-      "demo", "Run the seed worked example (prints its 4x3 table), then every op on small "
-              "deterministic inputs with its scratch bytes and a checksum");
+      "demo",
+      "Run the seed worked example (prints its 4x3 table), then every op on small "
+      "deterministic inputs with its scratch bytes and a checksum");
   d->callback([runner] { *runner = demo; });
 }
 

@@ -16,8 +16,7 @@
 namespace attn_cli {
 
 void add_scale(CLI::App* sub, std::optional<double>* scale) {
-  sub->add_option("--scale", *scale,
-                  "score scale, a positive finite number (default 1/sqrt(Dk))");
+  sub->add_option("--scale", *scale, "score scale, a positive finite number (default 1/sqrt(Dk))");
 }
 
 namespace {
@@ -68,9 +67,8 @@ void run_sdpa(const SdpaFlags& f) {
 namespace {
 
 // Loads DIR/name as float32 with exactly `shape`; returns false if absent and optional.
-bool load_weight(const std::string& dir, const std::string& name,
-                 const std::vector<int64_t>& shape, bool required, F32Input* out,
-                 const std::string& why) {
+bool load_weight(const std::string& dir, const std::string& name, const std::vector<int64_t>& shape,
+                 bool required, F32Input* out, const std::string& why) {
   const std::string path = join_path(dir, name);
   if (!file_exists(path)) {
     if (required) throw CliError(path + ": missing (" + why + ")");
@@ -118,8 +116,9 @@ void run_mha(const MhaFlags& f) {
     w.in_proj_weight = in_w.data();
   } else {
     if (!file_exists(join_path(dir, "q_proj_weight.npy")) && !file_exists(in_path)) {
-      throw CliError(dir + ": holds neither in_proj_weight.npy nor q_proj_weight.npy, "
-                           "k_proj_weight.npy, v_proj_weight.npy");
+      throw CliError(dir +
+                     ": holds neither in_proj_weight.npy nor q_proj_weight.npy, "
+                     "k_proj_weight.npy, v_proj_weight.npy");
     }
     load_weight(dir, "q_proj_weight.npy", {e, e}, true, &q_w, "[E, E]");
     load_weight(dir, "k_proj_weight.npy", {e, kdim}, true, &k_w, "[E, kdim]");

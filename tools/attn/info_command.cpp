@@ -22,15 +22,13 @@ std::string shape_str(const attn::ModelTensor& t) {
   return s + "]";
 }
 
-const char* const kMhaActNames[] = {"query", "key", "value", "q", "k",
-                                    "v", "scores", "probs", "attn", "out"};
-const char* const kBahdanauActNames[] = {"query", "keys", "query_proj", "keys_proj", "sum",
-                                         "tanh", "scores", "probs", "context"};
-const char* const kLuongActNames[] = {"query", "keys", "keys_proj", "scores", "probs",
-                                      "context"};
+const char* const kMhaActNames[] = {"query", "key",    "value", "q",    "k",
+                                    "v",     "scores", "probs", "attn", "out"};
+const char* const kBahdanauActNames[] = {"query", "keys",   "query_proj", "keys_proj", "sum",
+                                         "tanh",  "scores", "probs",      "context"};
+const char* const kLuongActNames[] = {"query", "keys", "keys_proj", "scores", "probs", "context"};
 
-const char* const kMhaDecodeActNames[] = {"input", "q",     "k",    "v",
-                                          "scores", "probs", "attn", "out"};
+const char* const kMhaDecodeActNames[] = {"input", "q", "k", "v", "scores", "probs", "attn", "out"};
 
 // int8 models: the activation (scale, zero point) table.
 void print_act_table(const attn::Model& m) {
@@ -79,7 +77,8 @@ void print_blob(const std::string& path, const attn::Model& m) {
   for (int32_t id = 0; id < attn::kModelTensorSlots; ++id) {
     const attn::ModelTensor& t = m.tensors[id];
     if (t.data == nullptr) continue;
-    std::printf("  %-22s %-5s %-12s %8u %10u\n", attn::tensor_id_str(static_cast<attn::TensorId>(id)),
+    std::printf("  %-22s %-5s %-12s %8u %10u\n",
+                attn::tensor_id_str(static_cast<attn::TensorId>(id)),
                 attn::tensor_dtype_str(t.dtype), shape_str(t).c_str(),
                 static_cast<unsigned>(t.offset), static_cast<unsigned>(t.bytes));
     param_bytes += t.bytes;
@@ -107,8 +106,7 @@ std::size_t print_s8_scratch(const attn::Model& m, int batch, int seq_q, int seq
     const std::size_t ch = attn::bahdanau_s8_channel_count(s) * sizeof(attn::QuantizedMultiplier);
     scratch = attn::bahdanau_s8_scratch_bytes(s) + ch + sizeof(attn::BahdanauS8Params);
     std::printf("  scratch: %zu bytes (bahdanau_s8 %zu + channel multipliers %zu + params %zu)\n",
-                scratch, attn::bahdanau_s8_scratch_bytes(s), ch,
-                sizeof(attn::BahdanauS8Params));
+                scratch, attn::bahdanau_s8_scratch_bytes(s), ch, sizeof(attn::BahdanauS8Params));
   } else {
     const attn::LuongGeneralShape s = attn::model_luong_general_shape(m, batch, seq_kv);
     const std::size_t ch = static_cast<std::size_t>(s.query_dim) *
@@ -130,12 +128,16 @@ void print_memory(const attn::Model& m, const InfoFlags& f) {
   const bool q8 = m.dtype == attn::ModelDtype::kInt8;
   const std::size_t item = q8 ? 1 : 4;
   if (m.op == attn::ModelOp::kMha) {
-    io = b * (2 * static_cast<std::size_t>(f.seq) * static_cast<std::size_t>(p[0]) +
-              static_cast<std::size_t>(skv) * static_cast<std::size_t>(p[2] + p[3])) * item;
+    io = b *
+         (2 * static_cast<std::size_t>(f.seq) * static_cast<std::size_t>(p[0]) +
+          static_cast<std::size_t>(skv) * static_cast<std::size_t>(p[2] + p[3])) *
+         item;
     std::printf("  sizes: batch %d, seq_q %d, seq_kv %d\n", f.batch, f.seq, skv);
   } else {
-    io = b * (static_cast<std::size_t>(p[0]) + static_cast<std::size_t>(skv + 1) *
-                                                   static_cast<std::size_t>(p[1])) * item;
+    io = b *
+         (static_cast<std::size_t>(p[0]) +
+          static_cast<std::size_t>(skv + 1) * static_cast<std::size_t>(p[1])) *
+         item;
     std::printf("  sizes: batch %d, seq %d\n", f.batch, skv);
   }
   if (!q8) {
@@ -169,8 +171,9 @@ void print_info(const InfoFlags& f) {
 void add_info(CLI::App* app, Runner* runner) {
   auto f = std::make_shared<InfoFlags>();
   CLI::App* s = app->add_subcommand(
-      "info", "Validate a model blob (from tools/attn-convert) with the engine's loader and "
-              "print its summary: tensors, parameter bytes, scratch and RAM for given sizes");
+      "info",
+      "Validate a model blob (from tools/attn-convert) with the engine's loader and "
+      "print its summary: tensors, parameter bytes, scratch and RAM for given sizes");
   s->add_option("model", f->model, "model blob (.attn)")->required()->type_name("MODEL");
   s->add_option("--seq", f->seq,
                 "sequence length (mha: seq_q; mha-decode: new tokens per call) for scratch/RAM "

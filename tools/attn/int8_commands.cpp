@@ -29,9 +29,10 @@ void check_additive_s8(const std::string& path, const std::vector<float>& additi
   for (std::size_t i = 0; i < additive.size(); ++i) {
     const float a = additive[i];
     if (!(a == 0.0f || a <= -1e9f)) {
-      throw CliError(path + ": int8 sdpa takes additive mask values 0 (keep) or -inf / <= -1e9 "
-                            "(masked) only; got " + f32_str(a) + " at flat index " +
-                     std::to_string(i));
+      throw CliError(path +
+                     ": int8 sdpa takes additive mask values 0 (keep) or -inf / <= -1e9 "
+                     "(masked) only; got " +
+                     f32_str(a) + " at flat index " + std::to_string(i));
     }
   }
 }
@@ -71,8 +72,9 @@ void run_softmax_s8(const SoftmaxS8Flags& f) {
 void add_sdpa_int8_flags(CLI::App* s, SdpaInt8Flags* f) {
   add_dtype_flag(s, &f->dtype);
   const char* fmt = kQuantFormat;
-  s->add_option("--q-quant", f->q_quant, "int8: quantization of Q, scale (float32 > 0) : zero point "
-                                         "(int in [-128, 127]), e.g. 0.05:-3")
+  s->add_option("--q-quant", f->q_quant,
+                "int8: quantization of Q, scale (float32 > 0) : zero point "
+                "(int in [-128, 127]), e.g. 0.05:-3")
       ->type_name(fmt);
   s->add_option("--k-quant", f->k_quant, "int8: quantization of K")->type_name(fmt);
   s->add_option("--v-quant", f->v_quant, "int8: quantization of V")->type_name(fmt);
@@ -88,9 +90,8 @@ void add_sdpa_int8_flags(CLI::App* s, SdpaInt8Flags* f) {
 
 void reject_int8_flags(const SdpaInt8Flags& f) {
   const std::pair<const char*, const std::optional<std::string>*> int8_only[] = {
-      {"--q-quant", &f.q_quant},           {"--k-quant", &f.k_quant},
-      {"--v-quant", &f.v_quant},           {"--scores-quant", &f.scores_quant},
-      {"--out-quant", &f.out_quant},       {"--beta", &f.beta}};
+      {"--q-quant", &f.q_quant},           {"--k-quant", &f.k_quant},     {"--v-quant", &f.v_quant},
+      {"--scores-quant", &f.scores_quant}, {"--out-quant", &f.out_quant}, {"--beta", &f.beta}};
   for (const auto& [name, value] : int8_only) {
     if (value->has_value()) {
       throw CliError(std::string(name) + " needs --dtype int8 (float32 sdpa takes --scale)");
@@ -140,7 +141,8 @@ void run_sdpa_s8(const SdpaFiles& files, const SdpaInt8Flags& f) {
   args.weights = weights.empty() ? nullptr : weights.data();
   args.mask = mask.mask();
   check_status(attn::sdpa_s8(params, args, scratch_of(scratch)), "sdpa");
-  write_s8_outputs({{files.out, out_shape, out.data()}, {files.weights_out, w_shape, weights.data()}});
+  write_s8_outputs(
+      {{files.out, out_shape, out.data()}, {files.weights_out, w_shape, weights.data()}});
 }
 
 // ------------------------------------------------------------ mha --dtype int8
@@ -154,9 +156,9 @@ void add_mha_int8_flags(CLI::App* s, MhaInt8Flags* f) {
       ->check(CLI::IsMember({"f32", "int8"}).description(""));
   const char* fmt = kQuantFormat;
   const std::pair<const char*, std::optional<std::string>*> quant[] = {
-      {"--query-quant", &f->query_quant}, {"--key-quant", &f->key_quant},
-      {"--value-quant", &f->value_quant}, {"--q-quant", &f->q_quant},
-      {"--k-quant", &f->k_quant},         {"--v-quant", &f->v_quant},
+      {"--query-quant", &f->query_quant},   {"--key-quant", &f->key_quant},
+      {"--value-quant", &f->value_quant},   {"--q-quant", &f->q_quant},
+      {"--k-quant", &f->k_quant},           {"--v-quant", &f->v_quant},
       {"--scores-quant", &f->scores_quant}, {"--attn-quant", &f->attn_quant},
       {"--out-quant", &f->out_quant}};
   const char* what[] = {
@@ -208,8 +210,8 @@ S8Input load_s8_weight(const std::string& dir, const std::string& name,
 }
 
 // DIR/<name> float32 scales (see load_scales_file), which must exist.
-std::vector<float> load_scales(const std::string& dir, const std::string& name,
-                               std::size_t count, const std::string& why) {
+std::vector<float> load_scales(const std::string& dir, const std::string& name, std::size_t count,
+                               const std::string& why) {
   const std::string path = join_path(dir, name);
   if (!file_exists(path)) throw CliError(path + ": missing (" + why + ")");
   return load_scales_file(path, count, why);
@@ -237,8 +239,9 @@ void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
                    " needs --kv (self-attention uses --query-quant for keys and values)");
   }
   if (!files.weights_out.empty() && !files.per_head) {
-    throw CliError("--weights-out with --dtype int8 needs --per-head-weights (int8 weights are "
-                   "the per-head softmax codes [B,H,Sq,Skv]; they are not averaged)");
+    throw CliError(
+        "--weights-out with --dtype int8 needs --per-head-weights (int8 weights are "
+        "the per-head softmax codes [B,H,Sq,Skv]; they are not averaged)");
   }
   attn::MhaS8Quant quant;
   quant.query = parse_quant("--query-quant", *f.query_quant);
@@ -287,8 +290,9 @@ void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
     w.v.scales = in_s.data() + 2 * E;
   } else {
     if (!file_exists(join_path(dir, "q_proj_weight.npy")) && !file_exists(in_path)) {
-      throw CliError(dir + ": holds neither in_proj_weight.npy nor q_proj_weight.npy, "
-                           "k_proj_weight.npy, v_proj_weight.npy");
+      throw CliError(dir +
+                     ": holds neither in_proj_weight.npy nor q_proj_weight.npy, "
+                     "k_proj_weight.npy, v_proj_weight.npy");
     }
     q_w = load_s8_weight(dir, "q_proj_weight.npy", {e, e}, "int8 [E, E]");
     k_w = load_s8_weight(dir, "k_proj_weight.npy", {e, kdim}, "int8 [E, kdim]");
@@ -344,20 +348,21 @@ void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
   args.weights = weights.empty() ? nullptr : weights.data();
   args.mask = mask.mask();
   check_status(attn::mha_s8(params, args, scratch_of(scratch)), "mha");
-  write_s8_outputs({{files.out, out_shape, out.data()}, {files.weights_out, w_shape, weights.data()}});
+  write_s8_outputs(
+      {{files.out, out_shape, out.data()}, {files.weights_out, w_shape, weights.data()}});
 }
 
 void add_softmax_s8(CLI::App* s, Runner* runner) {
   auto f = std::make_shared<SoftmaxS8Flags>();
-  s->add_option("--input", f->input, "int8 .npy input [rows, cols] (any rank >= 1; the softmax "
-                                     "runs over the last axis, at most 4095 long)")
+  s->add_option("--input", f->input,
+                "int8 .npy input [rows, cols] (any rank >= 1; the softmax "
+                "runs over the last axis, at most 4095 long)")
       ->required()
       ->type_name("FILE");
   s->add_option("--input-scale", f->input_scale, "scale of the input, a positive float32")
       ->required()
       ->type_name("S");
-  s->add_option("--beta", f->beta, "softmax beta, a positive float32 (default 1)")
-      ->type_name("B");
+  s->add_option("--beta", f->beta, "softmax beta, a positive float32 (default 1)")->type_name("B");
   s->add_option("--out", f->out, "output int8 .npy, same shape as the input")
       ->required()
       ->type_name("FILE");

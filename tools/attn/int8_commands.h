@@ -70,8 +70,8 @@ void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& flags, bool gen
 struct BahdanauInt8Flags {
   std::string dtype = "f32";
   // Empty until given ("S:Z").
-  std::optional<std::string> query_quant, keys_quant, query_proj_quant, keys_proj_quant,
-      sum_quant, scores_quant, context_quant;
+  std::optional<std::string> query_quant, keys_quant, query_proj_quant, keys_proj_quant, sum_quant,
+      scores_quant, context_quant;
   std::optional<std::string> w1_scales, w2_scales;  // float32 .npy [U] (or one value)
   std::optional<std::string> v_scale;               // float32
   std::optional<std::string> beta;                  // default 1

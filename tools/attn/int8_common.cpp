@@ -66,8 +66,7 @@ float parse_positive(const std::string& flag, const std::string& text) {
 attn::QuantParams parse_quant(const std::string& flag, const std::string& text) {
   const std::size_t colon = text.find(':');
   if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos) {
-    throw CliError(flag + " " + quoted(text) +
-                   " is not SCALE:ZERO_POINT (e.g. 0.05:-3)");
+    throw CliError(flag + " " + quoted(text) + " is not SCALE:ZERO_POINT (e.g. 0.05:-3)");
   }
   const std::string s = text.substr(0, colon);
   const std::string z = text.substr(colon + 1);
@@ -81,24 +80,20 @@ attn::QuantParams parse_quant(const std::string& flag, const std::string& text) 
                    " as float32)");
   }
   if (z.empty() || std::isspace(static_cast<unsigned char>(z[0]))) {
-    throw CliError(flag + " " + quoted(text) + ": zero point " + quoted(z) +
-                   " is not an integer");
+    throw CliError(flag + " " + quoted(text) + ": zero point " + quoted(z) + " is not an integer");
   }
   char* end = nullptr;
   errno = 0;
   const long v = std::strtol(z.c_str(), &end, 10);
   if (end != z.c_str() + z.size()) {
-    throw CliError(flag + " " + quoted(text) + ": zero point " + quoted(z) +
-                   " is not an integer");
+    throw CliError(flag + " " + quoted(text) + ": zero point " + quoted(z) + " is not an integer");
   }
   if (errno == ERANGE || v < -128 || v > 127) {
-    throw CliError(flag + " " + quoted(text) + ": zero point " + z +
-                   " is outside [-128, 127]");
+    throw CliError(flag + " " + quoted(text) + ": zero point " + z + " is outside [-128, 127]");
   }
   p.zero_point = static_cast<int32_t>(v);
   return p;
 }
-
 
 std::vector<float> load_scales_file(const std::string& path, std::size_t count,
                                     const std::string& why) {
@@ -124,7 +119,8 @@ std::vector<float> load_scales_file(const std::string& path, std::size_t count,
   return out;
 }
 
-std::vector<int32_t> load_bias_file(const std::string& path, int64_t count, const std::string& why) {
+std::vector<int32_t> load_bias_file(const std::string& path, int64_t count,
+                                    const std::string& why) {
   attn_npy::Array a;
   std::string err;
   if (!attn_npy::load(path, &a, &err) || !attn_npy::expect(a, path, "<i4", 1, 1, &err)) {

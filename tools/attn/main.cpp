@@ -11,8 +11,8 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
-#include "model_commands.h"
 #include "common.h"
+#include "model_commands.h"
 
 namespace {
 
@@ -27,11 +27,12 @@ constexpr void (*kCommands[])(CLI::App*, attn_cli::Runner*) = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"attn: allocation-free attention engine, command-line front end.\n"
-               "Runs the engine's ops on NumPy .npy files: float32, TFLite-exact int8, or a "
-               "model blob from attn-convert; inspects model blobs; times ops on this machine. "
-               "Exit code 0 on success, 2 on any error.",
-               "attn"};
+  CLI::App app{
+      "attn: allocation-free attention engine, command-line front end.\n"
+      "Runs the engine's ops on NumPy .npy files: float32, TFLite-exact int8, or a "
+      "model blob from attn-convert; inspects model blobs; times ops on this machine. "
+      "Exit code 0 on success, 2 on any error.",
+      "attn"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every subcommand and exit");
   // Usage errors: one line on stderr, like every other error of the tool.

@@ -37,7 +37,7 @@ std::unique_ptr<LoadedModel> load_model(const std::string& path) {
 
 // An int8 input: the file itself with --raw-int8, else float32 quantized with q.
 QuantizedInput load_s8_input(const std::string& path, int min_rank, int max_rank, bool raw,
-                      const attn::QuantParams& q) {
+                             const attn::QuantParams& q) {
   QuantizedInput in;
   in.path = path;
   if (raw) {
@@ -65,7 +65,6 @@ QuantizedInput load_s8_input(const std::string& path, int min_rank, int max_rank
   }
   return in;
 }
-
 
 std::string op_cli_name(attn::ModelOp op) {
   switch (op) {
@@ -105,8 +104,8 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
   const attn::Model& m = lm.model;
   const int32_t e = m.params[0], heads = m.params[1], kdim = m.params[2], vdim = m.params[3];
   const bool q8 = m.dtype == attn::ModelDtype::kInt8;
-  if (flags.raw_int8 && !q8) throw CliError("--raw-int8 needs an int8 model; " + flags.path +
-                                            " is float32");
+  if (flags.raw_int8 && !q8)
+    throw CliError("--raw-int8 needs an int8 model; " + flags.path + " is float32");
   if (!f.value.empty() && f.kv.empty()) throw CliError("--value needs --kv (the keys)");
 
   attn::QuantParams qq{}, kq{}, vq{}, oq{};
@@ -177,8 +176,8 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
     a.value = vf.data();
     a.out = out.data();
     a.weights = weights.empty() ? nullptr : weights.data();
-    a.weights_mode =
-        f.per_head_weights ? attn::MhaWeightsMode::kPerHead : attn::MhaWeightsMode::kAveraged;
+    a.weights_mode = f.per_head_weights ? attn::MhaWeightsMode::kPerHead
+                                        : attn::MhaWeightsMode::kAveraged;
     a.mask = mask.mask();
     check_status(attn::model_run_mha_f32(m, bb, isq, iskv, a, scratch_of(scratch)), "mha");
     write_outputs({{f.out, out_shape, out.data()}, {f.weights_out, w_shape, weights.data()}});
@@ -188,9 +187,9 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
   const attn::MhaShape shape = attn::model_mha_shape(m, bb, isq, iskv);
   std::vector<attn::QuantizedMultiplier> channels(attn::mha_s8_channel_count(shape));
   attn::MhaS8Params params;
-  check_status(attn::model_mha_s8_prepare(m, bb, isq, iskv, channels.data(), channels.size(),
-                                          &params),
-               "mha (int8 prepare)");
+  check_status(
+      attn::model_mha_s8_prepare(m, bb, isq, iskv, channels.data(), channels.size(), &params),
+      "mha (int8 prepare)");
   std::vector<int8_t> out(n_out), wq;
   const auto wq_shape = with_batch(batched, b, {heads, sq, skv});
   if (!f.weights_out.empty()) wq.resize(output_count(wq_shape, f.weights_out));
@@ -206,8 +205,9 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
   check_status(attn::mha_s8(params, a, scratch_of(scratch)), "mha (int8)");
   if (flags.raw_int8) {
     if (!f.weights_out.empty() && !f.per_head_weights) {
-      throw CliError("--raw-int8 --weights-out gives per-head int8 softmax codes: add "
-                     "--per-head-weights");
+      throw CliError(
+          "--raw-int8 --weights-out gives per-head int8 softmax codes: add "
+          "--per-head-weights");
     }
     save_s8(f.out, out_shape, out);
     if (!f.weights_out.empty()) save_s8(f.weights_out, wq_shape, wq);
@@ -241,8 +241,7 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
 
 // ------------------------------------------------------- bahdanau / luong-general
 // int8 Bahdanau / Luong general: activation indices 0 = query, 1 = keys in both.
-void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f,
-                          const ModelFlags& flags) {
+void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFlags& flags) {
   const attn::Model& m = lm.model;
   const bool bahdanau = m.op == attn::ModelOp::kBahdanau;
   auto qp = [&m](int32_t index) {
@@ -276,9 +275,9 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f,
     const attn::BahdanauShape shape = attn::model_bahdanau_shape(m, bb, it);
     std::vector<attn::QuantizedMultiplier> channels(attn::bahdanau_s8_channel_count(shape));
     auto params = std::make_unique<attn::BahdanauS8Params>();
-    check_status(attn::model_bahdanau_s8_prepare(m, bb, it, channels.data(), channels.size(),
-                                                 params.get()),
-                 "bahdanau (int8 prepare)");
+    check_status(
+        attn::model_bahdanau_s8_prepare(m, bb, it, channels.data(), channels.size(), params.get()),
+        "bahdanau (int8 prepare)");
     auto scratch = make_scratch(attn::bahdanau_s8_scratch_bytes(shape, threads_workers()));
     attn::BahdanauS8Args a;
     a.executor = threads_executor();
@@ -293,9 +292,9 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f,
     const attn::LuongGeneralShape shape = attn::model_luong_general_shape(m, bb, it);
     std::vector<attn::QuantizedMultiplier> channels(static_cast<std::size_t>(shape.query_dim));
     attn::LuongS8Params params;
-    check_status(attn::model_luong_general_s8_prepare(m, bb, it, channels.data(),
-                                                      channels.size(), &params),
-                 "luong-general (int8 prepare)");
+    check_status(
+        attn::model_luong_general_s8_prepare(m, bb, it, channels.data(), channels.size(), &params),
+        "luong-general (int8 prepare)");
     auto scratch = make_scratch(attn::luong_general_s8_scratch_bytes(shape, threads_workers()));
     attn::LuongS8Args a;
     a.executor = threads_executor();

@@ -74,9 +74,9 @@ void add_model_flags(CLI::App* sub, ModelFlags* flags,
 
 // The inputs of a model run, from the subcommand's own flags.
 struct ModelRunFiles {
-  std::string query;        // mha [B,Sq,E]/[Sq,E]; bahdanau/luong [B,Dq]/[Dq]
-  std::string kv, value;    // mha cross-attention (default: self-attention)
-  std::string keys;         // bahdanau / luong-general [B,T,Dk]/[T,Dk]
+  std::string query;      // mha [B,Sq,E]/[Sq,E]; bahdanau/luong [B,Dq]/[Dq]
+  std::string kv, value;  // mha cross-attention (default: self-attention)
+  std::string keys;       // bahdanau / luong-general [B,T,Dk]/[T,Dk]
   std::string out, weights_out;
   bool per_head_weights = false;
   MaskInputs masks;

@@ -62,8 +62,7 @@ struct SdpaOp {
   }
   void run_f32() const { run_sdpa(f); }
   void run_int8() const {
-    run_sdpa_s8({f.q, f.k, f.v, f.out, f.weights_out, f.masks.resolved(), f.scale.has_value()},
-                i8);
+    run_sdpa_s8({f.q, f.k, f.v, f.out, f.weights_out, f.masks.resolved(), f.scale.has_value()}, i8);
   }
 };
 
@@ -103,9 +102,9 @@ struct MhaOp {
                i8);
   }
   void run_model() const {
-    attn_cli::run_model("mha", {f.query, f.kv, f.value, "", f.out, f.weights_out, f.per_head,
-                                f.masks.resolved()},
-                        model);
+    attn_cli::run_model(
+        "mha", {f.query, f.kv, f.value, "", f.out, f.weights_out, f.per_head, f.masks.resolved()},
+        model);
   }
 };
 
@@ -127,10 +126,13 @@ struct BahdanauOp {
     s->add_option("--b1", f.b1, "float32 .npy b1 [U] (default 0; int32 with --dtype int8)");
     s->add_option("--w2", f.w2, "float32 .npy W2 [Dk,U] (int8 with --dtype int8)")->required();
     s->add_option("--b2", f.b2, "float32 .npy b2 [U] (default 0; int32 with --dtype int8)");
-    s->add_option("--v", f.v, "float32 .npy v [U] or [U,1] (Keras Dense(1) kernel; int8 with "
-                              "--dtype int8)")->required();
-    s->add_option("--bv", f.bv, "bias of the Dense(1) score layer, a number (default 0; an "
-                                "int32 integer with --dtype int8)");
+    s->add_option("--v", f.v,
+                  "float32 .npy v [U] or [U,1] (Keras Dense(1) kernel; int8 with "
+                  "--dtype int8)")
+        ->required();
+    s->add_option("--bv", f.bv,
+                  "bias of the Dense(1) score layer, a number (default 0; an "
+                  "int32 integer with --dtype int8)");
     add_bahdanau_int8_flags(s, &i8);
     add_model_flags(s, &model, {"--w1", "--w2", "--v"});
   }
@@ -164,10 +166,13 @@ struct LuongGeneralOp {
   ModelFlags model;
   void add(CLI::App* s) {
     f.io.add(s);
-    s->add_option("--w", f.w, "float32 .npy W [Dk,Dq] (Keras Dense on the keys; int8 with "
-                              "--dtype int8)")->required();
-    s->add_option("--b", f.b, "float32 .npy b [Dq] (default 0; cancels in the softmax; int32 "
-                              "with --dtype int8, where it does not cancel)");
+    s->add_option("--w", f.w,
+                  "float32 .npy W [Dk,Dq] (Keras Dense on the keys; int8 with "
+                  "--dtype int8)")
+        ->required();
+    s->add_option("--b", f.b,
+                  "float32 .npy b [Dq] (default 0; cancels in the softmax; int32 "
+                  "with --dtype int8, where it does not cancel)");
     add_luong_int8_flags(s, &i8, true);
     add_model_flags(s, &model, {"--w"});
   }
@@ -256,10 +261,11 @@ const RunOp kRunOps[] = {
 
 void add_run(CLI::App* app, Runner* runner) {
   CLI::App* run = app->add_subcommand(
-      "run", "Run one op on C-order .npy inputs and write .npy outputs: float32, TFLite-exact "
-             "int8 (softmax-s8; sdpa, mha, luong-dot, luong-general, bahdanau with --dtype "
-             "int8), or a model blob from attn-convert (mha, mha-decode, bahdanau, "
-             "luong-general --model)");
+      "run",
+      "Run one op on C-order .npy inputs and write .npy outputs: float32, TFLite-exact "
+      "int8 (softmax-s8; sdpa, mha, luong-dot, luong-general, bahdanau with --dtype "
+      "int8), or a model blob from attn-convert (mha, mha-decode, bahdanau, "
+      "luong-general --model)");
   run->require_subcommand(1);
   for (const RunOp& op : kRunOps) {
     CLI::App* sub = run->add_subcommand(op.name, op.description);

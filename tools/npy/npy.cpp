@@ -25,10 +25,9 @@ struct DtypeInfo {
 };
 
 constexpr DtypeInfo kDtypes[] = {
-    {"<f4", 4, "float32"}, {"<f8", 8, "float64"}, {"<f2", 2, "float16"},
-    {"<i8", 8, "int64"},   {"<i4", 4, "int32"},   {"<i2", 2, "int16"},
-    {"|i1", 1, "int8"},    {"<u8", 8, "uint64"},  {"<u4", 4, "uint32"},
-    {"<u2", 2, "uint16"},  {"|u1", 1, "uint8"},   {"|b1", 1, "bool"},
+    {"<f4", 4, "float32"}, {"<f8", 8, "float64"}, {"<f2", 2, "float16"}, {"<i8", 8, "int64"},
+    {"<i4", 4, "int32"},   {"<i2", 2, "int16"},   {"|i1", 1, "int8"},    {"<u8", 8, "uint64"},
+    {"<u4", 4, "uint32"},  {"<u2", 2, "uint16"},  {"|u1", 1, "uint8"},   {"|b1", 1, "bool"},
 };
 
 const DtypeInfo* find_dtype(const std::string& d) {
@@ -89,7 +88,8 @@ class HeaderParser {
       skip_ws();
       if (key == "descr") {
         if (have_descr) return err(why, "duplicate key 'descr'");
-        if (!parse_string(&descr)) return err(why, "'descr' is not a simple string (structured dtypes are unsupported)");
+        if (!parse_string(&descr))
+          return err(why, "'descr' is not a simple string (structured dtypes are unsupported)");
         have_descr = true;
       } else if (key == "fortran_order") {
         if (have_fortran) return err(why, "duplicate key 'fortran_order'");
@@ -133,8 +133,8 @@ class HeaderParser {
     return false;
   }
   void skip_ws() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' ||
-                                s_[pos_] == '\r')) {
+    while (pos_ < s_.size() &&
+           (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) {
       ++pos_;
     }
   }
@@ -289,9 +289,9 @@ bool load(const std::string& path, Array* out, std::string* error) {
   const unsigned major = pre[6];
   const unsigned minor = pre[7];
   if (major < 1 || major > 3 || minor != 0) {
-    return fail(error, path,
-                "unsupported .npy format version " + std::to_string(major) + "." +
-                    std::to_string(minor));
+    return fail(
+        error, path,
+        "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
   }
   std::size_t prefix = 10;
   uint64_t header_len = 0;
@@ -315,8 +315,7 @@ bool load(const std::string& path, Array* out, std::string* error) {
                     std::to_string(file_size - prefix) + ")");
   }
   std::string header(static_cast<std::size_t>(header_len), '\0');
-  if (header_len > 0 &&
-      std::fread(&header[0], 1, header.size(), file.f) != header.size()) {
+  if (header_len > 0 && std::fread(&header[0], 1, header.size(), file.f) != header.size()) {
     return fail(error, path, "truncated header");
   }
   if (header.empty() || header.back() != '\n') {
@@ -393,8 +392,8 @@ bool save(const std::string& path, const std::string& dtype, const std::vector<i
   }
   if (bytes > 0 && data == nullptr) return fail(error, path, "cannot write: no data");
 
-  std::string dict = "{'descr': '" + dtype + "', 'fortran_order': False, 'shape': " +
-                     shape_str(shape) + ", }";
+  std::string dict = "{'descr': '" + dtype +
+                     "', 'fortran_order': False, 'shape': " + shape_str(shape) + ", }";
   // Pad with spaces so that magic + version + length + header is a multiple
   // of 64 bytes, ending in a newline.
   std::size_t total = 10 + dict.size() + 1;
@@ -426,8 +425,7 @@ bool save(const std::string& path, const std::string& dtype, const std::vector<i
   pre[9] = static_cast<unsigned char>(dict.size() >> 8);
   bool ok = std::fwrite(pre, 1, 10, f) == 10 &&
             std::fwrite(dict.data(), 1, dict.size(), f) == dict.size() &&
-            (bytes == 0 ||
-             std::fwrite(data, 1, static_cast<std::size_t>(bytes), f) == bytes);
+            (bytes == 0 || std::fwrite(data, 1, static_cast<std::size_t>(bytes), f) == bytes);
   int e = ok ? 0 : errno;
   if (std::fflush(f) != 0 && ok) {
     ok = false;

@@ -19,8 +19,8 @@
 namespace attn_npy {
 
 struct Array {
-  std::string dtype;              // numpy descr, e.g. "<f4", "<i4", "|i1", "|u1", "<f8"
-  std::vector<int64_t> shape;     // empty = scalar
+  std::string dtype;                // numpy descr, e.g. "<f4", "<i4", "|i1", "|u1", "<f8"
+  std::vector<int64_t> shape;       // empty = scalar
   std::vector<unsigned char> data;  // C order, little-endian
   // Number of elements: product of shape (1 for a scalar).
   std::size_t count() const;

@@ -2,7 +2,8 @@
  * between two marker functions. Works with qemu-system-arm (Cortex-M boards)
  * and qemu-user (qemu-aarch64, qemu-arm).
  *
- *   qemu-system-arm ... -plugin libattn_insn_count.so,begin=attn_bench_begin,end=attn_bench_end,out=counts.txt
+ *   qemu-system-arm ... \
+ *     -plugin libattn_insn_count.so,begin=attn_bench_begin,end=attn_bench_end,out=counts.txt
  *
  * begin / end: a marker, given as a symbol name or a hexadecimal address
  * (0x..., the Thumb bit is ignored). Every time the guest enters `begin` the
@@ -36,9 +37,9 @@ struct marker {
 };
 
 static struct marker g_begin, g_end;
-static uint64_t g_count;      /* instructions executed so far (all vCPUs: one is used) */
-static uint64_t g_at_begin;   /* g_count when `begin` was last entered */
-static unsigned g_regions;    /* completed regions */
+static uint64_t g_count;    /* instructions executed so far (all vCPUs: one is used) */
+static uint64_t g_at_begin; /* g_count when `begin` was last entered */
+static unsigned g_regions;  /* completed regions */
 static FILE* g_out;
 
 static void emit(const char* line) {

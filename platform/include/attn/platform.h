@@ -41,11 +41,11 @@ void flush();
 // printf-style formatting without libc's printf (which can pull malloc into a
 // firmware image): %d %i %u %x %X %c %s %p %%, flags '-' '0', a width, and the
 // length modifiers l, ll, z; and %f with a precision (%.3f, %8.4f; default 6,
-// at most 30; other conversions ignore a precision), in fixed point: the digits printf prints (correctly rounded,
-// ties to even), computed with integer arithmetic only, so no soft-float
-// double library is linked. inf and nan print as printf does; a magnitude of
-// 2^64 or more prints in %a's hexadecimal form (0x1.8p+70). Output goes
-// straight to attn_platform_putc.
+// at most 30; other conversions ignore a precision), in fixed point: the
+// digits printf prints (correctly rounded, ties to even), computed with
+// integer arithmetic only, so no soft-float double library is linked. inf and
+// nan print as printf does; a magnitude of 2^64 or more prints in %a's
+// hexadecimal form (0x1.8p+70). Output goes straight to attn_platform_putc.
 void print(const char* fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

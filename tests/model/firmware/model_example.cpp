@@ -112,8 +112,8 @@ int run_int8() {
   attn::model_act_quant(model, static_cast<int32_t>(attn::MhaAct::kQuery), &in);
   attn::model_act_quant(model, static_cast<int32_t>(attn::MhaAct::kOut), &out);
   for (int i = 0; i < kSeq * kE; ++i) {
-    const double r =
-        std::round(static_cast<double>(mha_small_case::kQuery[i]) / in.scale) + in.zero_point;
+    const double r = std::round(static_cast<double>(mha_small_case::kQuery[i]) / in.scale) +
+                     in.zero_point;
     g_x8[i] = static_cast<int8_t>(r < -128 ? -128 : r > 127 ? 127 : r);
   }
   attn::MhaS8Args args;
@@ -142,10 +142,11 @@ int run_int8() {
   print_rows("int8 ", g_out8);
   const double cosine = dot / std::sqrt(n1 * n2);
   const double rel = err / mag;
-  pf::print("int8: checksum 0x%08x (expected 0x%08x), cosine x1e6 %ld, mean error %ld ppm "
-            "of mean |y|\n",
-            static_cast<unsigned>(h), static_cast<unsigned>(kInt8Checksum),
-            std::lround(cosine * 1e6), std::lround(rel * 1e6));
+  pf::print(
+      "int8: checksum 0x%08x (expected 0x%08x), cosine x1e6 %ld, mean error %ld ppm "
+      "of mean |y|\n",
+      static_cast<unsigned>(h), static_cast<unsigned>(kInt8Checksum), std::lround(cosine * 1e6),
+      std::lround(rel * 1e6));
   if (pf::cycle_counter_available()) {
     pf::print("int8: %llu %s\n", static_cast<unsigned long long>(t1 - t0),
               pf::cycle_counter_name());
@@ -160,7 +161,8 @@ int run_int8() {
 int main() {
   pf::cycle_counter_init();
   pf::print("attn model example: PyTorch MHA E=%d H=%d, causal, seq %d (%s)\n", kE,
-            static_cast<int>(mha_small_model::kNumHeads), kSeq, pf::emulated() ? "emulated" : "native");
+            static_cast<int>(mha_small_model::kNumHeads), kSeq,
+            pf::emulated() ? "emulated" : "native");
   const int failed = run_float() + run_int8();
   pf::print("model example: %s\n", failed == 0 ? "PASS" : "FAIL");
   pf::flush();
