@@ -7,7 +7,7 @@
 // Counters: GFLOPS (4 Sq Skv d for SDPA; see each benchmark), pct_peak (of the
 // FMA-peak benchmark's rate, measured at start-up), ns_per_elem for softmax.
 // The ratio to the peer is time(Eigen) / time(attn) of the same-named pair;
-// tools/plot_bench.py prints it from the JSON output.
+// bench/plot_bench.py prints it from the JSON output.
 //
 // Before its timed loop every benchmark checks one call: its status and its
 // output against a reference (bench_check.h); a failed check reports the

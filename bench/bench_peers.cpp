@@ -19,7 +19,7 @@
 // MHA (onednn): the projections as oneDNN matmuls too (BM_Mha_onednn).
 //
 // Registered beside the attn and Eigen rows under the same families
-// (SDPA_d*, Decode_d64, MHA_E*); tools/plot_bench.py picks the best peer per shape.
+// (SDPA_d*, Decode_d64, MHA_E*); bench/plot_bench.py picks the best peer per shape.
 #include <cblas.h>
 #include <omp.h>
 

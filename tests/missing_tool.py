@@ -2,7 +2,7 @@
 
 Outside CI the check is reported as skipped (exit 77, ctest's
 SKIP_RETURN_CODE) or noted; under CI=true a missing tool is a failure:
-tools/setup.sh installs every tool, so its absence means the run checked less
+scripts/setup.sh installs every tool, so its absence means the run checked less
 than it claims.
 """
 import os
@@ -14,7 +14,7 @@ IN_CI = os.environ.get("CI") == "true"
 def skip(test, why):
     """Ends the test: exit 77 (skipped), or exit 1 under CI=true."""
     if IN_CI:
-        print(f"{test}: {why}: FAILED (CI=true: a missing tool fails; tools/setup.sh installs it)")
+        print(f"{test}: {why}: FAILED (CI=true: a missing tool fails; scripts/setup.sh installs it)")
         sys.exit(1)
     print(f"{test}: {why}, skipped")
     sys.exit(77)

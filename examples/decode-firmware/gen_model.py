@@ -10,7 +10,7 @@ input scale x weight scale, asymmetric int8 activations calibrated on the
 min / max of a float64 run of the layer over the tokens (q and k on the
 projections before and after the rotation). The expected outputs are the
 int8 decoder's, computed by the independent NumPy reference
-tools/int8_rope_reference.py (sliding window of 8 positions, band mask).
+tests/reference/int8_rope_reference.py (sliding window of 8 positions, band mask).
 
   examples/decode-firmware/gen_model.py [--check]   (--check: fail if the files differ)
 """
@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "reference"))
 import int8_reference as ref  # noqa: E402
 import int8_rope_reference as rope_ref  # noqa: E402
 

@@ -3,7 +3,7 @@
 
 Usage: cli_int8_test.py path/to/attn
 
-Checks, bit for bit against tools/int8_reference.py (the unfused NumPy
+Checks, bit for bit against tests/reference/int8_reference.py (the unfused NumPy
 reference of the TFLite op sequence, written from docs/INT8.md):
   * `attn run softmax-s8` on seeded random int8 arrays (numpy.random.default_rng
     seeds 1000..1039 pick shapes, scales and beta, including the multiplier cap,
@@ -50,7 +50,7 @@ except ImportError:
     skip("cli_int8_test", "NumPy missing")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+sys.path.insert(0, os.path.join(HERE, "..", "reference"))
 import int8_reference as ref  # noqa: E402
 
 ATTN = os.path.abspath(sys.argv[1])

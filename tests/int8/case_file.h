@@ -1,5 +1,5 @@
 // Decoding helpers shared by the int8 reference-case tests: the case files
-// (tools/int8_reference.py gen) hold float32 scales as hex bit patterns,
+// (tests/reference/int8_reference.py gen) hold float32 scales as hex bit patterns,
 // expected int8 outputs as hex bytes, and seeds for the xorshift32 inputs.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Bit-exact comparison of softmax_s8 and sdpa_s8 with the independent NumPy
-// reference (tools/int8_reference.py, unfused TFLite op sequence). The data
+// reference (tests/reference/int8_reference.py, unfused TFLite op sequence). The data
 // files carry each case's seed, shape, scales (float32 bit patterns) and the
 // expected int8 outputs; inputs are regenerated here from the seed with the
 // same xorshift32 generator.

@@ -1,7 +1,7 @@
 // The engine against reference outputs from PyTorch 1.13 (MHA, SDPA) and from
 // NumPy implementations of the seed Keras layers (Bahdanau, Luong dot and
 // general), stored as .npy files under tests/data/reference by
-// tools/gen_reference.py; manifest.json lists the cases (see the README there).
+// tests/reference/gen_reference.py; manifest.json lists the cases (see the README there).
 //
 // Tolerance: |got - want| <= abs + rel * |want| with rel = 1e-5, abs = 2e-6
 // (read from the manifest; the same for every case). Why this bound:
@@ -52,7 +52,7 @@ bool read_manifest(json* out, std::string* error) {
   const std::string path = kDataDir + "/manifest.json";
   std::ifstream in(path);
   if (!in) {
-    *error = path + ": cannot open (run tools/gen_reference.py)";
+    *error = path + ": cannot open (run tests/reference/gen_reference.py)";
     return false;
   }
   *out = json::parse(in, nullptr, /*allow_exceptions=*/false);

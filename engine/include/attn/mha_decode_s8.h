@@ -49,7 +49,7 @@
 //   (x[2i], x[2i + 1]); codes from dims on unchanged.
 // The rotated codes keep the projection's (scale, zero point): calibrate q and
 // k on the rotated values (a pair's norm is what the rotation keeps), or a
-// code beyond int8 saturates. Angle error (tools/int8_rope_reference.py
+// code beyond int8 saturates. Angle error (tests/reference/int8_rope_reference.py
 // selftest against 160-bit math): cos/sin within 1.5e-9 (< 2^-29) of those of
 // the computed phase; f_i within 3.2 (i + 1) 2^-64 turns, so the phase is
 // within p (i + 1) 2^-62 turns of p theta^(-2i/dims) / 2pi (below 1e-10 rad
@@ -58,7 +58,7 @@
 // (mean 0.2 to 0.3 %), like mha_s8 without it
 // (tests/int8/decode_rope_accuracy_test.cpp).
 // A one-shot reference is FULLY_CONNECTED -> this rotation -> causal int8
-// SDPA (tools/int8_rope_reference.py); incremental decoding equals it bit for
+// SDPA (tests/reference/int8_rope_reference.py); incremental decoding equals it bit for
 // bit whatever the chunking.
 //
 // Memory: prepare stores 2 * E + 2 * G * hd per-channel multipliers in caller

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns a selection of the int8 reference cases (tests/data/int8/*_cases.txt,
-written by tools/int8_reference.py gen) into C++ constant arrays for the
+written by tests/reference/int8_reference.py gen) into C++ constant arrays for the
 bare-metal runner, so each Cortex-M board checks them bit for bit.
 
   gen_board_cases.py DATA_DIR OUT.h [--list]
@@ -241,7 +241,7 @@ STRUCTS = {"softmax": "SoftmaxCase", "sdpa": "SdpaCase", "mha": "MhaCase",
 def emit(chosen, out):
     w = out.write
     w("// Generated at build time by tests/baremetal/int8_reference/gen_board_cases.py\n"
-      "// from tests/data/int8/*_cases.txt (tools/int8_reference.py gen). Do not edit.\n"
+      "// from tests/data/int8/*_cases.txt (tests/reference/int8_reference.py gen). Do not edit.\n"
       "#pragma once\n\n#include \"reference_case.h\"\n\nnamespace int8_board {\n")
     for op, group in chosen.items():
         for c in group:

@@ -1,5 +1,5 @@
 // The int8 reference cases on the boards: a selection of tests/data/int8
-// (tools/int8_reference.py, the independent NumPy model of the unfused TFLite
+// (tests/reference/int8_reference.py, the independent NumPy model of the unfused TFLite
 // op sequence), generated into int8_board_cases.h at build time by
 // gen_board_cases.py. Each case regenerates its inputs from Rng(seed) in the
 // data file's order, runs the op on the board's kernels, and checks the status

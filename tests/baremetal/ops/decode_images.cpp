@@ -2,7 +2,7 @@
 // mha_decode_s8 layer, E = 64, H = 4, 2 kv heads, 16 rotary dims, a linear
 // cache of 128 tokens, one token per call (the README's decode shape). Each
 // image exports its scratch (attn_fp_scratch_<op>) and its cache bytes
-// (attn_fp_cache_<op>) as absolute symbols for tools/footprint.py.
+// (attn_fp_cache_<op>) as absolute symbols for scripts/footprint.py.
 #include "decode_images.h"
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 //
 // Inputs live in .bss and are filled at run time, outputs go to volatile sinks,
 // so nothing is constant-folded away. Each op's scratch size is exported as the
-// absolute symbol attn_fp_scratch_<op> (read by tools/footprint.py).
+// absolute symbol attn_fp_scratch_<op> (read by scripts/footprint.py).
 #include <cstddef>
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plot and summarise attn_bench JSON output (Google Benchmark format).
 
-    tools/plot_bench.py bench_hwy.json [bench_ref.json bench_xsimd.json ...] -o bench_sdpa.png
+    bench/plot_bench.py bench_hwy.json [bench_ref.json bench_xsimd.json ...] -o bench_sdpa.png
 
 Several files (one per ATTN_SIMD build) are merged. Prints, per benchmark
 family, the median time, GFLOP/s, % of the FMA peak and the ratio

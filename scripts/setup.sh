@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs, skipping those already
-# installed. Usage: tools/setup.sh [host|all]   (default: all)
+# installed. Usage: scripts/setup.sh [host|all]   (default: all)
 #   host  compiler, CMake, GoogleTest, Benchmark, Highway, xsimd, Eigen, CLI11,
 #         nlohmann-json, pkg-config, NumPy, PyTorch, matplotlib, clang (+ libFuzzer),
 #         clang-tidy, clang-format, cppcheck, universal-ctags (the function sizes
-#         tools/static-checks.sh checks), OpenBLAS (a second BLAS alternative:
-#         tools/test.sh runs the Python reference tests under it and under Debian's
+#         scripts/static-checks.sh checks), OpenBLAS (a second BLAS alternative:
+#         scripts/test.sh runs the Python reference tests under it and under Debian's
 #         reference BLAS), llvm-19 (llvm-mca with the znver4 / sapphirerapids
-#         models, for tools/mca_f32.py), ocl-icd-opencl-dev (Debian's oneDNN CMake
+#         models, for scripts/mca_f32.py), ocl-icd-opencl-dev (Debian's oneDNN CMake
 #         package asks for OpenCL; libdnnl-dev only recommends it)
 #   all   host + Arm cross compilers, newlib, QEMU
 set -euo pipefail

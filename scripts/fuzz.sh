@@ -2,10 +2,10 @@
 # Builds the libFuzzer targets (Clang 14, ASan + UBSan, no recovery) in
 # build/fuzz and runs each for a bounded time on a copy of its seed corpus.
 #
-#   tools/fuzz.sh                 every target, 30 s each (what CI runs)
-#   tools/fuzz.sh 3600            every target, one hour each (a longer run)
-#   tools/fuzz.sh 600 model npy   only these targets
-#   FUZZ_ARGS="-jobs=2 -workers=2" tools/fuzz.sh 3600   extra libFuzzer flags
+#   scripts/fuzz.sh                 every target, 30 s each (what CI runs)
+#   scripts/fuzz.sh 3600            every target, one hour each (a longer run)
+#   scripts/fuzz.sh 600 model npy   only these targets
+#   FUZZ_ARGS="-jobs=2 -workers=2" scripts/fuzz.sh 3600   extra libFuzzer flags
 #
 # Targets: npy (attn_npy::load), ops_f32 (every float op's validation and
 # contracts), ops_s8 (int8 softmax, sdpa and luong: prepare and eval), model (model_load

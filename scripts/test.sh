@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test on every target: the README's test
 # command, and what CI runs (.ci/run).
-#   tools/test.sh                 all presets, then the static checks and a
+#   scripts/test.sh                 all presets, then the static checks and a
 #                                 bounded fuzz run (30 s per fuzz target)
-#   tools/test.sh host cortex-m4  only these presets (or: static-checks, fuzz)
+#   scripts/test.sh host cortex-m4  only these presets (or: static-checks, fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/setup.sh all
+scripts/setup.sh all
 
 all_presets=(host host-asan host-tsan host-clang aarch64-linux aarch64-sve-linux armhf-linux cortex-m4 cortex-m7
   cortex-m33 cortex-m55 static-checks fuzz)
@@ -48,11 +48,11 @@ jobs=$(nproc)
 start=$(date +%s)
 summary=()
 for p in "${presets[@]}"; do
-  # Not presets: tools/static-checks.sh and tools/fuzz.sh (see each script).
+  # Not presets: scripts/static-checks.sh and scripts/fuzz.sh (see each script).
   if [ "$p" = static-checks ] || [ "$p" = fuzz ]; then
     t0=$(date +%s)
     echo "=== $p"
-    if [ "$p" = fuzz ]; then tools/fuzz.sh 30; else tools/static-checks.sh; fi
+    if [ "$p" = fuzz ]; then scripts/fuzz.sh 30; else scripts/static-checks.sh; fi
     summary+=("$p: $(( $(date +%s) - t0 )) s")
     continue
   fi

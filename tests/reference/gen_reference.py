@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Generates the reference data the engine is checked against (tests/reference).
 
-  tools/gen_reference.py [--out tests/data/reference]
+  tests/reference/gen_reference.py [--out tests/data/reference]
 
 Needs NumPy and PyTorch (Debian: python3-numpy, python3-torch 1.13). Writes one
 directory per case holding small .npy files (float32 C order; masks uint8;
@@ -34,8 +34,7 @@ import sys
 import numpy as np
 import torch
 
-DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data",
-                           "reference")
+DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "reference")
 
 # Tolerance every case is checked with: |got - want| <= abs + rel * |want|.
 # See tests/reference/reference_test.cpp for the reasoning.
@@ -497,7 +496,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     cases = build(out)
     manifest = {
-        "generator": "tools/gen_reference.py",
+        "generator": "tests/reference/gen_reference.py",
         "torch": torch.__version__,
         "numpy": np.__version__,
         "comparison": "|got - want| <= tolerance.abs + tolerance.rel * |want|, elementwise",

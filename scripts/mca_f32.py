@@ -13,7 +13,7 @@ FMA rate, measured by llvm-mca on a block of independent FMAs, over its block
 throughput). Then the per-score cost of each stage and the stage shares of a
 d = 64 SDPA at L = 256 and 1024, from those cycle estimates.
 
-Usage: tools/mca_f32.py [--cxx c++] [--mca llvm-mca-19] [--asm file.s] [--cpus a,b]
+Usage: scripts/mca_f32.py [--cxx c++] [--mca llvm-mca-19] [--asm file.s] [--cpus a,b]
                         [--show-loops]
 No timing is involved: the numbers are llvm-mca's static model, the same on
 any machine with the same compiler and LLVM.

@@ -15,7 +15,7 @@
 #      engine/ and platform/ at most 80 lines and every file in engine/src at
 #      most 500, each offender listed; exceptions in size_exceptions below,
 #      each with its reason.
-#   tools/static-checks.sh [headers|cppcheck|tidy|format|sizes]...   (default: all five)
+#   scripts/static-checks.sh [headers|cppcheck|tidy|format|sizes]...   (default: all five)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,11 +66,11 @@ headers() {
   [ "$bad" -eq 0 ]
 }
 
-# A tool the checks need (installed by tools/setup.sh): missing is a failure,
+# A tool the checks need (installed by scripts/setup.sh): missing is a failure,
 # never a clean pass.
 require() {
   if ! command -v "$1" >/dev/null; then
-    echo "static-checks: $1 not found (tools/setup.sh installs it): FAILED" >&2
+    echo "static-checks: $1 not found (scripts/setup.sh installs it): FAILED" >&2
     return 1
   fi
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Firmware footprint report and no-heap check for the bare-metal targets.
 
-  tools/footprint.py report [--presets cortex-m4 cortex-m55] [--opt Os O2]
+  scripts/footprint.py report [--presets cortex-m4 cortex-m55] [--opt Os O2]
                             [--json build/footprint.json]
       For each preset and optimisation level, configures and builds
       build/<preset>-fp-<opt> (the op images of tests/baremetal/ops), then
@@ -24,7 +24,7 @@
   the stack below the function: the indirect callee's worst case, or every
   recursive level beyond the first.
 
-  tools/footprint.py noheap [--nm arm-none-eabi-nm] IMAGE.elf
+  scripts/footprint.py noheap [--nm arm-none-eabi-nm] IMAGE.elf
       Fails (exit 1) if the image contains malloc, free, realloc, calloc,
       _sbrk (or their newlib _r variants), operator new/delete,
       __cxa_throw or __cxa_allocate_exception.
