@@ -42,7 +42,8 @@ ATTN_CASE(KvCache, Float16EveryValueAndMidpointRoundsToNearestEven) {
   for (int base = 0; base < 0x7c00; base += kHd) {
     // Every finite positive and negative value stores as itself.
     for (int sign = 0; sign < 2; ++sign) {
-      for (int i = 0; i < kHd; ++i) g_row[i] = half_value(static_cast<uint16_t>((base + i) | (sign << 15)));
+      for (int i = 0; i < kHd; ++i)
+        g_row[i] = half_value(static_cast<uint16_t>((base + i) | (sign << 15)));
       const uint16_t* h = store_f16(g_row);
       ATTN_ASSERT_TRUE(h != nullptr);
       for (int i = 0; i < kHd; ++i) bad += h[i] != ((base + i) | (sign << 15)) ? 1 : 0;
@@ -52,7 +53,8 @@ ATTN_CASE(KvCache, Float16EveryValueAndMidpointRoundsToNearestEven) {
     for (float dir : dirs) {
       for (int i = 0; i < kHd; ++i) {
         const float mid = (half_value(static_cast<uint16_t>(base + i)) +
-                           half_value(static_cast<uint16_t>(base + i + 1))) * 0.5f;
+                           half_value(static_cast<uint16_t>(base + i + 1))) *
+                          0.5f;
         g_row[i] = dir == 0.0f ? mid : std::nextafter(mid, dir * INFINITY);
       }
       const uint16_t* h = store_f16(g_row);
@@ -72,8 +74,8 @@ ATTN_CASE(KvCache, Float16EveryValueAndMidpointRoundsToNearestEven) {
   g_row[2] = -1e30f;
   g_row[3] = INFINITY;
   g_row[4] = NAN;
-  g_row[5] = std::ldexp(1.0f, -25);                            // tie with 0: even is 0
-  g_row[6] = std::nextafter(std::ldexp(1.0f, -25), 1.0f);      // nearer the smallest subnormal
+  g_row[5] = std::ldexp(1.0f, -25);                        // tie with 0: even is 0
+  g_row[6] = std::nextafter(std::ldexp(1.0f, -25), 1.0f);  // nearer the smallest subnormal
   const uint16_t* h = store_f16(g_row);
   ATTN_ASSERT_TRUE(h != nullptr);
   ATTN_EXPECT_EQ_INT(h[0], 0x7bff);
@@ -86,15 +88,19 @@ ATTN_CASE(KvCache, Float16EveryValueAndMidpointRoundsToNearestEven) {
 }
 
 ATTN_CASE(KvCache, AppendResetFullAndWindow) {
-  alignas(64) static unsigned char store[attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kF32, false}) + 1];
-  static_assert(attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kF32, false}) == 64 + 2 * 128, "formula");
-  static_assert(attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kS8, false}) == 64 + 2 * 64, "formula");
+  alignas(64) static unsigned char
+      store[attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kF32, false}) + 1];
+  static_assert(attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kF32, false}) == 64 + 2 * 128,
+                "formula");
+  static_assert(attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kS8, false}) == 64 + 2 * 64,
+                "formula");
   attn::KvCache c;
   const attn::KvCacheShape s{4, 2, 3, attn::KvElement::kF32, false};
   ATTN_EXPECT_STATUS(attn::kv_cache_init(s, store + 1, sizeof store - 2, &c),
                      attn::Status::kScratchTooSmall);
-  ATTN_EXPECT_STATUS(attn::kv_cache_init({0, 2, 3, attn::KvElement::kF32, false}, store,
-                                         sizeof store, &c), attn::Status::kBadShape);
+  ATTN_EXPECT_STATUS(
+      attn::kv_cache_init({0, 2, 3, attn::KvElement::kF32, false}, store, sizeof store, &c),
+      attn::Status::kBadShape);
   ATTN_EXPECT_STATUS(attn::kv_cache_init(s, nullptr, sizeof store, &c), attn::Status::kNullPointer);
   ATTN_ASSERT_TRUE(attn::kv_cache_init(s, store + 1, sizeof store - 1, &c) == attn::Status::kOk);
   float k[5 * 6], v[5 * 6];
@@ -233,6 +239,26 @@ ATTN_CASE(MhaDecodeF32, BadInputsLeaveOutputAndCacheUntouched) {
   nw = w;
   nw.out_proj_weight = nullptr;
   expect(s, nw, a, &c, ws, attn::Status::kNullPointer, __LINE__);
+  // Float16 weights: a matrix given both as float32 and as binary16 is
+  // kBadArgument; a matrix given as neither kNullPointer (checked first).
+  static uint16_t w16[kE * kE];  // 0x3c00 = 1.0
+  for (uint16_t& h : w16) h = 0x3c00;
+  nw = w;
+  nw.q_proj_weight_f16 = w16;
+  expect(s, nw, a, &c, ws, attn::Status::kBadArgument, __LINE__);
+  nw = w;
+  nw.out_proj_weight_f16 = w16;
+  expect(s, nw, a, &c, ws, attn::Status::kBadArgument, __LINE__);
+  nw = w;
+  nw.v_proj_weight = nullptr;
+  nw.k_proj_weight_f16 = w16;  // v missing (before k given twice)
+  expect(s, nw, a, &c, ws, attn::Status::kNullPointer, __LINE__);
+  nw = w;
+  nw.k_proj_weight = nullptr;
+  nw.v_proj_weight_f16 = w16;  // k missing; v given twice
+  expect(s, nw, a, &c, ws, attn::Status::kNullPointer, __LINE__);
+  nw.k_proj_weight_f16 = w16;  // k now given, v still both
+  expect(s, nw, a, &c, ws, attn::Status::kBadArgument, __LINE__);
   ar = a;
   ar.tokens = 4;  // > max_tokens
   expect(s, w, ar, &c, ws, attn::Status::kBadShape, __LINE__);
@@ -295,7 +321,8 @@ ATTN_CASE(MhaDecodeS8, BadInputsLeaveOutputAndCacheUntouched) {
   ATTN_EXPECT_STATUS(attn::mha_decode_s8_prepare(bad, 4, q, w, ch, &p), attn::Status::kBadArgument);
   bad = s;
   bad.num_kv_heads = 3;
-  ATTN_EXPECT_STATUS(attn::mha_decode_s8_prepare(bad, 4, q, w, ch, &p), attn::Status::kShapeMismatch);
+  ATTN_EXPECT_STATUS(attn::mha_decode_s8_prepare(bad, 4, q, w, ch, &p),
+                     attn::Status::kShapeMismatch);
   ATTN_EXPECT_STATUS(attn::mha_decode_s8_prepare(s, 4096, q, w, ch, &p), attn::Status::kOverflow);
   ATTN_ASSERT_TRUE(attn::mha_decode_s8_prepare(s, 4, q, w, ch, &p) == attn::Status::kOk);
   attn::KvCache c;
