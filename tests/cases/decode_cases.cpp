@@ -15,7 +15,6 @@
 // all tokens; binary16 for every matrix, or per matrix (some float32).
 #include <cmath>
 #include <cstring>
-#include <initializer_list>
 
 #include "attn/kv_cache.h"
 #include "attn/mha.h"
@@ -66,7 +65,10 @@ void make_model(Rng& r, Model* m, int heads, int kv_heads, bool halves = false) 
   attn_test::fill_uniform(r, m->bv, uz(kvd), -0.2f, 0.2f);
   attn_test::fill_uniform(r, m->bo, uz(kE), -0.2f, 0.2f);
   if (halves) {
-    for (float* w : {m->wq, m->wk, m->wv, m->wo}) round_to_halves(w, kE * kE);
+    round_to_halves(m->wq, kE * kE);
+    round_to_halves(m->wk, kvd * kE);
+    round_to_halves(m->wv, kvd * kE);
+    round_to_halves(m->wo, kE * kE);
   }
   const int group = heads / kv_heads;
   for (int h = 0; h < heads; ++h) {
@@ -122,10 +124,12 @@ struct Model16 {
 };
 
 void to_halves(const Model& m, int matrices, Model16* h) {
+  const int kvd = m.kv_heads * (kE / m.heads);
   const float* w[] = {m.wq, m.wk, m.wv, m.wo};
   uint16_t* out[] = {h->wq, h->wk, h->wv, h->wo};
+  const int n[] = {kE * kE, kvd * kE, kvd * kE, kE * kE};
   for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < kE * kE; ++j) out[i][j] = attn::f16::from_f32(w[i][j]);
+    for (int j = 0; j < n[i]; ++j) out[i][j] = attn::f16::from_f32(w[i][j]);
   }
   h->matrices = matrices;
 }
@@ -215,16 +219,18 @@ void check_f32(attn_test::Context& ctx, int heads, int kv_heads, bool window, ui
   }
 }
 
-float g_same[kT * kE];  // the float32-weight run of the same chunking
-
 void check_f16_weights(attn_test::Context& ctx, int heads, int kv_heads, attn::KvElement el,
                        attn::RopeConfig rope, int matrices, uint32_t seed) {
+  // Every buffer from the case arena (the board images' RAM stays as is).
   attn_test::Arena arena;
   g_scratch = arena.alloc<unsigned char>(kScratchBytes);
+  auto* mp = arena.alloc<Model>(1);
+  auto* hp = arena.alloc<Model16>(1);
+  float* same = arena.alloc<float>(uz(kT * kE));  // the float32-weight run of a chunking
   ATTN_ASSERT_TRUE(arena.ok());
+  Model& m = *mp;
+  Model16& h = *hp;
   Rng r(seed);
-  static Model m;
-  static Model16 h;
   make_model(r, &m, heads, kv_heads, true);
   to_halves(m, matrices, &h);
   attn_test::fill_uniform(r, g_x, uz(kT * kE), -1.0f, 1.0f);
@@ -236,9 +242,9 @@ void check_f16_weights(attn_test::Context& ctx, int heads, int kv_heads, attn::K
   }
   for (int chunk : kChunks) {
     ATTN_ASSERT_TRUE(decode_f32(m, chunk, false, el, nullptr, rope));
-    std::memcpy(g_same, g_out, sizeof g_out);
+    std::memcpy(same, g_out, sizeof g_out);
     ATTN_ASSERT_TRUE(decode_f32(m, chunk, false, el, &h, rope));
-    ATTN_EXPECT_SAME_BITS("binary16 vs widened float32 weights", g_out, g_same, uz(kT * kE));
+    ATTN_EXPECT_SAME_BITS("binary16 vs widened float32 weights", g_out, same, uz(kT * kE));
     expect_near_one_shot(ctx);
   }
 }
