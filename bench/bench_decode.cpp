@@ -7,6 +7,9 @@
 //                          position ctx - 1, attend over the ctx cached
 //                          positions with grouped-query attention, output
 //                          projection)
+//   attn_<be>_f16w         mha_decode_f32 over a float16 cache with the four
+//                          weight matrices as binary16 (q/k/v/out_proj_weight_f16:
+//                          1.3 MB of weights instead of 2.6 MB, float32 math)
 //   attn_<be>_s8           mha_decode_s8 over an int8 cache (prepared layer)
 //   ..._w2                 the same step with an attn::ThreadPool of 2 workers
 //   attend_<be>_f32 / _f16 / _s8   the attention over the cache alone: the
@@ -22,6 +25,9 @@
 //   proj_<be>_f32/m<m>     the four float projections of m = 1 or 4 tokens
 //                          (q, k, v, o: linear_f32 of every compiled backend,
 //                          Eigen matrix-vector for m = 1), 2.6 MB of weights
+//   proj_<be>_f16w/m1      the same four projections of one token with binary16
+//                          weights (gemm_nt_f16w_f32 of every compiled backend),
+//                          1.3 MB of weights
 //   proj_s8_dot / _qk/m1   the four int8 projections of one token: fc_s8
 //                          (one dot_s8 per channel, what mha_s8 runs) and the
 //                          decode op's fc_s8_channels (qk_s8 over 64 weight
@@ -38,7 +44,8 @@
 // 2.6 MB), the conversion rows their input bytes.
 //
 // Checks before timing: float rows against a double-precision reference of the
-// step with the tests' error bounds (a float16 cache adds the half rounding of
+// step with the tests' error bounds (binary16 weights: the reference of the
+// widened weights, exact; a float16 cache adds the half rounding of
 // each K/V element to the bound; the attention rows' reference reads the
 // cache's own values), int8 bit for bit against one-shot mha_s8 (the new
 // token as the query over all ctx tokens, what the causal last row sees), the
@@ -148,9 +155,12 @@ attn::Executor RowExecutor(int32_t workers) {
 
 // ---------------------------------------------------------------- float model
 // Llama-style weights (q/k/v/o_proj, PyTorch [out, in]) and ctx tokens.
+// halves: the weight matrices rounded to binary16 (nearest even), their bits
+// in wq16 .. wo16 and the widened values in wq .. wo (what the references use).
 struct DecodeF32Data {
-  explicit DecodeF32Data(int32_t n_ctx)
+  explicit DecodeF32Data(int32_t n_ctx, bool halves_ = false)
       : ctx(n_ctx),
+        halves(halves_),
         x(Random(Z(n_ctx) * Z(kE), 21)),
         wq(Random(Z(kE) * Z(kE), 22, -0.1f, 0.1f)),
         wk(Random(Z(kKvd) * Z(kE), 23, -0.1f, 0.1f)),
@@ -160,14 +170,28 @@ struct DecodeF32Data {
         bk(Random(Z(kKvd), 27)),
         bv(Random(Z(kKvd), 28)),
         bo(Random(Z(kE), 29)),
-        out(Z(kE)) {}
+        out(Z(kE)) {
+    if (!halves) return;
+    const auto round = [](FVec* w, std::vector<uint16_t>* h) {
+      const auto n = static_cast<int32_t>(w->size());
+      h->resize(w->size());
+      attn::ref::f32_to_f16(w->data(), n, h->data());
+      attn::ref::f16_to_f32(h->data(), n, w->data());
+    };
+    round(&wq, &wq16);
+    round(&wk, &wk16);
+    round(&wv, &wv16);
+    round(&wo, &wo16);
+  }
   const float* last() const { return x.data() + Z(ctx - 1) * Z(kE); }
   // The step's output for the last token, double precision with its bound;
   // half_cache: K/V rounded to binary16 in the cache (relative 2^-11, and
   // 2^-25 absolute below the normal range).
   const Expected& expected(bool half_cache) const;
   int32_t ctx;
+  bool halves;
   FVec x, wq, wk, wv, wo, bq, bk, bv, bo, out;
+  std::vector<uint16_t> wq16, wk16, wv16, wo16;
 };
 
 // Attention of the projected last query over ctx projected K/V rows (values
@@ -194,7 +218,7 @@ Expected AttendExpected(const Projected& pr, int32_t ctx, const float* wo, const
 
 // Both references share the projections (the costly part) and are made together.
 const Expected& DecodeF32Data::expected(bool half_cache) const {
-  const std::string key = "decode/" + std::to_string(ctx);
+  const std::string key = "decode/" + std::to_string(ctx) + (halves ? "/f16w" : "");
   const Expected& f32 = Memo(key + "/f32", [&] {
     const std::size_t n = Z(ctx) * Z(kKvd);
     Projected pr{std::vector<double>(Z(kE)), std::vector<double>(Z(kE)), std::vector<double>(n),
@@ -241,6 +265,13 @@ struct DecodeF32Op {
     w.v_proj_bias = m.bv.data();
     w.out_proj_weight = m.wo.data();
     w.out_proj_bias = m.bo.data();
+    if (m.halves) {
+      w.q_proj_weight = w.k_proj_weight = w.v_proj_weight = w.out_proj_weight = nullptr;
+      w.q_proj_weight_f16 = m.wq16.data();
+      w.k_proj_weight_f16 = m.wk16.data();
+      w.v_proj_weight_f16 = m.wv16.data();
+      w.out_proj_weight_f16 = m.wo16.data();
+    }
     ex = RowExecutor(workers);
     storage.resize(attn::kv_cache_bytes(cs));
     scratch.resize(attn::mha_decode_f32_scratch_bytes(s, ex.workers));
@@ -264,8 +295,10 @@ struct DecodeF32Op {
   attn::Status status = attn::Status::kOk;
 };
 
-void BM_Decode_attn_f32(benchmark::State& st, int32_t ctx, attn::KvElement el, int32_t workers) {
-  DecodeF32Data m(ctx);
+// f16w: binary16 weights.
+void BM_Decode_attn_f32(benchmark::State& st, int32_t ctx, attn::KvElement el, int32_t workers,
+                        bool f16w) {
+  DecodeF32Data m(ctx, f16w);
   DecodeF32Op op(m, el, workers, ctx - 1);
   if (!CheckStatus(st, op.status) || !CheckStatus(st, op.Run(m.last(), m.out.data(), 1)) ||
       !CheckClose(st, "out", m.out.data(), m.expected(el == attn::KvElement::kF16))) {
@@ -592,20 +625,25 @@ void BM_Decode_attend_s8(benchmark::State& st, int32_t ctx) {
 
 // ---------------------------------------------------------------- the step's parts
 const std::string kParts = "Decode_E512_H8_G2_parts/";
-// The weight elements of the four projections (bytes: 4x for float, 1x int8).
+// The weight elements of the four projections (bytes: 4x for float, 2x
+// binary16, 1x int8).
 constexpr std::size_t kProjWeights = static_cast<std::size_t>(2 * kE * kE + 2 * kKvd * kE);
 
 using LinearFn = void (*)(const float*, int32_t, int32_t, const float*, const float*, int32_t,
                           float*);
+using GemmF16wFn = void (*)(const float*, std::size_t, int32_t, int32_t, const uint16_t*,
+                            std::size_t, int32_t, const float*, bool, float*, std::size_t);
 
 // The four projections of m tokens (o on the same input rows), into y
-// ([m, E] q, [m, kvd] k, v, [m, E] o).
-void Project(LinearFn f, const DecodeF32Data& d, int32_t m, float* y) {
+// ([m, E] q, [m, kvd] k, v, [m, E] o): one(i, n_out, bias, y) projects
+// matrix i (q, k, v, o).
+template <class One>
+void Project(const DecodeF32Data& d, int32_t m, float* y, const One& one) {
   const std::size_t e = Z(m) * Z(kE), kv = Z(m) * Z(kKvd);
-  f(d.x.data(), m, kE, d.wq.data(), d.bq.data(), kE, y);
-  f(d.x.data(), m, kE, d.wk.data(), d.bk.data(), kKvd, y + e);
-  f(d.x.data(), m, kE, d.wv.data(), d.bv.data(), kKvd, y + e + kv);
-  f(d.x.data(), m, kE, d.wo.data(), d.bo.data(), kE, y + e + 2 * kv);
+  one(0, kE, d.bq.data(), y);
+  one(1, kKvd, d.bk.data(), y + e);
+  one(2, kKvd, d.bv.data(), y + e + kv);
+  one(3, kE, d.bo.data(), y + e + 2 * kv);
 }
 
 Expected ProjectExpected(const DecodeF32Data& d, int32_t m) {
@@ -623,18 +661,37 @@ Expected ProjectExpected(const DecodeF32Data& d, int32_t m) {
   return y;
 }
 
-void BM_Proj_f32(benchmark::State& st, LinearFn f, int32_t m) {
-  const DecodeF32Data d(m);
+// The projection rows: checked against ProjectExpected (of the widened
+// weights for binary16 ones), then timed; bytes: the weights'.
+template <class One>
+void ProjRow(benchmark::State& st, const DecodeF32Data& d, int32_t m, std::size_t weight_bytes,
+             const One& one) {
   FVec y(2 * Z(m) * (Z(kE) + Z(kKvd)));
-  Project(f, d, m, y.data());
-  const Expected& want =
-      Memo("decode_proj/" + std::to_string(m), [&] { return ProjectExpected(d, m); });
+  Project(d, m, y.data(), one);
+  const std::string key = "decode_proj/" + std::to_string(m) + (d.halves ? "/f16w" : "");
+  const Expected& want = Memo(key, [&] { return ProjectExpected(d, m); });
   if (!CheckClose(st, "y", y.data(), want)) return;
   for (auto _ : st) {
-    Project(f, d, m, y.data());
+    Project(d, m, y.data(), one);
     benchmark::ClobberMemory();
   }
-  SetBytesCounters(st, 4 * kProjWeights, "weights");
+  SetBytesCounters(st, weight_bytes * kProjWeights, "weights");
+}
+
+void BM_Proj_f32(benchmark::State& st, LinearFn f, int32_t m) {
+  const DecodeF32Data d(m);
+  const float* w[4] = {d.wq.data(), d.wk.data(), d.wv.data(), d.wo.data()};
+  ProjRow(st, d, m, 4, [&](int i, int32_t n_out, const float* bias, float* y) {
+    f(d.x.data(), m, kE, w[i], bias, n_out, y);
+  });
+}
+
+void BM_Proj_f16w(benchmark::State& st, GemmF16wFn f, int32_t m) {
+  const DecodeF32Data d(m, true);
+  const uint16_t* w[4] = {d.wq16.data(), d.wk16.data(), d.wv16.data(), d.wo16.data()};
+  ProjRow(st, d, m, 2, [&](int i, int32_t n_out, const float* bias, float* y) {
+    f(d.x.data(), Z(kE), m, kE, w[i], Z(kE), n_out, bias, false, y, Z(n_out));
+  });
 }
 
 // The Eigen peer of the m = 1 projections: four matrix-vector products.
@@ -736,11 +793,13 @@ void RegisterDecodeBenchmarks() {
     for (int32_t workers : {1, 2}) {
       const std::string w = workers > 1 ? "_w2" : "";
       Register(kFamily + "attn_" + be + "_f32" + w + c, BM_Decode_attn_f32, ctx,
-               attn::KvElement::kF32, workers);
+               attn::KvElement::kF32, workers, false);
       Register(kFamily + "attn_" + be + "_f16" + w + c, BM_Decode_attn_f32, ctx,
-               attn::KvElement::kF16, workers);
+               attn::KvElement::kF16, workers, false);
       Register(kFamily + "attn_" + be + "_s8" + w + c8, BM_Decode_attn_s8, ctx_s8, workers);
     }
+    Register(kFamily + "attn_" + be + "_f16w" + c, BM_Decode_attn_f32, ctx, attn::KvElement::kF16,
+             1, true);
     Register(kFamily + "attend_" + be + "_f32" + c, BM_Decode_attend_f32, ctx,
              attn::KvElement::kF32);
     Register(kFamily + "attend_" + be + "_f16" + c, BM_Decode_attend_f32, ctx,
@@ -756,22 +815,25 @@ void RegisterDecodeBenchmarks() {
   struct Backend {
     std::string name;
     LinearFn linear;
+    GemmF16wFn gemm_f16w;
     void (*to_f32)(const uint16_t*, int32_t, float*);
     void (*to_f16)(const float*, int32_t, uint16_t*);
   };
-  std::vector<Backend> backends = {
-      {"ref", attn::ref::linear_f32, attn::ref::f16_to_f32, attn::ref::f32_to_f16}};
+  std::vector<Backend> backends = {{"ref", attn::ref::linear_f32, attn::ref::gemm_nt_f16w_f32,
+                                    attn::ref::f16_to_f32, attn::ref::f32_to_f16}};
 #if ATTN_BENCH_HAVE_HWY
-  backends.push_back({"hwy", attn::hwy::linear_f32, attn::hwy::f16_to_f32, attn::hwy::f32_to_f16});
+  backends.push_back({"hwy", attn::hwy::linear_f32, attn::hwy::gemm_nt_f16w_f32,
+                      attn::hwy::f16_to_f32, attn::hwy::f32_to_f16});
 #endif
 #if ATTN_BENCH_HAVE_XSIMD
-  backends.push_back(
-      {"xsimd", attn::xsimd::linear_f32, attn::xsimd::f16_to_f32, attn::xsimd::f32_to_f16});
+  backends.push_back({"xsimd", attn::xsimd::linear_f32, attn::xsimd::gemm_nt_f16w_f32,
+                      attn::xsimd::f16_to_f32, attn::xsimd::f32_to_f16});
 #endif
   for (const Backend& b : backends) {
     for (int32_t m : {1, 4}) {
       Register(kParts + "proj_" + b.name + "_f32/m" + std::to_string(m), BM_Proj_f32, b.linear, m);
     }
+    Register(kParts + "proj_" + b.name + "_f16w/m1", BM_Proj_f16w, b.gemm_f16w, 1);
     const std::string n = "/" + std::to_string(kDecodeKeyBlockElems);
     Register(kParts + "f16_to_f32_" + b.name + n, BM_F16Block, b.to_f32, b.to_f16, true);
     Register(kParts + "f32_to_f16_" + b.name + n, BM_F16Block, b.to_f32, b.to_f16, false);
@@ -779,7 +841,10 @@ void RegisterDecodeBenchmarks() {
   Register(kParts + "proj_eigen_f32/m1", BM_Proj_eigen);
   Register(kParts + "proj_s8_dot/m1", BM_Proj_s8, false);
   Register(kParts + "proj_s8_qk/m1", BM_Proj_s8, true);
-  Register("ReadBW/" + std::to_string(4 * kProjWeights), BM_ReadBandwidth, 4 * kProjWeights);
+  for (std::size_t elem : {4, 2}) {
+    Register("ReadBW/" + std::to_string(elem * kProjWeights), BM_ReadBandwidth,
+             elem * kProjWeights);
+  }
 }
 
 }  // namespace attn_bench

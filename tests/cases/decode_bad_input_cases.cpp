@@ -239,6 +239,26 @@ ATTN_CASE(MhaDecodeF32, BadInputsLeaveOutputAndCacheUntouched) {
   nw = w;
   nw.out_proj_weight = nullptr;
   expect(s, nw, a, &c, ws, attn::Status::kNullPointer, __LINE__);
+  // Float16 weights: a matrix given both as float32 and as binary16 is
+  // kBadArgument; a matrix given as neither kNullPointer (checked first).
+  static uint16_t w16[kE * kE];  // 0x3c00 = 1.0
+  for (uint16_t& h : w16) h = 0x3c00;
+  nw = w;
+  nw.q_proj_weight_f16 = w16;
+  expect(s, nw, a, &c, ws, attn::Status::kBadArgument, __LINE__);
+  nw = w;
+  nw.out_proj_weight_f16 = w16;
+  expect(s, nw, a, &c, ws, attn::Status::kBadArgument, __LINE__);
+  nw = w;
+  nw.v_proj_weight = nullptr;
+  nw.k_proj_weight_f16 = w16;  // v missing (before k given twice)
+  expect(s, nw, a, &c, ws, attn::Status::kNullPointer, __LINE__);
+  nw = w;
+  nw.k_proj_weight = nullptr;
+  nw.v_proj_weight_f16 = w16;  // k missing; v given twice
+  expect(s, nw, a, &c, ws, attn::Status::kNullPointer, __LINE__);
+  nw.k_proj_weight_f16 = w16;  // k now given, v still both
+  expect(s, nw, a, &c, ws, attn::Status::kBadArgument, __LINE__);
   ar = a;
   ar.tokens = 4;  // > max_tokens
   expect(s, w, ar, &c, ws, attn::Status::kBadShape, __LINE__);

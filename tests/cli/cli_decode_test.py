@@ -17,6 +17,10 @@ Checks, against the float64 NumPy decoder in tools/convert/reference.py
   * a float16 cache within the same bound of the reference whose K and V are
     rounded to float16, and within 8 u (1 + |ref|) of the float32 reference
     (u = 2^-11, binary16's unit roundoff; measured 3.5 u);
+  * --weights-dtype f16 (weight matrices rounded to binary16, nearest even):
+    within the same bound of the reference over the NumPy float16-rounded
+    weights (Llama-style GQA with RoPE and a float16 cache, and the packed
+    PyTorch in_proj_weight);
   * inconsistent flags and a full cache: exit 2, one line on stderr, no file;
   * --help lists every flag.
 Exits 0 on success, 1 on failure, 77 (skipped) when NumPy is missing.
@@ -174,6 +178,31 @@ def decode_cases(tmp, rng):
             check(e16 <= TOL, f"f16 chunk {chunk}: {e16:.3g} from the f16-rounded reference")
             check(e32 <= 8 * 2.0**-11, f"f16 chunk {chunk}: {e32:.3g} from the float32 reference")
             os.remove(out)
+    # float16 weights: the matrices rounded to binary16 (NumPy: nearest even).
+    half = lambda w: {k: (v.astype(np.float16).astype(np.float32) if "weight" in k else v)
+                      for k, v in w.items()}
+    # The cache holds the rotated K (reference.mha_decode's fq sees K before
+    # the rotation as a 2-D array, the rotated one as 3-D) and V.
+    f16_rot = lambda n, a: (a.astype(np.float16).astype(np.float64)
+                            if n == "v" or (n == "k" and a.ndim == 3) else a)
+    cases16 = [
+        ("gqa rope f16 cache", gqa_dir, half(gqa), 2,
+         ["--rope-dim", "6", "--rope-theta", "500", "--cache-dtype", "f16"],
+         {"rope_dims": 6, "rope_theta": 500.0, "fq": f16_rot}),
+        ("torch names", torch_dir, half(torch_ref), H, [], {}),
+    ]
+    for name, wdir, w, g, flags, kw in cases16:
+        ref = reference.mha_decode(w, H, g, x, **kw)["out"]
+        for chunk in ("1", str(T)):
+            out = os.path.join(tmp, "ow16.npy")
+            rc, _, err = run("run", "mha-decode", "--weights", wdir, "--heads", str(H),
+                             "--tokens", xpath, "--chunk", chunk, "--weights-dtype", "f16",
+                             "--out", out, *flags)
+            check(rc == 0, f"f16 weights {name} chunk {chunk}: exit {rc}: {err.strip()}")
+            if rc == 0:
+                e = worst(np.load(out), ref)
+                check(e <= TOL, f"f16 weights {name} chunk {chunk}: relative error {e:.3g}")
+                os.remove(out)
     return xpath, gqa_dir
 
 
@@ -198,6 +227,7 @@ def error_cases(tmp, xpath, wdir):
          "nowhere"),
         ("weights and model", w + ["--model", xpath], "--model"),
         ("raw int8 without model", w + ["--raw-int8"], "--raw-int8"),
+        ("bad weights dtype", w + ["--weights-dtype", "bf16"], "--weights-dtype"),
     ]
     for name, flags, needle in cases:
         rc, _, err = run(*base, *flags)
@@ -212,7 +242,7 @@ def help_case():
     check(rc == 0, "mha-decode --help")
     for flag in ("--weights", "--model", "--heads", "--kv-heads", "--tokens", "--chunk",
                  "--capacity", "--window", "--rope-theta", "--rope-dim", "--rope-style",
-                 "--cache-dtype", "--out"):
+                 "--cache-dtype", "--weights-dtype", "--out"):
         check(flag in text, f"mha-decode --help lacks {flag}")
     cli_md = open(os.path.join(HERE, "..", "..", "tools", "attn", "CLI.md")).read()
     check("attn run mha-decode" in cli_md, "CLI.md does not document mha-decode")

@@ -13,6 +13,9 @@
 //   gemm_nt (k up to 300: several packed k chunks; strided rows; bias, accumulate):
 //                             |got - ref| <= 2 (k + 3) eps (|y0| + |bias| + sum_x |a_x b_x|)
 //                             (both sides accumulate n products in different orders)
+//   gemm_nt_f16w (b binary16): the bits of the same backend's gemm_nt on the widened b
+//                             (NaN: any NaN), and that bound against ref's; NaN, inf and
+//                             subnormal halves among b's elements
 //   pv tile, dense, axpy:     |got - ref| <= 2 (n + 2) eps (|acc| + sum_j |p_j v_j|)
 //   max, scale, add:          exact
 //   exp_sub_sum elements:     |got - ref| <= (kMaxUlp + 1) eps |ref| + 2^-126
@@ -87,16 +90,19 @@ struct Kernels {
                     float*, std::size_t);
   void (*gemm_nt)(const float*, std::size_t, int32_t, int32_t, const float*, std::size_t, int32_t,
                   const float*, bool, float*, std::size_t);
+  void (*gemm_nt_f16w)(const float*, std::size_t, int32_t, int32_t, const uint16_t*, std::size_t,
+                       int32_t, const float*, bool, float*, std::size_t);
   void (*f16_to_f32)(const uint16_t*, int32_t, float*);
   void (*f32_to_f16)(const float*, int32_t, uint16_t*);
 };
 
-#define ATTN_KERNEL_TABLE(ns)                                                                      \
-  Kernels {                                                                                        \
-    &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::softmax_f32,          \
-        &ns::pv_tile_f32, &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32,              \
-        &ns::linear_f32, &ns::dense_f32, &ns::qk_tile_t_f32, &ns::transpose_scale_f32,             \
-        &ns::softmax_t_f32, &ns::pv_tile_t_f32, &ns::gemm_nt_f32, &ns::f16_to_f32, &ns::f32_to_f16 \
+#define ATTN_KERNEL_TABLE(ns)                                                             \
+  Kernels {                                                                               \
+    &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::softmax_f32, \
+        &ns::pv_tile_f32, &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32,     \
+        &ns::linear_f32, &ns::dense_f32, &ns::qk_tile_t_f32, &ns::transpose_scale_f32,    \
+        &ns::softmax_t_f32, &ns::pv_tile_t_f32, &ns::gemm_nt_f32, &ns::gemm_nt_f16w_f32,  \
+        &ns::f16_to_f32, &ns::f32_to_f16                                                  \
   }
 
 const Kernels kRef = ATTN_KERNEL_TABLE(attn::ref);
@@ -450,25 +456,151 @@ TEST_P(KernelTest, F16ConversionsBitExact) {
 // gemm_nt with at most 4 rows of a (the GEMV, b's rows in place): each
 // output is the same bits whichever range of b's rows a call covers (the
 // decode ops split the output features over threads), for every row count.
-TEST_P(KernelTest, GemvOutputsIndependentOfTheRange) {
-  std::mt19937 rng(19);
+// gemm(a, as, m, k, j0, cols, bias, y, ys) computes outputs j0 .. j0 + cols
+// from b's rows j0 .. (float32 or binary16 b).
+template <class Gemm>
+void ExpectGemvIndependentOfTheRange(std::mt19937& rng, const Gemm& gemm) {
   for (int32_t k : {1, 7, 16, 67, 300, 512}) {
     for (int32_t m = 1; m <= 4; ++m) {
       const int32_t n = 75;
       const std::size_t uk = Sz(k), as = uk + 1;
-      Buf a(as * Sz(m), 1), b(uk * Sz(n), 0), bias(Sz(n), 2), y(Sz(m * n), 0), yr(Sz(m * n), 0);
+      Buf a(as * Sz(m), 1), bias(Sz(n), 2), y(Sz(m * n), 0), yr(Sz(m * n), 0);
       Fill(a.p, as * Sz(m), rng);
-      Fill(b.p, uk * Sz(n), rng);
       Fill(bias.p, Sz(n), rng);
-      K().gemm_nt(a.p, as, m, k, b.p, uk, n, bias.p, false, y.p, Sz(n));
+      gemm(a.p, as, m, k, 0, n, bias.p, y.p, Sz(n));
       for (int32_t split : {1, 5, 16, 33, 74}) {
         std::fill(yr.p, yr.p + m * n, -1.0f);
-        K().gemm_nt(a.p, as, m, k, b.p, uk, split, bias.p, false, yr.p, Sz(n));
-        K().gemm_nt(a.p, as, m, k, b.p + Sz(split) * uk, uk, n - split, bias.p + split, false,
-                    yr.p + split, Sz(n));
+        gemm(a.p, as, m, k, 0, split, bias.p, yr.p, Sz(n));
+        gemm(a.p, as, m, k, split, n - split, bias.p + split, yr.p + split, Sz(n));
         ASSERT_EQ(std::memcmp(y.p, yr.p, Sz(m * n) * sizeof(float)), 0)
             << "k=" << k << " m=" << m << " split=" << split;
       }
+    }
+  }
+}
+
+TEST_P(KernelTest, GemvOutputsIndependentOfTheRange) {
+  std::mt19937 rng(19);
+  std::vector<float> b(512 * 75);
+  Fill(b.data(), b.size(), rng);
+  ExpectGemvIndependentOfTheRange(
+      rng, [&](const float* a, std::size_t as, int32_t m, int32_t k, int32_t j0, int32_t cols,
+               const float* bias, float* y, std::size_t ys) {
+        K().gemm_nt(a, as, m, k, b.data() + Sz(j0) * Sz(k), Sz(k), cols, bias, false, y, ys);
+      });
+}
+
+TEST_P(KernelTest, GemvF16WeightsIndependentOfTheRange) {
+  std::mt19937 rng(20);
+  std::vector<float> f(512 * 75);
+  Fill(f.data(), f.size(), rng);
+  std::vector<uint16_t> b(f.size());
+  kRef.f32_to_f16(f.data(), static_cast<int32_t>(f.size()), b.data());
+  ExpectGemvIndependentOfTheRange(
+      rng, [&](const float* a, std::size_t as, int32_t m, int32_t k, int32_t j0, int32_t cols,
+               const float* bias, float* y, std::size_t ys) {
+        K().gemm_nt_f16w(a, as, m, k, b.data() + Sz(j0) * Sz(k), Sz(k), cols, bias, false, y, ys);
+      });
+}
+
+// The same value: equal bits, or both NaN (a NaN's payload may come from
+// either operand of an FMA, whose order a load folded into it can change).
+bool SameValue(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || FloatBits(a) == FloatBits(b);
+}
+
+// gemm_nt_f16w on [n, k] binary16 bits b16 (row stride bs) against gemm_nt
+// on their widening bw, for the shapes of GemmNt: the same backend's
+// gemm_nt gives the same values (SameValue), ref's gemm_nt_f16w within
+// GemmNt's bound (non-finite: the same inf, or NaN for NaN), and the columns
+// past n untouched.
+void ExpectGemmF16wMatches(const Kernels& k_, std::mt19937& rng, int32_t m, int32_t k, int32_t n,
+                           const uint16_t* b16, const float* bw, std::size_t bs) {
+  const int off = (k + m + n) % 4;
+  const std::size_t uk = Sz(k), um = Sz(m), un = Sz(n);
+  const std::size_t as = uk + 3, ys = un + 2;
+  Buf a(as * um, off), bias(un, 3), y(ys * um, off), yw(ys * um, 0), yr(ys * um, 0), y0(ys * um, 0);
+  Fill(a.p, as * um, rng);
+  Fill(bias.p, un, rng);
+  Fill(y0.p, ys * um, rng);
+  for (const float* bp : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.p)}) {
+    for (bool accumulate : {false, true}) {
+      for (Buf* out : {&y, &yw, &yr}) std::memcpy(out->p, y0.p, ys * um * sizeof(float));
+      k_.gemm_nt_f16w(a.p, as, m, k, b16, bs, n, bp, accumulate, y.p, ys);
+      k_.gemm_nt(a.p, as, m, k, bw, bs, n, bp, accumulate, yw.p, ys);
+      kRef.gemm_nt_f16w(a.p, as, m, k, b16, bs, n, bp, accumulate, yr.p, ys);
+      for (std::size_t i = 0; i < um; ++i) {
+        for (std::size_t j = 0; j < ys; ++j) {
+          const std::size_t at = i * ys + j;
+          ASSERT_TRUE(SameValue(y.p[at], yw.p[at]))
+              << "not gemm_nt's value on the widened b: " << y.p[at] << " vs " << yw.p[at]
+              << " k=" << k << " m=" << m << " n=" << n << " i=" << i << " j=" << j;
+          if (j >= un) {
+            ASSERT_EQ(FloatBits(y.p[at]), FloatBits(y0.p[at])) << "column past n written";
+            continue;
+          }
+          if (!std::isfinite(yr.p[at])) {
+            ASSERT_TRUE(SameValue(y.p[at], yr.p[at])) << y.p[at] << " vs ref " << yr.p[at];
+            continue;
+          }
+          float mag = (accumulate ? std::fabs(y0.p[at]) : 0.0f) +
+                      (bp != nullptr ? std::fabs(bp[j]) : 0.0f);
+          for (std::size_t x = 0; x < uk; ++x) mag += std::fabs(a.p[i * as + x] * bw[j * bs + x]);
+          ASSERT_NEAR(y.p[at], yr.p[at], 2.0f * static_cast<float>(k + 3) * kEps * mag)
+              << "k=" << k << " m=" << m << " n=" << n << " i=" << i << " j=" << j
+              << " bias=" << (bp != nullptr) << " accumulate=" << accumulate;
+        }
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, GemmNtF16Weights) {
+  std::mt19937 rng(29);
+  std::vector<int32_t> ks = Lengths();
+  ks.push_back(300);
+  for (int32_t k : ks) {
+    for (int32_t m : {1, 2, 3, 4, 5, 7, 13, 33}) {
+      for (int32_t n : {1, 3, 7, 16, 17, 33, 65}) {
+        const std::size_t bs = Sz(k) + 5, count = bs * Sz(n);
+        std::vector<float> f(count);
+        Fill(f.data(), count, rng, -2.0f, 2.0f);
+        std::vector<uint16_t> b16(count + 4);
+        const std::size_t boff = Sz(k + n) % 3;  // binary16 rows misaligned too
+        kRef.f32_to_f16(f.data(), static_cast<int32_t>(count), b16.data() + boff);
+        Buf bw(count, 1);
+        kRef.f16_to_f32(b16.data() + boff, static_cast<int32_t>(count), bw.p);
+        ExpectGemmF16wMatches(K(), rng, m, k, n, b16.data() + boff, bw.p, bs);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// NaN (quiet and signalling, with payloads), infinities, subnormals and the
+// largest finite half among b's elements, in the GEMV's vector body and tail
+// and in packed panels: one special value per row of b, at a column that
+// moves with the row (rows without one stay finite).
+TEST_P(KernelTest, GemmNtF16WeightsSpecialHalves) {
+  const uint16_t kSpecial[] = {0x7e00, 0x7c01, 0xfd55, 0x7c00, 0xfc00, 0x0001,
+                               0x8001, 0x03ff, 0x0200, 0x7bff, 0xfbff, 0x8000};
+  constexpr std::size_t kCount = sizeof kSpecial / sizeof kSpecial[0];
+  std::mt19937 rng(31);
+  for (int32_t k : {5, 16, 37, 300}) {
+    for (int32_t m : {1, 2, 4, 5, 9}) {
+      const int32_t n = 2 * static_cast<int32_t>(kCount) + 3;
+      const std::size_t bs = Sz(k), count = bs * Sz(n);
+      std::vector<float> f(count);
+      Fill(f.data(), count, rng, -1.0f, 1.0f);
+      std::vector<uint16_t> b16(count);
+      kRef.f32_to_f16(f.data(), static_cast<int32_t>(count), b16.data());
+      for (std::size_t j = 0; j < 2 * kCount; ++j) {
+        b16[j * bs + (j * 7) % bs] = kSpecial[j % kCount];
+      }
+      Buf bw(count, 0);
+      kRef.f16_to_f32(b16.data(), static_cast<int32_t>(count), bw.p);
+      ExpectGemmF16wMatches(K(), rng, m, k, n, b16.data(), bw.p, bs);
+      if (HasFatalFailure()) return;
     }
   }
 }

@@ -10,6 +10,9 @@
 //     double-precision reference's bound for any summation order
 //     (tests/cases/ref_double.h; a float16 cache adds each element's half
 //     rounding), and within twice that bound of the serial output.
+// Float16 weights (the float cases with every weight matrix, or the packed
+// in_proj_weight, as binary16): the bits of the same run with float32
+// weights holding the widened values, for every worker count and executor.
 // Scratch sized exactly mha_decode_*_scratch_bytes(shape, .., workers); one
 // byte less returns kScratchTooSmall and an invalid executor kBadArgument,
 // neither writing the output nor the cache.
@@ -27,6 +30,7 @@
 #include "attn/mha_decode_s8.h"
 #include "attn/thread_pool.h"
 #include "executors.h"
+#include "kernels/f32/f16.h"
 #include "ref_double.h"
 
 namespace {
@@ -153,7 +157,43 @@ struct F32Model {
     std::copy(wv.begin(), wv.end(),
               w_in.begin() + static_cast<std::ptrdiff_t>(wq.size() + wk.size()));
   }
-  attn::MhaDecodeF32Weights weights(const Case& c) const {
+  // Rounds the weight matrices to binary16 (nearest even): the bits into
+  // the *16 vectors, the widened values into the float32 ones.
+  void round_weights_to_halves() {
+    const auto round = [](std::vector<float>* w, std::vector<uint16_t>* h) {
+      h->resize(w->size());
+      for (std::size_t i = 0; i < w->size(); ++i) {
+        (*h)[i] = attn::f16::from_f32((*w)[i]);
+        (*w)[i] = attn::f16::to_f32((*h)[i]);
+      }
+    };
+    round(&wq, &wq16);
+    round(&wk, &wk16);
+    round(&wv, &wv16);
+    round(&wo, &wo16);
+    round(&w_in, &w_in16);
+  }
+  // The weights: float32, or (f16) the binary16 matrices of
+  // round_weights_to_halves.
+  attn::MhaDecodeF32Weights weights(const Case& c, bool f16 = false) const {
+    attn::MhaDecodeF32Weights w = weights_f32(c);
+    if (!f16) return w;
+    if (c.packed) {
+      w.in_proj_weight = nullptr;
+      w.in_proj_weight_f16 = w_in16.data();
+    } else {
+      w.q_proj_weight = nullptr;
+      w.k_proj_weight = nullptr;
+      w.v_proj_weight = nullptr;
+      w.q_proj_weight_f16 = wq16.data();
+      w.k_proj_weight_f16 = wk16.data();
+      w.v_proj_weight_f16 = wv16.data();
+    }
+    w.out_proj_weight = nullptr;
+    w.out_proj_weight_f16 = wo16.data();
+    return w;
+  }
+  attn::MhaDecodeF32Weights weights_f32(const Case& c) const {
     attn::MhaDecodeF32Weights w;
     if (c.packed) {
       w.in_proj_weight = w_in.data();
@@ -172,6 +212,7 @@ struct F32Model {
   }
   int32_t hd, kvd;
   std::vector<float> x, wq, wk, wv, wo, b_in, bo, w_in;
+  std::vector<uint16_t> wq16, wk16, wv16, wo16, w_in16;
 };
 
 // The double-precision step output of token p and its bound (no RoPE).
@@ -235,10 +276,12 @@ attn::MhaDecodeShape shape_of(const Case& c) {
   return s;
 }
 
-// One run of a case's float calls with `ex` (default: serial).
-std::vector<float> run_f32(const Case& c, const F32Model& m, const attn::Executor& ex) {
+// One run of a case's float calls with `ex` (default: serial); f16: the
+// binary16 weights.
+std::vector<float> run_f32(const Case& c, const F32Model& m, const attn::Executor& ex,
+                           bool f16 = false) {
   const attn::MhaDecodeShape s = shape_of(c);
-  const attn::MhaDecodeF32Weights w = m.weights(c);
+  const attn::MhaDecodeF32Weights w = m.weights(c, f16);
   return run_calls<attn::MhaDecodeF32Args>(
       c, ex, {c.capacity, c.kv_heads, m.hd, c.element, c.window},
       attn::mha_decode_f32_scratch_bytes(s, ex.workers), m.x.data(), -7.0f,
@@ -290,6 +333,25 @@ TEST_P(DecodeThreads, FloatMatchesSerial) {
     }
     if (workers >= 3 && c.kv_heads == 1) {
       EXPECT_GT(split_calls, 0) << "the key split not reached";
+    }
+  }
+}
+
+TEST_P(DecodeThreads, Float16WeightsBitIdenticalToWidened) {
+  const int32_t workers = GetParam();
+  for (const Case& c : kF32Cases) {
+    SCOPED_TRACE(testing::Message()
+                 << "E=" << c.e << " H=" << c.heads << " G=" << c.kv_heads << " f16 cache="
+                 << (c.element == KvElement::kF16) << " window=" << c.window << " chunk=" << c.chunk
+                 << " rope=" << c.rope_dims << " packed=" << c.packed << " workers=" << workers);
+    F32Model m(c);
+    m.round_weights_to_halves();
+    const attn::Executor serial{};
+    for (const attn::Executor& ex : {serial, pool(workers).executor(), striped(workers)}) {
+      const std::vector<float> widened = run_f32(c, m, ex);
+      const std::vector<float> halves = run_f32(c, m, ex, true);
+      ASSERT_EQ(std::memcmp(widened.data(), halves.data(), widened.size() * 4), 0)
+          << "workers " << ex.workers;
     }
   }
 }

@@ -23,13 +23,14 @@
 #include "attn/model_decode.h"
 #include "attn/model_s8.h"
 #include "common.h"
+#include "kernels/f32/f16.h"
 #include "model_commands.h"
 
 namespace attn_cli {
 namespace {
 
 struct DecodeFlags {
-  std::string weights_dir, tokens, out, cache_dtype;
+  std::string weights_dir, tokens, out, cache_dtype, weights_dtype = "f32";
   int heads = 0;
   std::optional<int> kv_heads, chunk, capacity, window, rope_dim;
   std::optional<double> rope_theta;
@@ -206,9 +207,39 @@ int32_t chunk_of(const DecodeFlags& f, int64_t tokens) {
   return to_i32(std::min<int64_t>(f.chunk.value_or(to_i32(tokens)), tokens));
 }
 
+// --weights-dtype f16: every weight matrix of w rounded to binary16 (nearest,
+// ties to even) into `halves`, which the binary16 pointers of the result
+// point into; biases stay float32.
+attn::MhaDecodeF32Weights to_f16_weights(const attn::MhaDecodeF32Weights& w,
+                                         const attn::MhaDecodeShape& s,
+                                         std::vector<std::vector<uint16_t>>* halves) {
+  const auto e = static_cast<std::size_t>(s.embed_dim);
+  const int32_t g = s.num_kv_heads == 0 ? s.num_heads : s.num_kv_heads;
+  const std::size_t kv = static_cast<std::size_t>(g) * (e / static_cast<std::size_t>(s.num_heads));
+  halves->reserve(5);  // pointers into the vectors stay valid
+  const auto round = [&](const float*& src, const uint16_t*& dst, std::size_t rows) {
+    if (src == nullptr) return;
+    std::vector<uint16_t> h(rows * e);
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = attn::f16::from_f32(src[i]);
+    halves->push_back(std::move(h));
+    dst = halves->back().data();
+    src = nullptr;
+  };
+  attn::MhaDecodeF32Weights r = w;
+  round(r.in_proj_weight, r.in_proj_weight_f16, 3 * e);
+  round(r.q_proj_weight, r.q_proj_weight_f16, e);
+  round(r.k_proj_weight, r.k_proj_weight_f16, kv);
+  round(r.v_proj_weight, r.v_proj_weight_f16, kv);
+  round(r.out_proj_weight, r.out_proj_weight_f16, e);
+  return r;
+}
+
 // Float decoding: weights and cache element given; the shape resolved.
 void run_f32_decode(const DecodeFlags& f, const F32Input& x, const DecodeConfig& cfg,
-                    const attn::MhaDecodeF32Weights& w) {
+                    const attn::MhaDecodeF32Weights& w32) {
+  std::vector<std::vector<uint16_t>> halves;
+  const attn::MhaDecodeF32Weights w =
+      f.weights_dtype == "f16" ? to_f16_weights(w32, cfg.shape, &halves) : w32;
   const int64_t t = x.dim(0), e = x.dim(1);
   const int32_t chunk = cfg.shape.max_tokens;
   std::vector<unsigned char> storage(std::max<std::size_t>(1, attn::kv_cache_bytes(cfg.cache)));
@@ -355,6 +386,10 @@ void run_model_decode(const DecodeFlags& f) {
                        : "a float model: f32 or f16 cache (int8 needs an int8 model blob)"));
   }
   if (q8) {
+    if (f.weights_dtype != "f32") {
+      throw CliError("--weights-dtype " + f.weights_dtype + ": " + f.model.path +
+                     " is an int8 model (its weights are int8 codes)");
+    }
     run_s8_model_decode(f, m);
     return;
   }
@@ -415,6 +450,11 @@ void add_mha_decode(CLI::App* s, Runner* runner) {
                 "float32 math) or int8 (only with an int8 model blob from attn-convert "
                 "mha-decode --dtype int8 --calibrate X.npy)")
       ->check(CLI::IsMember({"f32", "f16", "int8"}));
+  s->add_option("--weights-dtype", f->weights_dtype,
+                "weight matrices as the decoder reads them: f32 (default) or f16 (the float "
+                "weights rounded to IEEE binary16, nearest even: half the weight bytes per "
+                "step, float32 math; biases stay float32); float weights only")
+      ->check(CLI::IsMember({"f32", "f16"}));
   s->add_option("--out", f->out, "output .npy [T,E] (float32; int8 with --raw-int8)")->required();
   add_model_flags(s, &f->model, {"--weights", "--heads"});
   kv->excludes(s->get_option("--model"));

@@ -27,8 +27,23 @@
 //   Llama style: q_proj_weight [E, E], k_proj_weight and v_proj_weight [G*hd, E],
 //                q/k/v_proj_bias [E], [G*hd], [G*hd] or null
 //   nn.MultiheadAttention: in_proj_weight [3E, E] and in_proj_bias [3E] (or
-//                null), used when in_proj_weight is set (needs G = num_heads)
+//                null), used when in_proj_weight (or in_proj_weight_f16) is
+//                set (needs G = num_heads)
 //   out_proj_weight [E, E], out_proj_bias [E] or null
+//
+// Float16 weights: each weight matrix may instead be given as IEEE binary16
+// bits in the same layout (q/k/v_proj_weight_f16, in_proj_weight_f16,
+// out_proj_weight_f16; biases stay float32), chosen per matrix: a matrix is
+// float32 or binary16, never both (kBadArgument). The math stays float32: each
+// weight is widened exactly as it is read (kernels' gemm_nt_f16w_f32, in
+// registers) and the products accumulate in float32, so the step gives the
+// bits it gives with float32 weights holding the widened values, serial or
+// threaded. The weights are used as stored: rounding float32 weights to
+// binary16 is the caller's (`attn run mha-decode --weights-dtype f16` rounds
+// to nearest, ties to even). A step of n tokens reads the weights once:
+// (2 E^2 + 2 G hd E) * 4 bytes in float32, half that in binary16 (E 512,
+// G hd 128: 2.6 MB or 1.3 MB), plus the cache's visible K/V. No extra
+// scratch: mha_decode_f32_scratch_bytes is the same either way.
 //
 // Grouped-query attention: G divides num_heads (G = 1: multi-query). The
 // attention runs per kv head over tiles of (token, query head) rows of that
@@ -157,6 +172,12 @@ struct MhaDecodeF32Weights {
   const float* in_proj_bias = nullptr;    // packed, with in_proj_weight
   const float* out_proj_weight = nullptr;
   const float* out_proj_bias = nullptr;
+  // binary16 bits instead of the float32 matrix of the same name (see above)
+  const uint16_t* q_proj_weight_f16 = nullptr;
+  const uint16_t* k_proj_weight_f16 = nullptr;
+  const uint16_t* v_proj_weight_f16 = nullptr;
+  const uint16_t* in_proj_weight_f16 = nullptr;
+  const uint16_t* out_proj_weight_f16 = nullptr;
 };
 
 struct MhaDecodeF32Args {
@@ -168,8 +189,10 @@ struct MhaDecodeF32Args {
 };
 
 // Returns kOk, or with neither out nor the cache written:
-//   kNullPointer     cache, x, out, out_proj_weight null, or no input projection
-//                    (neither in_proj_weight nor all of q/k/v_proj_weight)
+//   kNullPointer     cache, x, out null, no output projection (neither
+//                    out_proj_weight nor out_proj_weight_f16), or no input
+//                    projection (no in_proj_weight(_f16) and not each of
+//                    q/k/v_proj_weight given, in float32 or binary16)
 //   kBadShape        a dimension <= 0 or above the engine's limit; tokens
 //                    outside 1 .. max_tokens
 //   kShapeMismatch   num_heads not dividing E, num_kv_heads not dividing
@@ -177,7 +200,8 @@ struct MhaDecodeF32Args {
 //                    the cache's num_kv_heads / head_dim not the op's
 //   kBadArgument     rope.dims odd or > head_dim, theta not finite and > 1; the
 //                    cache's element not cache_element or not kF32 / kF16; an
-//                    executor that is not executor_valid
+//                    executor that is not executor_valid; a weight matrix given
+//                    both as float32 and as binary16
 //   kCacheFull       a linear cache without room for the tokens
 //   kOverflow        position + tokens beyond kKvCacheMaxPosition
 //   kScratchTooSmall scratch smaller than

@@ -50,36 +50,49 @@ Buffers carve(void* ws, const MhaDecodeShape& shape, const Dims& d) {
   return b;
 }
 
-// One projection y = x W^T + b of n_out features ([n, n_out] rows).
+// One projection y = x W^T + b of n_out features ([n, n_out] rows), W float32
+// (w) or binary16 (w16).
 struct Projection {
   const float* w;
+  const uint16_t* w16;
   const float* b;
   int32_t n_out;
   float* y;
 };
 
+// Output features [j0, j1) of one projection, from W's rows j0 .. j1 - 1
+// (the kernels' outputs do not depend on the range a feature falls in).
+void project_rows(const float* x, int32_t n, int32_t e, const Projection& p, int32_t j0,
+                  int32_t j1) {
+  const std::size_t row = idx(j0) * idx(e);
+  const float* bias = p.b != nullptr ? p.b + j0 : nullptr;
+  if (p.w16 != nullptr) {
+    kernels::gemm_nt_f16w_f32(x, idx(e), n, e, p.w16 + row, idx(e), j1 - j0, bias, false, p.y + j0,
+                              idx(p.n_out));
+  } else {
+    kernels::gemm_nt_f32(x, idx(e), n, e, p.w + row, idx(e), j1 - j0, bias, false, p.y + j0,
+                         idx(p.n_out));
+  }
+}
+
 #if ATTN_PARALLEL
 // Output features [j0, j1) of the projections taken as one list (p[0]'s
-// features first): gemm_nt_f32 over the rows of W in range. Every output is
-// computed as linear_f32 computes it (the kernels' results do not depend on
-// the range a feature falls in), so any split gives the serial bits.
+// features first). Every output is computed as the serial pass computes it,
+// so any split gives the serial bits.
 void project_range(const float* x, int32_t n, int32_t e, const Projection* p, int32_t count,
                    int32_t j0, int32_t j1) {
   int32_t first = 0;
   for (int32_t i = 0; i < count; first += p[i].n_out, ++i) {
     const int32_t b = j0 > first ? j0 - first : 0;
     const int32_t end = j1 - first < p[i].n_out ? j1 - first : p[i].n_out;
-    if (b >= end) continue;
-    kernels::gemm_nt_f32(x, idx(e), n, e, p[i].w + idx(b) * idx(e), idx(e), end - b,
-                         p[i].b != nullptr ? p[i].b + b : nullptr, false, p[i].y + b,
-                         idx(p[i].n_out));
+    if (b < end) project_rows(x, n, e, p[i], b, end);
   }
 }
 
 #endif
 
 // The projections through ex: one task per worker, each a range of output
-// features (multiples of 16), or linear_f32 per projection on this thread.
+// features (multiples of 16), or each projection whole on this thread.
 void project(const Executor& ex, const float* x, int32_t n, int32_t e, const Projection* p,
              int32_t count) {
 #if ATTN_PARALLEL
@@ -97,17 +110,27 @@ void project(const Executor& ex, const float* x, int32_t n, int32_t e, const Pro
 #else
   (void)ex;
 #endif
-  for (int32_t i = 0; i < count; ++i)
-    kernels::linear_f32(x, n, e, p[i].w, p[i].b, p[i].n_out, p[i].y);
+  for (int32_t i = 0; i < count; ++i) project_rows(x, n, e, p[i], 0, p[i].n_out);
+}
+
+// A weight matrix given as float32 or binary16 (set), or as both (mixed).
+struct WeightGiven {
+  bool set, mixed;
+};
+WeightGiven given(const float* w, const uint16_t* w16) {
+  return {w != nullptr || w16 != nullptr, w != nullptr && w16 != nullptr};
 }
 
 Status validate(const MhaDecodeShape& shape, const MhaDecodeF32Weights& w,
                 const MhaDecodeF32Args& args, const KvCache* cache, Dims* d) {
-  const bool packed = w.in_proj_weight != nullptr;
-  const bool separate = w.q_proj_weight != nullptr && w.k_proj_weight != nullptr &&
-                        w.v_proj_weight != nullptr;
+  const WeightGiven in = given(w.in_proj_weight, w.in_proj_weight_f16);
+  const WeightGiven q = given(w.q_proj_weight, w.q_proj_weight_f16);
+  const WeightGiven k = given(w.k_proj_weight, w.k_proj_weight_f16);
+  const WeightGiven v = given(w.v_proj_weight, w.v_proj_weight_f16);
+  const WeightGiven o = given(w.out_proj_weight, w.out_proj_weight_f16);
+  const bool packed = in.set;
   if (cache == nullptr || cache->k == nullptr || cache->v == nullptr || args.x == nullptr ||
-      args.out == nullptr || w.out_proj_weight == nullptr || !(packed || separate)) {
+      args.out == nullptr || !o.set || !(packed || (q.set && k.set && v.set))) {
     return Status::kNullPointer;
   }
   d->e = shape.embed_dim;
@@ -134,10 +157,27 @@ Status validate(const MhaDecodeShape& shape, const MhaDecodeF32Weights& w,
   }
   if (cache->shape.element != shape.cache_element ||
       (shape.cache_element != KvElement::kF32 && shape.cache_element != KvElement::kF16) ||
-      !executor_valid(args.executor)) {
+      !executor_valid(args.executor) || in.mixed || q.mixed || k.mixed || v.mixed || o.mixed) {
     return Status::kBadArgument;
   }
   return detail::kv_cache_check_room(*cache, args.tokens);
+}
+
+// Input projection `which` (0: Q, 1: K, 2: V) into y: the rows of the packed
+// in_proj_weight (float32 or binary16) when given, else q/k/v_proj_weight.
+Projection input_projection(const MhaDecodeF32Weights& w, const Dims& d, int32_t which, float* y) {
+  const int32_t n_out = which == 0 ? d.e : d.kvd;
+  if (w.in_proj_weight != nullptr || w.in_proj_weight_f16 != nullptr) {
+    const std::size_t first = idx(which) * idx(d.e);  // G = heads: every block is E rows
+    const std::size_t at = first * idx(d.e);
+    return {w.in_proj_weight != nullptr ? w.in_proj_weight + at : nullptr,
+            w.in_proj_weight_f16 != nullptr ? w.in_proj_weight_f16 + at : nullptr,
+            w.in_proj_bias != nullptr ? w.in_proj_bias + first : nullptr, n_out, y};
+  }
+  const float* ws[3] = {w.q_proj_weight, w.k_proj_weight, w.v_proj_weight};
+  const uint16_t* ws16[3] = {w.q_proj_weight_f16, w.k_proj_weight_f16, w.v_proj_weight_f16};
+  const float* bs[3] = {w.q_proj_bias, w.k_proj_bias, w.v_proj_bias};
+  return {ws[which], ws16[which], bs[which], n_out, y};
 }
 
 // Rotates the Q rows of every query head and the K rows of every kv head of
@@ -169,14 +209,9 @@ Status mha_decode_f32(const MhaDecodeShape& shape, const MhaDecodeF32Weights& we
   const Buffers b = carve(ws, shape, d);
   const int32_t n = args.tokens;
   const std::size_t e = idx(d.e);
-  const float* in = weights.in_proj_weight;
-  const float* ib = weights.in_proj_bias;
-  const Projection qkv[3] = {
-      {in ? in : weights.q_proj_weight, in ? ib : weights.q_proj_bias, d.e, b.q},
-      {in ? in + e * e : weights.k_proj_weight, in ? (ib ? ib + e : nullptr) : weights.k_proj_bias,
-       d.kvd, b.k},
-      {in ? in + 2 * e * e : weights.v_proj_weight,
-       in ? (ib ? ib + 2 * e : nullptr) : weights.v_proj_bias, d.kvd, b.v}};
+  const Projection qkv[3] = {input_projection(weights, d, 0, b.q),
+                             input_projection(weights, d, 1, b.k),
+                             input_projection(weights, d, 2, b.v)};
   project(ex, args.x, n, d.e, qkv, 3);
   if (shape.rope.dims > 0) rotate_tokens(shape, d, b, n, cache->position);
   // A window appends and attends one token at a time: the ring slot of a new
@@ -196,7 +231,8 @@ Status mha_decode_f32(const MhaDecodeShape& shape, const MhaDecodeF32Weights& we
     detail::kv_cache_advance(cache, nt);
     detail::attend_cache_f32(ex, a, b.slices);
   }
-  const Projection out = {weights.out_proj_weight, weights.out_proj_bias, d.e, args.out};
+  const Projection out = {weights.out_proj_weight, weights.out_proj_weight_f16,
+                          weights.out_proj_bias, d.e, args.out};
   project(ex, b.o, n, d.e, &out, 1);
   return Status::kOk;
 }

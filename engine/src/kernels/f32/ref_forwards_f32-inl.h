@@ -1,9 +1,9 @@
 // The float kernels both Cortex-M backends (kernels/f32/mcu and
-// kernels/f32/mve) take from ref, one forwarder each: the projections and
-// axpy. Included once inside each backend's namespace (kernels_f32_mcu.cpp,
-// kernels_f32_mve.cpp), after kernels/f32/kernels_f32.h. A kernel that a
-// backend gains moves out of this list into that backend (and the other
-// backend's own forwarders).
+// kernels/f32/mve) take from ref, one forwarder each: the projections
+// (float32 and float16 weights) and axpy. Included once inside each
+// backend's namespace (kernels_f32_mcu.cpp, kernels_f32_mve.cpp), after
+// kernels/f32/kernels_f32.h. A kernel that a backend gains moves out of this
+// list into that backend (and the other backend's own forwarders).
 //
 // Not a normal header: the includer opens the namespace (attn::mcu or
 // attn::mve), then includes this file; no include guard, each backend's
@@ -26,6 +26,12 @@ void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, con
                  std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
                  std::size_t y_stride) {
   ref::gemm_nt_f32(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+}
+
+void gemm_nt_f16w_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const uint16_t* b,
+                      std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+                      std::size_t y_stride) {
+  ref::gemm_nt_f16w_f32(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
 
 // NOLINTEND(misc-definitions-in-headers)

@@ -22,10 +22,18 @@
 // Keras Dense (dense_f32, w [n_in, n_out]) is the same micro-kernel reading w's
 // rows in place: they already are vectors of output columns.
 //
+// gemm_nt_f16w_f32 (b as binary16 bits) is the same code with b's element
+// type TB = uint16_t: every load of b widens it (exact) to the float vector
+// the float32 path would have loaded from the widened b, the GEMV in registers
+// (LoadB below), the pack into the same float panel. So it gives, bit for bit,
+// what GemmNT gives on the widened b.
+//
 // Not a normal header: included by kernels/hwy/kernels_f32_hwy.cpp (once per
 // Highway target) and kernels/xsimd/kernels_f32_xsimd.cpp, after
 // kernels_f32-inl.h. Contract: gemm_nt_f32 in kernels_f32.h; the reference is
-// kernels/ref/gemm_f32_ref.cpp (dense_f32: kernels_f32_ref.cpp).
+// kernels/ref/gemm_f32_ref.cpp (dense_f32: kernels_f32_ref.cpp;
+// gemm_nt_f16w_f32: gemm_f16w_f32_ref.cpp). The includer has included
+// kernels/f32/f16.h.
 
 // NOLINTBEGIN(build/include_what_you_use)
 
@@ -33,6 +41,39 @@ namespace generic {
 
 constexpr std::size_t kGemmPackFloats = 2048;
 constexpr int32_t kGemvMaxRows = 4;
+
+// One element of b as a float: float32 as is, binary16 widened (exact).
+inline float WidenB(float v) { return v; }
+inline float WidenB(uint16_t h) { return ::attn::f16::to_f32(h); }
+
+// The first n <= Lanes() elements of b at p as a float vector, the rest 0.
+template <class O>
+typename O::V LoadBN(const float* p, std::size_t n) {
+  return O::LoadN(p, n);
+}
+template <class O>
+typename O::V LoadBN(const uint16_t* p, std::size_t n) {
+  alignas(64) float buf[O::kMaxLanes] = {};
+  for (std::size_t i = 0; i < n; ++i) buf[i] = WidenB(p[i]);
+  return O::LoadU(buf);
+}
+
+// Lanes() elements of b at p as a float vector: float32 loaded (kReg: kept
+// in a register, LoadReg), binary16 widened by the policy's hardware
+// conversion (f16_f32-inl.h's kF16: F16C, NEON FCVTL, SVE FCVT) or, on a
+// target without one, element by element.
+template <class O, bool kReg = false>
+typename O::V LoadB(const float* p) {
+  return kReg ? O::LoadReg(p) : O::LoadU(p);
+}
+template <class O, bool kReg = false>
+typename O::V LoadB(const uint16_t* p) {
+  if constexpr (O::kF16) {
+    return O::LoadF16(p);
+  } else {
+    return LoadBN<O>(p, O::Lanes());
+  }
+}
 
 // Columns [c * N, c * N + N) of a row of y, or only the first `cols - c * N`
 // of them at the panel's end (cols <= NR * N valid columns in this panel).
@@ -124,24 +165,41 @@ void GemmRows(const float* a, std::size_t a_stride, int32_t m, const float* bp, 
   }
 }
 
-// bp[x * P + j] = b[j * b_stride + x] for j < nb, 0 for nb <= j < P; x < kc.
-template <class O>
-void GemmPack(const float* b, std::size_t b_stride, int32_t nb, std::size_t kc, float* bp,
+// bp[x * P + j] = b[j * b_stride + x] (widened) for j < nb, 0 for nb <= j < P;
+// x < kc. Four rows at a time, a vector of each transposed into bp
+// (TransposeScale's blocks without the scale).
+template <class O, class TB>
+void GemmPack(const TB* b, std::size_t b_stride, int32_t nb, std::size_t kc, float* bp,
               std::size_t P) {
-  if (P % 4 == 0) {
-    TransposeScale<O>(b, b_stride, nb, static_cast<int32_t>(kc), 1.0f, bp, static_cast<int32_t>(P));
+  if (P % 4 != 0) {
+    for (std::size_t x = 0; x < kc; ++x) {
+      for (std::size_t j = 0; j < P; ++j)
+        bp[x * P + j] = j < Sz(nb) ? WidenB(b[j * b_stride + x]) : 0.0f;
+    }
     return;
   }
-  for (std::size_t x = 0; x < kc; ++x) {
-    for (std::size_t j = 0; j < P; ++j) {
-      bp[x * P + j] = j < Sz(nb) ? b[j * b_stride + x] : 0.0f;
+  const std::size_t N = O::Lanes();
+  for (std::size_t j = 0; j < P; j += 4) {
+    const TB* rows[4];
+    for (std::size_t r = 0; r < 4; ++r) rows[r] = j + r < Sz(nb) ? b + (j + r) * b_stride : nullptr;
+    std::size_t x = 0;
+    for (; x + N <= kc; x += N) {
+      const auto load = [x](const TB* row) {
+        return row != nullptr ? LoadB<O>(row + x) : O::Zero();
+      };
+      O::Transpose4Store(load(rows[0]), load(rows[1]), load(rows[2]), load(rows[3]), bp + x * P + j,
+                         P);
+    }
+    for (; x < kc; ++x) {
+      for (std::size_t r = 0; r < 4; ++r)
+        bp[x * P + j + r] = rows[r] != nullptr ? WidenB(rows[r][x]) : 0.0f;
     }
   }
 }
 
 // Every row of a against every packed panel of b.
-template <class O, int MR, int NR>
-void GemmPanels(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+template <class O, int MR, int NR, class TB>
+void GemmPanels(const float* a, std::size_t a_stride, int32_t m, int32_t k, const TB* b,
                 std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
                 std::size_t y_stride) {
   const std::size_t N = O::Lanes();
@@ -200,8 +258,8 @@ void GemmPanels(const float* a, std::size_t a_stride, int32_t m, int32_t k, cons
                     R > 7 ? acc##i##_7 : z, sums + Sz(i) * 8 + 4);                  \
     }                                                                               \
   }
-template <class O, int M, int R, int U>
-void GemvBlock(const float* a, std::size_t a_stride, const float* const* b, std::size_t k,
+template <class O, int M, int R, int U, class TB>
+void GemvBlock(const float* a, std::size_t a_stride, const TB* const* b, std::size_t k,
                float* sums) {
   static_assert(M <= 4 && R * U <= 8 && U <= 2, "named registers: 4 rows x 8 partial sums");
   using V = typename O::V;
@@ -225,7 +283,7 @@ void GemvBlock(const float* a, std::size_t a_stride, const float* const* b, std:
   }
   // A b vector serves M FMAs: kept in a register from M = 2 on (folded into
   // its one FMA's memory operand for M = 1).
-  const auto load_b = [](const float* p) { return M > 1 ? O::LoadReg(p) : O::LoadU(p); };
+  const auto load_b = [](const TB* p) { return LoadB<O, (M > 1)>(p); };
   std::size_t x = 0;
   {
     constexpr int width = U;
@@ -243,7 +301,7 @@ void GemvBlock(const float* a, std::size_t a_stride, const float* const* b, std:
   if (x < k) {
     // The tail, masked, into the partial sums u = U - 1.
     const std::size_t t = k - x;
-    const auto load_t = [t](const float* p) { return O::LoadN(p, t); };
+    const auto load_t = [t](const auto* p) { return LoadBN<O>(p, t); };
     ATTN_EACH8(ATTN_GV_TB, _)
     ATTN_EACH4(ATTN_GV_TA, _)
   }
@@ -265,8 +323,8 @@ void GemvBlock(const float* a, std::size_t a_stride, const float* const* b, std:
 // the last (shortest) stream has ended, the others' rows go one at a time
 // (the same bits, see GemvBlock).
 // y_ij = (accumulate ? y_ij : 0) + ((bias ? bias_j : 0) + s_ij).
-template <class O, int M>
-void GemvRows(const float* a, std::size_t a_stride, int32_t k, const float* b, std::size_t b_stride,
+template <class O, int M, class TB>
+void GemvRows(const float* a, std::size_t a_stride, int32_t k, const TB* b, std::size_t b_stride,
               int32_t n, const float* bias, bool accumulate, float* y, std::size_t y_stride) {
   // Accumulators M * R * U: 8 for M = 1 (8 streams, one sum each: 8 FMA
   // chains); with 32 vector registers 16 for M = 2 (2 sums each, 4 streams)
@@ -290,7 +348,7 @@ void GemvRows(const float* a, std::size_t a_stride, int32_t k, const float* b, s
       }
     }
   };
-  const float* rows[8] = {};
+  const TB* rows[8] = {};
   for (int32_t s = 0; s < R; ++s) rows[s] = b + Sz(s * seg) * b_stride;
   float sums[32];
   int32_t t = 0;
@@ -301,7 +359,7 @@ void GemvRows(const float* a, std::size_t a_stride, int32_t k, const float* b, s
   }
   for (; t < seg; ++t) {
     for (int32_t s = 0; s < R && s * seg + t < n; ++s) {
-      const float* row = b + Sz(s * seg + t) * b_stride;
+      const TB* row = b + Sz(s * seg + t) * b_stride;
       GemvBlock<O, M, 1, U>(a, a_stride, &row, uk, sums);
       store(sums, t, s, 1);
     }
@@ -310,8 +368,9 @@ void GemvRows(const float* a, std::size_t a_stride, int32_t k, const float* b, s
 
 // y[i*y_stride + j] = (accumulate ? y[i*y_stride + j] : 0) + (bias ? bias[j] : 0)
 //                     + sum_x a[i*a_stride + x] * b[j*b_stride + x],   i < m, j < n, x < k
-template <class O>
-void GemmNT(const float* a, std::size_t a_stride, int32_t m, int32_t k, const float* b,
+// (TB = uint16_t: b's binary16 elements widened).
+template <class O, class TB>
+void GemmNT(const float* a, std::size_t a_stride, int32_t m, int32_t k, const TB* b,
             std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
             std::size_t y_stride) {
   if (m <= 0 || n <= 0) return;

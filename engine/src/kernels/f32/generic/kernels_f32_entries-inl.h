@@ -60,6 +60,11 @@ void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, con
                  std::size_t y_stride) {
   generic::GemmNT<Ops>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
+void gemm_nt_f16w_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const uint16_t* b,
+                      std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+                      std::size_t y_stride) {
+  generic::GemmNT<Ops>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+}
 
 void f16_to_f32(const uint16_t* h, int32_t n, float* f) { generic::F16ToF32<Ops>(h, n, f); }
 void f32_to_f16(const float* f, int32_t n, uint16_t* h) { generic::F32ToF16<Ops>(f, n, h); }

@@ -357,6 +357,7 @@ HWY_EXPORT(tanh_f32);
 HWY_EXPORT(linear_f32);
 HWY_EXPORT(dense_f32);
 HWY_EXPORT(gemm_nt_f32);
+HWY_EXPORT(gemm_nt_f16w_f32);
 HWY_EXPORT(f16_to_f32);
 HWY_EXPORT(f32_to_f16);
 
@@ -412,6 +413,12 @@ void gemm_nt_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, con
                  std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
                  std::size_t y_stride) {
   HWY_DYNAMIC_DISPATCH(gemm_nt_f32)
+  (a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+}
+void gemm_nt_f16w_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k, const uint16_t* b,
+                      std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
+                      std::size_t y_stride) {
+  HWY_DYNAMIC_DISPATCH(gemm_nt_f16w_f32)
   (a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
 
