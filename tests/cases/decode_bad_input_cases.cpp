@@ -241,8 +241,9 @@ ATTN_CASE(MhaDecodeF32, BadInputsLeaveOutputAndCacheUntouched) {
   expect(s, nw, a, &c, ws, attn::Status::kNullPointer, __LINE__);
   // Float16 weights: a matrix given both as float32 and as binary16 is
   // kBadArgument; a matrix given as neither kNullPointer (checked first).
-  static uint16_t w16[kE * kE];  // 0x3c00 = 1.0
-  for (uint16_t& h : w16) h = 0x3c00;
+  uint16_t* w16 = arena.alloc<uint16_t>(uz(kE * kE));
+  ATTN_ASSERT_TRUE(arena.ok());
+  for (int i = 0; i < kE * kE; ++i) w16[i] = 0x3c00;  // 1.0
   nw = w;
   nw.q_proj_weight_f16 = w16;
   expect(s, nw, a, &c, ws, attn::Status::kBadArgument, __LINE__);

@@ -6,9 +6,11 @@
 // 3, 7 and the whole sequence. Grouped-query weights are compared with the
 // one-shot op over the same weights with each kv head's rows repeated.
 //
-// Float16 weights (binary16 bits, float32 math): each chunking's output has
-// the bits of the same chunking with float32 weights holding the widened
-// values, and is within 1e-6 of the one-shot result over those weights
+// Float16 weights (binary16 bits, float32 math): each chunking's output is
+// within 1e-6 of the same chunking with float32 weights holding the widened
+// values (the SIMD backends give its bits: tests/simd, tests/threads; the
+// reference kernels may round the projections' sums differently), and within
+// 1e-6 of the one-shot result over those weights
 // (mha_f32 without RoPE and with a float32 cache; else the float32-weight
 // decode op all at once, itself checked against mha_f32 above). GQA, MQA,
 // RoPE (both styles), float32 and float16 caches, chunks of 1, 3, 7 and
@@ -187,19 +189,23 @@ bool decode_f32(const Model& m, int chunk, bool window, attn::KvElement el,
   return cache.position == kT;
 }
 
-// |out - ref| <= 1e-6 * max |ref| elementwise.
-void expect_near_one_shot(attn_test::Context& ctx) {
+// |out - want| <= 1e-6 * max |want| elementwise.
+void expect_near(attn_test::Context& ctx, const char* what, const float* want) {
   double peak = 0.0;
-  for (float v : g_ref) peak = std::fabs(v) > peak ? std::fabs(v) : peak;
+  for (int i = 0; i < kT * kE; ++i) peak = std::fabs(want[i]) > peak ? std::fabs(want[i]) : peak;
   attn_test::Arena arena;
   double* ref = arena.alloc<double>(uz(kT * kE));
   double* tol = arena.alloc<double>(uz(kT * kE));
   ATTN_ASSERT_TRUE(arena.ok());
   for (int i = 0; i < kT * kE; ++i) {
-    ref[i] = g_ref[i];
+    ref[i] = want[i];
     tol[i] = 1e-6 * peak;
   }
-  ATTN_EXPECT_CLOSE("decode vs one-shot", g_out, ref, tol, uz(kT * kE));
+  ATTN_EXPECT_CLOSE(what, g_out, ref, tol, uz(kT * kE));
+}
+
+void expect_near_one_shot(attn_test::Context& ctx) {
+  expect_near(ctx, "decode vs one-shot", g_ref);
 }
 
 void check_f32(attn_test::Context& ctx, int heads, int kv_heads, bool window, uint32_t seed) {
@@ -244,7 +250,7 @@ void check_f16_weights(attn_test::Context& ctx, int heads, int kv_heads, attn::K
     ATTN_ASSERT_TRUE(decode_f32(m, chunk, false, el, nullptr, rope));
     std::memcpy(same, g_out, sizeof g_out);
     ATTN_ASSERT_TRUE(decode_f32(m, chunk, false, el, &h, rope));
-    ATTN_EXPECT_SAME_BITS("binary16 vs widened float32 weights", g_out, same, uz(kT * kE));
+    expect_near(ctx, "binary16 vs widened float32 weights", same);
     expect_near_one_shot(ctx);
   }
 }

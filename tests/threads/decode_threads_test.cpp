@@ -12,7 +12,9 @@
 //     rounding), and within twice that bound of the serial output.
 // Float16 weights (the float cases with every weight matrix, or the packed
 // in_proj_weight, as binary16): the bits of the same run with float32
-// weights holding the widened values, for every worker count and executor.
+// weights holding the widened values, for every worker count and executor
+// (the SIMD backends' contract, attn/mha_decode.h; every hosted preset's
+// ops use hwy).
 // Scratch sized exactly mha_decode_*_scratch_bytes(shape, .., workers); one
 // byte less returns kScratchTooSmall and an invalid executor kBadArgument,
 // neither writing the output nor the cache.

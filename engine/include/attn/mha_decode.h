@@ -36,12 +36,15 @@
 // out_proj_weight_f16; biases stay float32), chosen per matrix: a matrix is
 // float32 or binary16, never both (kBadArgument). The math stays float32: each
 // weight is widened exactly as it is read (kernels' gemm_nt_f16w_f32, in
-// registers) and the products accumulate in float32, so the step gives the
-// bits it gives with float32 weights holding the widened values, serial or
-// threaded. The weights are used as stored: rounding float32 weights to
-// binary16 is the caller's (`attn run mha-decode --weights-dtype f16` rounds
-// to nearest, ties to even). A step of n tokens reads the weights once:
-// (2 E^2 + 2 G hd E) * 4 bytes in float32, half that in binary16 (E 512,
+// registers) and the products accumulate in float32: the step is the step with
+// float32 weights holding the widened values, bit for bit with the SIMD
+// backends (hwy, xsimd), within float32 rounding of the projections' sums
+// with the reference kernels (ref, and the Cortex-M backends' projections).
+// Threads (below) hold as with float32 weights: the projections' outputs do
+// not depend on the split. The weights are used as stored: rounding float32
+// weights to binary16 is the caller's (`attn run mha-decode --weights-dtype
+// f16` rounds to nearest, ties to even). A step of n tokens reads the weights
+// once: (2 E^2 + 2 G hd E) * 4 bytes in float32, half that in binary16 (E 512,
 // G hd 128: 2.6 MB or 1.3 MB), plus the cache's visible K/V. No extra
 // scratch: mha_decode_f32_scratch_bytes is the same either way.
 //

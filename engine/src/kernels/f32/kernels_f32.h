@@ -80,10 +80,10 @@
                    std::size_t y_stride);                                                          \
   /* gemm_nt_f32 with b as binary16 bits (float16 weights: half the bytes a decode step */         \
   /* reads), float32 math: y[i*y_stride + j] = (accumulate ? y : 0) + (bias ? bias[j] : 0) */      \
-  /* + sum_x a[i*a_stride + x] * f16::to_f32(b[j*b_stride + x]). The widening is exact and */      \
-  /* each backend gives the bits its own gemm_nt_f32 gives on the widened b (same blocking */      \
-  /* and order; NaN halves widen quiet). SIMD backends widen b in registers (F16C, NEON */         \
-  /* FCVTL, SVE FCVT): up to 4 rows of a read b's rows in place, more pack as gemm_nt_f32. */      \
+  /* + sum_x a[i*a_stride + x] * f16::to_f32(b[j*b_stride + x]). The widening is exact (NaN */     \
+  /* halves widen quiet): gemm_nt_f32's result on the widened b within its bound. The SIMD */      \
+  /* backends run gemm_nt_f32's code on it (same blocking and order: its bits), widening in */     \
+  /* registers (F16C, NEON FCVTL, SVE FCVT): b's rows in place up to 4 rows of a, else packed. */  \
   void gemm_nt_f16w_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k,                \
                         const uint16_t* b, std::size_t b_stride, int32_t n, const float* bias,     \
                         bool accumulate, float* y, std::size_t y_stride);                          \

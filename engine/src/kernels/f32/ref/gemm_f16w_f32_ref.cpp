@@ -2,7 +2,9 @@
 // loops of the reference gemm_nt_f32 (gemm_f32_ref.cpp, dot_f32 of
 // kernels_f32_ref.cpp) with each element of b widened by f16::to_f32 (exact)
 // as it is read: one dot product per output element, in the order bias, then
-// the products by x, so the bits are those of ref::gemm_nt_f32 on the widened b.
+// the products by x. (The compiler may still contract or vectorize the two
+// loops differently, so the bits of ref::gemm_nt_f32 on the widened b are not
+// promised: its bound is.)
 #include <cstddef>
 #include <cstdint>
 
