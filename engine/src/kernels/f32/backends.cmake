@@ -84,7 +84,6 @@ set(_attn_backends ref)
 target_sources(attn PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ref/kernels_f32_ref.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ref/gemm_f32_ref.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ref/gemm_f16w_f32_ref.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ref/f16_ref.cpp)
 if(ATTN_BACKEND_NAME STREQUAL "mcu")
   list(APPEND _attn_backends mcu)
