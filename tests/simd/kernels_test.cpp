@@ -16,6 +16,9 @@
 //   gemm_nt_f16w (b binary16): the bits of the same SIMD backend's gemm_nt on the widened
 //                             b (NaN: any NaN), and gemm_nt's bound against ref's; NaN,
 //                             inf and subnormal halves among b's elements
+//   qk_tile_f16k, pv_tile_f16v (K, V binary16; subnormal halves among them): the bits of
+//                             the same SIMD backend's qk_tile / pv_tile on the widened rows,
+//                             and their bounds against ref's qk_tile / pv_tile
 //   pv tile, dense, axpy:     |got - ref| <= 2 (n + 2) eps (|acc| + sum_j |p_j v_j|)
 //   max, scale, add:          exact
 //   exp_sub_sum elements:     |got - ref| <= (kMaxUlp + 1) eps |ref| + 2^-126
@@ -94,6 +97,10 @@ struct Kernels {
                        int32_t, const float*, bool, float*, std::size_t);
   void (*f16_to_f32)(const uint16_t*, int32_t, float*);
   void (*f32_to_f16)(const float*, int32_t, uint16_t*);
+  void (*qk_tile_f16k)(const float*, std::size_t, int32_t, const uint16_t*, std::size_t, int32_t,
+                       int32_t, float*, std::size_t);
+  void (*pv_tile_f16v)(const float*, std::size_t, int32_t, int32_t, const uint16_t*, std::size_t,
+                       int32_t, float*, std::size_t);
 };
 
 #define ATTN_KERNEL_TABLE(ns)                                                             \
@@ -102,7 +109,7 @@ struct Kernels {
         &ns::pv_tile_f32, &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32,     \
         &ns::linear_f32, &ns::dense_f32, &ns::qk_tile_t_f32, &ns::transpose_scale_f32,    \
         &ns::softmax_t_f32, &ns::pv_tile_t_f32, &ns::gemm_nt_f32, &ns::gemm_nt_f16w_f32,  \
-        &ns::f16_to_f32, &ns::f32_to_f16                                                  \
+        &ns::f16_to_f32, &ns::f32_to_f16, &ns::qk_tile_f16k_f32, &ns::pv_tile_f16v_f32    \
   }
 
 const Kernels kRef = ATTN_KERNEL_TABLE(attn::ref);
@@ -604,6 +611,73 @@ TEST_P(KernelTest, GemmNtF16WeightsSpecialHalves) {
       kRef.f16_to_f32(b16.data(), static_cast<int32_t>(count), bw.p);
       ExpectGemmF16wMatches(K(), SimdBackend(), rng, m, k, n, b16.data(), bw.p, bs);
       if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// The float16 cache's tiles: K / V rounded to binary16 (row stride d + 1,
+// misaligned by up to 2 halves, a subnormal half in every row), against the
+// float tiles on the widened rows. Shapes cover the register blocks (4 and
+// single rows, 4 and 8 keys, their tails), the single-row key stream (nk * d
+// >= 8192) and the P.V column blocks and tail.
+TEST_P(KernelTest, CacheTilesF16) {
+  std::mt19937 rng(37);
+  std::vector<int32_t> ds = Lengths();
+  ds.push_back(64);
+  for (int32_t d : ds) {
+    for (int32_t nq : {1, 2, 4, 5, 8}) {
+      for (int32_t nk : {1, 3, 7, 16, 17, 65, 260}) {
+        const std::size_t rs = Sz(d) + 1, count = rs * Sz(nk), boff = Sz(d + nk) % 3;
+        std::vector<float> f(count);
+        Fill(f.data(), count, rng, -2.0f, 2.0f);
+        std::vector<uint16_t> h(count + 2);
+        kRef.f32_to_f16(f.data(), static_cast<int32_t>(count), h.data() + boff);
+        for (std::size_t j = 0; j < Sz(nk); ++j) h[boff + j * rs + j % Sz(d)] = 0x8201;
+        const uint16_t* h16 = h.data() + boff;
+        Buf w(count, 1);
+        kRef.f16_to_f32(h16, static_cast<int32_t>(count), w.p);
+        const std::size_t qs = Sz(d) + 3, ss = Sz(nk) + 5, as = Sz(d) + 5;
+        Buf q(qs * Sz(nq), 2), s(ss * Sz(nq), 0), sw(ss * Sz(nq), 0), sr(ss * Sz(nq), 0);
+        Fill(q.p, qs * Sz(nq), rng);
+        K().qk_tile_f16k(q.p, qs, nq, h16, rs, nk, d, s.p, ss);
+        K().qk_tile(q.p, qs, nq, w.p, rs, nk, d, sw.p, ss);
+        kRef.qk_tile(q.p, qs, nq, w.p, rs, nk, d, sr.p, ss);
+        Buf p(ss * Sz(nq), 1), a(as * Sz(nq), 3), aw(as * Sz(nq), 0), ar(as * Sz(nq), 0);
+        Fill(p.p, ss * Sz(nq), rng, 0.0f, 1.0f);
+        Fill(a.p, as * Sz(nq), rng);
+        std::memcpy(aw.p, a.p, as * Sz(nq) * sizeof(float));
+        std::memcpy(ar.p, a.p, as * Sz(nq) * sizeof(float));
+        const std::vector<float> a0(a.p, a.p + as * Sz(nq));
+        K().pv_tile_f16v(p.p, ss, nq, nk, h16, rs, d, a.p, as);
+        K().pv_tile(p.p, ss, nq, nk, w.p, rs, d, aw.p, as);
+        kRef.pv_tile(p.p, ss, nq, nk, w.p, rs, d, ar.p, as);
+        for (std::size_t i = 0; i < Sz(nq); ++i) {
+          for (std::size_t j = 0; j < Sz(nk); ++j) {
+            const std::size_t at = i * ss + j;
+            ASSERT_TRUE(!SimdBackend() || FloatBits(s.p[at]) == FloatBits(sw.p[at]))
+                << "qk: not qk_tile's bits, d=" << d << " nq=" << nq << " nk=" << nk;
+            float mag = 0.0f;
+            for (std::size_t x = 0; x < Sz(d); ++x)
+              mag += std::fabs(q.p[i * qs + x] * w.p[j * rs + x]);
+            ASSERT_NEAR(s.p[at], sr.p[at], 2.0f * static_cast<float>(d + 2) * kEps * mag)
+                << "qk d=" << d << " nq=" << nq << " nk=" << nk;
+          }
+          for (std::size_t c = 0; c < as; ++c) {
+            const std::size_t at = i * as + c;
+            if (c >= Sz(d)) {
+              ASSERT_EQ(FloatBits(a.p[at]), FloatBits(a0[at])) << "column past dv written";
+              continue;
+            }
+            ASSERT_TRUE(!SimdBackend() || FloatBits(a.p[at]) == FloatBits(aw.p[at]))
+                << "pv: not pv_tile's bits, d=" << d << " nq=" << nq << " nk=" << nk;
+            float mag = std::fabs(a0[at]);
+            for (std::size_t j = 0; j < Sz(nk); ++j)
+              mag += std::fabs(p.p[i * ss + j] * w.p[j * rs + c]);
+            ASSERT_NEAR(a.p[at], ar.p[at], 2.0f * static_cast<float>(nk + 2) * kEps * mag)
+                << "pv d=" << d << " nq=" << nq << " nk=" << nk;
+          }
+        }
+      }
     }
   }
 }

@@ -436,7 +436,7 @@ TEST(DecodeThreadsArgs, ScratchFormulasScaleWithWorkers) {
   s.max_tokens = 3;
   s.cache_element = KvElement::kF16;
   const std::size_t one = attn::mha_decode_f32_scratch_bytes(s);
-  const std::size_t slice = attn::MhaDecodeF32Layout<>(8, KvElement::kF16).bytes;
+  const std::size_t slice = attn::MhaDecodeF32Layout<>(8).bytes;
   EXPECT_EQ(one, attn::mha_decode_f32_scratch_bytes(s, 1));
   EXPECT_EQ(attn::mha_decode_f32_scratch_bytes(s, 7), one + 6 * slice);
   EXPECT_EQ(attn::mha_decode_f32_scratch_bytes(s, 0), 0u);

@@ -55,9 +55,10 @@
 // K/V is read once for all the query heads that share it. A tile takes keys in
 // blocks of kSdpaQueryTile * kDecodeKeyBlock / rows (a multiple of
 // kDecodeKeyBlock: 512 keys for a decode step's 4 rows with the SIMD tile of
-// 32), one online-softmax step per block. A kF16 cache is converted to float
-// kDecodeKeyBlock rows at a time (the f16_to_f32 kernel: F16C, NEON, SVE)
-// into the worker's K or V block, which the tile then reads.
+// 32), one online-softmax step per block. A kF16 cache is read by the tile
+// kernels' binary16 forms (qk_tile_f16k_f32, pv_tile_f16v_f32), which widen
+// each K/V vector in registers as they load it (F16C, NEON FCVTL, SVE FCVT):
+// no float copy of a block, the same scratch as a float32 cache.
 //
 // Threads (args.executor, attn/parallel.h): the q/k/v projections as one
 // parallel pass over ranges of output features, the attention as one task
@@ -80,8 +81,9 @@
 // B = kDecodeKeyBlock):
 //   mha_decode_f32_scratch_bytes = 64 + 2 * align64(4 T E) + 2 * align64(4 T G hd)
 //       + align64(4 * dims)                              rotary cos/sin of a token
-//       + W * (2 * align64(4 R hd) + align64(4 R B) + 2 * align64(4 R)   the core
-//              + (kF16 cache) 2 * align64(4 B hd))       a K and a V block in float
+//       + W * (2 * align64(4 R hd) + align64(4 R B) + 2 * align64(4 R))  the core
+// (a float16 cache's K and V are widened in registers as the tiles read them:
+// no float copy, the same scratch as a float32 cache)
 #pragma once
 
 #include <cstddef>
@@ -128,10 +130,8 @@ struct MhaDecodeF32Layout {
   T scores = 0;    // float [kSdpaQueryTile * kDecodeKeyBlock] scores, then probabilities
   T row_max = 0;   // float [kSdpaQueryTile] running max
   T row_sum = 0;   // float [kSdpaQueryTile] running sum
-  T keys = 0;      // float [kDecodeKeyBlock, hd] a converted key block (kF16 cache)
-  T values = 0;    // float [kDecodeKeyBlock, hd] a converted value block (kF16 cache)
   T bytes = 0;     // the total
-  constexpr MhaDecodeF32Layout(int32_t head_dim, KvElement element) {
+  explicit constexpr MhaDecodeF32Layout(int32_t head_dim) {
     const auto r = static_cast<T>(kSdpaQueryTile);
     const auto hd = static_cast<T>(head_dim);
     const auto b = static_cast<T>(kDecodeKeyBlock);
@@ -139,10 +139,7 @@ struct MhaDecodeF32Layout {
     scores = B::add(acc, B::block(r, hd, 4));
     row_max = B::add(scores, B::block(r, b, 4));
     row_sum = B::add(row_max, B::block(r, 1, 4));
-    keys = B::add(row_sum, B::block(r, 1, 4));
-    const bool f16 = element == KvElement::kF16;
-    values = B::add(keys, f16 ? B::block(b, hd, 4) : 0);
-    bytes = B::add(values, f16 ? B::block(b, hd, 4) : 0);
+    bytes = B::add(row_sum, B::block(r, 1, 4));
   }
 };
 
@@ -160,7 +157,7 @@ constexpr std::size_t mha_decode_f32_scratch_bytes(const MhaDecodeShape& s, int3
   uint64_t n = sat::add(kAlign, sat::mul(2, sat::f32_bytes(t, e)));
   n = sat::add(n, sat::mul(2, sat::f32_bytes(t, sat::mul(static_cast<uint64_t>(g), hd))));
   n = sat::add(n, sat::f32_bytes(static_cast<uint64_t>(s.rope.dims)));
-  const uint64_t slice = MhaDecodeF32Layout<>(head_dim, s.cache_element).bytes;
+  const uint64_t slice = MhaDecodeF32Layout<>(head_dim).bytes;
   return sat::to_size(sat::add(n, sat::mul(slice, static_cast<uint64_t>(workers))));
 }
 

@@ -24,15 +24,14 @@ std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
 // One worker's buffers at MhaDecodeF32Layout's offsets.
 struct Slice {
-  float *qs, *acc, *s, *m, *l, *kf, *vf;
+  float *qs, *acc, *s, *m, *l;
 };
 
 Slice carve(void* slice, const KvCacheShape& cs) {
-  const MhaDecodeF32Layout<RawBytes> lay(cs.head_dim, cs.element);
+  const MhaDecodeF32Layout<RawBytes> lay(cs.head_dim);
   auto* p = static_cast<unsigned char*>(slice);
   const auto at = [p](std::size_t off) { return static_cast<float*>(static_cast<void*>(p + off)); };
-  return Slice{at(lay.scaled_q), at(lay.acc),  at(lay.scores), at(lay.row_max),
-               at(lay.row_sum),  at(lay.keys), at(lay.values)};
+  return Slice{at(lay.scaled_q), at(lay.acc), at(lay.scores), at(lay.row_max), at(lay.row_sum)};
 }
 
 // Rows [r0, r0 + nr) of kv head g: row i is token i / group, query head
@@ -48,14 +47,35 @@ int32_t group_of(const CacheAttendF32& a) { return a.heads / a.cache->shape.num_
 // kDecodeKeyBlock (fewer rows, longer blocks: fewer rescalings and calls).
 int32_t block_keys(int32_t nr) { return kSdpaQueryTile / nr * kBlock; }
 
-// Cache rows [j0, j0 + n) of kv head g of a K or V block as floats: in place
-// for a kF32 cache; converted into conv (n <= kDecodeKeyBlock) for kF16.
-const float* cache_rows(const KvCacheShape& cs, const void* block, int32_t g, int32_t j0, int32_t n,
-                        float* conv) {
+// s[r * s_stride + j] = qs_r . K row j0 + j of kv head g, r < nr, j < nk: the
+// float tile kernel, or its binary16 form for a kF16 cache (widened as read).
+void scores(const KvCache& c, const float* qs, int32_t nr, int32_t g, int32_t j0, int32_t nk,
+            float* s, std::size_t s_stride) {
+  const KvCacheShape& cs = c.shape;
   const std::size_t off = kv_cache_offset(cs, g, j0);
-  if (cs.element == KvElement::kF32) return static_cast<const float*>(block) + off;
-  kernels::f16_to_f32(static_cast<const uint16_t*>(block) + off, n * cs.head_dim, conv);
-  return conv;
+  const auto hd = idx(cs.head_dim);
+  if (cs.element == KvElement::kF16) {
+    kernels::qk_tile_f16k_f32(qs, hd, nr, static_cast<const uint16_t*>(c.k) + off, hd, nk,
+                              cs.head_dim, s, s_stride);
+  } else {
+    kernels::qk_tile_f32(qs, hd, nr, static_cast<const float*>(c.k) + off, hd, nk, cs.head_dim, s,
+                         s_stride);
+  }
+}
+
+// acc[r] += sum_j p[r * p_stride + j] V row j0 + j of kv head g, as scores.
+void weigh_values(const KvCache& c, const float* p, std::size_t p_stride, int32_t nr, int32_t g,
+                  int32_t j0, int32_t nk, float* acc) {
+  const KvCacheShape& cs = c.shape;
+  const std::size_t off = kv_cache_offset(cs, g, j0);
+  const auto hd = idx(cs.head_dim);
+  if (cs.element == KvElement::kF16) {
+    kernels::pv_tile_f16v_f32(p, p_stride, nr, nk, static_cast<const uint16_t*>(c.v) + off, hd,
+                              cs.head_dim, acc, hd);
+  } else {
+    kernels::pv_tile_f32(p, p_stride, nr, nk, static_cast<const float*>(c.v) + off, hd, cs.head_dim,
+                         acc, hd);
+  }
 }
 
 // The tile's scaled query rows and empty state; limit[r] = the keys row r
@@ -89,27 +109,16 @@ void run_keys(const CacheAttendF32& a, const Slice& b, const Tile& t, const int3
   const KvCacheShape& cs = a.cache->shape;
   const auto hd = idx(cs.head_dim);
   const int32_t bk = block_keys(t.nr);
-  const bool f16 = cs.element == KvElement::kF16;
   for (int32_t j0 = begin; j0 < end; j0 += bk) {
     const int32_t nk = end - j0 < bk ? end - j0 : bk;
-    // Scores [nr][nk] at row stride bk: one call over a float cache's block,
-    // one per converted kDecodeKeyBlock keys of a half one.
-    for (int32_t x = 0; x < nk; x += f16 ? kBlock : nk) {
-      const int32_t n = f16 && nk - x > kBlock ? kBlock : nk - x;
-      const float* k = cache_rows(cs, a.cache->k, t.g, j0 + x, n, b.kf);
-      kernels::qk_tile_f32(b.qs, hd, t.nr, k, hd, n, cs.head_dim, b.s + x, idx(bk));
-    }
+    scores(*a.cache, b.qs, t.nr, t.g, j0, nk, b.s, idx(bk));  // [nr][nk] at row stride bk
     for (int32_t r = 0; r < t.nr; ++r) {
       for (int32_t j = limit[r] - j0 < 0 ? 0 : limit[r] - j0; j < nk; ++j) {
         b.s[idx(r) * idx(bk) + idx(j)] = kNegInf;
       }
     }
     online_softmax_rows(b.s, idx(bk), t.nr, nk, b.m, b.l, b.acc, hd, cs.head_dim);
-    for (int32_t x = 0; x < nk; x += f16 ? kBlock : nk) {
-      const int32_t n = f16 && nk - x > kBlock ? kBlock : nk - x;
-      const float* v = cache_rows(cs, a.cache->v, t.g, j0 + x, n, b.vf);
-      kernels::pv_tile_f32(b.s + x, idx(bk), t.nr, n, v, hd, cs.head_dim, b.acc, hd);
-    }
+    weigh_values(*a.cache, b.s, idx(bk), t.nr, t.g, j0, nk, b.acc);
   }
 }
 
@@ -189,7 +198,7 @@ void run_key_split(const Executor& ex, const CacheAttendF32& a, void* slices, in
 }  // namespace
 
 std::size_t attend_cache_f32_slice_bytes(const KvCacheShape& cache) {
-  return MhaDecodeF32Layout<RawBytes>(cache.head_dim, cache.element).bytes;
+  return MhaDecodeF32Layout<RawBytes>(cache.head_dim).bytes;
 }
 
 int32_t attend_cache_f32_key_parts(const CacheAttendF32& a, int32_t workers) {

@@ -25,8 +25,7 @@ namespace detail {
 // The tokens' projected queries and output rows (see CacheAttendRows).
 using CacheAttendF32 = CacheAttendRows<float>;
 
-// Bytes of one worker's slice (MhaDecodeF32Layout of the cache's head_dim and
-// element).
+// Bytes of one worker's slice (MhaDecodeF32Layout of the cache's head_dim).
 std::size_t attend_cache_f32_slice_bytes(const KvCacheShape& cache);
 
 // The number of key ranges per kv head for `workers` (1: tasks per (kv

@@ -87,6 +87,17 @@
   void gemm_nt_f16w_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k,                \
                         const uint16_t* b, std::size_t b_stride, int32_t n, const float* bias,     \
                         bool accumulate, float* y, std::size_t y_stride);                          \
+  /* qk_tile_f32 and pv_tile_f32 with K or V as binary16 bits (the float16 KV cache), float32 */   \
+  /* math: each element widened exactly as it is read (f16::to_f32; NaN halves widen quiet). */    \
+  /* The result of qk_tile_f32 / pv_tile_f32 on the widened rows within their bound; the SIMD */   \
+  /* backends run those kernels' own code on it (same blocks and order: their bits), widening */   \
+  /* in registers (F16C, NEON FCVTL, SVE FCVT) instead of through a float copy of the block. */    \
+  void qk_tile_f16k_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* k,       \
+                        std::size_t k_stride, int32_t nk, int32_t d, float* s,                     \
+                        std::size_t s_stride);                                                     \
+  void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk,              \
+                        const uint16_t* v, std::size_t v_stride, int32_t dv, float* acc,           \
+                        std::size_t a_stride);                                                     \
   /* f[i] = the float32 of binary16 bits h[i], i < n: exact, a NaN quiet with its sign and */      \
   /* payload (f16::to_f32, kernels/f32/f16.h). The float16 KV cache's blocks. */                   \
   void f16_to_f32(const uint16_t* h, int32_t n, float* f);                                         \

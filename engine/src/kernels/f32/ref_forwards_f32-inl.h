@@ -1,6 +1,7 @@
 // The float kernels both Cortex-M backends (kernels/f32/mcu and
 // kernels/f32/mve) take from ref, one forwarder each: the projections
-// (float32 and float16 weights) and axpy. Included once inside each
+// (float32 and float16 weights), axpy, and the float16 cache's
+// Q.K^T and P.V tiles. Included once inside each
 // backend's namespace (kernels_f32_mcu.cpp, kernels_f32_mve.cpp), after
 // kernels/f32/kernels_f32.h. A kernel that a backend gains moves out of this
 // list into that backend (and the other backend's own forwarders).
@@ -32,6 +33,17 @@ void gemm_nt_f16w_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k
                       std::size_t b_stride, int32_t n, const float* bias, bool accumulate, float* y,
                       std::size_t y_stride) {
   ref::gemm_nt_f16w_f32(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
+}
+
+void qk_tile_f16k_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* k,
+                      std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  ref::qk_tile_f16k_f32(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+
+void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk,
+                      const uint16_t* v, std::size_t v_stride, int32_t dv, float* acc,
+                      std::size_t a_stride) {
+  ref::pv_tile_f16v_f32(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
 }
 
 // NOLINTEND(misc-definitions-in-headers)

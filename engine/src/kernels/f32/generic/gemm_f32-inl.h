@@ -31,9 +31,8 @@
 // Not a normal header: included by kernels/hwy/kernels_f32_hwy.cpp (once per
 // Highway target) and kernels/xsimd/kernels_f32_xsimd.cpp, after
 // kernels_f32-inl.h. Contract: gemm_nt_f32 in kernels_f32.h; the reference is
-// kernels/ref/gemm_f32_ref.cpp (dense_f32: kernels_f32_ref.cpp;
-// gemm_nt_f16w_f32: gemm_f16w_f32_ref.cpp). The includer has included
-// kernels/f32/f16.h.
+// kernels/ref/gemm_f32_ref.cpp (gemm_nt_f16w_f32 too; dense_f32:
+// kernels_f32_ref.cpp). The includer has included kernels/f32/f16.h.
 
 // NOLINTBEGIN(build/include_what_you_use)
 
@@ -41,39 +40,6 @@ namespace generic {
 
 constexpr std::size_t kGemmPackFloats = 2048;
 constexpr int32_t kGemvMaxRows = 4;
-
-// One element of b as a float: float32 as is, binary16 widened (exact).
-inline float WidenB(float v) { return v; }
-inline float WidenB(uint16_t h) { return ::attn::f16::to_f32(h); }
-
-// The first n <= Lanes() elements of b at p as a float vector, the rest 0.
-template <class O>
-typename O::V LoadBN(const float* p, std::size_t n) {
-  return O::LoadN(p, n);
-}
-template <class O>
-typename O::V LoadBN(const uint16_t* p, std::size_t n) {
-  alignas(64) float buf[O::kMaxLanes] = {};
-  for (std::size_t i = 0; i < n; ++i) buf[i] = WidenB(p[i]);
-  return O::LoadU(buf);
-}
-
-// Lanes() elements of b at p as a float vector: float32 loaded (kReg: kept
-// in a register, LoadReg), binary16 widened by the policy's hardware
-// conversion (f16_f32-inl.h's kF16: F16C, NEON FCVTL, SVE FCVT) or, on a
-// target without one, element by element.
-template <class O, bool kReg = false>
-typename O::V LoadB(const float* p) {
-  return kReg ? O::LoadReg(p) : O::LoadU(p);
-}
-template <class O, bool kReg = false>
-typename O::V LoadB(const uint16_t* p) {
-  if constexpr (O::kF16) {
-    return O::LoadF16(p);
-  } else {
-    return LoadBN<O>(p, O::Lanes());
-  }
-}
 
 // Columns [c * N, c * N + N) of a row of y, or only the first `cols - c * N`
 // of them at the panel's end (cols <= NR * N valid columns in this panel).

@@ -28,8 +28,8 @@
 // (and for Highway its HWY_BEFORE_NAMESPACE region), then includes this file
 // inside it, once per target. It includes only its continuation,
 // kernels_f32_tile-inl.h (P.V and the transposed tiles); the includer has
-// already included <cstddef>, <cstdint>, kernels/exp_poly.h and
-// kernels/generic/register_block.h.
+// already included <cstddef>, <cstdint>, kernels/exp_poly.h,
+// kernels/generic/register_block.h and kernels/f32/f16.h.
 //
 // Kernel contracts are those of kernels_f32.h; the reference math is in
 // kernels/ref/kernels_f32_ref.cpp.
@@ -52,6 +52,41 @@ template <class O>
 struct VectorRegs<O, VoidT<decltype(O::kVectorRegs)>> {
   static constexpr int kValue = O::kVectorRegs;
 };
+
+// Elements of a K, V or weight operand b (float32 or binary16 bits) as
+// floats, for the kernels templated on b's element type (gemm_nt_f16w_f32,
+// qk_tile_f16k_f32, pv_tile_f16v_f32). One element of b as a float: float32 as is, binary16 widened (exact).
+inline float WidenB(float v) { return v; }
+inline float WidenB(uint16_t h) { return ::attn::f16::to_f32(h); }
+
+// The first n <= Lanes() elements of b at p as a float vector, the rest 0.
+template <class O>
+typename O::V LoadBN(const float* p, std::size_t n) {
+  return O::LoadN(p, n);
+}
+template <class O>
+typename O::V LoadBN(const uint16_t* p, std::size_t n) {
+  alignas(64) float buf[O::kMaxLanes] = {};
+  for (std::size_t i = 0; i < n; ++i) buf[i] = WidenB(p[i]);
+  return O::LoadU(buf);
+}
+
+// Lanes() elements of b at p as a float vector: float32 loaded (kReg: kept
+// in a register, LoadReg), binary16 widened by the policy's hardware
+// conversion (f16_f32-inl.h's kF16: F16C, NEON FCVTL, SVE FCVT) or, on a
+// target without one, element by element.
+template <class O, bool kReg = false>
+typename O::V LoadB(const float* p) {
+  return kReg ? O::LoadReg(p) : O::LoadU(p);
+}
+template <class O, bool kReg = false>
+typename O::V LoadB(const uint16_t* p) {
+  if constexpr (O::kF16) {
+    return O::LoadF16(p);
+  } else {
+    return LoadBN<O>(p, O::Lanes());
+  }
+}
 
 // Register blocks are named variables (register_block.h: SVE vectors cannot
 // be array elements).
@@ -110,36 +145,38 @@ typename O::V TanhPoly(typename O::V x) {
   return O::IfLess(ax, O::Set(0.625f), small, large);
 }
 
-template <class O>
-float Dot(const float* a, const float* b, int32_t n) {
+// sum_i a[i] * b[i] (TB = uint16_t: b's binary16 elements widened).
+template <class O, class TB>
+float Dot(const float* a, const TB* b, int32_t n) {
   using V = typename O::V;
   const std::size_t N = O::Lanes();
   const std::size_t len = Sz(n);
   V s0 = O::Zero(), s1 = O::Zero(), s2 = O::Zero(), s3 = O::Zero();
   std::size_t i = 0;
   for (; i + 4 * N <= len; i += 4 * N) {
-    s0 = O::MulAdd(O::LoadU(a + i), O::LoadU(b + i), s0);
-    s1 = O::MulAdd(O::LoadU(a + i + N), O::LoadU(b + i + N), s1);
-    s2 = O::MulAdd(O::LoadU(a + i + 2 * N), O::LoadU(b + i + 2 * N), s2);
-    s3 = O::MulAdd(O::LoadU(a + i + 3 * N), O::LoadU(b + i + 3 * N), s3);
+    s0 = O::MulAdd(O::LoadU(a + i), LoadB<O>(b + i), s0);
+    s1 = O::MulAdd(O::LoadU(a + i + N), LoadB<O>(b + i + N), s1);
+    s2 = O::MulAdd(O::LoadU(a + i + 2 * N), LoadB<O>(b + i + 2 * N), s2);
+    s3 = O::MulAdd(O::LoadU(a + i + 3 * N), LoadB<O>(b + i + 3 * N), s3);
   }
-  for (; i + N <= len; i += N) s0 = O::MulAdd(O::LoadU(a + i), O::LoadU(b + i), s0);
-  if (i < len) s1 = O::MulAdd(O::LoadN(a + i, len - i), O::LoadN(b + i, len - i), s1);
+  for (; i + N <= len; i += N) s0 = O::MulAdd(O::LoadU(a + i), LoadB<O>(b + i), s0);
+  if (i < len) s1 = O::MulAdd(O::LoadN(a + i, len - i), LoadBN<O>(b + i, len - i), s1);
   return O::ReduceSum(O::Add(O::Add(s0, s1), O::Add(s2, s3)));
 }
 
 // RQ queries x KB keys (KB a multiple of 4), vector partial sums along d,
-// reduced once per score, four scores at a time.
+// reduced once per score, four scores at a time (TK = uint16_t: binary16
+// keys, widened as loaded).
 // Registers acc<r><c> (r < RQ <= 4, c < KB <= 8), kv<c>, see ATTN_EACH4.
-template <class O, int RQ, int KB>
-void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k_stride, int32_t nk,
+template <class O, int RQ, int KB, class TK>
+void QkBlock(const float* q, std::size_t q_stride, const TK* k, std::size_t k_stride, int32_t nk,
              std::size_t d, float* s, std::size_t s_stride) {
   static_assert(RQ <= 4 && KB <= 8 && KB % 4 == 0, "named registers: 4 rows x 8 keys");
   using V = typename O::V;
   const std::size_t N = O::Lanes();
   int32_t j = 0;
   for (; j + KB <= nk; j += KB) {
-    const float* k0 = k + Sz(j) * k_stride;
+    const TK* k0 = k + Sz(j) * k_stride;
 #define ATTN_QK_ZERO(r, c) [[maybe_unused]] V acc##r##c = O::Zero();
     ATTN_EACH4(ATTN_EACH8, ATTN_QK_ZERO)
     // One step along d: KB key vectors, then per query row one load and KB FMAs.
@@ -154,14 +191,15 @@ void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k
   }
     std::size_t x = 0;
     for (; x + N <= d; x += N) {
-      ATTN_EACH8(ATTN_QK_KEY, O::LoadU)
+      ATTN_EACH8(ATTN_QK_KEY, LoadB<O>)
       ATTN_EACH4(ATTN_QK_ROW, O::LoadU)
     }
     if (x < d) {
       const std::size_t t = d - x;
-      const auto load_t = [t](const float* p) { return O::LoadN(p, t); };
+      const auto load_t = [t](const auto* p) { return LoadBN<O>(p, t); };
+      const auto load_qt = [t](const float* p) { return O::LoadN(p, t); };
       ATTN_EACH8(ATTN_QK_KEY, load_t)
-      ATTN_EACH4(ATTN_QK_ROW, load_t)
+      ATTN_EACH4(ATTN_QK_ROW, load_qt)
     }
 #define ATTN_QK_SUM(_, r)                                                                          \
   if constexpr ((r) < RQ) {                                                                        \
@@ -199,9 +237,8 @@ void QkBlock(const float* q, std::size_t q_stride, const float* k, std::size_t k
 // the ring into 16 scores at once (a transposing reduction, shuffles and adds)
 // instead of a horizontal sum per key; the last nk % 16 keys are summed one by
 // one.
-template <class O>
-void QkRow(const float* q, const float* k, std::size_t k_stride, int32_t nk, std::size_t d,
-           float* s) {
+template <class O, class TK>
+void QkRow(const float* q, const TK* k, std::size_t k_stride, int32_t nk, std::size_t d, float* s) {
   using V = typename O::V;
   const std::size_t N = O::Lanes();
   alignas(64) float ring[16 * O::kMaxLanes];
@@ -210,27 +247,27 @@ void QkRow(const float* q, const float* k, std::size_t k_stride, int32_t nk, std
   const V q1 = four ? O::LoadU(q + N) : O::Zero();
   const V q2 = four ? O::LoadU(q + 2 * N) : O::Zero();
   const V q3 = four ? O::LoadU(q + 3 * N) : O::Zero();
-  const auto dot = [&](const float* kr) {
+  const auto dot = [&](const TK* kr) {
     if (four) {
-      const V a = O::MulAdd(q1, O::LoadU(kr + N), O::Mul(q0, O::LoadU(kr)));
-      const V b = O::MulAdd(q3, O::LoadU(kr + 3 * N), O::Mul(q2, O::LoadU(kr + 2 * N)));
+      const V a = O::MulAdd(q1, LoadB<O>(kr + N), O::Mul(q0, LoadB<O>(kr)));
+      const V b = O::MulAdd(q3, LoadB<O>(kr + 3 * N), O::Mul(q2, LoadB<O>(kr + 2 * N)));
       return O::Add(a, b);
     }
     V a = O::Zero(), b = O::Zero();
     std::size_t x = 0;
     for (; x + 2 * N <= d; x += 2 * N) {
-      a = O::MulAdd(O::LoadU(q + x), O::LoadU(kr + x), a);
-      b = O::MulAdd(O::LoadU(q + x + N), O::LoadU(kr + x + N), b);
+      a = O::MulAdd(O::LoadU(q + x), LoadB<O>(kr + x), a);
+      b = O::MulAdd(O::LoadU(q + x + N), LoadB<O>(kr + x + N), b);
     }
     if (x + N <= d) {
-      a = O::MulAdd(O::LoadU(q + x), O::LoadU(kr + x), a);
+      a = O::MulAdd(O::LoadU(q + x), LoadB<O>(kr + x), a);
       x += N;
     }
-    if (x < d) b = O::MulAdd(O::LoadN(q + x, d - x), O::LoadN(kr + x, d - x), b);
+    if (x < d) b = O::MulAdd(O::LoadN(q + x, d - x), LoadBN<O>(kr + x, d - x), b);
     return O::Add(a, b);
   };
   const int32_t n16 = nk / 16 * 16;
-  const float* kr = k;
+  const TK* kr = k;
   int32_t j = 0;
   for (; j < n16; ++j, kr += k_stride) {
     O::StoreU(dot(kr), ring + Sz(j & 15) * N);
@@ -245,8 +282,9 @@ void QkRow(const float* q, const float* k, std::size_t k_stride, int32_t nk, std
   for (; j < nk; ++j, kr += k_stride) s[j] = O::ReduceSum(dot(kr));
 }
 
-template <class O>
-void QkTile(const float* q, std::size_t q_stride, int32_t nq, const float* k, std::size_t k_stride,
+// TK = uint16_t: binary16 keys (qk_tile_f16k_f32), the same blocks and order.
+template <class O, class TK>
+void QkTile(const float* q, std::size_t q_stride, int32_t nq, const TK* k, std::size_t k_stride,
             int32_t nk, int32_t d, float* s, std::size_t s_stride) {
   int32_t i = 0;
   for (; i + 4 <= nq; i += 4) {

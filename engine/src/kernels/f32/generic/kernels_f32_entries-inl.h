@@ -66,6 +66,15 @@ void gemm_nt_f16w_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k
   generic::GemmNT<Ops>(a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
 
+void qk_tile_f16k_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* k,
+                      std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  generic::QkTile<Ops>(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk,
+                      const uint16_t* v, std::size_t v_stride, int32_t dv, float* acc,
+                      std::size_t a_stride) {
+  generic::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
 void f16_to_f32(const uint16_t* h, int32_t n, float* f) { generic::F16ToF32<Ops>(h, n, f); }
 void f32_to_f16(const float* f, int32_t n, uint16_t* h) { generic::F32ToF16<Ops>(f, n, h); }
 

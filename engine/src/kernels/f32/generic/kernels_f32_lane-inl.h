@@ -123,7 +123,7 @@ void QkTileTLane(const float* qt, int32_t tq, int32_t d, const float* k, std::si
 #define ATTN_PVL_STORE(r, c) \
   if constexpr ((r) < RQ && (c) < RC) O::StoreU(a##r##_##c, acc + Sz(r) * a_stride + Sz(c) * N);
 #define ATTN_PVL_V(_, c) \
-  [[maybe_unused]] const V vv##c = (c) < RC ? O::LoadU(vr + Sz(c) * N) : O::Zero();
+  [[maybe_unused]] const V vv##c = (c) < RC ? LoadB<O>(vr + Sz(c) * N) : O::Zero();
 
 // P.V on transposed weights: acc[r * a_stride + c] += sum_j pt[j * pj + r] *
 // v[j * v_stride + c] for RQ <= 8 rows x RC <= 2 column vectors (16 sums).
@@ -131,8 +131,8 @@ void QkTileTLane(const float* qt, int32_t tq, int32_t d, const float* k, std::si
 // are the rows' broadcasts; 4 keys an iteration. pj = kTq, or pj_run when
 // kTq < 0.
 // Registers a<r>_<c>, vv<c> (register_block.h).
-template <class O, int RQ, int RC, int kTq>
-void PvBlockTLane(const float* pt, std::size_t pj_run, int32_t nk, const float* v,
+template <class O, int RQ, int RC, int kTq, class TV>
+void PvBlockTLane(const float* pt, std::size_t pj_run, int32_t nk, const TV* v,
                   std::size_t v_stride, float* acc, std::size_t a_stride) {
   static_assert(RQ <= 8 && RC <= 2, "8 rows x 2 vectors (16 sums)");
   static_assert(O::kMaxLanes == 4, "FMA by lane: 4-lane vectors");
@@ -149,7 +149,7 @@ void PvBlockTLane(const float* pt, std::size_t pj_run, int32_t nk, const float* 
 #define ATTN_PVL_FMA_C(c, r) ATTN_PVL_FMA(r, c)
 #define ATTN_PVL_KEY(jj)                                                               \
   {                                                                                    \
-    const float* vr = v + Sz(jj) * v_stride;                                           \
+    const TV* vr = v + Sz(jj) * v_stride;                                              \
     const V w0 = O::LoadU(pt + Sz(jj) * pj);                                           \
     [[maybe_unused]] const V w1 = RQ > 4 ? O::LoadU(pt + Sz(jj) * pj + N) : O::Zero(); \
     ATTN_EACH16(ATTN_PVL_V, _)                                                         \
@@ -174,8 +174,8 @@ void PvBlockTLane(const float* pt, std::size_t pj_run, int32_t nk, const float* 
 // one vector of weights per row, lane L the weight of key j + L; the last
 // nk % 4 keys broadcast one weight each.
 // Registers a<r>_<c>, vv<c>, pw<r> (register_block.h).
-template <class O, int RQ, int RC>
-void PvBlockRLane(const float* p, std::size_t p_stride, int32_t nk, const float* v,
+template <class O, int RQ, int RC, class TV>
+void PvBlockRLane(const float* p, std::size_t p_stride, int32_t nk, const TV* v,
                   std::size_t v_stride, float* acc, std::size_t a_stride) {
   static_assert(RQ <= 4 && RC <= 8, "4 rows x 8 vectors");
   static_assert(O::kMaxLanes == 4, "FMA by lane: 4-lane vectors");
@@ -188,12 +188,12 @@ void PvBlockRLane(const float* p, std::size_t p_stride, int32_t nk, const float*
   if constexpr ((r) < RQ && (c) < RC) {                                   \
     a##r##_##c = O::template MulAddLane<kLane>(vv##c, pw##r, a##r##_##c); \
   }
-#define ATTN_PVL_STEP(L)                          \
-  {                                               \
-    constexpr int kLane = (L);                    \
-    const float* vr = v + Sz(j + (L)) * v_stride; \
-    ATTN_EACH16(ATTN_PVL_V, _)                    \
-    ATTN_EACH8(ATTN_EACH16, ATTN_PVL_FMA)         \
+#define ATTN_PVL_STEP(L)                       \
+  {                                            \
+    constexpr int kLane = (L);                 \
+    const TV* vr = v + Sz(j + (L)) * v_stride; \
+    ATTN_EACH16(ATTN_PVL_V, _)                 \
+    ATTN_EACH8(ATTN_EACH16, ATTN_PVL_FMA)      \
   }
   int32_t j = 0;
   for (; j + 4 <= nk; j += 4) {
@@ -208,7 +208,7 @@ void PvBlockRLane(const float* p, std::size_t p_stride, int32_t nk, const float*
     a##r##_##c = O::MulAdd(O::Set(p[Sz(r) * p_stride + Sz(j)]), vv##c, a##r##_##c); \
   }
   for (; j < nk; ++j) {
-    const float* vr = v + Sz(j) * v_stride;
+    const TV* vr = v + Sz(j) * v_stride;
     ATTN_EACH16(ATTN_PVL_V, _)
     ATTN_EACH8(ATTN_EACH16, ATTN_PVL_FMA_S)
   }
@@ -226,8 +226,8 @@ void PvBlockRLane(const float* p, std::size_t p_stride, int32_t nk, const float*
 // the last dv % 4 columns (PvTail: broadcast weights, at most 4 rows a call).
 // kTq != 0: transposed weights (pi = 1, pj the tile width); kTq == 0:
 // row-major (pi the row stride, pj = 1).
-template <class O, int RQ, int RC, int kTq>
-void PvRowsLane(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const float* v,
+template <class O, int RQ, int RC, int kTq, class TV>
+void PvRowsLane(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const TV* v,
                 std::size_t v_stride, std::size_t dv, float* acc, std::size_t a_stride) {
   constexpr std::size_t N = 4;
   std::size_t c = 0;
@@ -253,8 +253,8 @@ void PvRowsLane(const float* p, std::size_t pi, std::size_t pj, int32_t nk, cons
 // Transposed weights pt[j * tq + i]: rows 8 at a time, then the last nq % 8
 // rows as one block (its weight vectors read columns up to the next multiple
 // of 4, inside tq).
-template <class O, int kTq>
-void PvTileTLaneTq(const float* pt, std::size_t t, int32_t nq, int32_t nk, const float* v,
+template <class O, int kTq, class TV>
+void PvTileTLaneTq(const float* pt, std::size_t t, int32_t nq, int32_t nk, const TV* v,
                    std::size_t v_stride, std::size_t dv, float* acc, std::size_t a_stride) {
   int32_t i = 0;
   for (; i + 8 <= nq; i += 8) {
@@ -274,8 +274,8 @@ void PvTileTLaneTq(const float* pt, std::size_t t, int32_t nq, int32_t nk, const
   }
 }
 
-template <class O>
-void PvTileTLane(const float* pt, int32_t tq, int32_t nq, int32_t nk, const float* v,
+template <class O, class TV>
+void PvTileTLane(const float* pt, int32_t tq, int32_t nq, int32_t nk, const TV* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   if (tq == 32) {
     PvTileTLaneTq<O, 32>(pt, 32, nq, nk, v, v_stride, Sz(dv), acc, a_stride);
@@ -288,8 +288,8 @@ void PvTileTLane(const float* pt, int32_t tq, int32_t nq, int32_t nk, const floa
 
 // Row-major weights p[i * p_stride + j]: 4 rows x 4 column vectors, single
 // rows (decode) x 8 (16 spill with GCC 12).
-template <class O>
-void PvTileLane(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+template <class O, class TV>
+void PvTileLane(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const TV* v,
                 std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   int32_t i = 0;
   for (; i + 4 <= nq; i += 4) {

@@ -4,14 +4,15 @@
 
 // acc rows i < RQ, RC full vectors of columns; p[i * pi + j * pj] is the
 // weight of key j for query i (pi = row stride, pj = 1 for row-major P; pi = 1,
-// pj = tq for the transposed tiles).
+// pj = tq for the transposed tiles). TV = uint16_t: binary16 values, widened
+// as loaded (pv_tile_f16v_f32).
 // Registers a<r><c> (r < RQ <= 4, c < RC <= 4), b<c>, vv<c>, see ATTN_EACH4.
 // Not inlined: inside the tile's loops GCC ran out of general registers and
 // kept the key loop's counter on the stack and its strides in vector
 // registers (three extra p0 ops per 16 FMAs on x86).
-template <class O, int RQ, int RC>
+template <class O, int RQ, int RC, class TV>
 __attribute__((noinline)) void PvBlock(const float* p, std::size_t pi, std::size_t pj, int32_t nk,
-                                       const float* v, std::size_t v_stride, float* acc,
+                                       const TV* v, std::size_t v_stride, float* acc,
                                        std::size_t a_stride) {
   static_assert(RQ <= 4, "named registers: 4 rows");
   static_assert(RC <= 4, "named registers: 4 column vectors");
@@ -32,11 +33,11 @@ __attribute__((noinline)) void PvBlock(const float* p, std::size_t pi, std::size
     ATTN_EACH4(ATTN_PV_BZERO, _)
 #define ATTN_PV_PAIR(_, c)                                           \
   if constexpr ((c) < RC) {                                          \
-    a0##c = O::MulAdd(p0, O::LoadU(vr + Sz(c) * N), a0##c);          \
-    b##c = O::MulAdd(p1, O::LoadU(vr + v_stride + Sz(c) * N), b##c); \
+    a0##c = O::MulAdd(p0, LoadB<O>(vr + Sz(c) * N), a0##c);          \
+    b##c = O::MulAdd(p1, LoadB<O>(vr + v_stride + Sz(c) * N), b##c); \
   }
     for (; j + 2 <= nk; j += 2) {
-      const float* vr = v + Sz(j) * v_stride;
+      const TV* vr = v + Sz(j) * v_stride;
       const V p0 = O::Set(p[Sz(j) * pj]);
       const V p1 = O::Set(p[Sz(j + 1) * pj]);
       ATTN_EACH4(ATTN_PV_PAIR, _)
@@ -48,7 +49,7 @@ __attribute__((noinline)) void PvBlock(const float* p, std::size_t pi, std::size
   // vv<c> feed RQ FMAs each: LoadReg keeps them in registers (xsimd on
   // AVX-512 otherwise re-read V in every FMA, 40% of the FMA peak).
 #define ATTN_PV_V(_, c) \
-  [[maybe_unused]] const V vv##c = (c) < RC ? O::LoadReg(vr + Sz(c) * N) : O::Zero();
+  [[maybe_unused]] const V vv##c = (c) < RC ? LoadB<O, true>(vr + Sz(c) * N) : O::Zero();
 #define ATTN_PV_FMA(r, c) \
   if constexpr ((c) < RC) a##r##c = O::MulAdd(pr, vv##c, a##r##c);
 #define ATTN_PV_ROW(_, r)                 \
@@ -59,8 +60,8 @@ __attribute__((noinline)) void PvBlock(const float* p, std::size_t pi, std::size
   // Pointer bumps, not index products: the loop keeps two pointers, two
   // strides and its end in registers.
   const float* pj0 = p + Sz(j) * pj;
-  const float* const v_end = v + Sz(nk) * v_stride;
-  for (const float* vr = v + Sz(j) * v_stride; vr != v_end; vr += v_stride, pj0 += pj) {
+  const TV* const v_end = v + Sz(nk) * v_stride;
+  for (const TV* vr = v + Sz(j) * v_stride; vr != v_end; vr += v_stride, pj0 += pj) {
     ATTN_EACH8(ATTN_PV_V, _)
     ATTN_EACH4(ATTN_PV_ROW, _)
   }
@@ -78,8 +79,8 @@ __attribute__((noinline)) void PvBlock(const float* p, std::size_t pi, std::size
 }
 
 // The last partial vector of columns (t < Lanes()).
-template <class O, int RQ>
-void PvTail(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const float* v,
+template <class O, int RQ, class TV>
+void PvTail(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const TV* v,
             std::size_t v_stride, std::size_t t, float* acc, std::size_t a_stride) {
   static_assert(RQ <= 4, "named registers a<r>: 4 rows");
   using V = typename O::V;
@@ -91,7 +92,7 @@ void PvTail(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const fl
   if constexpr ((r) < RQ) O::StoreN(a##r, acc + Sz(r) * a_stride, t);
   ATTN_EACH4(ATTN_PVT_LOAD, _)
   for (int32_t j = 0; j < nk; ++j) {
-    const V vv = O::LoadN(v + Sz(j) * v_stride, t);
+    const V vv = LoadBN<O>(v + Sz(j) * v_stride, t);
     ATTN_EACH4(ATTN_PVT_FMA, _)
   }
   ATTN_EACH4(ATTN_PVT_STORE, _)
@@ -109,8 +110,8 @@ constexpr int PvBlockColumns() {
   return RQ * 4 + 4 + 1 <= VectorRegs<O>::kValue ? 4 : 2;
 }
 
-template <class O, int RQ>
-void PvRows(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const float* v,
+template <class O, int RQ, class TV>
+void PvRows(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const TV* v,
             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   constexpr int RC = PvBlockColumns<O, RQ>();
   const std::size_t N = O::Lanes();
@@ -128,9 +129,9 @@ void PvRows(const float* p, std::size_t pi, std::size_t pj, int32_t nk, const fl
   if (c < cols) PvTail<O, RQ>(p, pi, pj, nk, v + c, v_stride, cols - c, acc + c, a_stride);
 }
 
-template <class O>
+template <class O, class TV>
 void PvTileStrided(const float* p, std::size_t pi, std::size_t pj, int32_t nq, int32_t nk,
-                   const float* v, std::size_t v_stride, int32_t dv, float* acc,
+                   const TV* v, std::size_t v_stride, int32_t dv, float* acc,
                    std::size_t a_stride) {
   int32_t i = 0;
   for (; i + 4 <= nq; i += 4) {
@@ -141,8 +142,9 @@ void PvTileStrided(const float* p, std::size_t pi, std::size_t pj, int32_t nq, i
   }
 }
 
-template <class O>
-void PvTile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
+// TV = uint16_t: binary16 values (pv_tile_f16v_f32), the same blocks and order.
+template <class O, class TV>
+void PvTile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const TV* v,
             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   PvTileStrided<O>(p, p_stride, 1, nq, nk, v, v_stride, dv, acc, a_stride);
 }

@@ -324,6 +324,11 @@ void PvTile<Ops>(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, c
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
   PvTileLane<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
 }
+template <>
+void PvTile<Ops>(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const uint16_t* v,
+                 std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  PvTileLane<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
 }  // namespace generic
 #endif
 
@@ -358,6 +363,8 @@ HWY_EXPORT(linear_f32);
 HWY_EXPORT(dense_f32);
 HWY_EXPORT(gemm_nt_f32);
 HWY_EXPORT(gemm_nt_f16w_f32);
+HWY_EXPORT(qk_tile_f16k_f32);
+HWY_EXPORT(pv_tile_f16v_f32);
 HWY_EXPORT(f16_to_f32);
 HWY_EXPORT(f32_to_f16);
 
@@ -422,6 +429,15 @@ void gemm_nt_f16w_f32(const float* a, std::size_t a_stride, int32_t m, int32_t k
   (a, a_stride, m, k, b, b_stride, n, bias, accumulate, y, y_stride);
 }
 
+void qk_tile_f16k_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* k,
+                      std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  HWY_DYNAMIC_DISPATCH(qk_tile_f16k_f32)(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk,
+                      const uint16_t* v, std::size_t v_stride, int32_t dv, float* acc,
+                      std::size_t a_stride) {
+  HWY_DYNAMIC_DISPATCH(pv_tile_f16v_f32)(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
 void f16_to_f32(const uint16_t* h, int32_t n, float* f) {
   HWY_DYNAMIC_DISPATCH(f16_to_f32)(h, n, f);
 }

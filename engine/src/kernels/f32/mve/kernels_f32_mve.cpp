@@ -15,7 +15,8 @@
 namespace attn {
 namespace mve {
 
-// axpy_f32, linear_f32, dense_f32, gemm_nt_f32, gemm_nt_f16w_f32: ref.
+// axpy_f32, linear_f32, dense_f32, gemm_nt_f32, gemm_nt_f16w_f32,
+// qk_tile_f16k_f32, pv_tile_f16v_f32: ref.
 #include "kernels/f32/ref_forwards_f32-inl.h"
 
 void f16_to_f32(const uint16_t* h, int32_t n, float* f) { ref::f16_to_f32(h, n, f); }

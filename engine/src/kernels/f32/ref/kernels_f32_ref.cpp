@@ -5,26 +5,61 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/f32/f16.h"
 #include "kernels/f32/kernels_f32.h"
 
 namespace attn {
 namespace ref {
+namespace {
 
-float dot_f32(const float* a, const float* b, int32_t n) {
+// K and V elements as floats: float32 as is, binary16 widened (exact).
+inline float widen(float x) { return x; }
+inline float widen(uint16_t h) { return f16::to_f32(h); }
+
+template <class T>
+float dot(const float* a, const T* b, int32_t n) {
   float sum = 0.0f;
-  for (int32_t i = 0; i < n; ++i) sum += a[i] * b[i];
+  for (int32_t i = 0; i < n; ++i) sum += a[i] * widen(b[i]);
   return sum;
 }
 
-void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
-                 std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+template <class TK>
+void qk_tile(const float* q, std::size_t q_stride, int32_t nq, const TK* k, std::size_t k_stride,
+             int32_t nk, int32_t d, float* s, std::size_t s_stride) {
   for (int32_t i = 0; i < nq; ++i) {
     for (int32_t j = 0; j < nk; ++j) {
       s[static_cast<std::size_t>(i) * s_stride + static_cast<std::size_t>(j)] =
-          dot_f32(q + static_cast<std::size_t>(i) * q_stride,
-                  k + static_cast<std::size_t>(j) * k_stride, d);
+          dot(q + static_cast<std::size_t>(i) * q_stride,
+              k + static_cast<std::size_t>(j) * k_stride, d);
     }
   }
+}
+
+template <class TV>
+void pv_tile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const TV* v,
+             std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
+  for (int32_t i = 0; i < nq; ++i) {
+    float* row = acc + static_cast<std::size_t>(i) * a_stride;
+    for (int32_t j = 0; j < nk; ++j) {
+      const float w = p[static_cast<std::size_t>(i) * p_stride + static_cast<std::size_t>(j)];
+      const TV* vr = v + static_cast<std::size_t>(j) * v_stride;
+      for (int32_t c = 0; c < dv; ++c) row[c] += w * widen(vr[c]);
+    }
+  }
+}
+
+}  // namespace
+
+float dot_f32(const float* a, const float* b, int32_t n) { return dot(a, b, n); }
+
+void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* k,
+                 std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  qk_tile(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+
+void qk_tile_f16k_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* k,
+                      std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  qk_tile(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
 }
 
 float max_f32(const float* x, int32_t n) {
@@ -57,13 +92,13 @@ void softmax_f32(float* x, int32_t n) {
 
 void pv_tile_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const float* v,
                  std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
-  for (int32_t i = 0; i < nq; ++i) {
-    float* row = acc + static_cast<std::size_t>(i) * a_stride;
-    for (int32_t j = 0; j < nk; ++j) {
-      axpy_f32(row, v + static_cast<std::size_t>(j) * v_stride, dv,
-               p[static_cast<std::size_t>(i) * p_stride + static_cast<std::size_t>(j)]);
-    }
-  }
+  pv_tile(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+
+void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk,
+                      const uint16_t* v, std::size_t v_stride, int32_t dv, float* acc,
+                      std::size_t a_stride) {
+  pv_tile(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
 }
 
 void transpose_scale_f32(const float* q, std::size_t q_stride, int32_t nq, int32_t d, float scale,
