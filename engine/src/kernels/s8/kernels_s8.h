@@ -46,6 +46,13 @@ int32_t qrow_s8_pack_ref(const int8_t* q, int32_t zp, int32_t n, void* packed);
 int32_t qrow_s8_dot_ref(const void* packed, int32_t zp, const int8_t* k, int32_t n);
 int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed);
 int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n);
+// qrow_s8_dot of the sets whose packed row is the int8 bytes of q (MVE,
+// NEON), zp applied here: sum (q - zp) k = sum q k - zp sum k.
+inline int32_t qrow_s8_dot_bytes(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
+  int32_t sum_k = 0;
+  const int32_t dot = dot_s8(static_cast<const int8_t*>(packed), k, n, &sum_k);
+  return dot - zp * sum_k;
+}
 
 // out[j] = qrow_s8_dot(packed, zp, k + j * k_stride, n) for j < nkeys: a
 // whole score row against a packed query row.
@@ -153,6 +160,21 @@ constexpr std::size_t vpack_s8_bytes(int32_t nrows, int32_t n) {
 }
 void vpack_s8_ref(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
 void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
+// One 64-byte block (group g, column block cb) of that layout, element by
+// element: vpack_s8_ref's every block, and the edge blocks of the vector
+// packings of the same layout.
+inline void vpack_s8_block_ref(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n,
+                               int32_t g, int32_t cb, int8_t* d) {
+  for (int32_t c = 0; c < 16; ++c) {
+    for (int32_t t = 0; t < 4; ++t) {
+      const int32_t r = 4 * g + t;
+      const int32_t col = 16 * cb + c;
+      d[4 * c + t] = r < nrows && col < n
+                         ? v[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col)]
+                         : int8_t{0};
+    }
+  }
+}
 
 // pv_tile_s8: acc[i * acc_stride + c] = sum_{j < nrows} w[i * w_stride + j] * v[j][c]
 // for i < nq, c < n (weights unsigned, 0..255; v from vpack_s8 of at least

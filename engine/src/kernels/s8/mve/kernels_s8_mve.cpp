@@ -55,9 +55,7 @@ int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
 }
 
 int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
-  int32_t sum_k = 0;
-  const int32_t dot = dot_s8(static_cast<const int8_t*>(packed), k, n, &sum_k);
-  return dot - zp * sum_k;
+  return qrow_s8_dot_bytes(packed, zp, k, n);
 }
 
 void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,

@@ -17,11 +17,35 @@
 
 #include <arm_mve.h>
 
+#include <type_traits>
+
 namespace attn {
 namespace detail {
 
 namespace {
 std::size_t row4(int32_t n) { return round_up_s8(static_cast<std::size_t>(n), 4); }
+
+// The row loop of both GEMMs: f(NU, x0, x1, o0, o1) for each pair of rows
+// i, i + 1 of x (stride xs; query or weight rows) and out (stride os), an
+// odd last row paired with itself; NU (an integral_constant) is unroll when
+// in 1..4 (the asm unrolled that many times), else 0 (the asm loop).
+template <typename F>
+inline void row_pairs(const uint8_t* x, std::size_t xs, int32_t nq, int32_t* out, std::size_t os,
+                      int32_t unroll, F f) {
+  for (int32_t i = 0; i < nq; i += 2) {
+    const uint8_t* x0 = x + static_cast<std::size_t>(i) * xs;
+    const uint8_t* x1 = i + 1 < nq ? x0 + xs : x0;  // odd tail: row i twice
+    int32_t* o0 = out + static_cast<std::size_t>(i) * os;
+    int32_t* o1 = i + 1 < nq ? o0 + os : o0;
+    switch (unroll) {
+      case 1: f(std::integral_constant<int, 1>{}, x0, x1, o0, o1); break;
+      case 2: f(std::integral_constant<int, 2>{}, x0, x1, o0, o1); break;
+      case 3: f(std::integral_constant<int, 3>{}, x0, x1, o0, o1); break;
+      case 4: f(std::integral_constant<int, 4>{}, x0, x1, o0, o1); break;
+      default: f(std::integral_constant<int, 0>{}, x0, x1, o0, o1); break;
+    }
+  }
+}
 }  // namespace
 
 namespace {
@@ -157,20 +181,13 @@ void qk_rows(const int8_t* q0, const int8_t* q1, const int8_t* kpacked, const in
 void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                 const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
                 std::size_t out_stride) {
-  const std::size_t row = row4(n);
-  for (int32_t i = 0; i < nq; i += 2) {
-    const auto* q0 = reinterpret_cast<const int8_t*>(u + static_cast<std::size_t>(i) * row);
-    const int8_t* q1 = i + 1 < nq ? q0 + row : q0;  // odd tail: row i twice
-    int32_t* o0 = out + static_cast<std::size_t>(i) * out_stride;
-    int32_t* o1 = i + 1 < nq ? o0 + out_stride : o0;
-    switch (n % 16 == 0 ? n / 16 : 0) {  // up to 64 whole vectors unrolled
-      case 1: qk_rows<1>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
-      case 2: qk_rows<2>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
-      case 3: qk_rows<3>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
-      case 4: qk_rows<4>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
-      default: qk_rows<0>(q0, q1, kpacked, ksum, zp, nkeys, n, o0, o1); break;
-    }
-  }
+  // Up to 64 whole vectors unrolled.
+  row_pairs(u, row4(n), nq, out, out_stride, n % 16 == 0 ? n / 16 : 0,
+            [=](auto nc, const uint8_t* u0, const uint8_t* u1, int32_t* o0, int32_t* o1) {
+              qk_rows<decltype(nc)::value>(reinterpret_cast<const int8_t*>(u0),
+                                           reinterpret_cast<const int8_t*>(u1), kpacked, ksum, zp,
+                                           nkeys, n, o0, o1);
+            });
 }
 
 void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
@@ -278,19 +295,11 @@ void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t
                 int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride, void* /*work*/) {
   const int32_t blocks = (nrows + 15) / 16;  // weight rows are 0 up to here
   const auto* vt = reinterpret_cast<const uint8_t*>(vpacked);
-  for (int32_t i = 0; i < nq; i += 2) {
-    const uint8_t* w0 = w + static_cast<std::size_t>(i) * w_stride;
-    const uint8_t* w1 = i + 1 < nq ? w0 + w_stride : w0;  // odd tail: row i twice
-    int32_t* o0 = acc + static_cast<std::size_t>(i) * acc_stride;
-    int32_t* o1 = i + 1 < nq ? o0 + acc_stride : o0;
-    switch (blocks) {  // up to 64 keys unrolled
-      case 1: pv_rows<1>(w0, w1, vt, blocks, n, o0, o1); break;
-      case 2: pv_rows<2>(w0, w1, vt, blocks, n, o0, o1); break;
-      case 3: pv_rows<3>(w0, w1, vt, blocks, n, o0, o1); break;
-      case 4: pv_rows<4>(w0, w1, vt, blocks, n, o0, o1); break;
-      default: pv_rows<0>(w0, w1, vt, blocks, n, o0, o1); break;
-    }
-  }
+  // Up to 64 keys unrolled.
+  row_pairs(w, w_stride, nq, acc, acc_stride, blocks,
+            [=](auto nb, const uint8_t* w0, const uint8_t* w1, int32_t* o0, int32_t* o1) {
+              pv_rows<decltype(nb)::value>(w0, w1, vt, blocks, n, o0, o1);
+            });
 }
 
 // No fused requantization: the core runs requantize_row_s8 (vector) on the

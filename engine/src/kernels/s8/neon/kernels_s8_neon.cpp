@@ -8,12 +8,12 @@
 #if defined(ATTN_S8_KERNELS_NEON)
 #include <arm_neon.h>
 
-#include <atomic>
 #if defined(__linux__)
 #include <sys/auxv.h>
 #endif
 
 #include "kernels/s8/neon/requantize_neon.h"
+#include "kernels/s8/runtime_level.h"
 
 namespace attn {
 namespace detail {
@@ -63,9 +63,7 @@ int32_t qrow_s8_pack(const int8_t* q, int32_t zp, int32_t n, void* packed) {
 }
 
 int32_t qrow_s8_dot(const void* packed, int32_t zp, const int8_t* k, int32_t n) {
-  int32_t sum_k = 0;
-  const int32_t dot = dot_sum(static_cast<const int8_t*>(packed), k, n, &sum_k);
-  return dot - zp * sum_k;
+  return qrow_s8_dot_bytes(packed, zp, k, n);
 }
 
 void qk_s8(const void* packed, int32_t zp, const int8_t* k, std::size_t k_stride, int32_t nkeys,
@@ -156,27 +154,15 @@ int cpu_level() {
   return lvl;
 }
 
-std::atomic<int> g_level{-1};
+RuntimeLevel<cpu_level> g_level;
 
 }  // namespace
 
 bool kernels_s8_neon_supported(int lvl) { return lvl >= 0 && lvl <= cpu_level(); }
 
-int kernels_s8_neon_level() {
-  int lvl = g_level.load(std::memory_order_relaxed);
-  if (lvl < 0) {
-    lvl = cpu_level();
-    g_level.store(lvl, std::memory_order_relaxed);
-  }
-  return lvl;
-}
+int kernels_s8_neon_level() { return g_level.get(); }
 
-bool kernels_s8_neon_select(int lvl) {
-  if (lvl < 0) lvl = cpu_level();
-  if (!kernels_s8_neon_supported(lvl)) return false;
-  g_level.store(lvl, std::memory_order_relaxed);
-  return true;
-}
+bool kernels_s8_neon_select(int lvl) { return g_level.select(lvl, kernels_s8_neon_supported); }
 
 const char* kernels_s8_neon_level_name(int lvl) {
   switch (lvl) {

@@ -120,16 +120,7 @@ void vpack_s8_ref(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n,
       int8_t* d = packed + (static_cast<std::size_t>(g) * static_cast<std::size_t>(cblocks) +
                             static_cast<std::size_t>(cb)) *
                                64;
-      for (int32_t c = 0; c < 16; ++c) {
-        for (int32_t t = 0; t < 4; ++t) {
-          const int32_t r = 4 * g + t;
-          const int32_t col = 16 * cb + c;
-          d[4 * c + t] =
-              r < nrows && col < n
-                  ? v[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col)]
-                  : int8_t{0};
-        }
-      }
+      vpack_s8_block_ref(v, stride, nrows, n, g, cb, d);
     }
   }
 }
@@ -151,18 +142,25 @@ int32_t pv_column_s8_ref(const uint8_t* w, const int8_t* vpacked, int32_t nrows,
   return s;
 }
 
+// put(i, c, s) with s = pv_column_s8_ref of weight row i and column c, for
+// i < nq, c < n.
+template <typename Put>
+void pv_tile_columns_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                         int32_t nrows, int32_t n, Put put) {
+  const auto cblocks = static_cast<std::size_t>((n + 15) / 16);
+  for (int32_t i = 0; i < nq; ++i) {
+    const uint8_t* wi = w + static_cast<std::size_t>(i) * w_stride;
+    for (int32_t c = 0; c < n; ++c) put(i, c, pv_column_s8_ref(wi, vpacked, nrows, cblocks, c));
+  }
+}
+
 }  // namespace
 
 void pv_tile_s8_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                     int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
-  const auto cblocks = static_cast<std::size_t>((n + 15) / 16);
-  for (int32_t i = 0; i < nq; ++i) {
-    const uint8_t* wi = w + static_cast<std::size_t>(i) * w_stride;
-    int32_t* ai = acc + static_cast<std::size_t>(i) * acc_stride;
-    for (int32_t c = 0; c < n; ++c) {
-      ai[c] = pv_column_s8_ref(wi, vpacked, nrows, cblocks, c);
-    }
-  }
+  pv_tile_columns_ref(w, w_stride, nq, vpacked, nrows, n, [&](int32_t i, int32_t c, int32_t s) {
+    acc[static_cast<std::size_t>(i) * acc_stride + static_cast<std::size_t>(c)] = s;
+  });
 }
 
 void pv_tile_s8_rq_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
@@ -170,15 +168,11 @@ void pv_tile_s8_rq_ref(const uint8_t* w, std::size_t w_stride, int32_t nq, const
                        int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
   // Each output: its int32 sum (as pv_tile_s8_ref), then requantize_row_s8_ref
   // of that one value.
-  const auto cblocks = static_cast<std::size_t>((n + 15) / 16);
-  for (int32_t i = 0; i < nq; ++i) {
-    const uint8_t* wi = w + static_cast<std::size_t>(i) * w_stride;
-    int8_t* oi = out + static_cast<std::size_t>(i) * out_stride;
-    for (int32_t c = 0; c < n; ++c) {
-      const int32_t s = pv_column_s8_ref(wi, vpacked, nrows, cblocks, c);
-      requantize_row_s8_ref(&s, 1, offsets[i], multiplier, shift, out_zp, oi + c);
-    }
-  }
+  pv_tile_columns_ref(w, w_stride, nq, vpacked, nrows, n, [&](int32_t i, int32_t c, int32_t s) {
+    requantize_row_s8_ref(
+        &s, 1, offsets[i], multiplier, shift, out_zp,
+        out + static_cast<std::size_t>(i) * out_stride + static_cast<std::size_t>(c));
+  });
 }
 
 #if !defined(ATTN_S8_HAS_WEIGHTS_FROM_CODES)

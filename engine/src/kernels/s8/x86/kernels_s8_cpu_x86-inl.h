@@ -69,16 +69,9 @@ bool cpu_vbmi() {
   return vbmi;
 }
 
-std::atomic<int> g_level{-1};
+RuntimeLevel<cpu_level> g_level;
 
-int level() {
-  int l = g_level.load(std::memory_order_relaxed);
-  if (l < 0) {
-    l = cpu_level();
-    g_level.store(l, std::memory_order_relaxed);
-  }
-  return l;
-}
+int level() { return g_level.get(); }
 
 inline int32_t wrap_sub32(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));

@@ -62,16 +62,7 @@ void vpack_sse2(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, i
         for (int t = 0; t < 4; ++t) _mm_storeu_si128(reinterpret_cast<__m128i*>(d) + t, o[t]);
         continue;
       }
-      for (int32_t c = 0; c < 16; ++c) {
-        for (int32_t t = 0; t < 4; ++t) {
-          const int32_t r = 4 * g + t;
-          const int32_t col = 16 * cb + c;
-          d[4 * c + t] =
-              r < nrows && col < n
-                  ? v[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col)]
-                  : int8_t{0};
-        }
-      }
+      vpack_s8_block_ref(v, stride, nrows, n, g, cb, d);
     }
   }
 }

@@ -58,10 +58,10 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
-#include <atomic>
 #include <cstring>
 
 #include "kernels/s8/fixedpoint.h"
+#include "kernels/s8/runtime_level.h"
 
 #define ATTN_T_AVX2 __attribute__((target("avx2")))
 #define ATTN_T_AVXVNNI __attribute__((target("avx2,avxvnni")))
@@ -114,12 +114,7 @@ bool kernels_s8_x86_supported(int lvl) {
 
 int kernels_s8_x86_level() { return level(); }
 
-bool kernels_s8_x86_select(int lvl) {
-  if (lvl < 0) lvl = cpu_level();
-  if (!kernels_s8_x86_supported(lvl)) return false;
-  g_level.store(lvl, std::memory_order_relaxed);
-  return true;
-}
+bool kernels_s8_x86_select(int lvl) { return g_level.select(lvl, kernels_s8_x86_supported); }
 
 const char* kernels_s8_x86_level_name(int lvl) {
   switch (lvl) {
