@@ -10,47 +10,40 @@
 
 namespace attn {
 
-Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weights,
-                    const BahdanauF32Args& args, Scratch scratch) {
-  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr ||
-      weights.w1 == nullptr || weights.w2 == nullptr || weights.v == nullptr) {
-    return Status::kNullPointer;
-  }
-  if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim, shape.units})) {
-    return Status::kBadShape;
-  }
-  if (!std::isfinite(weights.bv)) return Status::kBadArgument;
-  Mask lengths;
-  lengths.key_lengths = args.key_lengths;
-  const Status st = detail::check_mask(lengths, shape.batch, shape.seq);
-  if (st != Status::kOk) return st;
-  const Executor& ex = args.executor;
-  if (!executor_valid(ex)) return Status::kBadArgument;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     bahdanau_f32_scratch_bytes(shape, ex.workers));
-  if (ws == nullptr) return Status::kScratchTooSmall;
+namespace detail {
+
+void bahdanau_f32_run([[maybe_unused]] const Executor& ex, const BahdanauF32Job& job,
+                      void* scratch) {
 #if ATTN_PARALLEL
   if (ex.workers > 1) {
-    detail::bahdanau_f32_parallel(ex, {&shape, &weights, &args, nullptr}, ws);
-    return Status::kOk;
+    bahdanau_f32_parallel(ex, job, scratch);
+    return;
   }
 #endif
-
-  const detail::BahdanauF32Work work = detail::bahdanau_f32_work(shape, ws);
-  const auto dk = static_cast<std::size_t>(shape.key_dim);
-  const auto t = static_cast<std::size_t>(shape.seq);
-  for (int32_t b = 0; b < shape.batch; ++b) {
-    const auto ub = static_cast<std::size_t>(b);
-    const float* keys = args.keys + ub * t * dk;
-    const auto project = [&](int32_t j, float* buf) {
-      detail::bahdanau_memory_tile_f32(shape, weights, keys, j, buf);
-      return static_cast<const float*>(buf);
-    };
-    detail::bahdanau_item_f32(
-        shape, weights, args.query + ub * static_cast<std::size_t>(shape.query_dim), keys,
-        args.key_lengths != nullptr ? args.key_lengths[b] : shape.seq, args.context + ub * dk,
-        args.weights != nullptr ? args.weights + ub * t : nullptr, work, project);
+  const BahdanauShape& s = *job.shape;
+  const BahdanauF32Work work = bahdanau_f32_work(s, scratch);
+  for (int32_t b = 0; b < s.batch; ++b) {
+    const QueryItem<float> it = query_item(*job.args, b, s.seq, s.query_dim, s.key_dim);
+    bahdanau_with_memory_f32(job, b, [&](auto tile) {
+      bahdanau_item_f32(s, *job.weights, it.query, it.keys, it.len, it.context, it.wrow, work,
+                        tile);
+    });
   }
+}
+
+}  // namespace detail
+
+Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weights,
+                    const BahdanauF32Args& args, Scratch scratch) {
+  const Status st =
+      detail::context_entry(args, {weights.w1, weights.w2, weights.v},
+                            {shape.batch, shape.seq, shape.query_dim, shape.key_dim, shape.units},
+                            std::isfinite(weights.bv), shape.batch, shape.seq);
+  if (st != Status::kOk) return st;
+  void* ws =
+      detail::aligned_scratch(scratch, bahdanau_f32_scratch_bytes(shape, args.executor.workers));
+  if (ws == nullptr) return Status::kScratchTooSmall;
+  detail::bahdanau_f32_run(args.executor, {&shape, &weights, &args, nullptr}, ws);
   return Status::kOk;
 }
 

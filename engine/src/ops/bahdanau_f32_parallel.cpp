@@ -31,25 +31,10 @@ struct BahdanauSplit {
   float* context(int32_t b) const { return job.args->context + idx(b) * idx(dim_v); }
   float* weights(int32_t b) const { return item_row(job.args->weights, b, seq); }
   const float* query(int32_t b) const { return job.args->query + idx(b) * idx(s().query_dim); }
-  // Runs f with the item's memory_tile (bahdanau_item_f32).
-  template <class F>
-  void with_memory(int32_t b, F&& f) const {
-    if (job.memory == nullptr) {
-      const float* k = keys(b);
-      f([this, k](int32_t j, float* buf) {
-        bahdanau_memory_tile_f32(s(), *job.weights, k, j, buf);
-        return static_cast<const float*>(buf);
-      });
-    } else {
-      const float* m = job.memory + idx(b) * idx(seq) * idx(s().units);
-      const std::size_t u = idx(s().units);
-      f([m, u](int32_t j, float*) { return m + idx(j) * u; });
-    }
-  }
   void item(int32_t b, unsigned char* slice) const {
     const BahdanauF32Work work = bahdanau_f32_work(s(), slice);
     const QueryItem<float> it = query_item(*job.args, b, seq, s().query_dim, s().key_dim);
-    with_memory(b, [&](auto tile) {
+    bahdanau_with_memory_f32(job, b, [&](auto tile) {
       bahdanau_item_f32(s(), *job.weights, it.query, it.keys, it.len, it.context, it.wrow, work,
                         tile);
     });
@@ -68,7 +53,7 @@ struct BahdanauSplit {
     const auto dk = idx(s().key_dim);
     float* w = weights(b);
     one_query_start(one, work.acc, s().key_dim);
-    with_memory(b, [&](auto tile) {
+    bahdanau_with_memory_f32(job, b, [&](auto tile) {
       for (int32_t j0 = begin; j0 < end; j0 += kSdpaKeyBlock) {
         const int32_t nk = end - j0 < kSdpaKeyBlock ? end - j0 : kSdpaKeyBlock;
         bahdanau_scores_f32(s(), *job.weights, j0, nk, query_proj, work, tile);
