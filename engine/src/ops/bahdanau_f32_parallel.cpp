@@ -17,19 +17,13 @@ std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
 // The context_f32_run interface over a BahdanauF32Job; a slice is the serial
 // op's scratch (BahdanauF32Work).
-struct BahdanauSplit {
+struct BahdanauSplit : ContextF32Batch {
   const BahdanauF32Job& job;
-  std::size_t slice_bytes;
-  int32_t batch, seq, dim_v, align;
-  int64_t key_work;
 
   const BahdanauShape& s() const { return *job.shape; }
   const float* keys(int32_t b) const {
     return job.args->keys + idx(b) * idx(seq) * idx(s().key_dim);
   }
-  int32_t len(int32_t b) const { return item_length(job.args->key_lengths, b, seq); }
-  float* context(int32_t b) const { return job.args->context + idx(b) * idx(dim_v); }
-  float* weights(int32_t b) const { return item_row(job.args->weights, b, seq); }
   const float* query(int32_t b) const { return job.args->query + idx(b) * idx(s().query_dim); }
   void item(int32_t b, unsigned char* slice) const {
     const BahdanauF32Work work = bahdanau_f32_work(s(), slice);
@@ -71,13 +65,10 @@ void bahdanau_f32_parallel(const Executor& ex, const BahdanauF32Job& job, void* 
   // Per key: the projection of the one-shot op, add, tanh and the score over
   // the units, and the context's multiply-adds.
   const int64_t projection = job.memory == nullptr ? static_cast<int64_t>(s.key_dim) * s.units : 0;
-  const BahdanauSplit op{job,
-                         bahdanau_f32_scratch_bytes(s) - kAlign,
-                         s.batch,
-                         s.seq,
-                         s.key_dim,
-                         kSdpaKeyBlock,
-                         projection + 4 * static_cast<int64_t>(s.units) + s.key_dim + kSoftmaxWork};
+  const BahdanauSplit op{
+      {job.args, bahdanau_f32_scratch_bytes(s) - kAlign, s.batch, s.seq, s.key_dim, kSdpaKeyBlock,
+       projection + 4 * static_cast<int64_t>(s.units) + s.key_dim + kSoftmaxWork},
+      job};
   context_f32_run(ex, op, scratch);
 }
 
