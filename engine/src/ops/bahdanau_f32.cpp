@@ -1,7 +1,6 @@
 // Bahdanau additive attention, float32 (see attn/bahdanau.h): the key memory
 // of each tile computed into scratch, then the step's scoring of it.
 #include "attn/bahdanau.h"
-#include "attn/config.h"
 
 #include <cmath>
 
@@ -9,29 +8,6 @@
 #include "ops/op_helpers.h"
 
 namespace attn {
-
-namespace detail {
-
-void bahdanau_f32_run([[maybe_unused]] const Executor& ex, const BahdanauF32Job& job,
-                      void* scratch) {
-#if ATTN_PARALLEL
-  if (ex.workers > 1) {
-    bahdanau_f32_parallel(ex, job, scratch);
-    return;
-  }
-#endif
-  const BahdanauShape& s = *job.shape;
-  const BahdanauF32Work work = bahdanau_f32_work(s, scratch);
-  for (int32_t b = 0; b < s.batch; ++b) {
-    const QueryItem<float> it = query_item(*job.args, b, s.seq, s.query_dim, s.key_dim);
-    bahdanau_with_memory_f32(job, b, [&](auto tile) {
-      bahdanau_item_f32(s, *job.weights, it.query, it.keys, it.len, it.context, it.wrow, work,
-                        tile);
-    });
-  }
-}
-
-}  // namespace detail
 
 Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weights,
                     const BahdanauF32Args& args, Scratch scratch) {

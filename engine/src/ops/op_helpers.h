@@ -62,9 +62,11 @@ inline Status check_mask(const Mask& mask, int32_t batch, int32_t seq_kv) {
 // outside [0, seq], key_lengths null meaning seq keys each; an executor that
 // is not executor_valid). kOk when all pass.
 template <class T>
-Status context_entry(const ContextArgs<T>& args, std::initializer_list<const void*> more,
-                     std::initializer_list<int32_t> dims, bool argument_ok, int32_t batch,
-                     int32_t seq) {
+__attribute__((always_inline)) inline Status context_entry(const ContextArgs<T>& args,
+                                                           std::initializer_list<const void*> more,
+                                                           std::initializer_list<int32_t> dims,
+                                                           bool argument_ok, int32_t batch,
+                                                           int32_t seq) {
   if (args.query == nullptr || args.keys == nullptr || args.context == nullptr) {
     return Status::kNullPointer;
   }
