@@ -4,6 +4,7 @@
 #pragma once
 
 #include "attn/config.h"
+#include "attn/context_args.h"
 #include "attn/mask.h"
 #include "attn/parallel.h"
 #include "attn/scratch.h"

@@ -45,6 +45,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/context_args.h"
 #include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
@@ -83,15 +84,9 @@ struct BahdanauF32Weights {
   float bv = 0.0f;
 };
 
-struct BahdanauF32Args {
-  const float* query = nullptr;
-  const float* keys = nullptr;
-  float* context = nullptr;
-  float* weights = nullptr;              // optional [batch, seq]
-  const int32_t* key_lengths = nullptr;  // optional [batch], each in [0, seq]
-  // Optional: workers to spread the work over (default: this thread alone).
-  Executor executor{};
-};
+// query, keys, context, optional weights and key lengths, executor
+// (attn/context_args.h).
+using BahdanauF32Args = ContextArgs<float>;
 
 // Returns kOk, or without writing anything: kNullPointer (query, keys, context,
 // w1, w2 or v null), kBadShape (a dimension <= 0), kBadArgument (key length out

@@ -48,6 +48,7 @@
 #include <cstdint>
 
 #include "attn/bahdanau.h"
+#include "attn/context_args.h"
 #include "attn/int8/layers_s8.h"
 #include "attn/int8/quantize.h"
 #include "attn/parallel.h"
@@ -112,15 +113,9 @@ Status bahdanau_s8_prepare(const BahdanauShape& shape, const BahdanauS8Quant& qu
                            const BahdanauS8Weights& weights, QuantizedMultiplier* storage,
                            BahdanauS8Params* params);
 
-struct BahdanauS8Args {
-  const int8_t* query = nullptr;
-  const int8_t* keys = nullptr;
-  int8_t* context = nullptr;
-  int8_t* weights = nullptr;             // optional [batch, seq]
-  const int32_t* key_lengths = nullptr;  // optional [batch]
-  // Optional: workers to spread the work over (default: this thread alone).
-  Executor executor{};
-};
+// query, keys, context, optional weights (codes) and key lengths, executor
+// (attn/context_args.h).
+using BahdanauS8Args = ContextArgs<int8_t>;
 
 // Returns kOk, or without writing anything: kNullPointer, kBadArgument (key
 // length outside [0, seq], an executor that is not executor_valid),

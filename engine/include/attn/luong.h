@@ -51,6 +51,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/context_args.h"
 #include "attn/parallel.h"
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
@@ -96,15 +97,9 @@ constexpr std::size_t luong_general_f32_memory_bytes(const LuongGeneralShape& s)
                sat::mul(static_cast<uint64_t>(s.query_dim), 4)));
 }
 
-struct LuongF32Args {
-  const float* query = nullptr;
-  const float* keys = nullptr;
-  float* context = nullptr;
-  float* weights = nullptr;              // optional [batch, seq]
-  const int32_t* key_lengths = nullptr;  // optional [batch], each in [0, seq]
-  // Optional: workers to spread the work over (default: this thread alone).
-  Executor executor{};
-};
+// query, keys, context, optional weights and key lengths, executor
+// (attn/context_args.h).
+using LuongF32Args = ContextArgs<float>;
 
 // Luong general's Dense on the keys: w [key_dim, query_dim], b [query_dim] or null.
 struct LuongGeneralF32Weights {

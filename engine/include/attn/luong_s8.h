@@ -43,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/context_args.h"
 #include "attn/int8/layers_s8.h"
 #include "attn/int8/quantize.h"
 #include "attn/luong.h"
@@ -104,15 +105,9 @@ Status luong_general_s8_prepare(const LuongGeneralShape& shape, const LuongS8Qua
                                 const FcS8Weights& weights, QuantizedMultiplier* storage,
                                 LuongS8Params* params);
 
-struct LuongS8Args {
-  const int8_t* query = nullptr;
-  const int8_t* keys = nullptr;
-  int8_t* context = nullptr;
-  int8_t* weights = nullptr;             // optional [batch, seq]
-  const int32_t* key_lengths = nullptr;  // optional [batch]
-  // Optional: workers to spread the work over (default: this thread alone).
-  Executor executor{};
-};
+// query, keys, context, optional weights (codes) and key lengths, executor
+// (attn/context_args.h).
+using LuongS8Args = ContextArgs<int8_t>;
 
 // Returns kOk, or without writing anything: kNullPointer, kBadArgument (a key
 // length outside [0, seq], an executor that is not executor_valid),

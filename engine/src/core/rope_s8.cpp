@@ -68,19 +68,12 @@ void rope_s8_angles(int64_t position, int32_t dims, uint64_t ratio, int32_t* cs)
 }
 
 void rope_s8_rotate(int8_t* x, const RopeConfig& rope, int32_t zp, const int32_t* cs) {
-  const int32_t half = rope.dims / 2;
-  const int32_t step = rope.style == RopeStyle::kHalfSplit ? 1 : 2;
-  const int32_t other = rope.style == RopeStyle::kHalfSplit ? half : 1;
-  for (int32_t i = 0; i < half; ++i) {
-    int8_t* pa = x + i * step;
-    int8_t* pb = pa + other;
+  rope_pairs(x, rope, cs, [zp](int8_t* pa, int8_t* pb, int64_t c, int64_t s) {
     const int64_t a = *pa - zp;
     const int64_t b = *pb - zp;
-    const int64_t c = cs[i];
-    const int64_t s = cs[half + i];
     *pa = clamp_s8(round_shift30(a * c - b * s) + zp);
     *pb = clamp_s8(round_shift30(b * c + a * s) + zp);
-  }
+  });
 }
 
 }  // namespace detail

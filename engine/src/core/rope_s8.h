@@ -38,6 +38,23 @@ void rope_sincos_turns(uint64_t phase, int32_t* c, int32_t* s);
 // polynomial on an eighth of a turn.
 void rope_s8_angles(int64_t position, int32_t dims, uint64_t ratio, int32_t* cs);
 
+// Calls rotate(a, b, cos_i, sin_i) for each pair (a, b) of element pointers
+// that rotary position embedding rotates in one head's row x, i < rope.dims
+// / 2: (x[i], x[i + dims/2]) with kHalfSplit, (x[2i], x[2i + 1]) with
+// kInterleaved; cs holds the cosines, then the sines (cs[i], cs[dims/2 + i]:
+// rope_angles' float32 or rope_s8_angles' Q1.30). The pairing of both the
+// float32 and the int8 rotation.
+template <class T, class C, class F>
+inline void rope_pairs(T* x, const RopeConfig& rope, const C* cs, F rotate) {
+  const int32_t half = rope.dims / 2;
+  const int32_t step = rope.style == RopeStyle::kHalfSplit ? 1 : 2;
+  const int32_t other = rope.style == RopeStyle::kHalfSplit ? half : 1;
+  for (int32_t i = 0; i < half; ++i) {
+    T* a = x + i * step;
+    rotate(a, a + other, cs[i], cs[half + i]);
+  }
+}
+
 // Rotates the first rope.dims int8 codes of one head's row x (zero point zp,
 // one scale) in place, pairs as rope.style says:
 //   (a, b) -> (a cos - b sin, b cos + a sin), a = x - zp, in int64, rounded

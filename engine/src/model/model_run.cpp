@@ -17,6 +17,20 @@ Status run_with_weights(const Model& model, Status (*view)(const Model&, Weights
   return op(w);
 }
 
+// The shape of a context op (Bahdanau, Luong general): batch and seq as
+// given, query_dim and key_dim (params[0], params[1]) when the model is `op`.
+template <class Shape>
+Shape context_shape(const Model& model, ModelOp op, int32_t batch, int32_t seq) {
+  Shape s;
+  s.batch = batch;
+  s.seq = seq;
+  if (model.op == op) {
+    s.query_dim = model.params[0];
+    s.key_dim = model.params[1];
+  }
+  return s;
+}
+
 }  // namespace
 
 MhaShape model_mha_shape(const Model& model, int32_t batch, int32_t seq_q, int32_t seq_kv) {
@@ -37,26 +51,13 @@ MhaShape model_mha_shape(const Model& model, int32_t batch, int32_t seq_q, int32
 }
 
 BahdanauShape model_bahdanau_shape(const Model& model, int32_t batch, int32_t seq) {
-  BahdanauShape s;
-  s.batch = batch;
-  s.seq = seq;
-  if (model.op == ModelOp::kBahdanau) {
-    s.query_dim = model.params[0];
-    s.key_dim = model.params[1];
-    s.units = model.params[2];
-  }
+  BahdanauShape s = context_shape<BahdanauShape>(model, ModelOp::kBahdanau, batch, seq);
+  if (model.op == ModelOp::kBahdanau) s.units = model.params[2];
   return s;
 }
 
 LuongGeneralShape model_luong_general_shape(const Model& model, int32_t batch, int32_t seq) {
-  LuongGeneralShape s;
-  s.batch = batch;
-  s.seq = seq;
-  if (model.op == ModelOp::kLuongGeneral) {
-    s.query_dim = model.params[0];
-    s.key_dim = model.params[1];
-  }
-  return s;
+  return context_shape<LuongGeneralShape>(model, ModelOp::kLuongGeneral, batch, seq);
 }
 
 Status model_mha_f32_weights(const Model& model, MhaF32Weights* weights) {

@@ -1,7 +1,6 @@
 // Bahdanau additive attention, float32 (see attn/bahdanau.h): the key memory
 // of each tile computed into scratch, then the step's scoring of it.
 #include "attn/bahdanau.h"
-#include "attn/config.h"
 
 #include <cmath>
 
@@ -12,45 +11,15 @@ namespace attn {
 
 Status bahdanau_f32(const BahdanauShape& shape, const BahdanauF32Weights& weights,
                     const BahdanauF32Args& args, Scratch scratch) {
-  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr ||
-      weights.w1 == nullptr || weights.w2 == nullptr || weights.v == nullptr) {
-    return Status::kNullPointer;
-  }
-  if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim, shape.units})) {
-    return Status::kBadShape;
-  }
-  if (!std::isfinite(weights.bv)) return Status::kBadArgument;
-  Mask lengths;
-  lengths.key_lengths = args.key_lengths;
-  const Status st = detail::check_mask(lengths, shape.batch, shape.seq);
+  const Status st =
+      detail::context_entry(args, {weights.w1, weights.w2, weights.v},
+                            {shape.batch, shape.seq, shape.query_dim, shape.key_dim, shape.units},
+                            std::isfinite(weights.bv), shape.batch, shape.seq);
   if (st != Status::kOk) return st;
-  const Executor& ex = args.executor;
-  if (!executor_valid(ex)) return Status::kBadArgument;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     bahdanau_f32_scratch_bytes(shape, ex.workers));
+  void* ws =
+      detail::aligned_scratch(scratch, bahdanau_f32_scratch_bytes(shape, args.executor.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
-#if ATTN_PARALLEL
-  if (ex.workers > 1) {
-    detail::bahdanau_f32_parallel(ex, {&shape, &weights, &args, nullptr}, ws);
-    return Status::kOk;
-  }
-#endif
-
-  const detail::BahdanauF32Work work = detail::bahdanau_f32_work(shape, ws);
-  const auto dk = static_cast<std::size_t>(shape.key_dim);
-  const auto t = static_cast<std::size_t>(shape.seq);
-  for (int32_t b = 0; b < shape.batch; ++b) {
-    const auto ub = static_cast<std::size_t>(b);
-    const float* keys = args.keys + ub * t * dk;
-    const auto project = [&](int32_t j, float* buf) {
-      detail::bahdanau_memory_tile_f32(shape, weights, keys, j, buf);
-      return static_cast<const float*>(buf);
-    };
-    detail::bahdanau_item_f32(
-        shape, weights, args.query + ub * static_cast<std::size_t>(shape.query_dim), keys,
-        args.key_lengths != nullptr ? args.key_lengths[b] : shape.seq, args.context + ub * dk,
-        args.weights != nullptr ? args.weights + ub * t : nullptr, work, project);
-  }
+  detail::bahdanau_f32_run(args.executor, {&shape, &weights, &args, nullptr}, ws);
   return Status::kOk;
 }
 

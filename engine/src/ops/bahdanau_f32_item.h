@@ -1,13 +1,16 @@
 // Bahdanau attention, float32, one batch item from its key memory (internal):
-// the part that bahdanau_f32 and bahdanau_f32_step share (see attn/bahdanau.h).
+// the part that bahdanau_f32 and bahdanau_f32_step share (see attn/bahdanau.h),
+// and their common run.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "attn/bahdanau.h"
+#include "attn/config.h"
 #include "core/one_query_f32.h"
 #include "kernels/f32/kernels_f32.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace detail {
@@ -101,10 +104,58 @@ struct BahdanauF32Job {
   const float* memory;
 };
 
+// Runs f with batch item b's memory_tile (as bahdanau_item_f32 takes it): the
+// M rows of each key tile projected into the buffer it is given (job.memory
+// null: the one-shot op), or read from the memory (the step).
+template <class F>
+__attribute__((always_inline)) inline void bahdanau_with_memory_f32(const BahdanauF32Job& job,
+                                                                    int32_t b, F&& f) {
+  const BahdanauShape* s = job.shape;
+  const auto item = static_cast<std::size_t>(b) * static_cast<std::size_t>(s->seq);
+  if (job.memory == nullptr) {
+    const float* keys = job.args->keys + item * static_cast<std::size_t>(s->key_dim);
+    const BahdanauF32Weights* w = job.weights;
+    f([s, w, keys](int32_t j, float* buf) {
+      bahdanau_memory_tile_f32(*s, *w, keys, j, buf);
+      return static_cast<const float*>(buf);
+    });
+  } else {
+    const auto u = static_cast<std::size_t>(s->units);
+    const float* m = job.memory + item * u;
+    f([m, u](int32_t j, float*) { return m + static_cast<std::size_t>(j) * u; });
+  }
+}
+
 // The job through an executor of more than one worker (context_f32_split.h;
 // bahdanau_f32_parallel.cpp). scratch: 64-byte aligned, workers slices of
 // bahdanau_f32_scratch_bytes(shape) - 64 bytes.
 void bahdanau_f32_parallel(const Executor& ex, const BahdanauF32Job& job, void* scratch);
+
+// bahdanau_f32 and bahdanau_f32_step after their entry checks: the job
+// through `ex` (bahdanau_f32_parallel with more than one worker), else item
+// after item on this thread. scratch: bahdanau_f32_scratch_bytes(shape,
+// ex.workers) - 64 bytes, 64-byte aligned. Inlined into each op, whose
+// constant job.memory then keeps one of the two paths (and no frame is added
+// to the Cortex-M stack budgets).
+__attribute__((always_inline)) inline void bahdanau_f32_run([[maybe_unused]] const Executor& ex,
+                                                            const BahdanauF32Job& job,
+                                                            void* scratch) {
+#if ATTN_PARALLEL
+  if (ex.workers > 1) {
+    bahdanau_f32_parallel(ex, job, scratch);
+    return;
+  }
+#endif
+  const BahdanauShape& s = *job.shape;
+  const BahdanauF32Work work = bahdanau_f32_work(s, scratch);
+  for (int32_t b = 0; b < s.batch; ++b) {
+    const QueryItem<float> it = query_item(*job.args, b, s.seq, s.query_dim, s.key_dim);
+    bahdanau_with_memory_f32(job, b, [&](auto tile) {
+      bahdanau_item_f32(s, *job.weights, it.query, it.keys, it.len, it.context, it.wrow, work,
+                        tile);
+    });
+  }
+}
 
 }  // namespace detail
 }  // namespace attn

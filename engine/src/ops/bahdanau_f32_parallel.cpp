@@ -17,39 +17,18 @@ std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
 // The context_f32_run interface over a BahdanauF32Job; a slice is the serial
 // op's scratch (BahdanauF32Work).
-struct BahdanauSplit {
+struct BahdanauSplit : ContextF32Batch {
   const BahdanauF32Job& job;
-  std::size_t slice_bytes;
-  int32_t batch, seq, dim_v, align;
-  int64_t key_work;
 
   const BahdanauShape& s() const { return *job.shape; }
   const float* keys(int32_t b) const {
     return job.args->keys + idx(b) * idx(seq) * idx(s().key_dim);
   }
-  int32_t len(int32_t b) const { return item_length(job.args->key_lengths, b, seq); }
-  float* context(int32_t b) const { return job.args->context + idx(b) * idx(dim_v); }
-  float* weights(int32_t b) const { return item_row(job.args->weights, b, seq); }
   const float* query(int32_t b) const { return job.args->query + idx(b) * idx(s().query_dim); }
-  // Runs f with the item's memory_tile (bahdanau_item_f32).
-  template <class F>
-  void with_memory(int32_t b, F&& f) const {
-    if (job.memory == nullptr) {
-      const float* k = keys(b);
-      f([this, k](int32_t j, float* buf) {
-        bahdanau_memory_tile_f32(s(), *job.weights, k, j, buf);
-        return static_cast<const float*>(buf);
-      });
-    } else {
-      const float* m = job.memory + idx(b) * idx(seq) * idx(s().units);
-      const std::size_t u = idx(s().units);
-      f([m, u](int32_t j, float*) { return m + idx(j) * u; });
-    }
-  }
   void item(int32_t b, unsigned char* slice) const {
     const BahdanauF32Work work = bahdanau_f32_work(s(), slice);
     const QueryItem<float> it = query_item(*job.args, b, seq, s().query_dim, s().key_dim);
-    with_memory(b, [&](auto tile) {
+    bahdanau_with_memory_f32(job, b, [&](auto tile) {
       bahdanau_item_f32(s(), *job.weights, it.query, it.keys, it.len, it.context, it.wrow, work,
                         tile);
     });
@@ -68,7 +47,7 @@ struct BahdanauSplit {
     const auto dk = idx(s().key_dim);
     float* w = weights(b);
     one_query_start(one, work.acc, s().key_dim);
-    with_memory(b, [&](auto tile) {
+    bahdanau_with_memory_f32(job, b, [&](auto tile) {
       for (int32_t j0 = begin; j0 < end; j0 += kSdpaKeyBlock) {
         const int32_t nk = end - j0 < kSdpaKeyBlock ? end - j0 : kSdpaKeyBlock;
         bahdanau_scores_f32(s(), *job.weights, j0, nk, query_proj, work, tile);
@@ -86,13 +65,10 @@ void bahdanau_f32_parallel(const Executor& ex, const BahdanauF32Job& job, void* 
   // Per key: the projection of the one-shot op, add, tanh and the score over
   // the units, and the context's multiply-adds.
   const int64_t projection = job.memory == nullptr ? static_cast<int64_t>(s.key_dim) * s.units : 0;
-  const BahdanauSplit op{job,
-                         bahdanau_f32_scratch_bytes(s) - kAlign,
-                         s.batch,
-                         s.seq,
-                         s.key_dim,
-                         kSdpaKeyBlock,
-                         projection + 4 * static_cast<int64_t>(s.units) + s.key_dim + kSoftmaxWork};
+  const BahdanauSplit op{
+      {job.args, bahdanau_f32_scratch_bytes(s) - kAlign, s.batch, s.seq, s.key_dim, kSdpaKeyBlock,
+       projection + 4 * static_cast<int64_t>(s.units) + s.key_dim + kSoftmaxWork},
+      job};
   context_f32_run(ex, op, scratch);
 }
 

@@ -1,15 +1,17 @@
 // Bahdanau attention, int8, one batch item from its key memory (internal): the
-// part that bahdanau_s8 and bahdanau_s8_step share (see attn/bahdanau_s8.h).
-// Integer only.
+// part that bahdanau_s8 and bahdanau_s8_step share (see attn/bahdanau_s8.h),
+// and their common run. Integer only.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "attn/bahdanau_s8.h"
+#include "attn/config.h"
 #include "core/attend_s8.h"
 #include "kernels/s8/fixedpoint.h"
 #include "ops/fc_s8.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace detail {
@@ -103,11 +105,62 @@ void bahdanau_item_s8(const BahdanauS8Params& p, const BahdanauS8Work& w, const 
                     w.core);
 }
 
+// Runs f with batch item b's memory_row (as bahdanau_item_s8 takes it): B_j
+// projected into the buffer it is given (memory null: bahdanau_s8), or read
+// from memory [batch, seq, units] (bahdanau_s8_step).
+template <class F>
+__attribute__((always_inline)) inline void bahdanau_with_memory_s8(const BahdanauS8Params& p,
+                                                                   const BahdanauS8Args& args,
+                                                                   const int8_t* memory, int32_t b,
+                                                                   F&& f) {
+  const auto item = static_cast<std::size_t>(b) * static_cast<std::size_t>(p.shape.seq);
+  const auto units = static_cast<std::size_t>(p.shape.units);
+  if (memory == nullptr) {
+    const auto kd = static_cast<std::size_t>(p.shape.key_dim);
+    const int8_t* keys = args.keys + item * kd;
+    const FcS8Layer* w2 = &p.w2;
+    f([w2, keys, kd, units](int32_t j, int8_t* buf) {
+      fc_s8(*w2, keys + static_cast<std::size_t>(j) * kd, kd, 1, buf, units);
+      return static_cast<const int8_t*>(buf);
+    });
+  } else {
+    const int8_t* m = memory + item * units;
+    f([m, units](int32_t j, int8_t*) { return m + static_cast<std::size_t>(j) * units; });
+  }
+}
+
 // bahdanau_s8 (memory null) and bahdanau_s8_step through an executor of
 // more than one worker (bahdanau_s8_parallel.cpp). scratch: 64-byte aligned,
 // workers slices of bahdanau_s8_scratch_bytes(shape) - 64 bytes.
 void bahdanau_s8_parallel(const Executor& ex, const BahdanauS8Params& params,
                           const BahdanauS8Args& args, const int8_t* memory, void* scratch);
+
+// bahdanau_s8 (memory null) and bahdanau_s8_step after their entry checks:
+// through `ex` (bahdanau_s8_parallel with more than one worker), else item
+// after item on this thread. scratch: bahdanau_s8_scratch_bytes(shape,
+// ex.workers) - 64 bytes, 64-byte aligned. Inlined into each op, whose
+// constant memory (null or not) then keeps one of the two paths (and no frame
+// is added to the Cortex-M stack budgets).
+__attribute__((always_inline)) inline void bahdanau_s8_run([[maybe_unused]] const Executor& ex,
+                                                           const BahdanauS8Params& params,
+                                                           const BahdanauS8Args& args,
+                                                           const int8_t* memory, void* scratch) {
+#if ATTN_PARALLEL
+  if (ex.workers > 1) {
+    bahdanau_s8_parallel(ex, params, args, memory, scratch);
+    return;
+  }
+#endif
+  const BahdanauShape& s = params.shape;
+  const BahdanauS8Work work = bahdanau_s8_work(s, scratch);
+  bahdanau_s8_key_terms(params, work.key_term);
+  for (int32_t b = 0; b < s.batch; ++b) {
+    const QueryItem<int8_t> it = query_item(args, b, s.seq, s.query_dim, s.key_dim);
+    bahdanau_with_memory_s8(params, args, memory, b, [&](auto row) {
+      bahdanau_item_s8(params, work, it.query, it.keys, it.len, it.context, it.wrow, row);
+    });
+  }
+}
 
 }  // namespace detail
 }  // namespace attn

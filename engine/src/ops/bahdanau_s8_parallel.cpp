@@ -58,28 +58,11 @@ struct Batch {
   }
   int32_t len(int32_t b) const { return item_length(args.key_lengths, b, p.shape.seq); }
   int8_t* wrow(int32_t b) const { return item_row(args.weights, b, p.shape.seq); }
-  // Runs f with item b's memory_row (as bahdanau_s8 and bahdanau_s8_step).
-  template <class F>
-  void with_memory(int32_t b, F&& f) const {
-    const auto units = idx(p.shape.units);
-    if (memory == nullptr) {
-      const int8_t* k = keys(b);
-      const auto kd = idx(p.shape.key_dim);
-      const BahdanauS8Params* pp = &p;
-      f([pp, k, kd, units](int32_t j, int8_t* buf) {
-        fc_s8(pp->w2, k + idx(j) * kd, kd, 1, buf, units);
-        return static_cast<const int8_t*>(buf);
-      });
-    } else {
-      const int8_t* m = memory + idx(b) * idx(p.shape.seq) * units;
-      f([m, units](int32_t j, int8_t*) { return m + idx(j) * units; });
-    }
-  }
   void item(int32_t b, int32_t worker) const {
     const BahdanauS8Work w = work(worker);
     const QueryItem<int8_t> it =
         query_item(args, b, p.shape.seq, p.shape.query_dim, p.shape.key_dim);
-    with_memory(b, [&](auto row) {
+    bahdanau_with_memory_s8(p, args, memory, b, [&](auto row) {
       bahdanau_item_s8(p, w, it.query, it.keys, it.len, it.context, it.wrow, row);
     });
   }
@@ -96,7 +79,7 @@ struct Batch {
     a.seq_kv = p.shape.seq;
     a.dim_k = 1;
     a.dim_v = p.shape.key_dim;
-    with_memory(b, [&](auto row) {
+    bahdanau_with_memory_s8(p, args, memory, b, [&](auto row) {
       ItemScorer<decltype(row)> sc{&p, &w0, base, slice_bytes, row, sum_v};
       attend_s8_split_scored_row(ex, p.attend, a, len(b), parts, w0.core, slice_bytes,
                                  &ItemScorer<decltype(row)>::score, &sc);

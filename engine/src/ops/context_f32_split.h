@@ -13,8 +13,9 @@
 //     merges them (within the float bound for any summation order, see
 //     one_query_f32.h); a shorter item runs serially in slice 0.
 //
-// Op provides: slice_bytes, batch, seq, dim_v (the context's width), align
-// (a multiple of 16), key_work (work per key);
+// Op provides (ContextF32Batch below: the sizes, len, context and weights):
+// slice_bytes, batch, seq, dim_v (the context's width), align (a multiple of
+// 16), key_work (work per key);
 //   len(b)                          the item's key length;
 //   item(b, slice)                  the serial item;
 //   prepare(b, slice0)              the split item's shared part (a query projection);
@@ -26,12 +27,29 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/context_args.h"
 #include "attn/parallel.h"
 #include "core/one_query_f32.h"
 #include "core/split.h"
+#include "ops/op_helpers.h"
 
 namespace attn {
 namespace detail {
+
+// The part of the Op interface that a float context op's args give (see
+// attn/context_args.h): its sizes and each item's key length and outputs.
+struct ContextF32Batch {
+  const ContextArgs<float>* args;
+  std::size_t slice_bytes;
+  int32_t batch, seq, dim_v, align;
+  int64_t key_work;
+
+  int32_t len(int32_t b) const { return item_length(args->key_lengths, b, seq); }
+  float* context(int32_t b) const {
+    return args->context + static_cast<std::size_t>(b) * static_cast<std::size_t>(dim_v);
+  }
+  float* weights(int32_t b) const { return item_row(args->weights, b, seq); }
+};
 
 template <class Op>
 void context_f32_run(const Executor& ex, const Op& op, void* scratch) {

@@ -29,14 +29,10 @@ void attend_queries(const float* queries, std::size_t query_stride, int32_t dim,
 }  // namespace
 
 Status luong_dot_f32(const LuongDotShape& shape, const LuongF32Args& args, Scratch scratch) {
-  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr) {
-    return Status::kNullPointer;
-  }
-  if (!detail::dims_ok({shape.batch, shape.seq, shape.dim})) return Status::kBadShape;
+  const Status st = detail::context_entry(args, {}, {shape.batch, shape.seq, shape.dim}, true,
+                                          shape.batch, shape.seq);
+  if (st != Status::kOk) return st;
   const Executor& ex = args.executor;
-  if (!detail::lengths_and_executor_ok(args.key_lengths, shape.batch, shape.seq, ex)) {
-    return Status::kBadArgument;
-  }
   void* ws = detail::aligned_scratch(scratch, luong_dot_f32_scratch_bytes(shape, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
   const auto d = static_cast<std::size_t>(shape.dim);
@@ -56,17 +52,11 @@ Status luong_dot_f32(const LuongDotShape& shape, const LuongF32Args& args, Scrat
 
 Status luong_general_f32(const LuongGeneralShape& shape, const LuongGeneralF32Weights& weights,
                          const LuongF32Args& args, Scratch scratch) {
-  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr ||
-      weights.w == nullptr) {
-    return Status::kNullPointer;
-  }
-  if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim})) {
-    return Status::kBadShape;
-  }
+  const Status st = detail::context_entry(args, {weights.w},
+                                          {shape.batch, shape.seq, shape.query_dim, shape.key_dim},
+                                          true, shape.batch, shape.seq);
+  if (st != Status::kOk) return st;
   const Executor& ex = args.executor;
-  if (!detail::lengths_and_executor_ok(args.key_lengths, shape.batch, shape.seq, ex)) {
-    return Status::kBadArgument;
-  }
   void* ws = detail::aligned_scratch(scratch, luong_general_f32_scratch_bytes(shape, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
 #if ATTN_PARALLEL

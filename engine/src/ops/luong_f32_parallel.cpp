@@ -17,19 +17,14 @@ std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
 // The context_f32_run interface over a LuongF32Job. A slice holds the
 // projected query (general one-shot only), then the core.
-struct LuongSplit {
+struct LuongSplit : ContextF32Batch {
   const LuongF32Job& job;
-  std::size_t proj_bytes, slice_bytes;
-  int32_t batch, seq, dim_v, align;
-  int64_t key_work;
+  std::size_t proj_bytes;
 
   LuongKeys keys(int32_t b) const {
     return LuongKeys{job.k + idx(b) * job.k_item, job.k_stride, job.dim_k,
                      job.args->keys + idx(b) * idx(seq) * idx(dim_v), dim_v};
   }
-  int32_t len(int32_t b) const { return item_length(job.args->key_lengths, b, seq); }
-  float* context(int32_t b) const { return job.args->context + idx(b) * idx(dim_v); }
-  float* weights(int32_t b) const { return item_row(job.args->weights, b, seq); }
   // The item's query row; general one-shot: projected into the slice.
   const float* query(int32_t b, unsigned char* slice) const {
     const float* q = job.queries + idx(b) * job.query_stride;
@@ -58,14 +53,11 @@ struct LuongSplit {
 void luong_f32_parallel(const Executor& ex, const LuongF32Job& job, void* scratch) {
   const std::size_t proj = job.proj_w != nullptr ? f32_bytes(idx(job.dim_k)) : 0;
   const LuongKeys k0{job.k, job.k_stride, job.dim_k, job.args->keys, job.dim_v};
-  const LuongSplit op{job,
-                      proj,
-                      proj + SdpaF32Layout<RawBytes>(job.dim_v, job.dim_v).bytes,
-                      job.batch,
-                      job.seq,
-                      job.dim_v,
-                      luong_block(k0),
-                      static_cast<int64_t>(job.dim_k) + job.dim_v + kSoftmaxWork};
+  const LuongSplit op{
+      {job.args, proj + SdpaF32Layout<RawBytes>(job.dim_v, job.dim_v).bytes, job.batch, job.seq,
+       job.dim_v, luong_block(k0), static_cast<int64_t>(job.dim_k) + job.dim_v + kSoftmaxWork},
+      job,
+      proj};
   context_f32_run(ex, op, scratch);
 }
 

@@ -9,17 +9,11 @@ namespace attn {
 
 Status luong_general_f32_step(const LuongGeneralShape& shape, const LuongF32Args& args,
                               const float* memory, std::size_t memory_bytes, Scratch scratch) {
-  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr ||
-      memory == nullptr) {
-    return Status::kNullPointer;
-  }
-  if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim})) {
-    return Status::kBadShape;
-  }
+  const Status st = detail::context_entry(args, {memory},
+                                          {shape.batch, shape.seq, shape.query_dim, shape.key_dim},
+                                          true, shape.batch, shape.seq);
+  if (st != Status::kOk) return st;
   const Executor& ex = args.executor;
-  if (!detail::lengths_and_executor_ok(args.key_lengths, shape.batch, shape.seq, ex)) {
-    return Status::kBadArgument;
-  }
   void* ws =
       detail::aligned_scratch(scratch, luong_general_f32_step_scratch_bytes(shape, ex.workers));
   if (ws == nullptr || memory_bytes < luong_general_f32_memory_bytes(shape)) {

@@ -13,16 +13,11 @@ namespace attn {
 
 Status luong_s8(const LuongS8Params& params, const LuongS8Args& args, Scratch scratch) {
   const LuongGeneralShape& s = params.shape;
-  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr) {
-    return Status::kNullPointer;
-  }
-  Mask lengths;
-  lengths.key_lengths = args.key_lengths;
-  if (detail::check_mask(lengths, s.batch, s.seq) != Status::kOk) return Status::kBadArgument;
+  const Status st = detail::context_entry(args, {}, {}, true, s.batch, s.seq);
+  if (st != Status::kOk) return st;
   const Executor& ex = args.executor;
-  if (!executor_valid(ex)) return Status::kBadArgument;
-  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
-                                     luong_s8_scratch_bytes(s, params.general, ex.workers));
+  void* ws =
+      detail::aligned_scratch(scratch, luong_s8_scratch_bytes(s, params.general, ex.workers));
   if (ws == nullptr) return Status::kScratchTooSmall;
 #if ATTN_PARALLEL
   if (ex.workers > 1) {

@@ -10,15 +10,9 @@ namespace attn {
 Status luong_general_s8_step(const LuongS8Params& params, const LuongS8Args& args,
                              const int8_t* memory, std::size_t memory_bytes, Scratch scratch) {
   const LuongGeneralShape& s = params.shape;
-  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr ||
-      memory == nullptr) {
-    return Status::kNullPointer;
-  }
-  if (!params.general) return Status::kBadArgument;
+  const Status st = detail::context_entry(args, {memory}, {}, params.general, s.batch, s.seq);
+  if (st != Status::kOk) return st;
   const Executor& ex = args.executor;
-  if (!detail::lengths_and_executor_ok(args.key_lengths, s.batch, s.seq, ex)) {
-    return Status::kBadArgument;
-  }
   void* ws = detail::aligned_scratch(scratch, luong_general_s8_step_scratch_bytes(s, ex.workers));
   if (ws == nullptr || memory_bytes < luong_general_s8_memory_bytes(s)) {
     return Status::kScratchTooSmall;

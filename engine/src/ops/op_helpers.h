@@ -1,6 +1,6 @@
 // Helpers shared by every op, float and int8 (internal): dimension, scale and
-// mask checks of the prepare step, the caller's scratch aligned, the mask and
-// the tensor views of one batch item. Pointer arithmetic and integer checks
+// mask checks of the prepare step, the context ops' entry checks, the
+// caller's scratch aligned, the mask and the tensor views of one batch item. Pointer arithmetic and integer checks
 // only, apart from resolve_scale (float ops and prepare steps), so the int8
 // eval files may include it.
 #pragma once
@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <type_traits>
 
+#include "attn/context_args.h"
 #include "attn/mask.h"
 #include "attn/parallel.h"
 #include "attn/scratch.h"
@@ -53,14 +53,34 @@ inline Status check_mask(const Mask& mask, int32_t batch, int32_t seq_kv) {
   return Status::kOk;
 }
 
-// The entry checks of the single-query ops (Bahdanau, Luong) that come before
-// their scratch: every batch item's key length in [0, seq] (key_lengths may
-// be null: every item seq keys) and an executor_valid executor.
-inline bool lengths_and_executor_ok(const int32_t* key_lengths, int32_t batch, int32_t seq,
-                                    const Executor& ex) {
+// The entry checks of the context ops (Bahdanau, Luong; float32 or int8; the
+// one-shot ops and the steps) that come before their scratch, in the order of
+// their documented statuses: kNullPointer (args.query, args.keys,
+// args.context or any of `more` null), kBadShape (a dimension of `dims`
+// outside dims_ok; the int8 ops, whose params are prepared, pass none), then
+// kBadArgument (argument_ok false: the op's own argument check; a key length
+// outside [0, seq], key_lengths null meaning seq keys each; an executor that
+// is not executor_valid). kOk when all pass.
+template <class T>
+__attribute__((always_inline)) inline Status context_entry(const ContextArgs<T>& args,
+                                                           std::initializer_list<const void*> more,
+                                                           std::initializer_list<int32_t> dims,
+                                                           bool argument_ok, int32_t batch,
+                                                           int32_t seq) {
+  if (args.query == nullptr || args.keys == nullptr || args.context == nullptr) {
+    return Status::kNullPointer;
+  }
+  for (const void* p : more) {
+    if (p == nullptr) return Status::kNullPointer;
+  }
+  if (!dims_ok(dims)) return Status::kBadShape;
   Mask lengths;
-  lengths.key_lengths = key_lengths;
-  return check_mask(lengths, batch, seq) == Status::kOk && executor_valid(ex);
+  lengths.key_lengths = args.key_lengths;
+  if (!argument_ok || check_mask(lengths, batch, seq) != Status::kOk ||
+      !executor_valid(args.executor)) {
+    return Status::kBadArgument;
+  }
+  return Status::kOk;
 }
 
 // Batch item b's key length: key_lengths[b], or seq when key_lengths is null.
@@ -87,11 +107,11 @@ struct QueryItem {
   T* wrow;  // null when the op writes no weights
 };
 
-template <class Args>
-auto query_item(const Args& args, int32_t b, int32_t seq, int32_t query_dim, int32_t key_dim) {
+template <class T>
+QueryItem<T> query_item(const ContextArgs<T>& args, int32_t b, int32_t seq, int32_t query_dim,
+                        int32_t key_dim) {
   const auto ub = static_cast<std::size_t>(b);
   const auto kd = static_cast<std::size_t>(key_dim);
-  using T = typename std::remove_pointer<decltype(args.context)>::type;
   return QueryItem<T>{args.query + ub * static_cast<std::size_t>(query_dim),
                       args.keys + ub * static_cast<std::size_t>(seq) * kd,
                       item_length(args.key_lengths, b, seq), args.context + ub * kd,
