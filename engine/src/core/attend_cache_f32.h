@@ -5,10 +5,9 @@
 // i = t * group + (h - g * group), kSdpaQueryTile rows per tile; a row of
 // token t sees the cache's keys below kv_cache_visible(pos0 + t). Per tile:
 // the scaled query rows, then per block of keys (block_keys(rows) of them) the
-// scores Q K^T (qk_tile_f32, kDecodeKeyBlock keys per call for a kF16 cache
-// after f16_to_f32 of the block's keys), masked per row past its visible
-// keys, one online-softmax step (online_softmax_rows), acc += P V (pv_tile_f32,
-// converted value blocks likewise); out = acc / l.
+// scores Q K^T (qk_tile_f32; qk_tile_f16k_f32 for a kF16 cache), masked per
+// row past its visible keys, one online-softmax step (online_softmax_rows),
+// acc += P V (pv_tile_f32; pv_tile_f16v_f32); out = acc / l.
 #pragma once
 
 #include <cstddef>
