@@ -43,6 +43,10 @@ ATTN_DECLARE_F32_KERNELS
 
 #include "core/attend_f32_loop-inl.h"
 
+// This target's kernel set for the loops: its own kernel entries, called
+// directly; the masking out of line (attend_f32.cpp); the rescale and the
+// online step inlined over this same set, so no call inside the loops
+// dispatches.
 struct TargetKernels {
   ATTN_F32_LOOP_KERNELS(::attn::hwy::HWY_NAMESPACE)
   static void mask_scores(const AttendF32& a, const AttendMask& mask, const Tile& t,
@@ -60,7 +64,8 @@ struct TargetKernels {
   }
 };
 
-// The entries HWY_EXPORT lists: attend_f32_hwy.h's functions on this target.
+// The entries HWY_EXPORT lists: attend_f32_hwy.h's functions on this target
+// (query tiles; a key range's online state; a key range's weights).
 void AttendTiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin, int32_t tile_end,
                  void* slice) {
   run_tiles<TargetKernels>(a, mask, tile_begin, tile_end, slice);

@@ -17,10 +17,21 @@
 namespace attn {
 namespace hwy {
 
+// out_i = sum_j softmax_j(scale q_i . k_j + mask_ij) v_j for the query rows of
+// tiles [tile_begin, tile_end) (tile t: rows from t * kSdpaQueryTile), a.out
+// rows of dim_v floats at a.out_stride, and the weights rows when a.weights is
+// set; `slice` is one 64-byte aligned scratch slice (attend_f32_slice_bytes),
+// carved as SdpaF32Layout (attn/sdpa.h). core/attend_f32.h: attend_f32_tiles.
 void attend_f32_tiles(const detail::AttendF32& a, const detail::AttendMask& mask,
                       int32_t tile_begin, int32_t tile_end, void* slice);
+// The online state (running max m, sum l, accumulators acc) of a.seq_q <= 4
+// queries over key range `part` of `parts`, into slice `part`.
+// core/attend_f32.h: attend_f32_key_part.
 void attend_f32_key_part(const detail::AttendF32& a, const detail::AttendMask& mask, int32_t part,
                          int32_t parts, void* slice);
+// After the merge into slice 0: the weights exp(s - m) / l of key range
+// `part`, scores recomputed over its key blocks; slices `slice_bytes` apart.
+// core/attend_f32.h: attend_f32_key_weights.
 void attend_f32_key_weights(const detail::AttendF32& a, const detail::AttendMask& mask,
                             int32_t part, int32_t parts, void* slices, std::size_t slice_bytes);
 
