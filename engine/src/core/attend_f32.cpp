@@ -71,7 +71,7 @@ struct BackendKernels {
     mask_block(a, mask, t, lay, i0, nq, j0, nk, visible);
   }
   static constexpr auto rescale_state = &detail::rescale_state;
-  static constexpr auto online_softmax_update = &detail::online_softmax_update;
+  [[maybe_unused]] static constexpr auto online_softmax_update = &detail::online_softmax_update;
 };
 
 }  // namespace

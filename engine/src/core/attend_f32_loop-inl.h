@@ -46,8 +46,9 @@ int32_t row_limit(const AttendF32& a, const AttendMask& mask, int32_t i) {
   return lim < mask.key_length ? static_cast<int32_t>(lim) : mask.key_length;
 }
 
-// Score layout of a tile of nq queries (Layout, attend_f32_tile.h).
-Layout layout_for(int32_t nq) {
+// Score layout of a tile of nq queries (Layout, attend_f32_tile.h); unused
+// by a Highway build's attend_f32.cpp, whose loops run per target.
+[[maybe_unused]] Layout layout_for(int32_t nq) {
   if (kSdpaQueryTile % 16 != 0 || nq <= kRowLayoutMaxQueries) {
     const int32_t rows = nq == 1 ? 1 : (nq <= 4 ? 4 : kSdpaQueryTile);
     const int32_t bk = kSdpaKeyBlock * kSdpaQueryTile / rows;

@@ -23,17 +23,19 @@
 
 // The kernels the loops call, as static members of a kernel set K (the
 // functions of namespace `ns`: attn::kernels, or one Highway target's).
-#define ATTN_F32_LOOP_KERNELS(ns)                                       \
-  static constexpr auto qk_tile_f32 = &ns::qk_tile_f32;                 \
-  static constexpr auto max_f32 = &ns::max_f32;                         \
-  static constexpr auto exp_sub_sum_f32 = &ns::exp_sub_sum_f32;         \
-  static constexpr auto softmax_f32 = &ns::softmax_f32;                 \
-  static constexpr auto pv_tile_f32 = &ns::pv_tile_f32;                 \
-  static constexpr auto transpose_scale_f32 = &ns::transpose_scale_f32; \
-  static constexpr auto qk_tile_t_f32 = &ns::qk_tile_t_f32;             \
-  static constexpr auto softmax_t_f32 = &ns::softmax_t_f32;             \
-  static constexpr auto pv_tile_t_f32 = &ns::pv_tile_t_f32;             \
-  static constexpr auto scale_f32 = &ns::scale_f32;
+// maybe_unused: a Highway build's attend_f32.cpp instantiates only the online
+// step of attend_f32_loop-inl.h with its set (the loops run per target).
+#define ATTN_F32_LOOP_KERNELS(ns)                                                        \
+  [[maybe_unused]] static constexpr auto qk_tile_f32 = &ns::qk_tile_f32;                 \
+  [[maybe_unused]] static constexpr auto max_f32 = &ns::max_f32;                         \
+  [[maybe_unused]] static constexpr auto exp_sub_sum_f32 = &ns::exp_sub_sum_f32;         \
+  [[maybe_unused]] static constexpr auto softmax_f32 = &ns::softmax_f32;                 \
+  [[maybe_unused]] static constexpr auto pv_tile_f32 = &ns::pv_tile_f32;                 \
+  [[maybe_unused]] static constexpr auto transpose_scale_f32 = &ns::transpose_scale_f32; \
+  [[maybe_unused]] static constexpr auto qk_tile_t_f32 = &ns::qk_tile_t_f32;             \
+  [[maybe_unused]] static constexpr auto softmax_t_f32 = &ns::softmax_t_f32;             \
+  [[maybe_unused]] static constexpr auto pv_tile_t_f32 = &ns::pv_tile_t_f32;             \
+  [[maybe_unused]] static constexpr auto scale_f32 = &ns::scale_f32;
 
 namespace attn {
 namespace detail {
