@@ -1,107 +1,27 @@
 #include "core/attend_f32.h"
 
-#include <cmath>
+#include <cstddef>
 #include <cstdint>
-#include <limits>
 
-#include "attn/scratch.h"
 #include "attn/sdpa.h"
-#include "core/key_range.h"
-#include "kernels/f32/exp_poly.h"
+#include "core/attend_f32_tile.h"
 #include "kernels/f32/kernels_f32.h"
+#if ATTN_F32_CORE_PER_TARGET
+#include "kernels/f32/hwy/attend_f32_hwy.h"
+#endif
 
 namespace attn {
 namespace detail {
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+#include "core/attend_f32_loop-inl.h"
+
 constexpr float kKerasMaskValue = -1e9f;
 
-std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
-
-// The tile's steps are inlined into the serial core (attend_f32, one frame,
-// as the Cortex-M stack budgets record) although the key split calls some of
-// them too.
-#define ATTN_TILE_INLINE __attribute__((always_inline)) inline
-
-// The tile buffers at the offsets of SdpaF32Layout (attn/sdpa.h).
-struct Tile {
-  float* qs;         // [kSdpaQueryTile, dim_k] scaled queries
-  float* s;          // [kSdpaQueryTile, kSdpaKeyBlock] scores, then probabilities
-  float* acc;        // [kSdpaQueryTile, dim_v]
-  float* m;          // [kSdpaQueryTile] running max
-  float* l;          // [kSdpaQueryTile] running sum
-  int32_t* visible;  // [kSdpaQueryTile] keys not masked
-};
-
-// Walks the layout in its order: each step is the previous buffer's size.
-Tile carve(void* scratch, int32_t dim_k, int32_t dim_v) {
-  const SdpaF32Layout<RawBytes> lay(dim_k, dim_v);
-  auto* p = static_cast<unsigned char*>(scratch) + lay.scaled_q;
-  Tile t{};
-  t.qs = static_cast<float*>(static_cast<void*>(p));
-  p += lay.scores - lay.scaled_q;
-  t.s = static_cast<float*>(static_cast<void*>(p));
-  p += lay.acc - lay.scores;
-  t.acc = static_cast<float*>(static_cast<void*>(p));
-  p += lay.row_max - lay.acc;
-  t.m = static_cast<float*>(static_cast<void*>(p));
-  p += lay.row_sum - lay.row_max;
-  t.l = static_cast<float*>(static_cast<void*>(p));
-  p += lay.visible - lay.row_sum;
-  t.visible = static_cast<int32_t*>(static_cast<void*>(p));
-  return t;
-}
-
-// Number of keys query row i may see before the matrix masks: min(key_length,
-// i + offset + 1) with the causal offset seq_kv - seq_q.
-int32_t row_limit(const AttendF32& a, const AttendMask& mask, int32_t i) {
-  if (!mask.causal) return mask.key_length;
-  const int64_t lim = static_cast<int64_t>(i) + a.seq_kv - a.seq_q + 1;
-  if (lim <= 0) return 0;
-  return lim < mask.key_length ? static_cast<int32_t>(lim) : mask.key_length;
-}
-
-// Tiles of more than this many queries use the transposed layout (queries
-// along the SIMD vector: no horizontal sums, the softmax runs down columns);
-// smaller ones (decode, the last rows) the row layout (one dot per score).
-constexpr int32_t kRowLayoutMaxQueries = 4;
-
-// Where score (query r, key j) of a block lives in t.s: r * row + j * col,
-// for key blocks of bk keys. The transposed layout's width tq is nq rounded up
-// to 16 (at most the tile): columns past nq are zero queries, computed but
-// never used. The row layout spends the whole score buffer (kSdpaQueryTile * kSdpaKeyBlock floats)
-// on the rows it has: 1 query (decode) sees kSdpaQueryTile * kSdpaKeyBlock keys per block, up to 4
-// queries kSdpaQueryTile * kSdpaKeyBlock / 4, so short tiles take few online-softmax steps.
-struct Layout {
-  bool transposed;
-  int32_t tq;
-  int32_t bk;
-  std::size_t row;
-  std::size_t col;
-};
-Layout layout_for(int32_t nq) {
-  if (kSdpaQueryTile % 16 != 0 || nq <= kRowLayoutMaxQueries) {
-    const int32_t rows = nq == 1 ? 1 : (nq <= 4 ? 4 : kSdpaQueryTile);
-    const int32_t bk = kSdpaKeyBlock * kSdpaQueryTile / rows;
-    return Layout{false, 0, bk, idx(bk), 1};
-  }
-  const int32_t tq = (nq + 15) / 16 * 16;
-  return Layout{true, tq, kSdpaKeyBlock, 1, idx(tq)};
-}
-
-// Scores of query rows [i0, i0+nq) against keys [j0, j0+nk) into t.s, masked
-// keys set to -inf (Keras-masked keys get -1e9 * m added instead). Adds the
-// number of visible keys per row to `visible` when it is not null.
-ATTN_TILE_INLINE void score_block(const AttendF32& a, const AttendMask& mask, const Tile& t,
-                                  const Layout& lay, int32_t i0, int32_t nq, int32_t j0, int32_t nk,
-                                  int32_t* visible) {
-  if (lay.transposed) {
-    kernels::qk_tile_t_f32(t.qs, lay.tq, a.dim_k, a.k + idx(j0) * a.k_stride, a.k_stride, nk, t.s);
-  } else {
-    kernels::qk_tile_f32(t.qs, idx(a.dim_k), nq, a.k + idx(j0) * a.k_stride, a.k_stride, nk,
-                         a.dim_k, t.s, lay.row);
-  }
+// The masking of a block's scores (attend_f32_tile.h: mask_scores).
+ATTN_TILE_INLINE void mask_block(const AttendF32& a, const AttendMask& mask, const Tile& t,
+                                 const Layout& lay, int32_t i0, int32_t nq, int32_t j0, int32_t nk,
+                                 int32_t* visible) {
   // No matrix mask and every row of the tile sees the whole block (the first
   // row has the smallest limit): nothing to mask, nk keys visible per row.
   const bool matrix_mask = mask.keras != nullptr || mask.additive != nullptr ||
@@ -139,222 +59,88 @@ ATTN_TILE_INLINE void score_block(const AttendF32& a, const AttendMask& mask, co
   }
 }
 
-// One row of the weights output: w[j] (+)= p[j * p_step] * scale for j < valid,
-// (+)= 0 for valid <= j < n (accumulated when a.accumulate_weights).
-inline void write_weights_row(const AttendF32& a, const float* p, std::size_t p_step, int32_t valid,
-                              float scale, float* w, int32_t n) {
-  for (int32_t j = 0; j < n; ++j) {
-    const float pj = j < valid ? p[idx(j) * p_step] * scale : 0.0f;
-    w[j] = a.accumulate_weights ? w[j] + pj : pj;
+// The loops' kernel set: the build's backend, every call direct (a Highway
+// build's kernels dispatch per call: its tile loops run per target instead,
+// kernels/f32/hwy/attend_f32_hwy.cpp, and this set serves the online steps
+// other cores call).
+struct BackendKernels {
+  ATTN_F32_LOOP_KERNELS(::attn::kernels)
+  ATTN_TILE_INLINE static void mask_scores(const AttendF32& a, const AttendMask& mask,
+                                           const Tile& t, const Layout& lay, int32_t i0, int32_t nq,
+                                           int32_t j0, int32_t nk, int32_t* visible) {
+    mask_block(a, mask, t, lay, i0, nq, j0, nk, visible);
   }
-}
-
-// Second pass: writes softmax probabilities for rows [i0, i0+nq) into weights.
-// The scores are recomputed over exactly the key blocks of the first pass
-// (keys below kv_end, the same block bounds): a kernel call over more keys may
-// group a key differently and round its score differently, and a score above
-// the first pass's max would give a probability above 1. Keys from kv_end on
-// are masked for every row of the tile: probability 0. Columns [col_begin,
-// col_end) in blocks from col_begin (a key range of the key split; the whole
-// row otherwise).
-ATTN_TILE_INLINE void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t,
-                                    const Layout& lay, int32_t i0, int32_t nq, int32_t col_begin,
-                                    int32_t col_end) {
-  const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
-  for (int32_t j0 = col_begin; j0 < col_end; j0 += lay.bk) {
-    const int32_t nb = col_end - j0 < lay.bk ? col_end - j0 : lay.bk;
-    const int32_t left = kv_end - j0;
-    const int32_t nk = left <= 0 ? 0 : (left < nb ? left : nb);
-    if (nk > 0) score_block(a, mask, t, lay, i0, nq, j0, nk, nullptr);
-    // exp(s - m) with the kernels: softmax_t against the final max (which no
-    // block exceeds, so nothing is rescaled), or exp_sub_sum per row.
-    if (lay.transposed && nk > 0) {
-      float m_copy[kSdpaQueryTile];
-      float l_unused[kSdpaQueryTile];
-      for (int32_t r = 0; r < lay.tq; ++r) {
-        m_copy[r] = t.m[r];
-        l_unused[r] = 0.0f;
-      }
-      kernels::softmax_t_f32(t.s, lay.tq, nk, m_copy, l_unused, 0, nullptr, 0, 0);
-    }
-    for (int32_t r = 0; r < nq; ++r) {
-      float* s = t.s + idx(r) * lay.row;
-      float* w = a.weights + idx(i0 + r) * idx(a.seq_kv) + idx(j0);
-      const bool empty = t.visible[r] == 0;
-      if (!empty && !lay.transposed && nk > 0) kernels::exp_sub_sum_f32(s, nk, t.m[r]);
-      write_weights_row(a, s, lay.col, empty ? 0 : nk, empty ? 0.0f : a.weights_alpha / t.l[r], w,
-                        nb);
-    }
-  }
-}
+  static constexpr auto rescale_state = &detail::rescale_state;
+  [[maybe_unused]] static constexpr auto online_softmax_update = &detail::online_softmax_update;
+};
 
 }  // namespace
 
 void rescale_state(float m_new, float* m, float* l, float* acc, int32_t dim_v) {
-  if (m_new == *m) return;
-  const float alpha = exp_poly::exp_poly_f32(*m - m_new);
-  *l *= alpha;
-  kernels::scale_f32(acc, dim_v, alpha);
-  *m = m_new;
+  rescale_row<BackendKernels>(m_new, m, l, acc, dim_v);
 }
-
-namespace {
-// online_softmax_rows, inlined into online_softmax_update (one frame, as the
-// Cortex-M stack budgets record).
-ATTN_TILE_INLINE void softmax_rows(float* s, std::size_t s_stride, int32_t nq, int32_t nk, float* m,
-                                   float* l, float* acc, std::size_t acc_stride, int32_t dim_v) {
-  for (int32_t r = 0; r < nq; ++r) {
-    float* sr = s + idx(r) * s_stride;
-    const float block_max = kernels::max_f32(sr, nk);
-    const float m_new = block_max > m[r] ? block_max : m[r];
-    // Nothing visible yet (every score -inf or NaN): subtract 0, so masked keys
-    // give exp(-inf) = 0 and a NaN score stays NaN and poisons the row's sum,
-    // as the SIMD kernels do.
-    const float sum = kernels::exp_sub_sum_f32(sr, nk, m_new == kNegInf ? 0.0f : m_new);
-    rescale_state(m_new, &m[r], &l[r], acc + idx(r) * acc_stride, dim_v);
-    l[r] += sum;
-  }
-}
-}  // namespace
 
 void online_softmax_rows(float* s, std::size_t s_stride, int32_t nq, int32_t nk, float* m, float* l,
                          float* acc, std::size_t acc_stride, int32_t dim_v) {
-  softmax_rows(s, s_stride, nq, nk, m, l, acc, acc_stride, dim_v);
+  softmax_rows<BackendKernels>(s, s_stride, nq, nk, m, l, acc, acc_stride, dim_v);
 }
 
 void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t nk, const float* v,
                            std::size_t v_stride, int32_t dim_v, float* m, float* l, float* acc,
                            std::size_t acc_stride) {
-  softmax_rows(s, s_stride, nq, nk, m, l, acc, acc_stride, dim_v);
-  kernels::pv_tile_f32(s, s_stride, nq, nk, v, v_stride, dim_v, acc, acc_stride);
+  online_update<BackendKernels>(s, s_stride, nq, nk, v, v_stride, dim_v, m, l, acc, acc_stride);
 }
 
-namespace {
+#if ATTN_F32_CORE_PER_TARGET
+// A Highway build: the loops compiled per target (attend_f32_hwy.cpp), each
+// entry one dispatched call; the masking from here, out of line.
 
-// out_r = acc_r / l_r for rows [i0, i0+nq) (zeros for a row with no visible key).
-ATTN_TILE_INLINE void write_output_rows(const AttendF32& a, const Tile& t, int32_t i0, int32_t nq) {
-  for (int32_t r = 0; r < nq; ++r) {
-    float* out = a.out + idx(i0 + r) * a.out_stride;
-    const float* acc = t.acc + idx(r) * idx(a.dim_v);
-    const float inv_l = t.visible[r] == 0 ? 0.0f : 1.0f / t.l[r];
-    for (int32_t c = 0; c < a.dim_v; ++c) out[c] = t.visible[r] == 0 ? 0.0f : acc[c] * inv_l;
-  }
+void mask_scores(const AttendF32& a, const AttendMask& mask, const Tile& t, const Layout& lay,
+                 int32_t i0, int32_t nq, int32_t j0, int32_t nk, int32_t* visible) {
+  mask_block(a, mask, t, lay, i0, nq, j0, nk, visible);
 }
-
-// Rows [i0, i0+nq): the scaled queries (rows [r][d], or columns [d][tq] with
-// zero padding columns) and an empty online-softmax state.
-ATTN_TILE_INLINE void start_tile(const AttendF32& a, const Tile& t, const Layout& lay, int32_t i0,
-                                 int32_t nq) {
-  if (lay.transposed) {
-    kernels::transpose_scale_f32(a.q + idx(i0) * a.q_stride, a.q_stride, nq, a.dim_k, a.scale, t.qs,
-                                 lay.tq);
-  }
-  for (int32_t r = 0; r < (lay.transposed ? lay.tq : nq); ++r) {
-    if (!lay.transposed) {
-      const float* q = a.q + idx(i0 + r) * a.q_stride;
-      float* qs = t.qs + idx(r) * idx(a.dim_k);
-      for (int32_t d = 0; d < a.dim_k; ++d) qs[d] = q[d] * a.scale;
-    }
-    t.m[r] = kNegInf;
-    t.l[r] = 0.0f;
-    t.visible[r] = 0;
-  }
-}
-
-// Query rows [i0, i0+nq), nq <= kSdpaQueryTile, through every visible key.
-ATTN_TILE_INLINE void attend_tile(const AttendF32& a, const AttendMask& mask, const Tile& t,
-                                  int32_t i0, int32_t nq) {
-  const Layout lay = layout_for(nq);
-  start_tile(a, t, lay, i0, nq);
-  // Keys past the last row's limit are masked for the whole tile.
-  const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
-  // A tile whose keys fit one block (short sequences; decode up to
-  // kSdpaQueryTile * kSdpaKeyBlock keys) needs no online rescaling: P.V
-  // accumulates straight into the zeroed output rows (normalised before it
-  // in the row layout, by softmax_f32; after it in the transposed one).
-  const bool one_block = kv_end <= lay.bk && (lay.transposed || kSdpaQueryTile % 16 == 0);
-  for (int32_t r = 0; r < nq; ++r) {
-    float* acc = one_block ? a.out + idx(i0 + r) * a.out_stride : t.acc + idx(r) * idx(a.dim_v);
-    for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
-  }
-  // SIMD builds only (the query tile a multiple of 16): the ref builds'
-  // (Cortex-M) rows keep the online path, whose worst-case stack this branch
-  // would grow by 40 B (tests/baremetal/ops/stack_budget.json).
-  if (kSdpaQueryTile % 16 == 0 && one_block && !lay.transposed) {
-    // Rows: softmax_f32 per row (a row with no visible key: all 0), the
-    // weights straight from those probabilities.
-    if (kv_end > 0) {
-      score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
-      for (int32_t r = 0; r < nq; ++r) {
-        float* p = t.s + idx(r) * lay.row;
-        if (t.visible[r] == 0) {
-          for (int32_t j = 0; j < kv_end; ++j) p[j] = 0.0f;
-        } else {
-          kernels::softmax_f32(p, kv_end);
-        }
-      }
-      kernels::pv_tile_f32(t.s, lay.row, nq, kv_end, a.v, a.v_stride, a.dim_v,
-                           a.out + idx(i0) * a.out_stride, a.out_stride);
-    }
-    for (int32_t r = 0; a.weights != nullptr && r < nq; ++r) {
-      write_weights_row(a, t.s + idx(r) * lay.row, 1, kv_end, a.weights_alpha,
-                        a.weights + idx(i0 + r) * idx(a.seq_kv), a.seq_kv);
-    }
-    return;
-  }
-  if (one_block && kv_end > 0) {
-    score_block(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
-    // acc is not used (nq = 0 rows): nothing to rescale in the first block.
-    kernels::softmax_t_f32(t.s, lay.tq, kv_end, t.m, t.l, 0, t.acc, idx(a.dim_v), a.dim_v);
-    kernels::pv_tile_t_f32(t.s, lay.tq, nq, kv_end, a.v, a.v_stride, a.dim_v,
-                           a.out + idx(i0) * a.out_stride, a.out_stride);
-    // Normalised once per output row (dim_v products) rather than per
-    // probability (kv_end per row), as the multi-block path does.
-    for (int32_t r = 0; r < nq; ++r) {
-      kernels::scale_f32(a.out + idx(i0 + r) * a.out_stride, a.dim_v,
-                         t.visible[r] != 0 ? 1.0f / t.l[r] : 0.0f);
-    }
-  }
-  for (int32_t j0 = 0; !one_block && j0 < kv_end; j0 += lay.bk) {
-    const int32_t nk = kv_end - j0 < lay.bk ? kv_end - j0 : lay.bk;
-    score_block(a, mask, t, lay, i0, nq, j0, nk, t.visible);
-    const float* v = a.v + idx(j0) * a.v_stride;
-    if (lay.transposed) {
-      // The first block finds acc all zero: nothing to rescale (nq = 0 rows).
-      kernels::softmax_t_f32(t.s, lay.tq, nk, t.m, t.l, j0 == 0 ? 0 : nq, t.acc, idx(a.dim_v),
-                             a.dim_v);
-      kernels::pv_tile_t_f32(t.s, lay.tq, nq, nk, v, a.v_stride, a.dim_v, t.acc, idx(a.dim_v));
-    } else {
-      online_softmax_update(t.s, lay.row, nq, nk, v, a.v_stride, a.dim_v, t.m, t.l, t.acc,
-                            idx(a.dim_v));
-    }
-  }
-  if (!one_block) write_output_rows(a, t, i0, nq);
-  if (a.weights != nullptr) write_weights(a, mask, t, lay, i0, nq, 0, a.seq_kv);
-}
-
-}  // namespace
-
-namespace {
-ATTN_TILE_INLINE void run_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
-                                int32_t tile_end, void* scratch) {
-  const Tile t = carve(scratch, a.dim_k, a.dim_v);
-  for (int32_t tile = tile_begin; tile < tile_end; ++tile) {
-    const int32_t i0 = tile * kSdpaQueryTile;
-    const int32_t nq = a.seq_q - i0 < kSdpaQueryTile ? a.seq_q - i0 : kSdpaQueryTile;
-    attend_tile(a, mask, t, i0, nq);
-  }
-}
-}  // namespace
 
 void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
                       int32_t tile_end, void* slice) {
-  run_tiles(a, mask, tile_begin, tile_end, slice);
+  hwy::attend_f32_tiles(a, mask, tile_begin, tile_end, slice);
 }
 
 void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
-  run_tiles(a, mask, 0, attend_f32_tile_count(a.seq_q), scratch);
+  hwy::attend_f32_tiles(a, mask, 0, attend_f32_tile_count(a.seq_q), scratch);
 }
+
+void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                         void* slice) {
+  hwy::attend_f32_key_part(a, mask, part, parts, slice);
+}
+
+void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                            void* slices, std::size_t slice_bytes) {
+  hwy::attend_f32_key_weights(a, mask, part, parts, slices, slice_bytes);
+}
+
+#else
+
+void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
+                      int32_t tile_end, void* slice) {
+  run_tiles<BackendKernels>(a, mask, tile_begin, tile_end, slice);
+}
+
+void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
+  run_tiles<BackendKernels>(a, mask, 0, attend_f32_tile_count(a.seq_q), scratch);
+}
+
+void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                         void* slice) {
+  key_part<BackendKernels>(a, mask, part, parts, slice);
+}
+
+void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                            void* slices, std::size_t slice_bytes) {
+  key_weights<BackendKernels>(a, mask, part, parts, slices, slice_bytes);
+}
+
+#endif
 
 int32_t attend_f32_key_parts(const AttendF32& a, const AttendMask& mask, int32_t workers) {
   if (workers <= 1 || a.seq_q > kRowLayoutMaxQueries) return 1;
@@ -364,27 +150,6 @@ int32_t attend_f32_key_parts(const AttendF32& a, const AttendMask& mask, int32_t
                              (static_cast<int64_t>(a.dim_k) + a.dim_v + kSoftmaxWork);
   const int32_t blocks = kv_end / kSdpaKeyBlock;
   return split_count(blocks, block_work, workers);
-}
-
-void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
-                         void* slice) {
-  const Tile t = carve(slice, a.dim_k, a.dim_v);
-  const int32_t nq = a.seq_q;
-  const Layout lay = layout_for(nq);
-  start_tile(a, t, lay, 0, nq);
-  for (int32_t r = 0; r < nq; ++r) {
-    float* acc = t.acc + idx(r) * idx(a.dim_v);
-    for (int32_t c = 0; c < a.dim_v; ++c) acc[c] = 0.0f;
-  }
-  int32_t begin = 0;
-  int32_t end = 0;
-  key_range(row_limit(a, mask, nq - 1), part, parts, &begin, &end);
-  for (int32_t j0 = begin; j0 < end; j0 += lay.bk) {
-    const int32_t nk = end - j0 < lay.bk ? end - j0 : lay.bk;
-    score_block(a, mask, t, lay, 0, nq, j0, nk, t.visible);
-    online_softmax_update(t.s, lay.row, nq, nk, a.v + idx(j0) * a.v_stride, a.v_stride, a.dim_v,
-                          t.m, t.l, t.acc, idx(a.dim_v));
-  }
 }
 
 void attend_f32_merge_parts(const AttendF32& a, int32_t parts, void* slices,
@@ -434,24 +199,6 @@ void attend_f32_item(const Executor& ex, const AttendF32Item& it, void* scratch)
   parallel_for(ex, parts, part_task);
   attend_f32_merge_parts(it.a, parts, base, slice);
   if (it.a.weights != nullptr) parallel_for(ex, parts, weights_task);
-}
-
-void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
-                            void* slices, std::size_t slice_bytes) {
-  auto* base = static_cast<unsigned char*>(slices);
-  const Tile t0 = carve(base, a.dim_k, a.dim_v);
-  const Tile tp = carve(base + idx(part) * slice_bytes, a.dim_k, a.dim_v);
-  for (int32_t r = 0; part != 0 && r < a.seq_q; ++r) {
-    tp.m[r] = t0.m[r];
-    tp.l[r] = t0.l[r];
-    tp.visible[r] = t0.visible[r];
-  }
-  int32_t begin = 0;
-  int32_t end = 0;
-  key_range(row_limit(a, mask, a.seq_q - 1), part, parts, &begin, &end);
-  // The last range also writes the zeros of the keys past every row's limit.
-  if (part == parts - 1) end = a.seq_kv;
-  write_weights(a, mask, tp, layout_for(a.seq_q), 0, a.seq_q, begin, end);
 }
 
 }  // namespace detail

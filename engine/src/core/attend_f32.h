@@ -40,6 +40,14 @@
 // When weights are requested a second pass recomputes each score block and
 // writes (or accumulates, for head-averaged MHA weights) exp(s - m_i) / l_i;
 // a one-block row tile writes its probabilities directly instead.
+//
+// The loops live in attend_f32_loop-inl.h, a template over the kernel set:
+// attend_f32.cpp instantiates it with the build's backend (attn::kernels); a
+// Highway build compiles it once per target instead
+// (kernels/f32/hwy/attend_f32_hwy.cpp, each target's kernels called
+// directly), so attend_f32, attend_f32_tiles, attend_f32_key_part and
+// attend_f32_key_weights make one dispatched call each. The masking stays in
+// attend_f32.cpp. Same kernels, same order: the same bits either way.
 #pragma once
 
 #include <cstddef>

@@ -143,6 +143,18 @@ if(_attn_have_hwy)
     # header-only, so a cross build can use the build host's headers.
     target_compile_definitions(attn PRIVATE HWY_COMPILE_ONLY_STATIC)
   endif()
+  if(ATTN_BACKEND_NAME STREQUAL "hwy")
+    # The SDPA core's loops once per Highway target (hwy/attend_f32_hwy.cpp):
+    # one dispatched call per core call. On x86 without FMA contraction, so
+    # that their scalar float code rounds as the baseline-compiled core does.
+    set(_attn_core_hwy ${CMAKE_CURRENT_LIST_DIR}/hwy/attend_f32_hwy.cpp)
+    target_sources(attn PRIVATE ${_attn_core_hwy})
+    target_compile_definitions(attn PRIVATE ATTN_F32_CORE_PER_TARGET=1)
+    if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|i.86)$")
+      set_source_files_properties(${_attn_core_hwy} TARGET_DIRECTORY attn
+        PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")
+    endif()
+  endif()
 endif()
 if(_attn_have_xsimd)
   list(APPEND _attn_backends xsimd)
