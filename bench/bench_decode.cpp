@@ -32,8 +32,8 @@
 //                          (one dot_s8 per channel, what mha_s8 runs) and the
 //                          decode op's fc_s8_channels (qk_s8 over 64 weight
 //                          rows per call), bit for bit the same
-//   f16_to_f32_<be> / f32_to_f16_<be>/4096   a 64-key block of a float16
-//                          cache (64 x 64) converted
+//   f32_to_f16_<be>/4096   a 64-key block of float rows narrowed to a
+//                          float16 cache (64 x 64), as the append does
 // Counters of the cache rows: us_per_token, cache_bytes (the K and V bytes
 // of the ctx positions, each read once per step when a kv head's K/V serve all
 // query heads of its group), cache_GBps and pct_read_bw: cache bytes per second
@@ -749,37 +749,23 @@ void BM_Proj_s8(benchmark::State& st, bool channels) {
   SetBytesCounters(st, kProjWeights, "weights");
 }
 
-// One 64-key block of a float16 cache (64 x 64 elements) widened (or a float
-// block narrowed), bit for bit the reference kernel's.
-void BM_F16Block(benchmark::State& st, void (*to_f32)(const uint16_t*, int32_t, float*),
-                 void (*to_f16)(const float*, int32_t, uint16_t*), bool widen) {
+// One 64-key block of float rows (64 x 64 elements) narrowed to binary16, bit
+// for bit the reference kernel's.
+void BM_F16Block(benchmark::State& st, void (*to_f16)(const float*, int32_t, uint16_t*)) {
   const int32_t n = kDecodeKeyBlockElems;
   const FVec src = Random(Z(n), 41, -30.0f, 30.0f);
   AlignedVec<uint16_t> h(Z(n)), h_ref(Z(n));
-  FVec f(Z(n)), f_ref(Z(n));
   attn::ref::f32_to_f16(src.data(), n, h_ref.data());
-  attn::ref::f16_to_f32(h_ref.data(), n, f_ref.data());
-  Expected want{std::vector<double>(Z(n)), std::vector<double>(Z(n), 0.0)};
-  if (widen) {
-    to_f32(h_ref.data(), n, f.data());
-    for (std::size_t i = 0; i < Z(n); ++i) want.value[i] = f_ref[i];
-    if (!CheckClose(st, "f32", f.data(), want)) return;
-  } else {
-    to_f16(src.data(), n, h.data());
-    if (h != h_ref) {
-      Fail(st, "f32_to_f16: bits differ from the reference kernel's");
-      return;
-    }
+  to_f16(src.data(), n, h.data());
+  if (h != h_ref) {
+    Fail(st, "f32_to_f16: bits differ from the reference kernel's");
+    return;
   }
   for (auto _ : st) {
-    if (widen) {
-      to_f32(h_ref.data(), n, f.data());
-    } else {
-      to_f16(src.data(), n, h.data());
-    }
+    to_f16(src.data(), n, h.data());
     benchmark::ClobberMemory();
   }
-  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * n * (widen ? 2 : 4));
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * n * 4);
 }
 
 }  // namespace
@@ -816,18 +802,17 @@ void RegisterDecodeBenchmarks() {
     std::string name;
     LinearFn linear;
     GemmF16wFn gemm_f16w;
-    void (*to_f32)(const uint16_t*, int32_t, float*);
     void (*to_f16)(const float*, int32_t, uint16_t*);
   };
-  std::vector<Backend> backends = {{"ref", attn::ref::linear_f32, attn::ref::gemm_nt_f16w_f32,
-                                    attn::ref::f16_to_f32, attn::ref::f32_to_f16}};
+  std::vector<Backend> backends = {
+      {"ref", attn::ref::linear_f32, attn::ref::gemm_nt_f16w_f32, attn::ref::f32_to_f16}};
 #if ATTN_BENCH_HAVE_HWY
-  backends.push_back({"hwy", attn::hwy::linear_f32, attn::hwy::gemm_nt_f16w_f32,
-                      attn::hwy::f16_to_f32, attn::hwy::f32_to_f16});
+  backends.push_back(
+      {"hwy", attn::hwy::linear_f32, attn::hwy::gemm_nt_f16w_f32, attn::hwy::f32_to_f16});
 #endif
 #if ATTN_BENCH_HAVE_XSIMD
-  backends.push_back({"xsimd", attn::xsimd::linear_f32, attn::xsimd::gemm_nt_f16w_f32,
-                      attn::xsimd::f16_to_f32, attn::xsimd::f32_to_f16});
+  backends.push_back(
+      {"xsimd", attn::xsimd::linear_f32, attn::xsimd::gemm_nt_f16w_f32, attn::xsimd::f32_to_f16});
 #endif
   for (const Backend& b : backends) {
     for (int32_t m : {1, 4}) {
@@ -835,8 +820,7 @@ void RegisterDecodeBenchmarks() {
     }
     Register(kParts + "proj_" + b.name + "_f16w/m1", BM_Proj_f16w, b.gemm_f16w, 1);
     const std::string n = "/" + std::to_string(kDecodeKeyBlockElems);
-    Register(kParts + "f16_to_f32_" + b.name + n, BM_F16Block, b.to_f32, b.to_f16, true);
-    Register(kParts + "f32_to_f16_" + b.name + n, BM_F16Block, b.to_f32, b.to_f16, false);
+    Register(kParts + "f32_to_f16_" + b.name + n, BM_F16Block, b.to_f16);
   }
   Register(kParts + "proj_eigen_f32/m1", BM_Proj_eigen);
   Register(kParts + "proj_s8_dot/m1", BM_Proj_s8, false);

@@ -98,12 +98,19 @@
   void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk,              \
                         const uint16_t* v, std::size_t v_stride, int32_t dv, float* acc,           \
                         std::size_t a_stride);                                                     \
-  /* f[i] = the float32 of binary16 bits h[i], i < n: exact, a NaN quiet with its sign and */      \
-  /* payload (f16::to_f32, kernels/f32/f16.h). The float16 KV cache's blocks. */                   \
-  void f16_to_f32(const uint16_t* h, int32_t n, float* f);                                         \
   /* h[i] = binary16 bits of f[i], i < n: round to nearest even, overflow to inf, NaN quiet */     \
   /* with its top payload bits (f16::from_f32). Every backend gives the reference's bits. */       \
   void f32_to_f16(const float* f, int32_t n, uint16_t* h);
+
+namespace attn {
+namespace ref {
+// f[i] = the float32 of binary16 bits h[i], i < n: exact, a NaN quiet with its
+// sign and payload (f16::to_f32, kernels/f32/f16.h). Only a reference: the
+// float16 cache's tile kernels (qk_tile_f16k_f32, pv_tile_f16v_f32) widen in
+// registers instead; tests and benchmarks use it to build widened operands.
+void f16_to_f32(const uint16_t* h, int32_t n, float* f);
+}  // namespace ref
+}  // namespace attn
 
 // The selected backend's namespace (ref, hwy, xsimd, mcu or mve), set by the build.
 #ifndef ATTN_BACKEND

@@ -75,7 +75,6 @@ void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t 
                       std::size_t a_stride) {
   generic::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
 }
-void f16_to_f32(const uint16_t* h, int32_t n, float* f) { generic::F16ToF32<Ops>(h, n, f); }
 void f32_to_f16(const float* f, int32_t n, uint16_t* h) { generic::F32ToF16<Ops>(f, n, h); }
 
 // NOLINTEND(misc-definitions-in-headers)

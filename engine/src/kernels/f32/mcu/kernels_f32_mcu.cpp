@@ -48,8 +48,6 @@ void scale_f32(float* x, int32_t n, float a) { ref::scale_f32(x, n, a); }
 // qk_tile_f16k_f32, pv_tile_f16v_f32: ref, as in the Helium backend.
 #include "kernels/f32/ref_forwards_f32-inl.h"
 
-void f16_to_f32(const uint16_t* h, int32_t n, float* f) { ref::f16_to_f32(h, n, f); }
-
 void f32_to_f16(const float* f, int32_t n, uint16_t* h) { ref::f32_to_f16(f, n, h); }
 
 }  // namespace mcu
