@@ -184,9 +184,11 @@ void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
   // Up to 64 whole vectors unrolled.
   row_pairs(u, row4(n), nq, out, out_stride, n % 16 == 0 ? n / 16 : 0,
             [=](auto nc, const uint8_t* u0, const uint8_t* u1, int32_t* o0, int32_t* o1) {
-              qk_rows<decltype(nc)::value>(reinterpret_cast<const int8_t*>(u0),
-                                           reinterpret_cast<const int8_t*>(u1), kpacked, ksum, zp,
-                                           nkeys, n, o0, o1);
+              // A named constant: cppcheck 2.10 breaks on decltype(nc)::value
+              // substituted into qk_rows' `NC > 0 ? ..`.
+              constexpr int kNc = decltype(nc)::value;
+              qk_rows<kNc>(reinterpret_cast<const int8_t*>(u0), reinterpret_cast<const int8_t*>(u1),
+                           kpacked, ksum, zp, nkeys, n, o0, o1);
             });
 }
 
