@@ -11,8 +11,11 @@
 //                          weight matrices as binary16 (q/k/v/out_proj_weight_f16:
 //                          1.3 MB of weights instead of 2.6 MB, float32 math)
 //   attn_<be>_s8           mha_decode_s8 over an int8 cache (prepared layer)
+//   attn_<be>_s8p          the same over a packed int8 cache (KvCacheShape::packed:
+//                          K/V also kept in the tile kernels' layouts, updated
+//                          a 16-slot block per append, so the step packs nothing)
 //   ..._w2                 the same step with an attn::ThreadPool of 2 workers
-//   attend_<be>_f32 / _f16 / _s8   the attention over the cache alone: the
+//   attend_<be>_f32 / _f16 / _s8 / _s8p   the attention over the cache alone: the
 //                          core call of one step (every kv head, its group's
 //                          query heads as rows) on the last token's projected
 //                          query, no projection, no append
@@ -532,8 +535,8 @@ Expected DecodeS8Expected(const DecodeS8Data& m, int32_t ctx) {
 // The int8 op prepared for capacity ctx over m's weights, with a cache of
 // positions 0 .. filled - 1 written by the op; `status` the first failure.
 struct DecodeS8Op {
-  DecodeS8Op(const DecodeS8Data& m, int32_t ctx, int32_t workers, int32_t filled)
-      : cs{ctx, kG, kHd, attn::KvElement::kS8, false} {
+  DecodeS8Op(const DecodeS8Data& m, int32_t ctx, int32_t workers, int32_t filled, bool packed)
+      : cs{ctx, kG, kHd, attn::KvElement::kS8, false, packed} {
     s.embed_dim = kE;
     s.num_heads = kH;
     s.num_kv_heads = kG;
@@ -568,9 +571,9 @@ struct DecodeS8Op {
   attn::Status status = attn::Status::kOk;
 };
 
-void BM_Decode_attn_s8(benchmark::State& st, int32_t ctx, int32_t workers) {
+void BM_Decode_attn_s8(benchmark::State& st, int32_t ctx, int32_t workers, bool packed) {
   DecodeS8Data m(ctx);
-  DecodeS8Op op(m, ctx, workers, ctx - 1);
+  DecodeS8Op op(m, ctx, workers, ctx - 1, packed);
   const int8_t* x = m.x.data() + Z(ctx - 1) * Z(kE);
   const Expected& want =
       Memo("decode_s8/" + std::to_string(ctx), [&] { return DecodeS8Expected(m, ctx); });
@@ -588,9 +591,9 @@ void BM_Decode_attn_s8(benchmark::State& st, int32_t ctx, int32_t workers) {
 
 // The int8 attention over the cache alone, checked against sdpa_s8 per query
 // head (seq_q 1) over the same cached K/V.
-void BM_Decode_attend_s8(benchmark::State& st, int32_t ctx) {
+void BM_Decode_attend_s8(benchmark::State& st, int32_t ctx, bool packed) {
   DecodeS8Data m(ctx);
-  DecodeS8Op op(m, ctx, 1, ctx);
+  DecodeS8Op op(m, ctx, 1, ctx, packed);
   if (!CheckStatus(st, op.status)) return;
   AlignedVec<int8_t> q(Z(kE));
   attn::detail::fc_s8(op.params.q, m.x.data() + Z(ctx - 1) * Z(kE), Z(kE), 1, q.data(), Z(kE));
@@ -721,7 +724,7 @@ void BM_Proj_eigen(benchmark::State& st) {
 // decode op's fc_s8_channels (qk_s8 over 64 weight rows per call).
 void BM_Proj_s8(benchmark::State& st, bool channels) {
   const DecodeS8Data m(16);
-  DecodeS8Op op(m, 16, 1, 0);
+  DecodeS8Op op(m, 16, 1, 0, false);
   if (!CheckStatus(st, op.status)) return;
   const attn::FcS8Layer* layers[4] = {&op.params.q, &op.params.k, &op.params.v, &op.params.out};
   AlignedVec<int8_t> y(2 * (Z(kE) + Z(kKvd))), y_dot(y.size());
@@ -782,7 +785,10 @@ void RegisterDecodeBenchmarks() {
                attn::KvElement::kF32, workers, false);
       Register(kFamily + "attn_" + be + "_f16" + w + c, BM_Decode_attn_f32, ctx,
                attn::KvElement::kF16, workers, false);
-      Register(kFamily + "attn_" + be + "_s8" + w + c8, BM_Decode_attn_s8, ctx_s8, workers);
+      Register(kFamily + "attn_" + be + "_s8" + w + c8, BM_Decode_attn_s8, ctx_s8, workers,
+               false);
+      Register(kFamily + "attn_" + be + "_s8p" + w + c8, BM_Decode_attn_s8, ctx_s8, workers,
+               true);
     }
     Register(kFamily + "attn_" + be + "_f16w" + c, BM_Decode_attn_f32, ctx, attn::KvElement::kF16,
              1, true);
@@ -790,7 +796,8 @@ void RegisterDecodeBenchmarks() {
              attn::KvElement::kF32);
     Register(kFamily + "attend_" + be + "_f16" + c, BM_Decode_attend_f32, ctx,
              attn::KvElement::kF16);
-    Register(kFamily + "attend_" + be + "_s8" + c8, BM_Decode_attend_s8, ctx_s8);
+    Register(kFamily + "attend_" + be + "_s8" + c8, BM_Decode_attend_s8, ctx_s8, false);
+    Register(kFamily + "attend_" + be + "_s8p" + c8, BM_Decode_attend_s8, ctx_s8, true);
     Register(kFamily + "recompute_mha_f32" + c, BM_Decode_recompute, ctx);
     Register(kFamily + "eigen_f32" + c, BM_Decode_eigen, ctx);
     for (std::size_t elem : {4, 2, 1}) {

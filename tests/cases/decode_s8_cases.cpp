@@ -2,7 +2,8 @@
 // the whole sequence (causal mask; band mask with a sliding window after the
 // ring has wrapped) for chunk sizes 1, 3, 7 and the whole sequence, MHA and
 // grouped-query with groups of 2 and 4 (one-shot with each kv head's weight
-// rows repeated).
+// rows repeated), each with a plain and a packed cache (KvCacheShape::packed:
+// the query-tiled core reads the cache's packed blocks instead of packing).
 #include <cstring>
 
 #include "attn/kv_cache.h"
@@ -85,7 +86,7 @@ int8_t g_x[kT * kE], g_ref[kT * kE], g_out[kT * kE];
 // Scratch from the shared case arena (set by check_s8).
 unsigned char* g_scratch = nullptr;
 constexpr std::size_t kScratchBytes = 40 * 1024;
-alignas(64) unsigned char g_cache[4 * 1024];
+alignas(64) unsigned char g_cache[6 * 1024];
 
 bool one_shot_s8(const ModelS8& m, int heads, const uint8_t* band) {
   const attn::MhaShape shape{1, kT, kT, kE, heads, 0, 0};
@@ -133,15 +134,21 @@ bool prepare_decode(const ModelS8& m, int heads, int kv_heads, int max_tokens, i
          attn::Status::kOk;
 }
 
-bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window) {
-  const int capacity = window ? kW : kT;
+// Window sizes: kW (one packed block), kWideW (two, the second partial).
+constexpr int kWideW = 18;
+
+bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, int window, bool packed) {
+  const int capacity = window != 0 ? window : kT;
   attn::MhaDecodeShape s;
   static attn::MhaDecodeS8Params params;
   if (!prepare_decode(m, heads, kv_heads, kT, capacity, &s, &params)) return false;
   if (attn::mha_decode_s8_scratch_bytes(s, capacity) > kScratchBytes) return false;
-  const attn::KvCacheShape cs{capacity, kv_heads, kE / heads, attn::KvElement::kS8, window};
+  const attn::KvCacheShape cs{capacity, kv_heads, kE / heads, attn::KvElement::kS8, window != 0,
+                              packed};
   attn::KvCache cache;
   if (attn::kv_cache_init(cs, g_cache, sizeof g_cache, &cache) != attn::Status::kOk) return false;
+  // The packed section exactly where the build's int8 core is query-tiled.
+  if ((cache.packed != nullptr) != (packed && attn::kSdpaS8QueryTile > 1)) return false;
   for (int t0 = 0; t0 < kT; t0 += chunk) {
     attn::MhaDecodeS8Args a;
     a.x = g_x + t0 * kE;
@@ -154,7 +161,8 @@ bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, bool window
   return cache.position == kT;
 }
 
-void check_s8(attn_test::Context& ctx, int heads, int kv_heads, bool window, uint32_t seed) {
+// window: 0 (a linear cache of kT) or the window's size.
+void check_s8(attn_test::Context& ctx, int heads, int kv_heads, int window, uint32_t seed) {
   attn_test::Arena arena;
   g_scratch = arena.alloc<unsigned char>(kScratchBytes);
   ATTN_ASSERT_TRUE(arena.ok());
@@ -164,18 +172,21 @@ void check_s8(attn_test::Context& ctx, int heads, int kv_heads, bool window, uin
   for (int8_t& v : g_x) v = static_cast<int8_t>(r.range(-128, 127));
   static uint8_t band[kT * kT];
   for (int i = 0; i < kT; ++i) {
-    for (int j = 0; j < kT; ++j) band[i * kT + j] = (j <= i && j > i - kW) ? 0 : 1;
+    for (int j = 0; j < kT; ++j) band[i * kT + j] = (j <= i && j > i - window) ? 0 : 1;
   }
-  ATTN_ASSERT_TRUE(one_shot_s8(m, heads, window ? band : nullptr));
+  ATTN_ASSERT_TRUE(one_shot_s8(m, heads, window != 0 ? band : nullptr));
   int distinct = 0;  // the reference is not degenerate
   for (int i = 1; i < kT * kE; ++i) distinct += g_ref[i] != g_ref[0] ? 1 : 0;
   ATTN_EXPECT_TRUE(distinct > kT * kE / 2);
-  for (int chunk : kChunks) {
-    std::memset(g_out, 0x55, sizeof g_out);
-    ATTN_ASSERT_TRUE(decode_s8(m, heads, kv_heads, chunk, window));
-    int diff = 0;
-    for (int i = 0; i < kT * kE; ++i) diff += g_out[i] != g_ref[i] ? 1 : 0;
-    ATTN_EXPECT_EQ_INT(diff, 0);
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool packed = pass == 1;
+    for (int chunk : kChunks) {
+      std::memset(g_out, 0x55, sizeof g_out);
+      ATTN_ASSERT_TRUE(decode_s8(m, heads, kv_heads, chunk, window, packed));
+      int diff = 0;
+      for (int i = 0; i < kT * kE; ++i) diff += g_out[i] != g_ref[i] ? 1 : 0;
+      ATTN_EXPECT_EQ_INT(diff, 0);
+    }
   }
 }
 
@@ -229,11 +240,16 @@ ATTN_CASE(MhaDecodeS8, ExactScratchBitIdenticalToOneShot) {
   check_exact_scratch(ctx, 2, 1, 5, 28);  // 5 rows (5 tokens: the tiled core)
 }
 
-ATTN_CASE(MhaDecodeS8, IncrementalBitIdenticalToOneShotCausal) { check_s8(ctx, 4, 4, false, 21); }
-ATTN_CASE(MhaDecodeS8, GroupedQueryBitIdenticalToOneShot) { check_s8(ctx, 4, 2, false, 22); }
-ATTN_CASE(MhaDecodeS8, MultiQueryBitIdenticalToOneShot) { check_s8(ctx, 2, 1, false, 23); }
-ATTN_CASE(MhaDecodeS8, WindowBitIdenticalToOneShotBandMask) { check_s8(ctx, 4, 2, true, 24); }
+ATTN_CASE(MhaDecodeS8, IncrementalBitIdenticalToOneShotCausal) { check_s8(ctx, 4, 4, 0, 21); }
+ATTN_CASE(MhaDecodeS8, GroupedQueryBitIdenticalToOneShot) { check_s8(ctx, 4, 2, 0, 22); }
+ATTN_CASE(MhaDecodeS8, MultiQueryBitIdenticalToOneShot) { check_s8(ctx, 2, 1, 0, 23); }
+ATTN_CASE(MhaDecodeS8, WindowBitIdenticalToOneShotBandMask) { check_s8(ctx, 4, 2, kW, 24); }
 // A group of 4 query heads: a decode step's one core call per kv head has 4
 // rows (the query-tiled core where its kernels are fast).
-ATTN_CASE(MhaDecodeS8, GroupOfFourBitIdenticalToOneShot) { check_s8(ctx, 4, 1, false, 25); }
-ATTN_CASE(MhaDecodeS8, GroupOfFourWindowBitIdenticalToOneShot) { check_s8(ctx, 4, 1, true, 26); }
+ATTN_CASE(MhaDecodeS8, GroupOfFourBitIdenticalToOneShot) { check_s8(ctx, 4, 1, 0, 25); }
+ATTN_CASE(MhaDecodeS8, GroupOfFourWindowBitIdenticalToOneShot) { check_s8(ctx, 4, 1, kW, 26); }
+// A ring of two 16-slot blocks (the second partial) that wraps: a packed
+// cache repacks the block a new token lands in, older tokens of the lap
+// before beside it.
+ATTN_CASE(MhaDecodeS8, GroupOfFourWindowAcrossBlocks) { check_s8(ctx, 4, 1, kWideW, 27); }
+ATTN_CASE(MhaDecodeS8, GroupedQueryWindowAcrossBlocks) { check_s8(ctx, 4, 2, kWideW, 28); }

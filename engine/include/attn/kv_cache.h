@@ -14,6 +14,19 @@
 //     kS8   int8 codes, exactly the K/V that the one-shot int8 MHA projects for
 //           those tokens (the scales and zero points are the op's params)
 //   kv_cache_bytes = 64 + 2 * align64(capacity * num_kv_heads * head_dim * elem)
+//                  + packed bytes (below)
+//
+// Packed int8 (kS8 with packed = true): the cache also keeps each kv head's
+// K and V in the int8 tile kernels' packed layouts, updated block by block as
+// tokens are appended, so a step whose attention takes the query-tiled core
+// (a kv head's group of >= 4 query heads, or a prefill of >= 4 tokens)
+// packs nothing: it reads the cache as it is. The layouts are the build's
+// kernel set's own (opaque); the natural rows above stay as documented.
+//   packed bytes = num_kv_heads * C16 * (round4(head_dim) + round16(head_dim) + 4)
+//   C16 = capacity rounded up to 16
+// Builds without the tiled int8 core (kSdpaS8QueryTile == 1, attn/config.h:
+// ATTN_SDPA_S8_QUERY_TILE) ignore the flag: 0 packed bytes, same results.
+// Either way the int8 results are the same bits.
 //
 // Positions: `position` counts the tokens appended since init/reset (token t
 // has absolute position t). Two modes:
@@ -29,6 +42,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/config.h"
 #include "attn/scratch.h"
 #include "attn/status.h"
 
@@ -48,6 +62,7 @@ struct KvCacheShape {
   int32_t head_dim = 0;
   KvElement element = KvElement::kF32;
   bool window = false;  // sliding window of `capacity` positions (ring buffer)
+  bool packed = false;  // kS8 only: also keep K/V in the int8 tile kernels' layouts
 };
 
 constexpr std::size_t kv_element_bytes(KvElement e) {
@@ -66,9 +81,25 @@ constexpr uint64_t kv_cache_block_bytes64(const KvCacheShape& s) {
   return n > sat::kMax - (kAlign - 1) ? sat::kMax : (n + kAlign - 1) / kAlign * kAlign;
 }
 
+// Bytes of the packed K/V section (0 unless a kS8 cache is packed on a build
+// with the tiled int8 core): per kv head C16 round4(hd) bytes of K, C16 int32
+// key sums, C16 round16(hd) bytes of V, each a multiple of 64.
+constexpr uint64_t kv_cache_packed_bytes64(const KvCacheShape& s) {
+  if (!s.packed || s.element != KvElement::kS8 || ATTN_SDPA_S8_QUERY_TILE <= 1 ||
+      kv_cache_block_bytes64(s) == 0) {
+    return 0;
+  }
+  const uint64_t c16 = (static_cast<uint64_t>(s.capacity) + 15) / 16 * 16;
+  const uint64_t hd = static_cast<uint64_t>(s.head_dim);
+  const uint64_t per_key = (hd + 3) / 4 * 4 + (hd + 15) / 16 * 16 + 4;
+  return sat::mul(static_cast<uint64_t>(s.num_kv_heads), sat::mul(c16, per_key));
+}
+
 constexpr std::size_t kv_cache_bytes(const KvCacheShape& s) {
   const uint64_t block = kv_cache_block_bytes64(s);
-  return block == 0 ? 0 : sat::to_size(sat::add(kAlign, sat::mul(2, block)));
+  return block == 0 ? 0
+                    : sat::to_size(sat::add(sat::add(kAlign, sat::mul(2, block)),
+                                            kv_cache_packed_bytes64(s)));
 }
 
 // The cache state. Fill it with kv_cache_init; the ops update `position`.
@@ -76,14 +107,17 @@ struct KvCache {
   KvCacheShape shape{};
   void* k = nullptr;  // K block (64-byte aligned, inside the caller's storage)
   void* v = nullptr;  // V block
+  void* packed = nullptr;  // the packed K/V section, or null (kv_cache_packed_bytes64)
   int64_t position = 0;
   int32_t next_slot = 0;  // slot of `position` (position mod capacity in window mode)
 };
 
 // Points *cache at `storage` (any alignment) for `shape`, position 0. The
-// contents of the storage are not read before they are written.
+// contents of the storage are not read before they are written (init zeroes
+// the packed section).
 // Returns kOk, or without writing: kNullPointer (cache or storage null),
-// kBadShape (a dimension <= 0 or above the engine's limit, a bad element),
+// kBadShape (a dimension <= 0 or above the engine's limit, a bad element,
+// packed with a kF32 / kF16 element),
 // kScratchTooSmall (bytes < kv_cache_bytes(shape)).
 Status kv_cache_init(const KvCacheShape& shape, void* storage, std::size_t bytes, KvCache* cache);
 

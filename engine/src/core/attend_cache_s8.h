@@ -7,7 +7,9 @@
 // every cached key visible to each, so each kv head's K/V are read once for
 // its whole group. Several tokens (a prefill, linear cache): one item per
 // query head, its rows the tokens, causal from pos0. The items go through
-// attend_s8_run (query chunks per task, or the exact key split).
+// attend_s8_run (query chunks per task, or the exact key split). A packed
+// cache (attn/kv_cache.h) gives the query-tiled core each kv head's packed
+// K/V, so no step packs the cache.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +20,7 @@
 #include "attn/parallel.h"
 #include "attn/sdpa_s8.h"
 #include "core/attend_s8.h"
+#include "core/kv_cache_packed.h"
 #include "core/kv_cache_rows.h"
 
 namespace attn {
@@ -35,7 +38,9 @@ inline AttendS8Item cache_item(const CacheAttendS8& a, int32_t seq_kv, int32_t i
   const bool grouped = a.tokens == 1;
   const int32_t h = grouped ? i * group : i;
   const std::size_t col = static_cast<std::size_t>(h) * hd;
-  const std::size_t kv = kv_cache_offset(cs, grouped ? i : h / group, 0);
+  const int32_t g = grouped ? i : h / group;
+  const std::size_t kv = kv_cache_offset(cs, g, 0);
+  const KvPackedHead packed = kv_packed_head(*a.cache, g);
   AttendS8Item it;
   it.a.q = a.q + col;
   it.a.q_stride = grouped ? hd : a.stride;
@@ -49,6 +54,9 @@ inline AttendS8Item cache_item(const CacheAttendS8& a, int32_t seq_kv, int32_t i
   it.a.seq_kv = seq_kv;
   it.a.dim_k = cs.head_dim;
   it.a.dim_v = cs.head_dim;
+  it.a.kpacked = packed.k;
+  it.a.ksum = packed.ksum;
+  it.a.vpacked = packed.v;
   it.mask.causal = !grouped && !cs.window;
   it.mask.key_length = seq_kv;
   return it;

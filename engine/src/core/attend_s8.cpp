@@ -164,11 +164,13 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
 #if ATTN_SDPA_S8_QUERY_TILE > 1
 namespace {
 
-// The tiled core's buffers at SdpaS8TileLayout's offsets (after the row buffers).
+// The tiled core's buffers at SdpaS8TileLayout's offsets (after the row
+// buffers), with K and V packed there for the keys any row sees (max_limit)
+// unless the caller gives them packed.
 struct S8Tiles {
-  int8_t* kpacked;
-  int32_t* ksum;
-  int8_t* vpacked;
+  const int8_t* kpacked;  // K, V in the tile kernels' layouts (scratch or the caller's)
+  const int32_t* ksum;
+  const int8_t* vpacked;
   uint8_t* u;       // packed query tile
   int32_t* qsum;    // [T] sum (q - q_zp) per row, then the scores' row offsets,
                     // then the weight sums, then the outputs' row offsets
@@ -179,14 +181,27 @@ struct S8Tiles {
   std::size_t kv16, dv16;
 };
 
-S8Tiles carve_tiles(const AttendS8& a, void* ws) {
+S8Tiles carve_tiles(const AttendS8& a, int32_t max_limit, void* ws) {
   const SdpaS8RowLayout<RawBytes> row(a.seq_kv, a.dim_k, a.dim_v);
   const SdpaS8TileLayout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v);
   auto* base = static_cast<unsigned char*>(ws) + row.bytes;
   S8Tiles b{};
-  b.kpacked = reinterpret_cast<int8_t*>(base + lay.kpacked);
-  b.ksum = static_cast<int32_t*>(static_cast<void*>(base + lay.ksum));
-  b.vpacked = reinterpret_cast<int8_t*>(base + lay.vpacked);
+  if (a.kpacked != nullptr) {  // packed by the caller (a packed KV cache)
+    b.kpacked = a.kpacked;
+    b.ksum = a.ksum;
+    b.vpacked = a.vpacked;
+  } else {
+    auto* kpacked = reinterpret_cast<int8_t*>(base + lay.kpacked);
+    auto* ksum = static_cast<int32_t*>(static_cast<void*>(base + lay.ksum));
+    auto* vpacked = reinterpret_cast<int8_t*>(base + lay.vpacked);
+    if (max_limit > 0) {
+      kpack_s8(a.k, a.k_stride, max_limit, a.dim_k, kpacked, ksum);
+      vpack_s8(a.v, a.v_stride, max_limit, a.dim_v, vpacked);
+    }
+    b.kpacked = kpacked;
+    b.ksum = ksum;
+    b.vpacked = vpacked;
+  }
   b.u = base + lay.qtile;
   b.qsum = static_cast<int32_t*>(static_cast<void*>(base + lay.qsum));
   b.limits = static_cast<int32_t*>(static_cast<void*>(base + lay.limits));
@@ -271,13 +286,9 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
                      int32_t row_begin, int32_t row_end, void* ws) {
   constexpr int32_t kT = kSdpaS8QueryTile;
   const auto skv = static_cast<std::size_t>(a.seq_kv);
-  const S8Tiles b = carve_tiles(a, ws);
   // Keys any row can see (the causal limit of the last row is seq_kv).
   const int32_t max_limit = m.key_length;
-  if (max_limit > 0) {
-    kpack_s8(a.k, a.k_stride, max_limit, a.dim_k, b.kpacked, b.ksum);
-    vpack_s8(a.v, a.v_stride, max_limit, a.dim_v, b.vpacked);
-  }
+  const S8Tiles b = carve_tiles(a, max_limit, ws);
   alignas(kSoftmaxS8LutAlign) unsigned char lut[kSoftmaxS8LutBytes];
   softmax_s8_tile_prepare(params.softmax.exp_table, params.softmax.diff_min, max_limit, lut);
   for (int32_t i0 = row_begin; i0 < row_end; i0 += kT) {

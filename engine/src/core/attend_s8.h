@@ -27,6 +27,12 @@ struct AttendS8 {
   int8_t* weights = nullptr;  // optional [seq_q, seq_kv] rows of weights_stride
   std::size_t weights_stride = 0;
   int32_t seq_q = 0, seq_kv = 0, dim_k = 0, dim_v = 0;
+  // Optional: k and v already in the tile kernels' layouts (kpack_s8 with its
+  // key sums, vpack_s8), at least seq_kv keys each (a packed KV cache): the
+  // query-tiled core reads them instead of packing k and v.
+  const int8_t* kpacked = nullptr;
+  const int32_t* ksum = nullptr;
+  const int8_t* vpacked = nullptr;
 };
 
 // kUnsupported if an additive mask entry is neither 0 nor <= -1e9 (checked

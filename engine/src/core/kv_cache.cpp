@@ -1,6 +1,9 @@
 // The KV cache's state functions (see attn/kv_cache.h).
 #include "attn/kv_cache.h"
 
+#include <cstring>
+
+#include "core/kv_cache_packed.h"
 #include "core/kv_cache_rows.h"
 #include "ops/op_helpers.h"
 
@@ -23,7 +26,8 @@ Status check_append(const KvCache* cache, const void* k, const void* v, int32_t 
 Status kv_cache_init(const KvCacheShape& shape, void* storage, std::size_t bytes, KvCache* cache) {
   if (cache == nullptr || storage == nullptr) return Status::kNullPointer;
   const std::size_t needed = kv_cache_bytes(shape);
-  if (needed == 0 || !detail::dims_ok({shape.capacity, shape.num_kv_heads, shape.head_dim})) {
+  if (needed == 0 || !detail::dims_ok({shape.capacity, shape.num_kv_heads, shape.head_dim}) ||
+      (shape.packed && shape.element != KvElement::kS8)) {
     return Status::kBadShape;
   }
   void* base = detail::aligned_scratch(storage, bytes, needed);
@@ -32,6 +36,11 @@ Status kv_cache_init(const KvCacheShape& shape, void* storage, std::size_t bytes
   c.shape = shape;
   c.k = base;
   c.v = static_cast<unsigned char*>(base) + kv_cache_block_bytes64(shape);
+  const uint64_t packed = kv_cache_packed_bytes64(shape);
+  if (packed != 0) {
+    c.packed = static_cast<unsigned char*>(c.v) + kv_cache_block_bytes64(shape);
+    std::memset(c.packed, 0, static_cast<std::size_t>(packed));
+  }
   *cache = c;
   return Status::kOk;
 }
@@ -63,6 +72,7 @@ Status kv_cache_append_s8(KvCache* cache, const int8_t* k, const int8_t* v, int3
   const auto stride = static_cast<std::size_t>(cache->shape.num_kv_heads) *
                       static_cast<std::size_t>(cache->shape.head_dim);
   detail::kv_cache_write(*cache, k, v, stride, n, detail::store_s8);
+  detail::kv_cache_pack_s8(*cache, n);
   detail::kv_cache_advance(cache, n);
   return Status::kOk;
 }

@@ -4,6 +4,7 @@
 
 #include "attn/config.h"
 #include "core/attend_cache_s8.h"
+#include "core/kv_cache_packed.h"
 #include "core/kv_cache_rows.h"
 #include "core/rope_s8.h"
 #include "ops/fc_s8_channels.h"
@@ -141,10 +142,12 @@ __attribute__((noinline)) void project_qkv(const MhaDecodeS8Params& p, const Mha
   if (p.shape.rope.dims > 0) rotate_tokens(p, b.q, b.k, args.tokens, cache.position, b.cs);
 }
 
-// kv_cache_write of int8 rows (its own frame, off the attention's path).
+// kv_cache_write of int8 rows, and their packed blocks in a packed cache (its
+// own frame, off the attention's path).
 __attribute__((noinline)) void append(const KvCache& cache, const int8_t* k, const int8_t* v,
                                       std::size_t stride, int32_t n) {
   detail::kv_cache_write(cache, k, v, stride, n, detail::store_s8);
+  detail::kv_cache_pack_s8(cache, n);
 }
 
 // Appends the n tokens' K/V and attends over the cache: all at once in a

@@ -160,6 +160,12 @@ constexpr std::size_t vpack_s8_bytes(int32_t nrows, int32_t n) {
 }
 void vpack_s8_ref(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
 void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
+// Where rows r16 .. r16 + 15 (r16 a multiple of 16) start in this set's packed
+// V: vpack_s8 of rows r16 .. into packed + vpack_s8_offset(r16, n) writes the
+// bytes a vpack_s8 of all rows writes there (the packed KV cache fills its V
+// block by block; kpack_s8's blocks sit at kpack_s8_bytes(r16, n) in every
+// set). vpack_s8_bytes(r16, n), but in the DSP set (16 round2(n) a block).
+std::size_t vpack_s8_offset(int32_t r16, int32_t n);
 // One 64-byte block (group g, column block cb) of that layout, element by
 // element: vpack_s8_ref's every block, and the edge blocks of the vector
 // packings of the same layout.

@@ -17,6 +17,7 @@
 // register pair); an Armv7-A build keeps the one-row core.
 #if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
 #define ATTN_S8_HAS_TILE_GEMMS 1
+#define ATTN_S8_HAS_VPACK_OFFSET 1  // its V blocks are 16 round2(n) bytes
 #endif
 
 namespace attn {

@@ -112,6 +112,10 @@ void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, i
   }
 }
 
+std::size_t vpack_s8_offset(int32_t r16, int32_t n) {
+  return static_cast<std::size_t>(r16 / 16) * dsp::vblock_bytes(n);
+}
+
 // This set's V layout (dsp/tile_dsp.h):
 //   packed[((r / 16) * CP + c / 2) * 32 + ((r % 16) / 4) * 8 + (c % 2) * 4 + r % 4] = v[r][c]
 // (CP = ceil(n / 2); 0 past nrows or n): round16(nrows) * round2(n) bytes,

@@ -234,6 +234,12 @@ bool qk_tile_s8_rq(const uint8_t*, int32_t, int32_t, const int8_t*, const int32_
 }
 #endif
 
+// Every set but the DSP one keeps vpack_s8's 16-row blocks at the reference
+// offsets (its own layouts are permutations within them).
+#if !defined(ATTN_S8_HAS_VPACK_OFFSET)
+std::size_t vpack_s8_offset(int32_t r16, int32_t n) { return vpack_s8_bytes(r16, n); }
+#endif
+
 #if !defined(ATTN_S8_HAS_TILE_KERNELS)
 void softmax_s8_tile_w(const void* lut, const int32_t* exp_table, int32_t diff_min, int8_t* rows,
                        std::size_t stride, int32_t nq, const int32_t* n, int32_t n_pad,
