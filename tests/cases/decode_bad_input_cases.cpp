@@ -8,6 +8,7 @@
 #include "attn/kv_cache.h"
 #include "attn/mha_decode.h"
 #include "attn/mha_decode_s8.h"
+#include "attn/sdpa_s8.h"
 #include "case.h"
 
 namespace {
@@ -94,6 +95,13 @@ ATTN_CASE(KvCache, AppendResetFullAndWindow) {
                 "formula");
   static_assert(attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kS8, false}) == 64 + 2 * 64,
                 "formula");
+  // Packed int8: 2 heads * 16 slots * (round4(3) + round16(3) + 4) more where
+  // the int8 core is query-tiled; the flag means nothing for float caches.
+  static_assert(attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kS8, false, true}) ==
+                    64 + 2 * 64 + (attn::kSdpaS8QueryTile > 1 ? 2 * 16 * (4 + 16 + 4) : 0),
+                "formula");
+  static_assert(attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kF32, false, true}) == 64 + 2 * 128,
+                "formula");
   attn::KvCache c;
   const attn::KvCacheShape s{4, 2, 3, attn::KvElement::kF32, false};
   ATTN_EXPECT_STATUS(attn::kv_cache_init(s, store + 1, sizeof store - 2, &c),
@@ -102,6 +110,9 @@ ATTN_CASE(KvCache, AppendResetFullAndWindow) {
       attn::kv_cache_init({0, 2, 3, attn::KvElement::kF32, false}, store, sizeof store, &c),
       attn::Status::kBadShape);
   ATTN_EXPECT_STATUS(attn::kv_cache_init(s, nullptr, sizeof store, &c), attn::Status::kNullPointer);
+  ATTN_EXPECT_STATUS(
+      attn::kv_cache_init({4, 2, 3, attn::KvElement::kF32, false, true}, store, sizeof store, &c),
+      attn::Status::kBadShape);
   ATTN_ASSERT_TRUE(attn::kv_cache_init(s, store + 1, sizeof store - 1, &c) == attn::Status::kOk);
   float k[5 * 6], v[5 * 6];
   for (int i = 0; i < 30; ++i) {

@@ -221,6 +221,7 @@ def error_cases(tmp, xpath, wdir):
         ("theta <= 1", w + ["--rope-dim", "4", "--rope-theta", "1"], "--rope-theta"),
         ("bad rope style", w + ["--rope-dim", "4", "--rope-style", "neox"], "--rope-style"),
         ("int8 cache with float weights", w + ["--cache-dtype", "int8"], "int8 model blob"),
+        ("packed float cache", w + ["--cache-packed"], "--cache-packed"),
         ("chunk 0", w + ["--chunk", "0"], "--chunk"),
         ("heads not dividing E", ["--weights", wdir, "--heads", "5"], "--heads"),
         ("no weights", ["--weights", os.path.join(tmp, "nowhere"), "--heads", str(H)],
@@ -242,7 +243,7 @@ def help_case():
     check(rc == 0, "mha-decode --help")
     for flag in ("--weights", "--model", "--heads", "--kv-heads", "--tokens", "--chunk",
                  "--capacity", "--window", "--rope-theta", "--rope-dim", "--rope-style",
-                 "--cache-dtype", "--weights-dtype", "--out"):
+                 "--cache-dtype", "--cache-packed", "--weights-dtype", "--out"):
         check(flag in text, f"mha-decode --help lacks {flag}")
     cli_md = open(os.path.join(HERE, "..", "..", "tools", "attn", "CLI.md")).read()
     check("attn run mha-decode" in cli_md, "CLI.md does not document mha-decode")

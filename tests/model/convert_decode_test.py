@@ -214,12 +214,25 @@ def int8_case(d, w, x):
         check(raw.dtype == np.int8 and np.array_equal(
             (so * (raw.astype(np.float32) - zo)).astype(np.float32), first),
             "--raw-int8 codes differ from the float run")
+        # A packed cache (K/V also in the tile kernels' layouts): the same codes.
+        for chunk in ("1", "5"):
+            rc, _, err = run("attn", "run", "mha-decode", "--model", "dec8.attn", "--raw-int8",
+                             "--cache-packed", "--tokens", "xq.npy", "--chunk", chunk,
+                             "--out", "rawp.npy", cwd=d)
+            check(rc == 0 and np.array_equal(np.load(os.path.join(d, "rawp.npy")), raw),
+                  f"--cache-packed chunk {chunk}: {err.strip()}")
     rc, out, _ = run("attn", "info", "dec8.attn", cwd=d)
-    check(rc == 0 and f"cache bytes: int8 {cache_bytes(16, 1)}" in out and
+    # The host build's int8 core is query-tiled: the packed section is
+    # G * 16 slots * (round4(hd) + round16(hd) + 4) bytes.
+    packed = cache_bytes(16, 1) + G * 16 * ((HD + 3) // 4 * 4 + (HD + 15) // 16 * 16 + 4)
+    check(rc == 0 and f"cache bytes: int8 {cache_bytes(16, 1)} (packed, --cache-packed: "
+          f"{packed})" in out and
           "cache: sliding window, 16 positions" in out and "input (" in out,
           f"attn info int8: {out}")
     expect_error(d, "attn", ["run", "mha-decode", "--model", "dec8.attn", "--tokens", "x.npy",
                              "--cache-dtype", "f16", "--out", "bad.npy"], "int8 cache")
+    expect_error(d, "attn", ["run", "mha-decode", "--model", "dec.attn", "--tokens", "x.npy",
+                             "--cache-packed", "--out", "bad.npy"], "int8 only")
 
 
 def blob_layer(path):

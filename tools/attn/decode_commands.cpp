@@ -35,6 +35,7 @@ struct DecodeFlags {
   std::optional<int> kv_heads, chunk, capacity, window, rope_dim;
   std::optional<double> rope_theta;
   std::optional<std::string> rope_style;
+  bool cache_packed = false;
   ModelFlags model;
 };
 
@@ -266,6 +267,7 @@ void run_weights_decode(const DecodeFlags& f) {
                    std::to_string(e) + " of " + f.tokens);
   }
   const attn::KvElement element = parse_cache_dtype(f.cache_dtype.empty() ? "f32" : f.cache_dtype);
+  if (f.cache_packed) throw CliError("--cache-packed: an int8 cache only (--model of an int8 blob)");
   if (element == attn::KvElement::kS8) {
     throw CliError(
         "--cache-dtype int8 needs an int8 model blob (--model from attn-convert "
@@ -344,7 +346,8 @@ void run_s8_model_decode(const DecodeFlags& f, const attn::Model& m) {
   check_status(
       attn::model_mha_decode_s8_prepare(m, chunk, channels.data(), channels.size(), params.get()),
       "mha-decode (int8 prepare)");
-  const attn::KvCacheShape cs = attn::model_kv_cache_shape(m, attn::KvElement::kS8);
+  attn::KvCacheShape cs = attn::model_kv_cache_shape(m, attn::KvElement::kS8);
+  cs.packed = f.cache_packed;
   std::vector<unsigned char> storage(attn::kv_cache_bytes(cs));
   attn::KvCache cache;
   check_status(attn::kv_cache_init(cs, storage.data(), storage.size(), &cache),
@@ -393,6 +396,7 @@ void run_model_decode(const DecodeFlags& f) {
     run_s8_model_decode(f, m);
     return;
   }
+  if (f.cache_packed) throw CliError("--cache-packed: " + f.model.path + " is float32 (int8 only)");
   if (f.model.raw_int8)
     throw CliError("--raw-int8 needs an int8 model; " + f.model.path + " is float32");
   const F32Input x = load_f32(f.tokens, 2, 2);
@@ -450,6 +454,10 @@ void add_mha_decode(CLI::App* s, Runner* runner) {
                 "float32 math) or int8 (only with an int8 model blob from attn-convert "
                 "mha-decode --dtype int8 --calibrate X.npy)")
       ->check(CLI::IsMember({"f32", "f16", "int8"}));
+  s->add_flag("--cache-packed", f->cache_packed,
+              "int8 cache: also keep K/V in the int8 tile kernels' layouts (about 2.1x the "
+              "int8 cache bytes; see attn info), so a step whose attention is query-tiled "
+              "packs nothing; same outputs. Ignored by builds without the tiled int8 core");
   s->add_option("--weights-dtype", f->weights_dtype,
                 "weight matrices as the decoder reads them: f32 (default) or f16 (the float "
                 "weights rounded to IEEE binary16, nearest even: half the weight bytes per "
@@ -491,7 +499,10 @@ void print_decode_memory(const attn::Model& m, int tokens) {
     const attn::MhaDecodeShape s = attn::model_mha_decode_shape(m, tokens, attn::KvElement::kS8);
     const attn::KvCacheShape c = attn::model_kv_cache_shape(m, attn::KvElement::kS8);
     const std::size_t ch = attn::mha_decode_s8_channel_count(s) * sizeof(attn::QuantizedMultiplier);
-    std::printf("  cache bytes: int8 %zu\n", attn::kv_cache_bytes(c));
+    attn::KvCacheShape packed = c;
+    packed.packed = true;
+    std::printf("  cache bytes: int8 %zu (packed, --cache-packed: %zu)\n", attn::kv_cache_bytes(c),
+                attn::kv_cache_bytes(packed));
     std::printf("  scratch: %zu bytes (mha_decode_s8 %zu + channel multipliers %zu)\n",
                 attn::mha_decode_s8_scratch_bytes(s, c.capacity) + ch,
                 attn::mha_decode_s8_scratch_bytes(s, c.capacity), ch);

@@ -18,7 +18,10 @@
 // A decode step (one token) runs the int8 core once per kv head, its query
 // rows the group's heads (all seeing every cached key): each kv head's K/V
 // are read once for all the query heads that share it (the query-tiled core,
-// from 4 rows on where its kernels are fast, packs them once). A prefill
+// from 4 rows on where its kernels are fast, packs them once per call; with a
+// packed cache, KvCacheShape::packed, it reads the cache's packed blocks and
+// packs nothing: the append repacks the 16-slot block each new token lands
+// in). A prefill
 // (several tokens, causal per token) runs the core per query head over the
 // tokens' rows. The projections take the input row once in the int8
 // kernels' query layout and score every weight row against it (qk_s8: the
