@@ -86,7 +86,9 @@ int8_t g_x[kT * kE], g_ref[kT * kE], g_out[kT * kE];
 // Scratch from the shared case arena (set by check_s8).
 unsigned char* g_scratch = nullptr;
 constexpr std::size_t kScratchBytes = 40 * 1024;
-alignas(64) unsigned char g_cache[6 * 1024];
+// The cache's storage, from the case arena too (the packed caches need 4 KiB).
+unsigned char* g_cache = nullptr;
+constexpr std::size_t kCacheBytes = 4 * 1024;
 
 bool one_shot_s8(const ModelS8& m, int heads, const uint8_t* band) {
   const attn::MhaShape shape{1, kT, kT, kE, heads, 0, 0};
@@ -146,7 +148,7 @@ bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, int window,
   const attn::KvCacheShape cs{capacity, kv_heads, kE / heads, attn::KvElement::kS8, window != 0,
                               packed};
   attn::KvCache cache;
-  if (attn::kv_cache_init(cs, g_cache, sizeof g_cache, &cache) != attn::Status::kOk) return false;
+  if (attn::kv_cache_init(cs, g_cache, kCacheBytes, &cache) != attn::Status::kOk) return false;
   // The packed section exactly where the build's int8 core is query-tiled.
   if ((cache.packed != nullptr) != (packed && attn::kSdpaS8QueryTile > 1)) return false;
   for (int t0 = 0; t0 < kT; t0 += chunk) {
@@ -165,6 +167,7 @@ bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, int window,
 void check_s8(attn_test::Context& ctx, int heads, int kv_heads, int window, uint32_t seed) {
   attn_test::Arena arena;
   g_scratch = arena.alloc<unsigned char>(kScratchBytes);
+  g_cache = arena.alloc<unsigned char>(kCacheBytes);
   ATTN_ASSERT_TRUE(arena.ok());
   Rng r(seed);
   static ModelS8 m;
@@ -203,6 +206,7 @@ void check_exact_scratch(attn_test::Context& ctx, int heads, int kv_heads, int m
   make_model(r, &m, heads, kv_heads);
   for (int8_t& v : g_x) v = static_cast<int8_t>(r.range(-128, 127));
   g_scratch = arena.alloc<unsigned char>(kScratchBytes);
+  g_cache = arena.alloc<unsigned char>(kCacheBytes);
   ATTN_ASSERT_TRUE(arena.ok());
   ATTN_ASSERT_TRUE(one_shot_s8(m, heads, nullptr));
   attn::MhaDecodeShape s;
@@ -214,7 +218,7 @@ void check_exact_scratch(attn_test::Context& ctx, int heads, int kv_heads, int m
   std::memset(g_scratch, 0xa5, bytes + kGuard);
   const attn::KvCacheShape cs{kT, kv_heads, kE / heads, attn::KvElement::kS8, false};
   attn::KvCache cache;
-  ATTN_ASSERT_TRUE(attn::kv_cache_init(cs, g_cache, sizeof g_cache, &cache) == attn::Status::kOk);
+  ATTN_ASSERT_TRUE(attn::kv_cache_init(cs, g_cache, kCacheBytes, &cache) == attn::Status::kOk);
   std::memset(g_out, 0x55, sizeof g_out);
   for (int t0 = 0; t0 < kT; t0 += max_tokens) {
     attn::MhaDecodeS8Args a;

@@ -25,36 +25,47 @@ constexpr int kMaxHd = 32;
 constexpr int kC16 = 48;
 constexpr int kChunks[] = {1, 5, 16, 3, 33, 2, 7};
 
-alignas(64) unsigned char g_store[attn::kv_cache_bytes(
-    {kMaxCap, kMaxG, kMaxHd, attn::KvElement::kS8, false, true})];
-int8_t g_k[33 * kMaxG * kMaxHd], g_v[33 * kMaxG * kMaxHd];
-alignas(64) int8_t g_kp[kC16 * kMaxHd], g_vp[kC16 * kMaxHd];
-alignas(64) int32_t g_ksum[kC16];
+constexpr std::size_t kStoreBytes =
+    attn::kv_cache_bytes({kMaxCap, kMaxG, kMaxHd, attn::KvElement::kS8, false, true});
+constexpr std::size_t kRows = 33 * kMaxG * kMaxHd;
+
+// The case's buffers, from the case arena (not static: the boards' RAM).
+struct Buffers {
+  unsigned char* store;
+  int8_t *k, *v, *kp, *vp;
+  int32_t* ksum;
+};
 
 std::size_t uz(int i) { return static_cast<std::size_t>(i); }
 
 // Head g's packed section against packing its `filled` natural slots whole.
-void check_head(attn_test::Context& ctx, const attn::KvCache& c, int g, int filled) {
+void check_head(attn_test::Context& ctx, const Buffers& b, const attn::KvCache& c, int g,
+                int filled) {
   namespace d = attn::detail;
   const int hd = c.shape.head_dim;
   const attn::detail::KvPackedHead p = d::kv_packed_head(c, g);
   const std::size_t at = d::kv_cache_offset(c.shape, g, 0);
-  std::memset(g_kp, 0, sizeof g_kp);
-  std::memset(g_vp, 0, sizeof g_vp);
-  std::memset(g_ksum, 0, sizeof g_ksum);
-  d::kpack_s8(static_cast<const int8_t*>(c.k) + at, uz(hd), filled, hd, g_kp, g_ksum);
-  d::vpack_s8(static_cast<const int8_t*>(c.v) + at, uz(hd), filled, hd, g_vp);
+  std::memset(b.kp, 0, uz(kC16 * kMaxHd));
+  std::memset(b.vp, 0, uz(kC16 * kMaxHd));
+  std::memset(b.ksum, 0, uz(kC16) * sizeof(int32_t));
+  d::kpack_s8(static_cast<const int8_t*>(c.k) + at, uz(hd), filled, hd, b.kp, b.ksum);
+  d::vpack_s8(static_cast<const int8_t*>(c.v) + at, uz(hd), filled, hd, b.vp);
   const int f16 = (filled + 15) / 16 * 16;
-  ATTN_EXPECT_TRUE(std::memcmp(p.k, g_kp, d::kpack_s8_bytes(filled, hd)) == 0);
-  ATTN_EXPECT_TRUE(std::memcmp(p.ksum, g_ksum, uz(filled) * sizeof(int32_t)) == 0);
-  ATTN_EXPECT_TRUE(std::memcmp(p.v, g_vp, d::vpack_s8_offset(f16, hd)) == 0);
+  ATTN_EXPECT_TRUE(std::memcmp(p.k, b.kp, d::kpack_s8_bytes(filled, hd)) == 0);
+  ATTN_EXPECT_TRUE(std::memcmp(p.ksum, b.ksum, uz(filled) * sizeof(int32_t)) == 0);
+  ATTN_EXPECT_TRUE(std::memcmp(p.v, b.vp, d::vpack_s8_offset(f16, hd)) == 0);
 }
 
 void check_packed(attn_test::Context& ctx, int capacity, int kv_heads, int hd, bool window,
                   uint32_t seed) {
+  attn_test::Arena arena;
+  const Buffers b{arena.alloc<unsigned char>(kStoreBytes), arena.alloc<int8_t>(kRows),
+                  arena.alloc<int8_t>(kRows),        arena.alloc<int8_t>(uz(kC16 * kMaxHd)),
+                  arena.alloc<int8_t>(uz(kC16 * kMaxHd)), arena.alloc<int32_t>(uz(kC16))};
+  ATTN_ASSERT_TRUE(arena.ok());
   const attn::KvCacheShape s{capacity, kv_heads, hd, attn::KvElement::kS8, window, true};
   attn::KvCache c;
-  ATTN_ASSERT_TRUE(attn::kv_cache_init(s, g_store, sizeof g_store, &c) == attn::Status::kOk);
+  ATTN_ASSERT_TRUE(attn::kv_cache_init(s, b.store, kStoreBytes, &c) == attn::Status::kOk);
   if (attn::kSdpaS8QueryTile <= 1) {
     ATTN_EXPECT_TRUE(c.packed == nullptr);
     return;
@@ -67,13 +78,13 @@ void check_packed(attn_test::Context& ctx, int capacity, int kv_heads, int hd, b
       if (!window && position + n > capacity) n = static_cast<int>(capacity - position);
       if (n == 0) break;
       for (int i = 0; i < n * kv_heads * hd; ++i) {
-        g_k[i] = static_cast<int8_t>(r.range(-128, 127));
-        g_v[i] = static_cast<int8_t>(r.range(-128, 127));
+        b.k[i] = static_cast<int8_t>(r.range(-128, 127));
+        b.v[i] = static_cast<int8_t>(r.range(-128, 127));
       }
-      ATTN_ASSERT_TRUE(attn::kv_cache_append_s8(&c, g_k, g_v, n) == attn::Status::kOk);
+      ATTN_ASSERT_TRUE(attn::kv_cache_append_s8(&c, b.k, b.v, n) == attn::Status::kOk);
       position += n;
       const int filled = position < capacity ? static_cast<int>(position) : capacity;
-      for (int g = 0; g < kv_heads; ++g) check_head(ctx, c, g, filled);
+      for (int g = 0; g < kv_heads; ++g) check_head(ctx, b, c, g, filled);
     }
   }
   ATTN_EXPECT_TRUE(window || position == capacity);
