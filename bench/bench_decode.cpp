@@ -785,10 +785,8 @@ void RegisterDecodeBenchmarks() {
                attn::KvElement::kF32, workers, false);
       Register(kFamily + "attn_" + be + "_f16" + w + c, BM_Decode_attn_f32, ctx,
                attn::KvElement::kF16, workers, false);
-      Register(kFamily + "attn_" + be + "_s8" + w + c8, BM_Decode_attn_s8, ctx_s8, workers,
-               false);
-      Register(kFamily + "attn_" + be + "_s8p" + w + c8, BM_Decode_attn_s8, ctx_s8, workers,
-               true);
+      Register(kFamily + "attn_" + be + "_s8" + w + c8, BM_Decode_attn_s8, ctx_s8, workers, false);
+      Register(kFamily + "attn_" + be + "_s8p" + w + c8, BM_Decode_attn_s8, ctx_s8, workers, true);
     }
     Register(kFamily + "attn_" + be + "_f16w" + c, BM_Decode_attn_f32, ctx, attn::KvElement::kF16,
              1, true);

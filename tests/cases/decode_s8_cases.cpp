@@ -145,8 +145,8 @@ bool decode_s8(const ModelS8& m, int heads, int kv_heads, int chunk, int window,
   static attn::MhaDecodeS8Params params;
   if (!prepare_decode(m, heads, kv_heads, kT, capacity, &s, &params)) return false;
   if (attn::mha_decode_s8_scratch_bytes(s, capacity) > kScratchBytes) return false;
-  const attn::KvCacheShape cs{capacity, kv_heads, kE / heads, attn::KvElement::kS8, window != 0,
-                              packed};
+  const attn::KvCacheShape cs{capacity,    kv_heads, kE / heads, attn::KvElement::kS8,
+                              window != 0, packed};
   attn::KvCache cache;
   if (attn::kv_cache_init(cs, g_cache, kCacheBytes, &cache) != attn::Status::kOk) return false;
   // The packed section exactly where the build's int8 core is query-tiled.

@@ -59,9 +59,12 @@ void check_head(attn_test::Context& ctx, const Buffers& b, const attn::KvCache& 
 void check_packed(attn_test::Context& ctx, int capacity, int kv_heads, int hd, bool window,
                   uint32_t seed) {
   attn_test::Arena arena;
-  const Buffers b{arena.alloc<unsigned char>(kStoreBytes), arena.alloc<int8_t>(kRows),
-                  arena.alloc<int8_t>(kRows),        arena.alloc<int8_t>(uz(kC16 * kMaxHd)),
-                  arena.alloc<int8_t>(uz(kC16 * kMaxHd)), arena.alloc<int32_t>(uz(kC16))};
+  const Buffers b{arena.alloc<unsigned char>(kStoreBytes),
+                  arena.alloc<int8_t>(kRows),
+                  arena.alloc<int8_t>(kRows),
+                  arena.alloc<int8_t>(uz(kC16 * kMaxHd)),
+                  arena.alloc<int8_t>(uz(kC16 * kMaxHd)),
+                  arena.alloc<int32_t>(uz(kC16))};
   ATTN_ASSERT_TRUE(arena.ok());
   const attn::KvCacheShape s{capacity, kv_heads, hd, attn::KvElement::kS8, window, true};
   attn::KvCache c;

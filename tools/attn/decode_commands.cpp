@@ -267,7 +267,8 @@ void run_weights_decode(const DecodeFlags& f) {
                    std::to_string(e) + " of " + f.tokens);
   }
   const attn::KvElement element = parse_cache_dtype(f.cache_dtype.empty() ? "f32" : f.cache_dtype);
-  if (f.cache_packed) throw CliError("--cache-packed: an int8 cache only (--model of an int8 blob)");
+  if (f.cache_packed)
+    throw CliError("--cache-packed: an int8 cache only (--model of an int8 blob)");
   if (element == attn::KvElement::kS8) {
     throw CliError(
         "--cache-dtype int8 needs an int8 model blob (--model from attn-convert "

@@ -105,8 +105,8 @@ constexpr std::size_t kv_cache_bytes(const KvCacheShape& s) {
 // The cache state. Fill it with kv_cache_init; the ops update `position`.
 struct KvCache {
   KvCacheShape shape{};
-  void* k = nullptr;  // K block (64-byte aligned, inside the caller's storage)
-  void* v = nullptr;  // V block
+  void* k = nullptr;       // K block (64-byte aligned, inside the caller's storage)
+  void* v = nullptr;       // V block
   void* packed = nullptr;  // the packed K/V section, or null (kv_cache_packed_bytes64)
   int64_t position = 0;
   int32_t next_slot = 0;  // slot of `position` (position mod capacity in window mode)
