@@ -13,9 +13,15 @@ constexpr int32_t kWOff[4] = {0, kE* kE, kE* kE + kKvd* kE, kE* kE + 2 * kKvd* k
 constexpr int32_t kBOff[4] = {0, kE, kE + kKvd, kE + 2 * kKvd};
 
 constexpr attn::KvCacheShape kF32Cache{kContext, kKvHeads, kHd, attn::KvElement::kF32, false};
-constexpr attn::KvCacheShape kS8Cache{kContext, kKvHeads, kHd, attn::KvElement::kS8, false};
+constexpr attn::KvCacheShape s8_cache(const S8Config& c) {
+  return {kContext, c.kv_heads, kHd, attn::KvElement::kS8, false, c.packed};
+}
+constexpr std::size_t kS8StoreBytes = attn::kv_cache_bytes(s8_cache({false, kKvHeads, false})) >
+                                              attn::kv_cache_bytes(s8_cache({false, 1, true}))
+                                          ? attn::kv_cache_bytes(s8_cache({false, kKvHeads, false}))
+                                          : attn::kv_cache_bytes(s8_cache({false, 1, true}));
 alignas(64) unsigned char g_f32_store[attn::kv_cache_bytes(kF32Cache)];
-alignas(64) unsigned char g_s8_store[attn::kv_cache_bytes(kS8Cache)];
+alignas(64) unsigned char g_s8_store[kS8StoreBytes];
 
 struct F32Case {
   attn::MhaDecodeShape shape;
@@ -35,11 +41,11 @@ struct S8Case {
   int8_t out[kE];
 } g_s8;
 
-attn::MhaDecodeShape shape(bool rope, attn::KvElement element) {
+attn::MhaDecodeShape shape(bool rope, attn::KvElement element, int32_t kv_heads = kKvHeads) {
   attn::MhaDecodeShape s;
   s.embed_dim = kE;
   s.num_heads = kHeads;
-  s.num_kv_heads = kKvHeads;
+  s.num_kv_heads = kv_heads;
   s.max_tokens = 1;
   s.cache_element = element;
   s.rope.dims = rope ? kHd : 0;
@@ -90,7 +96,7 @@ bool prepare_f32(const Model& m, bool rope, attn::Scratch scratch) {
   return true;
 }
 
-bool prepare_s8(const Model& m, bool rope, attn::Scratch scratch) {
+bool prepare_s8(const Model& m, const S8Config& c, attn::Scratch scratch) {
   attn::MhaDecodeS8Quant quant;
   quant.input = {0.02f, 0};
   quant.q = quant.k = quant.v = {0.05f, 0};
@@ -98,15 +104,16 @@ bool prepare_s8(const Model& m, bool rope, attn::Scratch scratch) {
   quant.attn = {0.05f, 0};
   quant.out = {0.05f, 0};
   attn::MhaS8Weights w;
+  // One kv head: the first hd rows of the two kv heads' k and v weights.
   attn::FcS8Weights* layer[4] = {&w.q, &w.k, &w.v, &w.out};
   for (int l = 0; l < 4; ++l) {
     *layer[l] = {m.w8 + kWOff[l], m.scales + kBOff[l], m.bias32 + kBOff[l]};
   }
   g_s8.scratch = scratch;
   g_s8.x = m.x8;
-  if (attn::mha_decode_s8_prepare(shape(rope, attn::KvElement::kS8), kContext, quant, w,
-                                  g_s8.channels, &g_s8.params) != attn::Status::kOk ||
-      attn::kv_cache_init(kS8Cache, g_s8_store, sizeof g_s8_store, &g_s8.cache) !=
+  if (attn::mha_decode_s8_prepare(shape(c.rope, attn::KvElement::kS8, c.kv_heads), kContext, quant,
+                                  w, g_s8.channels, &g_s8.params) != attn::Status::kOk ||
+      attn::kv_cache_init(s8_cache(c), g_s8_store, sizeof g_s8_store, &g_s8.cache) !=
           attn::Status::kOk) {
     return false;
   }

@@ -194,7 +194,19 @@ int main() {
       pf::print("mha_decode_f32 %s: prepare failed\n", dshape);
       ++g_failed;
     }
-    if (bench_decode::prepare_s8(model, rope, scratch())) {
+    if (bench_decode::prepare_s8(model, {rope, 2, false}, scratch())) {
+      run_case("mha_decode_s8", dshape, "s8", bench_decode::step_s8);
+    } else {
+      pf::print("mha_decode_s8 %s: prepare failed\n", dshape);
+      ++g_failed;
+    }
+  }
+  // int8 with one kv head (the step's core call has the 4 query heads as rows:
+  // the query-tiled core with the DSP and Helium kernels), plain and packed
+  // cache (the packed one: that core packs nothing).
+  for (const bool packed : {false, true}) {
+    const char* dshape = packed ? "E=64,H=4,kv=1,ctx=128,packed" : "E=64,H=4,kv=1,ctx=128";
+    if (bench_decode::prepare_s8(model, {false, 1, packed}, scratch())) {
       run_case("mha_decode_s8", dshape, "s8", bench_decode::step_s8);
     } else {
       pf::print("mha_decode_s8 %s: prepare failed\n", dshape);
