@@ -54,9 +54,7 @@ inline AttendS8Item cache_item(const CacheAttendS8& a, int32_t seq_kv, int32_t i
   it.a.seq_kv = seq_kv;
   it.a.dim_k = cs.head_dim;
   it.a.dim_v = cs.head_dim;
-  it.a.kpacked = packed.k;
-  it.a.ksum = packed.ksum;
-  it.a.vpacked = packed.v;
+  it.packed = {packed.k, packed.ksum, packed.v};
   it.mask.causal = !grouped && !cs.window;
   it.mask.key_length = seq_kv;
   return it;
@@ -85,7 +83,7 @@ __attribute__((always_inline)) inline void attend_cache_s8(const Executor& ex,
   (void)ex;
   for (int32_t i = 0; i < items; ++i) {
     const AttendS8Item it = cache_item(a, seq_kv, i);
-    attend_s8(params, it.a, it.mask, slices);
+    attend_s8_rows(params, it.a, it.mask, 0, it.a.seq_q, slices, packed_of(it));
   }
 #endif
 }

@@ -181,15 +181,15 @@ struct S8Tiles {
   std::size_t kv16, dv16;
 };
 
-S8Tiles carve_tiles(const AttendS8& a, int32_t max_limit, void* ws) {
+S8Tiles carve_tiles(const AttendS8& a, const PackedKvS8* packed, int32_t max_limit, void* ws) {
   const SdpaS8RowLayout<RawBytes> row(a.seq_kv, a.dim_k, a.dim_v);
   const SdpaS8TileLayout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v);
   auto* base = static_cast<unsigned char*>(ws) + row.bytes;
   S8Tiles b{};
-  if (a.kpacked != nullptr) {  // packed by the caller (a packed KV cache)
-    b.kpacked = a.kpacked;
-    b.ksum = a.ksum;
-    b.vpacked = a.vpacked;
+  if (packed != nullptr) {  // packed by the caller (a packed KV cache)
+    b.kpacked = packed->k;
+    b.ksum = packed->ksum;
+    b.vpacked = packed->v;
   } else {
     auto* kpacked = reinterpret_cast<int8_t*>(base + lay.kpacked);
     auto* ksum = static_cast<int32_t*>(static_cast<void*>(base + lay.ksum));
@@ -283,12 +283,12 @@ void tile_outputs(const SdpaS8Params& params, const AttendS8& a, const S8Tiles& 
 // Every value is the one the row path computes (same integer sums, same
 // requantization and softmax kernels).
 void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
-                     int32_t row_begin, int32_t row_end, void* ws) {
+                     int32_t row_begin, int32_t row_end, void* ws, const PackedKvS8* packed) {
   constexpr int32_t kT = kSdpaS8QueryTile;
   const auto skv = static_cast<std::size_t>(a.seq_kv);
   // Keys any row can see (the causal limit of the last row is seq_kv).
   const int32_t max_limit = m.key_length;
-  const S8Tiles b = carve_tiles(a, max_limit, ws);
+  const S8Tiles b = carve_tiles(a, packed, max_limit, ws);
   alignas(kSoftmaxS8LutAlign) unsigned char lut[kSoftmaxS8LutBytes];
   softmax_s8_tile_prepare(params.softmax.exp_table, params.softmax.diff_min, max_limit, lut);
   for (int32_t i0 = row_begin; i0 < row_end; i0 += kT) {
@@ -321,12 +321,13 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
 #endif
 
 void attend_s8_rows(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
-                    int32_t row_begin, int32_t row_end, void* ws) {
+                    int32_t row_begin, int32_t row_end, void* ws,
+                    [[maybe_unused]] const PackedKvS8* packed) {
 #if ATTN_SDPA_S8_QUERY_TILE > 1
   // The tiled core pays a K / V packing per call: worth it from a few rows.
   if (m.keras == nullptr && m.additive == nullptr && m.boolean == nullptr &&
       a.seq_q >= kSdpaS8TileMinRows && tile_s8_fast()) {
-    attend_s8_tiled(params, a, m, row_begin, row_end, ws);
+    attend_s8_tiled(params, a, m, row_begin, row_end, ws, packed);
     return;
   }
 #endif

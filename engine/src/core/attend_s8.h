@@ -27,12 +27,15 @@ struct AttendS8 {
   int8_t* weights = nullptr;  // optional [seq_q, seq_kv] rows of weights_stride
   std::size_t weights_stride = 0;
   int32_t seq_q = 0, seq_kv = 0, dim_k = 0, dim_v = 0;
-  // Optional: k and v already in the tile kernels' layouts (kpack_s8 with its
-  // key sums, vpack_s8), at least seq_kv keys each (a packed KV cache): the
-  // query-tiled core reads them instead of packing k and v.
-  const int8_t* kpacked = nullptr;
+};
+
+// An item's K and V already in the tile kernels' layouts (kpack_s8 with its
+// key sums, vpack_s8) for at least seq_kv keys: a packed KV cache's kv head
+// (attn/kv_cache.h). The query-tiled core reads them instead of packing.
+struct PackedKvS8 {
+  const int8_t* k = nullptr;
   const int32_t* ksum = nullptr;
-  const int8_t* vpacked = nullptr;
+  const int8_t* v = nullptr;
 };
 
 // kUnsupported if an additive mask entry is neither 0 nor <= -1e9 (checked
@@ -47,8 +50,11 @@ Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t
 // whose tile kernels are fast on this CPU (tile_s8_fast: x86 with VNNI,
 // AArch64 with dot products, Cortex-M DSP and Helium) take the tiled core;
 // the results are the same bits either way.
+// packed: null, or the item's packed K/V, which the query-tiled core then
+// reads (the one-row core reads a.k and a.v either way).
 void attend_s8_rows(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
-                    int32_t row_begin, int32_t row_end, void* ws);
+                    int32_t row_begin, int32_t row_end, void* ws,
+                    const PackedKvS8* packed = nullptr);
 inline void attend_s8(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
                       void* ws) {
   attend_s8_rows(params, a, m, 0, a.seq_q, ws);
@@ -58,7 +64,11 @@ inline void attend_s8(const SdpaS8Params& params, const AttendS8& a, const Atten
 struct AttendS8Item {
   AttendS8 a;
   AttendMask mask;
+  PackedKvS8 packed{};  // k null: none (every op's item but the KV cache's)
 };
+inline const PackedKvS8* packed_of(const AttendS8Item& it) {
+  return it.packed.k != nullptr ? &it.packed : nullptr;
+}
 
 // The key split (attend_s8_parallel.cpp): items of at most this many query rows
 // are split by key range when the query split leaves workers idle, in at most
@@ -128,7 +138,7 @@ void attend_s8_run(const Executor& ex, const SdpaS8Params& params, int32_t n_ite
   (void)dim_v;
   for (int32_t i = 0; i < n_items; ++i) {
     const AttendS8Item it = item(i);
-    attend_s8(params, it.a, it.mask, scratch);
+    attend_s8_rows(params, it.a, it.mask, 0, it.a.seq_q, scratch, packed_of(it));
   }
 #else
   if (n_items <= 0) return;

@@ -127,7 +127,7 @@ void attend_s8_chunk(const SdpaS8Params& params, const AttendS8Item& it, int32_t
   const int32_t u1 = u0 + per + (c < extra ? 1 : 0);
   const int32_t r1 = u1 * kSdpaS8QueryTile;
   attend_s8_rows(params, it.a, it.mask, u0 * kSdpaS8QueryTile, r1 < it.a.seq_q ? r1 : it.a.seq_q,
-                 slice);
+                 slice, packed_of(it));
 }
 
 void attend_s8_item(const Executor& ex, const SdpaS8Params& params, const AttendS8Item& it,
