@@ -390,10 +390,11 @@ struct S8Model {
   attn::MhaDecodeS8Quant quant;
 };
 
+// packed_cache: a packed int8 cache (KvCacheShape::packed), the same bits.
 std::vector<int8_t> run_s8(const Case& c, const S8Model& m, const attn::MhaDecodeS8Params& p,
-                           const attn::Executor& ex) {
+                           const attn::Executor& ex, bool packed_cache = false) {
   return run_calls<attn::MhaDecodeS8Args>(
-      c, ex, {c.capacity, c.kv_heads, m.hd, KvElement::kS8, c.window},
+      c, ex, {c.capacity, c.kv_heads, m.hd, KvElement::kS8, c.window, packed_cache},
       attn::mha_decode_s8_scratch_bytes(p.shape, c.capacity, ex.workers), m.x.data(), int8_t{55},
       [&](const attn::MhaDecodeS8Args& a, attn::KvCache* cache, attn::Scratch ws) {
         return attn::mha_decode_s8(&p, a, cache, ws);
@@ -423,6 +424,7 @@ TEST_P(DecodeThreads, Int8BitIdentical) {
     EXPECT_GT(distinct, static_cast<int>(serial.size() / 2));
     EXPECT_EQ(serial, run_s8(c, m, p, pool(workers).executor()));
     EXPECT_EQ(serial, run_s8(c, m, p, striped(workers)));
+    EXPECT_EQ(serial, run_s8(c, m, p, pool(workers).executor(), true));
   }
 }
 
