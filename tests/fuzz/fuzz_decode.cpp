@@ -3,7 +3,7 @@
 // cache) against one-shot attention over the whole sequence.
 //
 // Input: a flags byte (bit 0 int8, bit 1 sliding window, bit 2 RoPE, bit 3
-// interleaved RoPE, bit 4 float16 cache), heads, kv-head divisor, head dim,
+// interleaved RoPE, bit 4 float16 cache, bit 5 packed int8 cache), heads, kv-head divisor, head dim,
 // rotary dims, tokens, capacity, max tokens per call, then one byte per call
 // (its chunk size), then weight and token values; missing bytes read as 0.
 // Shapes stay small (E <= 32, 24 tokens) so every input runs the whole check:
@@ -39,7 +39,7 @@ constexpr int kMaxT = 24;
 std::size_t uz(int v) { return static_cast<std::size_t>(v); }
 
 struct Case {
-  bool s8 = false, window = false, f16 = false;
+  bool s8 = false, window = false, f16 = false, packed = false;
   int heads = 1, kv_heads = 1, hd = 1, e = 1, kvd = 1, tokens = 1, capacity = 1, max_tokens = 1;
   attn::RopeConfig rope{};
   std::vector<int> chunks;  // the chunk of each call, possibly invalid
@@ -51,6 +51,7 @@ Case read_case(Reader& in) {
   c.s8 = (f & 1) != 0;
   c.window = (f & 2) != 0;
   c.f16 = !c.s8 && (f & 16) != 0;
+  c.packed = c.s8 && (f & 32) != 0;
   c.heads = 1 + in.u8() % 4;
   const int div = 1 + in.u8() % 4;
   c.kv_heads = c.heads % div == 0 ? c.heads / div : c.heads;
@@ -309,7 +310,8 @@ struct DecoderS8 {
     channels.resize(attn::mha_decode_s8_channel_count(s));
     FUZZ_CHECK(attn::mha_decode_s8_prepare(s, capacity, quant_s8(), w, channels.data(), &params) ==
                Status::kOk);
-    const attn::KvCacheShape cs{capacity, c.kv_heads, c.hd, attn::KvElement::kS8, c.window};
+    const attn::KvCacheShape cs{capacity, c.kv_heads, c.hd, attn::KvElement::kS8,
+                                c.window, c.packed};
     storage.resize(attn::kv_cache_bytes(cs));
     scratch.resize(attn::mha_decode_s8_scratch_bytes(s, capacity));
     FUZZ_CHECK(attn::kv_cache_init(cs, storage.data(), storage.size(), &cache) == Status::kOk);
