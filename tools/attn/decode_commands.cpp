@@ -456,7 +456,7 @@ void add_mha_decode(CLI::App* s, Runner* runner) {
                 "mha-decode --dtype int8 --calibrate X.npy)")
       ->check(CLI::IsMember({"f32", "f16", "int8"}));
   s->add_flag("--cache-packed", f->cache_packed,
-              "int8 cache: also keep K/V in the int8 tile kernels' layouts (about 2.1x the "
+              "int8 cache: also keep K/V in the int8 tile kernels' layouts (about 2x the "
               "int8 cache bytes; see attn info), so a step whose attention is query-tiled "
               "packs nothing; same outputs. Ignored by builds without the tiled int8 core");
   s->add_option("--weights-dtype", f->weights_dtype,
