@@ -43,7 +43,7 @@ void check_head(attn_test::Context& ctx, const Buffers& b, const attn::KvCache& 
                 int filled) {
   namespace d = attn::detail;
   const int hd = c.shape.head_dim;
-  const attn::detail::KvPackedHead p = d::kv_packed_head(c, g);
+  const attn::detail::PackedKvS8 p = d::kv_packed_head(c, g);
   const std::size_t at = d::kv_cache_offset(c.shape, g, 0);
   std::memset(b.kp, 0, uz(kC16 * kMaxHd));
   std::memset(b.vp, 0, uz(kC16 * kMaxHd));

@@ -81,18 +81,29 @@ constexpr uint64_t kv_cache_block_bytes64(const KvCacheShape& s) {
   return n > sat::kMax - (kAlign - 1) ? sat::kMax : (n + kAlign - 1) / kAlign * kAlign;
 }
 
-// Bytes of the packed K/V section (0 unless a kS8 cache is packed on a build
-// with the tiled int8 core): per kv head C16 round4(hd) bytes of K, C16 int32
-// key sums, C16 round16(hd) bytes of V, each a multiple of 64.
+// One kv head's parts of the packed K/V section, C16 = capacity rounded up to
+// 16 slots: K C16 round4(hd) bytes, C16 int32 key sums, V C16 round16(hd)
+// bytes (each a multiple of 64; {} for a bad shape). The section holds every
+// head's K, then every head's key sums, then every head's V.
+struct KvPackedHeadBytes {
+  uint64_t k = 0, ksum = 0, v = 0;
+};
+constexpr KvPackedHeadBytes kv_cache_packed_head_bytes(const KvCacheShape& s) {
+  if (s.capacity <= 0 || s.head_dim <= 0) return {};
+  const uint64_t c16 = (static_cast<uint64_t>(s.capacity) + 15) / 16 * 16;
+  const uint64_t hd = static_cast<uint64_t>(s.head_dim);
+  return {c16 * ((hd + 3) / 4 * 4), 4 * c16, c16 * ((hd + 15) / 16 * 16)};
+}
+
+// Bytes of the packed K/V section: num_kv_heads times a head's parts; 0
+// unless a kS8 cache is packed on a build with the tiled int8 core.
 constexpr uint64_t kv_cache_packed_bytes64(const KvCacheShape& s) {
   if (!s.packed || s.element != KvElement::kS8 || ATTN_SDPA_S8_QUERY_TILE <= 1 ||
       kv_cache_block_bytes64(s) == 0) {
     return 0;
   }
-  const uint64_t c16 = (static_cast<uint64_t>(s.capacity) + 15) / 16 * 16;
-  const uint64_t hd = static_cast<uint64_t>(s.head_dim);
-  const uint64_t per_key = (hd + 3) / 4 * 4 + (hd + 15) / 16 * 16 + 4;
-  return sat::mul(static_cast<uint64_t>(s.num_kv_heads), sat::mul(c16, per_key));
+  const KvPackedHeadBytes h = kv_cache_packed_head_bytes(s);
+  return sat::mul(static_cast<uint64_t>(s.num_kv_heads), sat::add(sat::add(h.k, h.ksum), h.v));
 }
 
 constexpr std::size_t kv_cache_bytes(const KvCacheShape& s) {

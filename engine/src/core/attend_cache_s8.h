@@ -40,7 +40,6 @@ inline AttendS8Item cache_item(const CacheAttendS8& a, int32_t seq_kv, int32_t i
   const std::size_t col = static_cast<std::size_t>(h) * hd;
   const int32_t g = grouped ? i : h / group;
   const std::size_t kv = kv_cache_offset(cs, g, 0);
-  const KvPackedHead packed = kv_packed_head(*a.cache, g);
   AttendS8Item it;
   it.a.q = a.q + col;
   it.a.q_stride = grouped ? hd : a.stride;
@@ -54,7 +53,7 @@ inline AttendS8Item cache_item(const CacheAttendS8& a, int32_t seq_kv, int32_t i
   it.a.seq_kv = seq_kv;
   it.a.dim_k = cs.head_dim;
   it.a.dim_v = cs.head_dim;
-  it.packed = {packed.k, packed.ksum, packed.v};
+  it.packed = kv_packed_head(*a.cache, g);
   it.mask.causal = !grouped && !cs.window;
   it.mask.key_length = seq_kv;
   return it;

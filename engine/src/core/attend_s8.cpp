@@ -324,7 +324,8 @@ void attend_s8_rows(const SdpaS8Params& params, const AttendS8& a, const AttendM
                     int32_t row_begin, int32_t row_end, void* ws,
                     [[maybe_unused]] const PackedKvS8* packed) {
 #if ATTN_SDPA_S8_QUERY_TILE > 1
-  // The tiled core pays a K / V packing per call: worth it from a few rows.
+  // The tiled core pays a K / V packing per call (none with `packed`): worth
+  // it from a few rows.
   if (m.keras == nullptr && m.additive == nullptr && m.boolean == nullptr &&
       a.seq_q >= kSdpaS8TileMinRows && tile_s8_fast()) {
     attend_s8_tiled(params, a, m, row_begin, row_end, ws, packed);

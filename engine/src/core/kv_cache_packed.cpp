@@ -12,14 +12,16 @@ namespace {
 // first `rows` slots hold tokens.
 void pack_block(const KvCache& c, int32_t g, int32_t b, int32_t rows) {
   const KvCacheShape& s = c.shape;
-  const KvPackedHead p = kv_packed_head(c, g);
+  // The readers' view of the cache's own (writable) storage.
+  const PackedKvS8 p = kv_packed_head(c, g);
   const int32_t r16 = 16 * b;
   const std::size_t natural = kv_cache_offset(s, g, r16);
   const auto hd = static_cast<std::size_t>(s.head_dim);
   kpack_s8(static_cast<const int8_t*>(c.k) + natural, hd, rows, s.head_dim,
-           p.k + kpack_s8_bytes(r16, s.head_dim), p.ksum + r16);
+           const_cast<int8_t*>(p.k) + kpack_s8_bytes(r16, s.head_dim),
+           const_cast<int32_t*>(p.ksum) + r16);
   vpack_s8(static_cast<const int8_t*>(c.v) + natural, hd, rows, s.head_dim,
-           p.v + vpack_s8_offset(r16, s.head_dim));
+           const_cast<int8_t*>(p.v) + vpack_s8_offset(r16, s.head_dim));
 }
 
 }  // namespace

@@ -2,46 +2,35 @@
 // KvCacheShape::packed): per kv head g, K in kpack_s8's layout with its key
 // sums and V in vpack_s8's layout, over C16 = round16(capacity) slots, so the
 // query-tiled int8 core reads a kv head's keys and values without packing:
-//   K    [G][C16 * round4(hd)]   bytes, kv head g at g * C16 * round4(hd)
+//   K    [G][C16 * round4(hd)]   bytes
 //   ksum [G][C16]                int32
 //   V    [G][C16 * round16(hd)]  bytes (the kernel set's own V layout within)
-// Every part a multiple of 64 bytes: the section starts 64-byte aligned (after
-// the natural V block), so each head's parts do too.
+// (kv_cache_packed_head_bytes). Every part a multiple of 64 bytes: the section
+// starts 64-byte aligned (after the natural V block), so each head's parts do
+// too.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "attn/kv_cache.h"
+#include "core/attend_s8.h"
 
 namespace attn {
 namespace detail {
 
-// A kv head's packed K, key sums and V (all null when the cache keeps none).
-struct KvPackedHead {
-  int8_t* k = nullptr;
-  int32_t* ksum = nullptr;
-  int8_t* v = nullptr;
-};
-
-inline std::size_t kv_packed_slots(const KvCacheShape& s) {
-  return (static_cast<std::size_t>(s.capacity) + 15) / 16 * 16;
-}
-
-inline KvPackedHead kv_packed_head(const KvCache& c, int32_t g) {
-  KvPackedHead p;
-  if (c.packed == nullptr) return p;
-  const KvCacheShape& s = c.shape;
-  const std::size_t c16 = kv_packed_slots(s);
-  const auto hd = static_cast<std::size_t>(s.head_dim);
-  const auto heads = static_cast<std::size_t>(s.num_kv_heads);
+// Kv head g's packed K, key sums and V (all null when the cache keeps none),
+// at the offsets of kv_cache_packed_head_bytes.
+inline PackedKvS8 kv_packed_head(const KvCache& c, int32_t g) {
+  if (c.packed == nullptr) return {};
+  const KvPackedHeadBytes h = kv_cache_packed_head_bytes(c.shape);
+  const auto heads = static_cast<std::size_t>(c.shape.num_kv_heads);
   const auto ug = static_cast<std::size_t>(g);
-  const std::size_t k_bytes = c16 * ((hd + 3) / 4 * 4);
-  const std::size_t v_bytes = c16 * ((hd + 15) / 16 * 16);
-  auto* base = static_cast<unsigned char*>(c.packed);
-  p.k = reinterpret_cast<int8_t*>(base + ug * k_bytes);
-  p.ksum = static_cast<int32_t*>(static_cast<void*>(base + heads * k_bytes)) + ug * c16;
-  p.v = reinterpret_cast<int8_t*>(base + heads * (k_bytes + 4 * c16) + ug * v_bytes);
+  const auto* base = static_cast<const unsigned char*>(c.packed);
+  PackedKvS8 p;
+  p.k = reinterpret_cast<const int8_t*>(base + ug * h.k);
+  p.ksum = static_cast<const int32_t*>(static_cast<const void*>(base + heads * h.k + ug * h.ksum));
+  p.v = reinterpret_cast<const int8_t*>(base + heads * (h.k + h.ksum) + ug * h.v);
   return p;
 }
 
