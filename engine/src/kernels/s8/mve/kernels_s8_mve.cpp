@@ -92,17 +92,20 @@ namespace {
 inline mve_pred16_t lanes32(int32_t remaining) {
   return vctp32q(remaining > 0 ? static_cast<uint32_t>(remaining) : 0u);
 }
-}  // namespace
 
-void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
-                   int32_t* acc) {
+// acc[c] = sum_r w[r] * row_r[c] for c < n, where a copy of `rows` returns
+// row_0, row_1, ... on successive calls: 16 columns a block, four int32x4
+// accumulators held across every row (pv_s8, pv_s8_strided).
+template <class RowCursor>
+inline void pv_columns(RowCursor rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
   for (int32_t c = 0; c < n; c += 16) {
     const int32_t rem = n - c;
     const mve_pred16_t p0 = lanes32(rem), p1 = lanes32(rem - 4), p2 = lanes32(rem - 8),
                        p3 = lanes32(rem - 12);
     int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
-    const int8_t* row = v + c;
-    for (int32_t r = 0; r < nrows; ++r, row += stride) {
+    RowCursor next_row = rows;
+    for (int32_t r = 0; r < nrows; ++r) {
+      const int8_t* row = next_row() + c;
       const int32_t wr = w[r];
       a0 = vmlaq_n_s32(a0, vldrbq_z_s32(row, p0), wr);
       a1 = vmlaq_n_s32(a1, vldrbq_z_s32(row + 4, p1), wr);
@@ -114,6 +117,18 @@ void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_
     vstrwq_p_s32(acc + c + 8, a2, p2);
     vstrwq_p_s32(acc + c + 12, a3, p3);
   }
+}
+}  // namespace
+
+void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
+                   int32_t* acc) {
+  pv_columns(
+      [v, stride]() mutable {
+        const int8_t* row = v;
+        v += stride;
+        return row;
+      },
+      w, nrows, n, acc);
 }
 
 void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t multiplier,
@@ -142,25 +157,7 @@ void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t mu
 }
 
 void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
-  // 16 columns a block, four int32x4 accumulators held across every row.
-  for (int32_t c = 0; c < n; c += 16) {
-    const int32_t rem = n - c;
-    const mve_pred16_t p0 = lanes32(rem), p1 = lanes32(rem - 4), p2 = lanes32(rem - 8),
-                       p3 = lanes32(rem - 12);
-    int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
-    for (int32_t r = 0; r < nrows; ++r) {
-      const int8_t* row = rows[r] + c;
-      const int32_t wr = w[r];
-      a0 = vmlaq_n_s32(a0, vldrbq_z_s32(row, p0), wr);
-      a1 = vmlaq_n_s32(a1, vldrbq_z_s32(row + 4, p1), wr);
-      a2 = vmlaq_n_s32(a2, vldrbq_z_s32(row + 8, p2), wr);
-      a3 = vmlaq_n_s32(a3, vldrbq_z_s32(row + 12, p3), wr);
-    }
-    vstrwq_p_s32(acc + c, a0, p0);
-    vstrwq_p_s32(acc + c + 4, a1, p1);
-    vstrwq_p_s32(acc + c + 8, a2, p2);
-    vstrwq_p_s32(acc + c + 12, a3, p3);
-  }
+  pv_columns([rows]() mutable { return *rows++; }, w, nrows, n, acc);
 }
 
 void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
