@@ -58,20 +58,13 @@
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
 #include "core/attend_mask.h"
+#include "core/attend_rows.h"
 #include "core/split.h"
 
 namespace attn {
 namespace detail {
 
-struct AttendF32 {
-  const float* q = nullptr;
-  std::size_t q_stride = 0;
-  const float* k = nullptr;
-  std::size_t k_stride = 0;
-  const float* v = nullptr;
-  std::size_t v_stride = 0;
-  float* out = nullptr;
-  std::size_t out_stride = 0;
+struct AttendF32 : AttendRows<float> {
   float* weights = nullptr;         // optional [seq_q, seq_kv], row stride seq_kv
   bool accumulate_weights = false;  // weights += alpha * p instead of weights = alpha * p
   float weights_alpha = 1.0f;

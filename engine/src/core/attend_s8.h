@@ -10,20 +10,13 @@
 #include "attn/sdpa_s8.h"
 #include "attn/status.h"
 #include "core/attend_mask.h"
+#include "core/attend_rows.h"
 #include "core/split.h"
 
 namespace attn {
 namespace detail {
 
-struct AttendS8 {
-  const int8_t* q = nullptr;
-  std::size_t q_stride = 0;  // elements between consecutive rows
-  const int8_t* k = nullptr;
-  std::size_t k_stride = 0;
-  const int8_t* v = nullptr;
-  std::size_t v_stride = 0;
-  int8_t* out = nullptr;
-  std::size_t out_stride = 0;
+struct AttendS8 : AttendRows<int8_t> {
   int8_t* weights = nullptr;  // optional [seq_q, seq_kv] rows of weights_stride
   std::size_t weights_stride = 0;
   int32_t seq_q = 0, seq_kv = 0, dim_k = 0, dim_v = 0;
