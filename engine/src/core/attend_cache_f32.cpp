@@ -8,6 +8,7 @@
 #include "attn/scratch.h"
 #include "attn/sdpa.h"
 #include "core/attend_f32.h"
+#include "core/index.h"
 #include "core/key_range.h"
 #include "core/kv_cache_rows.h"
 #include "kernels/f32/kernels_f32.h"
@@ -19,8 +20,6 @@ namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr auto kRows = static_cast<std::size_t>(kSdpaQueryTile);
 constexpr int32_t kBlock = kDecodeKeyBlock;
-
-std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
 // One worker's buffers at MhaDecodeF32Layout's offsets.
 struct Slice {

@@ -2,6 +2,7 @@
 // items as tasks, or a long item split by key range (ops/context_f32_split.h).
 #include "attn/bahdanau.h"
 #include "attn/config.h"
+#include "core/index.h"
 #include "ops/bahdanau_f32_item.h"
 #include "ops/context_f32_split.h"
 #include "ops/op_helpers.h"
@@ -12,8 +13,6 @@
 namespace attn {
 namespace detail {
 namespace {
-
-std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
 // The context_f32_run interface over a BahdanauF32Job; a slice is the serial
 // op's scratch (BahdanauF32Work).

@@ -7,6 +7,7 @@
 // int8 value is the serial op's: the same bits.
 #include "attn/bahdanau_s8.h"
 #include "attn/config.h"
+#include "core/index.h"
 #include "core/split.h"
 #include "ops/bahdanau_s8_item.h"
 #include "ops/op_helpers.h"
@@ -17,8 +18,6 @@
 namespace attn {
 namespace detail {
 namespace {
-
-std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
 // One batch item's key scoring for the split row, over its ranges' slices.
 template <class MemoryRow>

@@ -2,6 +2,7 @@
 // as tasks, or a long item split by key range (ops/context_f32_split.h).
 #include "attn/config.h"
 #include "attn/luong.h"
+#include "core/index.h"
 #include "ops/context_f32_split.h"
 #include "ops/luong_f32_item.h"
 #include "ops/op_helpers.h"
@@ -12,8 +13,6 @@
 namespace attn {
 namespace detail {
 namespace {
-
-std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
 // The context_f32_run interface over a LuongF32Job. A slice holds the
 // projected query (general one-shot only), then the core.

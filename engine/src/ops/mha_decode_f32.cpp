@@ -11,6 +11,7 @@
 
 #include "attn/config.h"
 #include "core/attend_cache_f32.h"
+#include "core/index.h"
 #include "core/kv_cache_rows.h"
 #include "core/rope.h"
 #include "kernels/f32/kernels_f32.h"
@@ -19,7 +20,7 @@
 namespace attn {
 namespace {
 
-std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
+using detail::idx;
 
 struct Dims {
   int32_t e, heads, kv_heads, group, hd, kvd;

@@ -4,6 +4,7 @@
 
 #include "attn/config.h"
 #include "core/attend_cache_s8.h"
+#include "core/index.h"
 #include "core/kv_cache_packed.h"
 #include "core/kv_cache_rows.h"
 #include "core/rope_s8.h"
@@ -13,7 +14,7 @@
 namespace attn {
 namespace {
 
-std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
+using detail::idx;
 
 Status validate(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args,
                 const KvCache* cache) {

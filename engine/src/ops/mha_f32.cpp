@@ -3,6 +3,7 @@
 
 #include "attn/config.h"
 #include "core/attend_f32.h"
+#include "core/index.h"
 #include "core/split.h"
 #include "kernels/f32/kernels_f32.h"
 #include "ops/op_helpers.h"
@@ -11,10 +12,9 @@ namespace attn {
 namespace {
 
 using detail::gemm_row_blocks;
+using detail::idx;
 using detail::split_count;
 using detail::split_range;
-
-std::size_t idx(int32_t i) { return static_cast<std::size_t>(i); }
 
 // The three input projections of one head: weight rows [h*hd, (h+1)*hd) of
 // Wq/Wk/Wv and the matching slices of the packed bias.

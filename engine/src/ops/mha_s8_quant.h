@@ -11,14 +11,8 @@ namespace detail {
 // head outputs (`attn`) as its output, the same softmax beta.
 template <class MhaQuant>
 SdpaS8Quant mha_head_quant(const MhaQuant& quant) {
-  SdpaS8Quant sq;
-  sq.q = quant.q;
-  sq.k = quant.k;
-  sq.v = quant.v;
-  sq.scores = quant.scores;
-  sq.out = quant.attn;
-  sq.beta = quant.beta;
-  return sq;
+  // SdpaS8Quant's fields in order: q, k, v, scores, out, beta.
+  return SdpaS8Quant{quant.q, quant.k, quant.v, quant.scores, quant.attn, quant.beta};
 }
 
 }  // namespace detail
