@@ -77,10 +77,13 @@ __attribute__((always_inline)) inline void bahdanau_scores_f32(
 // e_j = v . tanh(query W1 + b1 + M_j) + bv (memory_tile as for
 // bahdanau_scores_f32). wrow: the item's weights row or null. len may be 0
 // (zero context).
+// static: each op's translation unit keeps its own copy, which GCC then
+// specialises for its one caller (as it did before the ops shared their
+// run); a shared weak copy cost the Cortex-M4 step 200-280 instructions.
 template <class MemoryTile>
-void bahdanau_item_f32(const BahdanauShape& s, const BahdanauF32Weights& w, const float* query,
-                       const float* keys, int32_t len, float* context, float* wrow,
-                       const BahdanauF32Work& work, MemoryTile memory_tile) {
+static void bahdanau_item_f32(const BahdanauShape& s, const BahdanauF32Weights& w,
+                              const float* query, const float* keys, int32_t len, float* context,
+                              float* wrow, const BahdanauF32Work& work, MemoryTile memory_tile) {
   const auto dk = static_cast<std::size_t>(s.key_dim);
   kernels::dense_f32(query, 1, s.query_dim, w.w1, w.b1, s.units, work.query_proj);
   OneQuery one;

@@ -83,10 +83,13 @@ __attribute__((always_inline)) inline int32_t bahdanau_query_s8(const BahdanauS8
 // context (and the optional weights row) of one batch item over keys j <
 // limit. memory_row(j, buf) returns B_j (in buf = w.row, or where it keeps it).
 // w.key_term must hold bahdanau_s8_key_terms.
+// static: each op's translation unit keeps its own copy, which GCC then
+// specialises for its one caller (as it did before the ops shared their
+// run); a shared weak copy cost the Cortex-M4 step 200-280 instructions.
 template <class MemoryRow>
-void bahdanau_item_s8(const BahdanauS8Params& p, const BahdanauS8Work& w, const int8_t* query,
-                      const int8_t* keys, int32_t limit, int8_t* ctx, int8_t* wrow,
-                      MemoryRow memory_row) {
+static void bahdanau_item_s8(const BahdanauS8Params& p, const BahdanauS8Work& w,
+                             const int8_t* query, const int8_t* keys, int32_t limit, int8_t* ctx,
+                             int8_t* wrow, MemoryRow memory_row) {
   const BahdanauShape& s = p.shape;
   const auto kd = static_cast<std::size_t>(s.key_dim);
   if (limit == 0) {
