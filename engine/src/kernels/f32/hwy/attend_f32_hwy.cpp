@@ -9,9 +9,8 @@
 // backends.cmake builds this file with -ffp-contract=off on x86, whose
 // baseline (attend_f32.cpp's flags) has no FMA to contract a * b + c into.
 //
-// Note: inside namespace attn, `hwy` names the backend's namespace, so the
-// Highway library is spelled ::hwy here; the alias attn::hwy::hwy lets
-// Highway's macros, which write hwy::, name the library again.
+// Inside namespace attn, `hwy` names the backend's namespace: the Highway
+// library is spelled ::hwy here (hwy_namespace.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/f32/hwy/attend_f32_hwy.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -25,13 +24,8 @@
 #include "core/attend_f32_tile.h"
 #include "core/attend_mask.h"
 #include "kernels/f32/hwy/attend_f32_hwy.h"
+#include "kernels/f32/hwy/hwy_namespace.h"
 #include "kernels/f32/kernels_f32.h"
-
-namespace attn {
-namespace hwy {
-namespace hwy = ::hwy;  // declared again on each target's pass: same namespace
-}  // namespace hwy
-}  // namespace attn
 
 HWY_BEFORE_NAMESPACE();
 namespace attn {
