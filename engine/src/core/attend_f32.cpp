@@ -63,7 +63,7 @@ ATTN_TILE_INLINE void mask_block(const AttendF32& a, const AttendMask& mask, con
 // build's kernels dispatch per call: its tile loops run per target instead,
 // kernels/f32/hwy/attend_f32_hwy.cpp, and this set serves the online steps
 // other cores call).
-struct BackendKernels {
+struct LoopKernels {
   ATTN_F32_LOOP_KERNELS(::attn::kernels)
   ATTN_TILE_INLINE static void mask_scores(const AttendF32& a, const AttendMask& mask,
                                            const Tile& t, const Layout& lay, int32_t i0, int32_t nq,
@@ -77,18 +77,18 @@ struct BackendKernels {
 }  // namespace
 
 void rescale_state(float m_new, float* m, float* l, float* acc, int32_t dim_v) {
-  rescale_row<BackendKernels>(m_new, m, l, acc, dim_v);
+  rescale_row<LoopKernels>(m_new, m, l, acc, dim_v);
 }
 
 void online_softmax_rows(float* s, std::size_t s_stride, int32_t nq, int32_t nk, float* m, float* l,
                          float* acc, std::size_t acc_stride, int32_t dim_v) {
-  softmax_rows<BackendKernels>(s, s_stride, nq, nk, m, l, acc, acc_stride, dim_v);
+  softmax_rows<LoopKernels>(s, s_stride, nq, nk, m, l, acc, acc_stride, dim_v);
 }
 
 void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t nk, const float* v,
                            std::size_t v_stride, int32_t dim_v, float* m, float* l, float* acc,
                            std::size_t acc_stride) {
-  online_update<BackendKernels>(s, s_stride, nq, nk, v, v_stride, dim_v, m, l, acc, acc_stride);
+  online_update<LoopKernels>(s, s_stride, nq, nk, v, v_stride, dim_v, m, l, acc, acc_stride);
 }
 
 #if ATTN_F32_CORE_PER_TARGET
@@ -120,24 +120,12 @@ void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t 
 }
 
 #else
+// Every other build: the loops here, over the build's backend.
 
-void attend_f32_tiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin,
-                      int32_t tile_end, void* slice) {
-  run_tiles<BackendKernels>(a, mask, tile_begin, tile_end, slice);
-}
+#include "core/attend_f32_entries-inl.h"
 
 void attend_f32(const AttendF32& a, const AttendMask& mask, void* scratch) {
-  run_tiles<BackendKernels>(a, mask, 0, attend_f32_tile_count(a.seq_q), scratch);
-}
-
-void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
-                         void* slice) {
-  key_part<BackendKernels>(a, mask, part, parts, slice);
-}
-
-void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
-                            void* slices, std::size_t slice_bytes) {
-  key_weights<BackendKernels>(a, mask, part, parts, slices, slice_bytes);
+  run_tiles<LoopKernels>(a, mask, 0, attend_f32_tile_count(a.seq_q), scratch);
 }
 
 #endif

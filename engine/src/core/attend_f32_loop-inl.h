@@ -18,8 +18,9 @@
 //
 // Not a normal header: the includer includes core/attend_f32_tile.h, opens
 // the loops' namespace (an unnamed one in attn::detail, or a Highway
-// target's), includes this file and then defines its K. No include guard: a
-// Highway build includes it once per target.
+// target's), includes this file and then defines its K, LoopKernels, over
+// which attend_f32_entries-inl.h defines the core's entries. No include
+// guard: a Highway build includes it once per target.
 // Definitions in a header by design.
 // NOLINTBEGIN(misc-definitions-in-headers)
 

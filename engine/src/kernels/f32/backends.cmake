@@ -81,49 +81,28 @@ else()
 endif()
 
 set(_attn_backends ref)
-target_sources(attn PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/ref/kernels_f32_ref.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ref/gemm_f32_ref.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ref/f16_ref.cpp)
+attn_sources(ref kernels_f32_ref.cpp gemm_f32_ref.cpp f16_ref.cpp)
 if(ATTN_BACKEND_NAME STREQUAL "mcu")
   list(APPEND _attn_backends mcu)
-  target_sources(attn PRIVATE
-    ${CMAKE_CURRENT_LIST_DIR}/mcu/kernels_f32_mcu.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mcu/qk_tile_f32_mcu.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mcu/pv_tile_f32_mcu.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mcu/exp_sub_sum_f32_mcu.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mcu/tanh_f32_mcu.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mcu/add_f32_mcu.cpp)
+  attn_sources(mcu kernels_f32_mcu.cpp exp_sub_sum_f32_mcu.cpp tanh_f32_mcu.cpp add_f32_mcu.cpp)
   # Scalar register blocks by design: on Cortex-M55 GCC's vectorizer packs
   # them into Helium registers it then spills (a 1 KiB Q.K^T frame, slower).
-  set_source_files_properties(
-    ${CMAKE_CURRENT_LIST_DIR}/mcu/qk_tile_f32_mcu.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mcu/pv_tile_f32_mcu.cpp
-    TARGET_DIRECTORY attn PROPERTIES COMPILE_OPTIONS "-fno-tree-vectorize")
+  attn_sources(mcu qk_tile_f32_mcu.cpp pv_tile_f32_mcu.cpp OPTIONS -fno-tree-vectorize)
 endif()
 if(ATTN_BACKEND_NAME STREQUAL "mve")
   list(APPEND _attn_backends mve)
-  target_sources(attn PRIVATE
-    ${CMAKE_CURRENT_LIST_DIR}/mve/kernels_f32_mve.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mve/qk_tile_t_f32_mve.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mve/qk_tile_f32_mve.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mve/pv_tile_f32_mve.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mve/softmax_f32_mve.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mve/softmax_t_f32_mve.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mve/transpose_scale_f32_mve.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mve/tanh_f32_mve.cpp)
+  attn_sources(mve kernels_f32_mve.cpp qk_tile_f32_mve.cpp softmax_f32_mve.cpp
+    softmax_t_f32_mve.cpp transpose_scale_f32_mve.cpp tanh_f32_mve.cpp)
   # GCC 12 schedules the blocks' vector loads ahead of their uses before
   # register allocation, so 6 accumulators and 2 operands (all 8 Helium
   # registers) no longer fit and one accumulator lives on the stack.
-  set_source_files_properties(
-    ${CMAKE_CURRENT_LIST_DIR}/mve/qk_tile_t_f32_mve.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mve/pv_tile_f32_mve.cpp
-    TARGET_DIRECTORY attn PROPERTIES COMPILE_OPTIONS "-fno-schedule-insns")
+  attn_sources(mve qk_tile_t_f32_mve.cpp pv_tile_f32_mve.cpp OPTIONS -fno-schedule-insns)
 endif()
 if(_attn_have_hwy)
   list(APPEND _attn_backends hwy)
-  target_sources(attn PRIVATE ${CMAKE_CURRENT_LIST_DIR}/hwy/kernels_f32_hwy.cpp)
   target_include_directories(attn SYSTEM PRIVATE ${ATTN_HWY_INCLUDE_DIR})
+  set(_attn_hwy_options)
+  set(_attn_core_hwy_options)
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|i.86)$")
     # Runtime dispatch needs libhwy (CPU detection); AVX3_DL is the VNNI target
     # (and avoids Highway 1.0.3's -march=native build failure on AVX-512).
@@ -131,8 +110,10 @@ if(_attn_have_hwy)
     # Loops aligned to 64 bytes: the kernels' speed otherwise depends on where
     # unrelated code changes put them (Decode_d64 1024 moved between 84 and
     # 100 GFLOPS with QkRow's unchanged loop at 48 or 0 mod 64; aligned: 103).
-    set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/hwy/kernels_f32_hwy.cpp
-      TARGET_DIRECTORY attn PROPERTIES COMPILE_OPTIONS "-falign-loops=64")
+    set(_attn_hwy_options -falign-loops=64)
+    # The core's loops (below) without FMA contraction, so that their scalar
+    # float code rounds as the baseline-compiled core does.
+    set(_attn_core_hwy_options -ffp-contract=off)
     if(TARGET hwy::hwy)
       target_link_libraries(attn PUBLIC hwy::hwy)
     else()
@@ -143,23 +124,16 @@ if(_attn_have_hwy)
     # header-only, so a cross build can use the build host's headers.
     target_compile_definitions(attn PRIVATE HWY_COMPILE_ONLY_STATIC)
   endif()
+  attn_sources(hwy kernels_f32_hwy.cpp OPTIONS ${_attn_hwy_options})
   if(ATTN_BACKEND_NAME STREQUAL "hwy")
     # The SDPA core's loops once per Highway target (hwy/attend_f32_hwy.cpp):
-    # one dispatched call per core call. On x86 without FMA contraction, so
-    # that their scalar float code rounds as the baseline-compiled core does.
-    set(_attn_core_hwy ${CMAKE_CURRENT_LIST_DIR}/hwy/attend_f32_hwy.cpp)
-    target_sources(attn PRIVATE ${_attn_core_hwy})
+    # one dispatched call per core call.
+    attn_sources(hwy attend_f32_hwy.cpp OPTIONS ${_attn_core_hwy_options})
     target_compile_definitions(attn PRIVATE ATTN_F32_CORE_PER_TARGET=1)
-    if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|i.86)$")
-      set_source_files_properties(${_attn_core_hwy} TARGET_DIRECTORY attn
-        PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")
-    endif()
   endif()
 endif()
 if(_attn_have_xsimd)
   list(APPEND _attn_backends xsimd)
-  set(_attn_xsimd_src ${CMAKE_CURRENT_LIST_DIR}/xsimd/kernels_f32_xsimd.cpp)
-  target_sources(attn PRIVATE ${_attn_xsimd_src})
   target_include_directories(attn SYSTEM PRIVATE ${ATTN_XSIMD_INCLUDE_DIR})
   set(_attn_xsimd_flags ${ATTN_XSIMD_FLAGS})
   if(NOT _attn_xsimd_flags AND NOT CMAKE_CROSSCOMPILING
@@ -171,11 +145,8 @@ if(_attn_have_xsimd)
     # (-Wuninitialized too once ASan instruments the intrinsics' __Y).
     list(APPEND _attn_xsimd_flags -Wno-maybe-uninitialized -Wno-uninitialized)
   endif()
-  if(_attn_xsimd_flags)
-    separate_arguments(_attn_xsimd_flags)
-    set_source_files_properties(${_attn_xsimd_src} TARGET_DIRECTORY attn
-      PROPERTIES COMPILE_OPTIONS "${_attn_xsimd_flags}")
-  endif()
+  separate_arguments(_attn_xsimd_flags)
+  attn_sources(xsimd kernels_f32_xsimd.cpp OPTIONS ${_attn_xsimd_flags})
 endif()
 
 set(ATTN_SIMD_BACKENDS ${_attn_backends} CACHE INTERNAL "float kernel backends compiled into attn")

@@ -1,7 +1,8 @@
 // The float SDPA core's loops once per Highway target (attend_f32_hwy.h).
 //
-// core/attend_f32_loop-inl.h is compiled inside each target's namespace with
-// the kernel set TargetKernels: the kernel entries of that target
+// core/attend_f32_loop-inl.h and the entries over it
+// (core/attend_f32_entries-inl.h) are compiled inside each target's namespace
+// with the kernel set LoopKernels: the kernel entries of that target
 // (kernels_f32_hwy.cpp: attn::hwy::N_AVX3::qk_tile_t_f32, ...), called
 // directly, no dispatch inside the loops; the masking is attend_f32.cpp's,
 // called out of line (detail::mask_scores). The loops' own float arithmetic
@@ -9,9 +10,8 @@
 // backends.cmake builds this file with -ffp-contract=off on x86, whose
 // baseline (attend_f32.cpp's flags) has no FMA to contract a * b + c into.
 //
-// Note: inside namespace attn, `hwy` names the backend's namespace, so the
-// Highway library is spelled ::hwy here; the alias attn::hwy::hwy lets
-// Highway's macros, which write hwy::, name the library again.
+// Inside namespace attn, `hwy` names the backend's namespace: the Highway
+// library is spelled ::hwy here (hwy_namespace.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/f32/hwy/attend_f32_hwy.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -25,13 +25,8 @@
 #include "core/attend_f32_tile.h"
 #include "core/attend_mask.h"
 #include "kernels/f32/hwy/attend_f32_hwy.h"
+#include "kernels/f32/hwy/hwy_namespace.h"
 #include "kernels/f32/kernels_f32.h"
-
-namespace attn {
-namespace hwy {
-namespace hwy = ::hwy;  // declared again on each target's pass: same namespace
-}  // namespace hwy
-}  // namespace attn
 
 HWY_BEFORE_NAMESPACE();
 namespace attn {
@@ -47,7 +42,7 @@ ATTN_DECLARE_F32_KERNELS
 // directly; the masking out of line (attend_f32.cpp); the rescale and the
 // online step inlined over this same set, so no call inside the loops
 // dispatches.
-struct TargetKernels {
+struct LoopKernels {
   ATTN_F32_LOOP_KERNELS(::attn::hwy::HWY_NAMESPACE)
   static void mask_scores(const AttendF32& a, const AttendMask& mask, const Tile& t,
                           const Layout& lay, int32_t i0, int32_t nq, int32_t j0, int32_t nk,
@@ -55,29 +50,18 @@ struct TargetKernels {
     ::attn::detail::mask_scores(a, mask, t, lay, i0, nq, j0, nk, visible);
   }
   static void rescale_state(float m_new, float* m, float* l, float* acc, int32_t dim_v) {
-    rescale_row<TargetKernels>(m_new, m, l, acc, dim_v);
+    rescale_row<LoopKernels>(m_new, m, l, acc, dim_v);
   }
   static void online_softmax_update(float* s, std::size_t s_stride, int32_t nq, int32_t nk,
                                     const float* v, std::size_t v_stride, int32_t dim_v, float* m,
                                     float* l, float* acc, std::size_t acc_stride) {
-    online_update<TargetKernels>(s, s_stride, nq, nk, v, v_stride, dim_v, m, l, acc, acc_stride);
+    online_update<LoopKernels>(s, s_stride, nq, nk, v, v_stride, dim_v, m, l, acc, acc_stride);
   }
 };
 
 // The entries HWY_EXPORT lists: attend_f32_hwy.h's functions on this target
 // (query tiles; a key range's online state; a key range's weights).
-void AttendTiles(const AttendF32& a, const AttendMask& mask, int32_t tile_begin, int32_t tile_end,
-                 void* slice) {
-  run_tiles<TargetKernels>(a, mask, tile_begin, tile_end, slice);
-}
-void AttendKeyPart(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
-                   void* slice) {
-  key_part<TargetKernels>(a, mask, part, parts, slice);
-}
-void AttendKeyWeights(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
-                      void* slices, std::size_t slice_bytes) {
-  key_weights<TargetKernels>(a, mask, part, parts, slices, slice_bytes);
-}
+#include "core/attend_f32_entries-inl.h"
 
 }  // namespace HWY_NAMESPACE
 }  // namespace hwy
@@ -88,21 +72,21 @@ HWY_AFTER_NAMESPACE();
 namespace attn {
 namespace hwy {
 
-HWY_EXPORT(AttendTiles);
-HWY_EXPORT(AttendKeyPart);
-HWY_EXPORT(AttendKeyWeights);
+HWY_EXPORT(attend_f32_tiles);
+HWY_EXPORT(attend_f32_key_part);
+HWY_EXPORT(attend_f32_key_weights);
 
 void attend_f32_tiles(const detail::AttendF32& a, const detail::AttendMask& mask,
                       int32_t tile_begin, int32_t tile_end, void* slice) {
-  HWY_DYNAMIC_DISPATCH(AttendTiles)(a, mask, tile_begin, tile_end, slice);
+  HWY_DYNAMIC_DISPATCH(attend_f32_tiles)(a, mask, tile_begin, tile_end, slice);
 }
 void attend_f32_key_part(const detail::AttendF32& a, const detail::AttendMask& mask, int32_t part,
                          int32_t parts, void* slice) {
-  HWY_DYNAMIC_DISPATCH(AttendKeyPart)(a, mask, part, parts, slice);
+  HWY_DYNAMIC_DISPATCH(attend_f32_key_part)(a, mask, part, parts, slice);
 }
 void attend_f32_key_weights(const detail::AttendF32& a, const detail::AttendMask& mask,
                             int32_t part, int32_t parts, void* slices, std::size_t slice_bytes) {
-  HWY_DYNAMIC_DISPATCH(AttendKeyWeights)(a, mask, part, parts, slices, slice_bytes);
+  HWY_DYNAMIC_DISPATCH(attend_f32_key_weights)(a, mask, part, parts, slices, slice_bytes);
 }
 
 }  // namespace hwy

@@ -11,9 +11,8 @@
 // target (attn::hwy::N_AVX2::dot_f32, ...) and one dispatching function of the
 // same name in attn::hwy.
 //
-// Note: inside namespace attn, `hwy` names this backend's namespace, so the
-// Highway library is spelled ::hwy here; the alias attn::hwy::hwy lets
-// Highway's macros, which write hwy::, name the library again.
+// Inside namespace attn, `hwy` names this backend's namespace: the Highway
+// library is spelled ::hwy here (hwy_namespace.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/f32/hwy/kernels_f32_hwy.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -25,14 +24,9 @@
 #include "kernels/f32/exp_poly.h"
 #include "kernels/f32/f16.h"
 #include "kernels/f32/generic/register_block.h"
+#include "kernels/f32/hwy/hwy_namespace.h"
 #include "kernels/f32/hwy/kernels_f32_hwy.h"
 #include "kernels/f32/kernels_f32.h"
-
-namespace attn {
-namespace hwy {
-namespace hwy = ::hwy;  // declared again on each target's pass: same namespace
-}  // namespace hwy
-}  // namespace attn
 
 HWY_BEFORE_NAMESPACE();
 namespace attn {

@@ -6,15 +6,14 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/f32/f16.h"
 #include "kernels/f32/kernels_f32.h"
+#include "kernels/f32/ref/ref_loops.h"
 
 namespace attn {
 namespace ref {
 namespace {
 
-inline float widen(float x) { return x; }
-inline float widen(uint16_t h) { return f16::to_f32(h); }
+using ref_loops::widen;
 
 template <class TB>
 void gemm_nt(const float* a, std::size_t a_stride, int32_t m, int32_t k, const TB* b,

@@ -5,16 +5,14 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/f32/f16.h"
 #include "kernels/f32/kernels_f32.h"
+#include "kernels/f32/ref/ref_loops.h"
 
 namespace attn {
 namespace ref {
 namespace {
 
-// K and V elements as floats: float32 as is, binary16 widened (exact).
-inline float widen(float x) { return x; }
-inline float widen(uint16_t h) { return f16::to_f32(h); }
+using ref_loops::widen;
 
 template <class T>
 float dot(const float* a, const T* b, int32_t n) {
@@ -71,12 +69,7 @@ float max_f32(const float* x, int32_t n) {
 }
 
 float exp_sub_sum_f32(float* x, int32_t n, float m) {
-  float sum = 0.0f;
-  for (int32_t i = 0; i < n; ++i) {
-    x[i] = std::exp(x[i] - m);
-    sum += x[i];
-  }
-  return sum;
+  return ref_loops::exp_sub_sum(x, n, m, [](float v) { return std::exp(v); });
 }
 
 void softmax_f32(float* x, int32_t n) {
