@@ -547,7 +547,7 @@ struct DecodeS8Op {
     status = attn::mha_decode_s8_prepare(s, ctx, m.quant, m.Weights(m.wk.data(), m.wv.data()),
                                          channels.data(), &params);
     storage.resize(attn::kv_cache_bytes(cs));
-    scratch.resize(attn::mha_decode_s8_scratch_bytes(s, ctx, ex.workers));
+    scratch.resize(attn::mha_decode_s8_scratch_bytes(s, cs, ex.workers));
     if (status == attn::Status::kOk) {
       status = attn::kv_cache_init(cs, storage.data(), storage.size(), &cache);
     }

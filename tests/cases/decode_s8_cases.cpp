@@ -5,6 +5,7 @@
 // rows repeated), each with a plain and a packed cache (KvCacheShape::packed:
 // the query-tiled core reads the cache's packed blocks instead of packing).
 #include <cstring>
+#include <initializer_list>
 
 #include "attn/kv_cache.h"
 #include "attn/mha_decode_s8.h"
@@ -198,8 +199,11 @@ void check_s8(attn_test::Context& ctx, int heads, int kv_heads, int window, uint
 // must stay untouched (the formula reserves the query-tile section only
 // from kSdpaS8TileMinRows rows a core call can see: max_tokens, or the query
 // heads per kv head of a one-token step).
+// A packed cache's scratch (mha_decode_s8_scratch_bytes with its shape)
+// holds no copy of K and V: per worker, the tile section's packed K, key sums
+// and packed V less, where that section is reserved.
 void check_exact_scratch(attn_test::Context& ctx, int heads, int kv_heads, int max_tokens,
-                         uint32_t seed) {
+                         uint32_t seed, bool packed) {
   attn_test::Arena arena;
   Rng r(seed);
   static ModelS8 m;
@@ -212,11 +216,21 @@ void check_exact_scratch(attn_test::Context& ctx, int heads, int kv_heads, int m
   attn::MhaDecodeShape s;
   static attn::MhaDecodeS8Params params;
   ATTN_ASSERT_TRUE(prepare_decode(m, heads, kv_heads, max_tokens, kT, &s, &params));
-  const std::size_t bytes = attn::mha_decode_s8_scratch_bytes(s, kT);
+  const attn::KvCacheShape cs{kT, kv_heads, kE / heads, attn::KvElement::kS8, false, packed};
+  const std::size_t bytes = attn::mha_decode_s8_scratch_bytes(s, cs);
+  const bool tiles = attn::kSdpaS8QueryTile > 1 && attn::mha_decode_s8_core_rows(s) >= 4;
+  if (packed && tiles) {
+    const std::size_t c16 = (kT + 15) / 16 * 16, hd = static_cast<std::size_t>(kE / heads);
+    const auto a64 = [](std::size_t n) { return (n + 63) / 64 * 64; };
+    const std::size_t copies = a64(c16 * ((hd + 3) / 4 * 4)) + a64(4 * c16) +
+                               a64(c16 * ((hd + 15) / 16 * 16));
+    ATTN_EXPECT_EQ_INT(attn::mha_decode_s8_scratch_bytes(s, kT) - bytes, copies);
+  } else {
+    ATTN_EXPECT_EQ_INT(bytes, attn::mha_decode_s8_scratch_bytes(s, kT));
+  }
   constexpr std::size_t kGuard = 64;
   ATTN_ASSERT_TRUE(bytes + kGuard <= kScratchBytes);
   std::memset(g_scratch, 0xa5, bytes + kGuard);
-  const attn::KvCacheShape cs{kT, kv_heads, kE / heads, attn::KvElement::kS8, false};
   attn::KvCache cache;
   ATTN_ASSERT_TRUE(attn::kv_cache_init(cs, g_cache, kCacheBytes, &cache) == attn::Status::kOk);
   std::memset(g_out, 0x55, sizeof g_out);
@@ -237,11 +251,15 @@ void check_exact_scratch(attn_test::Context& ctx, int heads, int kv_heads, int m
 }  // namespace
 
 ATTN_CASE(MhaDecodeS8, ExactScratchBitIdenticalToOneShot) {
-  check_exact_scratch(ctx, 4, 2, 1, 25);  // 2 rows a core call: the one-row buffers only
-  check_exact_scratch(ctx, 4, 4, 3, 26);  // 3 rows (3 tokens of a head)
-  check_exact_scratch(ctx, 4, 2, 2, 27);  // 2 rows (2 tokens of a head)
-  check_exact_scratch(ctx, 4, 1, 1, 27);  // 4 rows (a kv head's 4 query heads): tile section too
-  check_exact_scratch(ctx, 2, 1, 5, 28);  // 5 rows (5 tokens: the tiled core)
+  for (const bool packed : {false, true}) {
+    check_exact_scratch(ctx, 4, 2, 1, 25, packed);  // 2 rows a core call: the one-row buffers only
+    check_exact_scratch(ctx, 4, 4, 3, 26, packed);  // 3 rows (3 tokens of a head)
+    check_exact_scratch(ctx, 4, 2, 2, 27, packed);  // 2 rows (2 tokens of a head)
+    check_exact_scratch(ctx, 4, 1, 1, 27, packed);  // 4 rows (a kv head's 4 query heads): tiles
+    check_exact_scratch(ctx, 2, 1, 5, 28, packed);  // 5 rows (5 tokens: the tiled core)
+    // All kT tokens in one call: whole query tiles over the full capacity.
+    check_exact_scratch(ctx, 4, 4, kT, 29, packed);
+  }
 }
 
 ATTN_CASE(MhaDecodeS8, IncrementalBitIdenticalToOneShotCausal) { check_s8(ctx, 4, 4, 0, 21); }

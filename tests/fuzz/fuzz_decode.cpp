@@ -313,7 +313,7 @@ struct DecoderS8 {
     const attn::KvCacheShape cs{capacity, c.kv_heads, c.hd, attn::KvElement::kS8,
                                 c.window, c.packed};
     storage.resize(attn::kv_cache_bytes(cs));
-    scratch.resize(attn::mha_decode_s8_scratch_bytes(s, capacity));
+    scratch.resize(attn::mha_decode_s8_scratch_bytes(s, cs));
     FUZZ_CHECK(attn::kv_cache_init(cs, storage.data(), storage.size(), &cache) == Status::kOk);
   }
   Status step(const int8_t* x, int8_t* out, int n) {

@@ -393,9 +393,10 @@ struct S8Model {
 // packed_cache: a packed int8 cache (KvCacheShape::packed), the same bits.
 std::vector<int8_t> run_s8(const Case& c, const S8Model& m, const attn::MhaDecodeS8Params& p,
                            const attn::Executor& ex, bool packed_cache = false) {
+  // Exactly the scratch the cache's shape needs (no K/V copies when packed).
+  const attn::KvCacheShape cs{c.capacity, c.kv_heads, m.hd, KvElement::kS8, c.window, packed_cache};
   return run_calls<attn::MhaDecodeS8Args>(
-      c, ex, {c.capacity, c.kv_heads, m.hd, KvElement::kS8, c.window, packed_cache},
-      attn::mha_decode_s8_scratch_bytes(p.shape, c.capacity, ex.workers), m.x.data(), int8_t{55},
+      c, ex, cs, attn::mha_decode_s8_scratch_bytes(p.shape, cs, ex.workers), m.x.data(), int8_t{55},
       [&](const attn::MhaDecodeS8Args& a, attn::KvCache* cache, attn::Scratch ws) {
         return attn::mha_decode_s8(&p, a, cache, ws);
       });

@@ -125,7 +125,7 @@ BenchCall mha_decode_s8_call(const BenchShape& s) {
   a.out = b->s8(b->count(1, s.seq_q, s.dim), 0);
   a.tokens = s.seq_q;
   BenchCall c;
-  c.scratch_bytes = attn::mha_decode_s8_scratch_bytes(d->shape, d->cache_shape.capacity);
+  c.scratch_bytes = attn::mha_decode_s8_scratch_bytes(d->shape, d->cache_shape);
   const attn::Scratch scratch = b->scratch(c.scratch_bytes);
   const int32_t context = s.seq_kv;
   c.call = [b, d, params, a, scratch, context] {

@@ -353,7 +353,7 @@ void run_s8_model_decode(const DecodeFlags& f, const attn::Model& m) {
   attn::KvCache cache;
   check_status(attn::kv_cache_init(cs, storage.data(), storage.size(), &cache),
                "mha-decode (cache)");
-  auto scratch = make_scratch(attn::mha_decode_s8_scratch_bytes(shape, cs.capacity));
+  auto scratch = make_scratch(attn::mha_decode_s8_scratch_bytes(shape, cs));
   std::vector<int8_t> out(output_count({t, e}, f.out));
   decode_chunks(t, chunk, cs, [&](int64_t t0, int32_t n) {
     attn::MhaDecodeS8Args a;
@@ -504,9 +504,11 @@ void print_decode_memory(const attn::Model& m, int tokens) {
     packed.packed = true;
     std::printf("  cache bytes: int8 %zu (packed, --cache-packed: %zu)\n", attn::kv_cache_bytes(c),
                 attn::kv_cache_bytes(packed));
-    std::printf("  scratch: %zu bytes (mha_decode_s8 %zu + channel multipliers %zu)\n",
-                attn::mha_decode_s8_scratch_bytes(s, c.capacity) + ch,
-                attn::mha_decode_s8_scratch_bytes(s, c.capacity), ch);
+    std::printf(
+        "  scratch: %zu bytes (mha_decode_s8 %zu + channel multipliers %zu; packed cache: "
+        "mha_decode_s8 %zu)\n",
+        attn::mha_decode_s8_scratch_bytes(s, c) + ch, attn::mha_decode_s8_scratch_bytes(s, c), ch,
+        attn::mha_decode_s8_scratch_bytes(s, packed));
     return;
   }
   std::printf("  cache bytes: f32 %zu, f16 %zu\n",

@@ -61,7 +61,7 @@ Figures decode_figures(bool int8, const int32_t* n) {
   Figures f;
   if (int8) {
     s.cache_element = c.element = attn::KvElement::kS8;
-    f.scratch = attn::mha_decode_s8_scratch_bytes(s, c.capacity);
+    f.scratch = attn::mha_decode_s8_scratch_bytes(s, c);
     f.extra = attn::mha_decode_s8_channel_count(s) * sizeof(attn::QuantizedMultiplier) +
               sizeof(attn::MhaDecodeS8Params);
     f.cache = attn::kv_cache_bytes(c);

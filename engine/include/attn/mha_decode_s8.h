@@ -73,10 +73,13 @@
 //   mha_decode_s8_scratch_bytes = 64 + 2 * align64(T E) + 2 * align64(T G hd)
 //                               + align64(4 * rope.dims)      int32 cos/sin
 //                               + W * max(core, align64(2 E + 4) + 256)
-//   core = sdpa_s8_core_bytes(C, hd, hd) if R >= kSdpaS8TileMinRows (4),
-//          sdpa_s8_row_bytes(C, hd, hd)  else (the core never takes its
+//   core = sdpa_s8_core_bytes(C, hd, hd, P) if R >= kSdpaS8TileMinRows (4),
+//          sdpa_s8_row_bytes(C, hd, hd)     else (the core never takes its
 //          query-tiled path below 4 rows: token-by-token decoding reserves
 //          only the one-row buffers)
+//   P = the cache keeps a packed section (attn/kv_cache.h): the core reads
+//       K/V there and reserves no copy of them (mha_decode_s8_scratch_bytes
+//       with the cache's shape; the form with a capacity assumes none)
 //   R = max(T, H / G) (mha_decode_s8_core_rows: a one-token step's core call
 //   sees a kv head's H / G query heads, a longer one a head's T tokens)
 //   (align64(2 E + 4): an input row in the kernels' query layout; 256: the
@@ -136,17 +139,23 @@ constexpr int32_t mha_decode_s8_core_rows(const MhaDecodeShape& s) {
 }
 
 // One worker's slice of the eval scratch (see above); 0 for a bad shape.
+// kv_packed: the cache keeps its K/V packed (the core's tile section then
+// holds no copy of them).
 constexpr uint64_t mha_decode_s8_slice_bytes64(int32_t embed_dim, int32_t head_dim,
-                                               int32_t capacity, int32_t core_rows) {
-  const uint64_t core = sdpa_s8_core_bytes_for_rows64(core_rows, capacity, head_dim, head_dim);
+                                               int32_t capacity, int32_t core_rows,
+                                               bool kv_packed = false) {
+  const uint64_t core =
+      sdpa_s8_core_bytes_for_rows64(core_rows, capacity, head_dim, head_dim, kv_packed);
   const uint64_t fc =
       sat::add(s8_bytes::block(sat::add(sat::mul(2, static_cast<uint64_t>(embed_dim)), 4)),
                sat::f32_bytes(kMhaDecodeS8Channels));
   return core == 0 ? 0 : (core > fc ? core : fc);
 }
 
-constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32_t capacity,
-                                                  int32_t workers = 1) {
+// The eval scratch (the formula above; kv_packed: P), 0 for a bad shape or
+// workers <= 0.
+constexpr uint64_t mha_decode_s8_scratch_bytes64(const MhaDecodeShape& s, int32_t capacity,
+                                                 int32_t workers, bool kv_packed) {
   const int32_t g = s.num_kv_heads == 0 ? s.num_heads : s.num_kv_heads;
   if (s.embed_dim <= 0 || s.num_heads <= 0 || g <= 0 || s.max_tokens <= 0 || capacity <= 0 ||
       s.embed_dim % s.num_heads != 0 || s.rope.dims < 0 || workers <= 0) {
@@ -160,8 +169,26 @@ constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32
   n = sat::add(n, sat::mul(2, s8_bytes::block(t, kvd)));
   n = sat::add(n, sat::f32_bytes(static_cast<uint64_t>(s.rope.dims)));  // int32 cos/sin
   const uint64_t slice =
-      mha_decode_s8_slice_bytes64(s.embed_dim, hd, capacity, mha_decode_s8_core_rows(s));
-  return sat::to_size(sat::add(n, sat::mul(slice, static_cast<uint64_t>(workers))));
+      mha_decode_s8_slice_bytes64(s.embed_dim, hd, capacity, mha_decode_s8_core_rows(s), kv_packed);
+  return sat::add(n, sat::mul(slice, static_cast<uint64_t>(workers)));
+}
+
+// The eval scratch for a cache of `capacity` slots without a packed section;
+// 0 for a bad shape or workers <= 0. Enough for a packed cache too.
+constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s, int32_t capacity,
+                                                  int32_t workers = 1) {
+  return sat::to_size(mha_decode_s8_scratch_bytes64(s, capacity, workers, false));
+}
+
+// The eval scratch for a cache of shape `cache` (at its capacity): with a
+// packed section (kv_cache_packed_bytes64(cache) > 0) the core reads K/V
+// there and needs no copy of its own, num_kv_heads-independent
+// align64(C16 * round4(hd)) + align64(4 * C16) + align64(C16 * round16(hd))
+// bytes less per worker when a core call can see kSdpaS8TileMinRows rows.
+constexpr std::size_t mha_decode_s8_scratch_bytes(const MhaDecodeShape& s,
+                                                  const KvCacheShape& cache, int32_t workers = 1) {
+  return sat::to_size(mha_decode_s8_scratch_bytes64(s, cache.capacity, workers,
+                                                    kv_cache_packed_bytes64(cache) > 0));
 }
 
 // Returns kOk, or without writing *params or the channel storage:
@@ -195,7 +222,7 @@ struct MhaDecodeS8Args {
 //   kCacheFull       a linear cache without room for the tokens
 //   kOverflow        position + tokens beyond kKvCacheMaxPosition
 //   kScratchTooSmall scratch smaller than mha_decode_s8_scratch_bytes(shape,
-//                    capacity, executor.workers)
+//                    cache shape, executor.workers) at the prepared capacity
 Status mha_decode_s8(const MhaDecodeS8Params* params, const MhaDecodeS8Args& args, KvCache* cache,
                      Scratch scratch);
 

@@ -139,9 +139,9 @@ struct SdpaS8RowLayout {
 template <class B = SatBytes>
 struct SdpaS8TileLayout {
   using T = typename B::T;
-  T kpacked = 0;  // packed K, r16(seq_kv) x r4(dim_k)
-  T ksum = 0;     // int32 [r16(seq_kv)] key sums
-  T vpacked = 0;  // packed V, r16(seq_kv) x r16(dim_v)
+  T kpacked = 0;  // packed K, r16(seq_kv) x r4(dim_k)       (none if kv_packed)
+  T ksum = 0;     // int32 [r16(seq_kv)] key sums          (none if kv_packed)
+  T vpacked = 0;  // packed V, r16(seq_kv) x r16(dim_v)     (none if kv_packed)
   T qtile = 0;    // packed query tile, T x r4(dim_k) elements of ATTN_SDPA_S8_QTILE_BYTES
   T qsum = 0;     // int32 [T] row sums
   T limits = 0;   // int32 [T] row limits
@@ -149,15 +149,18 @@ struct SdpaS8TileLayout {
   T probs = 0;    // int8 [T, r16(seq_kv)] probabilities
   T out_acc = 0;  // int32 [T, r16(dim_v)] output tile
   T bytes = 0;
-  constexpr SdpaS8TileLayout(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+  // kv_packed: the caller gives K and V already packed (a packed KV cache),
+  // so the section holds no copy of them.
+  constexpr SdpaS8TileLayout(int32_t seq_kv, int32_t dim_k, int32_t dim_v, bool kv_packed = false) {
     if (kSdpaS8QueryTile <= 1) return;
     const auto t = static_cast<T>(kSdpaS8QueryTile);
     const T kv16 = (static_cast<T>(seq_kv) + 15) / 16 * 16;
     const T dk4 = (static_cast<T>(dim_k) + 3) / 4 * 4;
     const T dv16 = (static_cast<T>(dim_v) + 15) / 16 * 16;
-    ksum = B::add(kpacked, B::block(kv16, dk4));
-    vpacked = B::add(ksum, B::block(kv16, 4));
-    qtile = B::add(vpacked, B::block(kv16, dv16));
+    const T kv_rows = kv_packed ? 0 : kv16;
+    ksum = B::add(kpacked, B::block(kv_rows, dk4));
+    vpacked = B::add(ksum, B::block(kv_rows, 4));
+    qtile = B::add(vpacked, B::block(kv_rows, dv16));
     qsum = B::add(qtile, B::block(t, dk4, ATTN_SDPA_S8_QTILE_BYTES));
     limits = B::add(qsum, B::block(t, 4));
     dots = B::add(limits, B::block(t, 4));
@@ -176,19 +179,23 @@ constexpr std::size_t sdpa_s8_row_bytes(int32_t seq_kv, int32_t dim_k, int32_t d
   return sat::to_size(sdpa_s8_row_bytes64(seq_kv, dim_k, dim_v));
 }
 
-// The query-tile buffers of the int8 core (0 when the tile is 1).
-constexpr uint64_t sdpa_s8_tile_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+// The query-tile buffers of the int8 core (0 when the tile is 1); kv_packed
+// as for SdpaS8TileLayout.
+constexpr uint64_t sdpa_s8_tile_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v,
+                                        bool kv_packed = false) {
   if (seq_kv <= 0 || dim_k <= 0 || dim_v <= 0) return 0;
-  return SdpaS8TileLayout<>(seq_kv, dim_k, dim_v).bytes;
+  return SdpaS8TileLayout<>(seq_kv, dim_k, dim_v, kv_packed).bytes;
 }
 
 // Everything the int8 attention core (attend_s8) needs.
-constexpr uint64_t sdpa_s8_core_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
+constexpr uint64_t sdpa_s8_core_bytes64(int32_t seq_kv, int32_t dim_k, int32_t dim_v,
+                                        bool kv_packed = false) {
   const uint64_t row = sdpa_s8_row_bytes64(seq_kv, dim_k, dim_v);
-  return row == 0 ? 0 : sat::add(row, sdpa_s8_tile_bytes64(seq_kv, dim_k, dim_v));
+  return row == 0 ? 0 : sat::add(row, sdpa_s8_tile_bytes64(seq_kv, dim_k, dim_v, kv_packed));
 }
-constexpr std::size_t sdpa_s8_core_bytes(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
-  return sat::to_size(sdpa_s8_core_bytes64(seq_kv, dim_k, dim_v));
+constexpr std::size_t sdpa_s8_core_bytes(int32_t seq_kv, int32_t dim_k, int32_t dim_v,
+                                         bool kv_packed = false) {
+  return sat::to_size(sdpa_s8_core_bytes64(seq_kv, dim_k, dim_v, kv_packed));
 }
 
 // The core takes its query-tiled path only from this many query rows on: a
@@ -196,8 +203,8 @@ constexpr std::size_t sdpa_s8_core_bytes(int32_t seq_kv, int32_t dim_k, int32_t 
 // section (sdpa_s8_core_bytes_for_rows64).
 inline constexpr int32_t kSdpaS8TileMinRows = 4;
 constexpr uint64_t sdpa_s8_core_bytes_for_rows64(int64_t max_rows, int32_t seq_kv, int32_t dim_k,
-                                                 int32_t dim_v) {
-  return max_rows >= kSdpaS8TileMinRows ? sdpa_s8_core_bytes64(seq_kv, dim_k, dim_v)
+                                                 int32_t dim_v, bool kv_packed = false) {
+  return max_rows >= kSdpaS8TileMinRows ? sdpa_s8_core_bytes64(seq_kv, dim_k, dim_v, kv_packed)
                                         : sdpa_s8_row_bytes64(seq_kv, dim_k, dim_v);
 }
 

@@ -60,7 +60,7 @@ inline AttendS8Item cache_item(const CacheAttendS8& a, int32_t seq_kv, int32_t i
 }
 
 // slices: 64-byte aligned, ex.workers slices of at least
-// sdpa_s8_core_bytes(capacity, head_dim, head_dim) bytes. Inlined into its
+// sdpa_s8_core_bytes(capacity, head_dim, head_dim, the cache packed) bytes. Inlined into its
 // caller (mha_decode_s8's step loop): no frame of its own on the Cortex-M
 // stack path (tests/baremetal/ops/stack_budget.json).
 __attribute__((always_inline)) inline void attend_cache_s8(const Executor& ex,

@@ -183,7 +183,7 @@ struct S8Tiles {
 
 S8Tiles carve_tiles(const AttendS8& a, const PackedKvS8* packed, int32_t max_limit, void* ws) {
   const SdpaS8RowLayout<RawBytes> row(a.seq_kv, a.dim_k, a.dim_v);
-  const SdpaS8TileLayout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v);
+  const SdpaS8TileLayout<RawBytes> lay(a.seq_kv, a.dim_k, a.dim_v, packed != nullptr);
   auto* base = static_cast<unsigned char*>(ws) + row.bytes;
   S8Tiles b{};
   if (packed != nullptr) {  // packed by the caller (a packed KV cache)

@@ -37,9 +37,9 @@ Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t
 
 // Runs attention for query rows [row_begin, row_end) of one item (attend_s8:
 // all rows) with prepared params (shape fields of params are not read but
-// dim_k, which sizes the row buffers; a's sizes are used). ws: sdpa_s8_core_bytes(seq_kv, dim_k,
-// dim_v) bytes, 64-byte aligned: the one-row buffers, then (query tile > 1)
-// the tiled core's. Without a matrix mask and from 4 query rows on, builds
+// dim_k, which sizes the row buffers; a's sizes are used). ws:
+// sdpa_s8_core_bytes(seq_kv, dim_k, dim_v, packed != null) bytes, 64-byte
+// aligned: the one-row buffers, then (query tile > 1) the tiled core's. Without a matrix mask and from 4 query rows on, builds
 // whose tile kernels are fast on this CPU (tile_s8_fast: x86 with VNNI,
 // AArch64 with dot products, Cortex-M DSP and Helium) take the tiled core;
 // the results are the same bits either way.
@@ -107,8 +107,9 @@ void attend_s8_item(const Executor& ex, const SdpaS8Params& params, const Attend
 
 // Runs items [0, n_items) through `ex` (item(i) returns item i's view, all
 // with these seq_q, seq_kv and dim_v; concurrent items write disjoint
-// outputs). scratch: 64-byte aligned, ex.workers slices of
-// sdpa_s8_core_bytes(seq_kv, params.shape.dim_k, dim_v). Query split: each
+// outputs; every item packed or none). scratch: 64-byte aligned, ex.workers
+// slices of sdpa_s8_core_bytes(seq_kv, params.shape.dim_k, dim_v, packed).
+// Query split: each
 // item's rows in C = min(ceil(workers / n_items), ceil(seq_q /
 // kSdpaS8QueryTile)) chunks of whole query tiles, fewer when a chunk would be
 // less work than kParallelMinTaskWork (attn/parallel.h; an int8
@@ -147,7 +148,8 @@ void attend_s8_run(const Executor& ex, const SdpaS8Params& params, int32_t n_ite
   }
   const int64_t n_units = static_cast<int64_t>(n_items) * chunks;
   const int32_t n_tasks = split_count(n_units, tile_work * units / chunks, n_units);
-  const std::size_t slice = sdpa_s8_core_bytes(seq_kv, params.shape.dim_k, dim_v);
+  const std::size_t slice =
+      sdpa_s8_core_bytes(seq_kv, params.shape.dim_k, dim_v, packed_of(item(0)) != nullptr);
   auto task = [&](int32_t t, int32_t worker) {
     int64_t u = 0;
     int64_t end = 0;

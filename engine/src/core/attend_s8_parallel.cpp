@@ -133,7 +133,8 @@ void attend_s8_chunk(const SdpaS8Params& params, const AttendS8Item& it, int32_t
 void attend_s8_item(const Executor& ex, const SdpaS8Params& params, const AttendS8Item& it,
                     int32_t chunks, void* scratch) {
   auto* base = static_cast<unsigned char*>(scratch);
-  const std::size_t slice = sdpa_s8_core_bytes(it.a.seq_kv, params.shape.dim_k, it.a.dim_v);
+  const std::size_t slice =
+      sdpa_s8_core_bytes(it.a.seq_kv, params.shape.dim_k, it.a.dim_v, packed_of(it) != nullptr);
   const int32_t parts = attend_s8_key_parts(it.a, it.mask, ex.workers);
   for (int32_t row = 0; parts > 1 && row < it.a.seq_q; ++row) {
     // A row with fewer than two blocks of visible keys is not split.

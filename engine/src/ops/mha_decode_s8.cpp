@@ -115,9 +115,10 @@ __attribute__((noinline)) Status prepare(const MhaDecodeS8Params* params,
   const Status st = validate(params, args, cache);
   if (st != Status::kOk) return st;
   const MhaDecodeShape& s = params->shape;
-  void* ws = detail::aligned_scratch(
-      scratch.data, scratch.bytes,
-      mha_decode_s8_scratch_bytes(s, params->capacity, args.executor.workers));
+  const bool kv_packed = cache->packed != nullptr;
+  void* ws = detail::aligned_scratch(scratch.data, scratch.bytes,
+                                     sat::to_size(mha_decode_s8_scratch_bytes64(
+                                         s, params->capacity, args.executor.workers, kv_packed)));
   if (ws == nullptr) return Status::kScratchTooSmall;
   const std::size_t e = idx(s.embed_dim);
   const std::size_t kvd = idx(s.num_kv_heads) * (e / idx(s.num_heads));
@@ -129,8 +130,9 @@ __attribute__((noinline)) Status prepare(const MhaDecodeS8Params* params,
   void* cs_bytes = b->v + align_up(t * kvd);  // 64-byte aligned
   b->cs = static_cast<int32_t*>(cs_bytes);
   b->slices = static_cast<unsigned char*>(cs_bytes) + align_up(idx(s.rope.dims) * 4);
-  b->slice_bytes = static_cast<std::size_t>(mha_decode_s8_slice_bytes64(
-      s.embed_dim, s.embed_dim / s.num_heads, params->capacity, mha_decode_s8_core_rows(s)));
+  b->slice_bytes = static_cast<std::size_t>(
+      mha_decode_s8_slice_bytes64(s.embed_dim, s.embed_dim / s.num_heads, params->capacity,
+                                  mha_decode_s8_core_rows(s), kv_packed));
   return Status::kOk;
 }
 
