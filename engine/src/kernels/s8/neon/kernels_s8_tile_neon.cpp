@@ -41,8 +41,8 @@ namespace attn {
 namespace detail {
 namespace {
 
-bool level_dotprod() { return kernels_s8_neon_level() >= 1; }
-bool level_i8mm(int32_t n) { return kernels_s8_neon_level() >= 2 && kpack_i8mm_applies(n); }
+bool level_dotprod() { return kernels_s8_level() >= 1; }
+bool level_i8mm(int32_t n) { return kernels_s8_level() >= 2 && kpack_i8mm_applies(n); }
 
 }  // namespace
 }  // namespace detail
@@ -282,7 +282,7 @@ bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpack
 
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                 int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride, void* /*work*/) {
-  if (kernels_s8_neon_level() >= 2) {
+  if (kernels_s8_level() >= 2) {
     pv_tile_s8_i8mm(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
   } else if (level_dotprod()) {
     pv_tile_dot(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
@@ -296,7 +296,7 @@ bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int
                    int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride,
                    void* /*work*/) {
   if (!level_dotprod()) return false;
-  if (kernels_s8_neon_level() >= 2) {
+  if (kernels_s8_level() >= 2) {
     pv_tile_s8_rq_i8mm(w, w_stride, nq, vpacked, nrows, n, offsets, multiplier, shift, out_zp, out,
                        out_stride);
     return true;
