@@ -227,8 +227,7 @@ void BM_SdpaS8_onednn(benchmark::State& st, int32_t sq, int32_t skv) {
 
 void RegisterPeerS8Benchmarks() {
 #if defined(ATTN_S8_KERNELS_X86)
-  const bool vnni = attn::detail::kernels_s8_x86_supported(2) ||
-                    attn::detail::kernels_s8_x86_supported(3);
+  const bool vnni = attn::detail::kernels_s8_supported(2) || attn::detail::kernels_s8_supported(3);
 #else
   const bool vnni = false;
 #endif

@@ -98,7 +98,7 @@ double g_vnni_peak256 = 0.0;
 
 // The peak a level's pct_vnni_peak is computed against.
 double PeakFor(int level) {
-  if (level < 0) level = attn::detail::kernels_s8_x86_level();
+  if (level < 0) level = attn::detail::kernels_s8_level();
   if (level == 2 && g_vnni_peak256 > 0) return g_vnni_peak256;
   return g_vnni_peak512 > 0 ? g_vnni_peak512 : g_vnni_peak256;
 }
@@ -158,13 +158,13 @@ void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv, int32_
   const auto run = [&] { return attn::sdpa_s8(params, args, {scratch.data(), scratch.size()}); };
   // The scalar level's output: the reference every level must give bit for bit.
   const Expected& want = Memo("sdpa_s8/" + std::to_string(sq) + "/" + std::to_string(skv), [&] {
-    attn::detail::kernels_s8_x86_select(0);
+    attn::detail::kernels_s8_select(0);
     const attn::Status s = run();
     Expected e;
     if (s == attn::Status::kOk) e.value.assign(out.begin(), out.end());
     return e;
   });
-  attn::detail::kernels_s8_x86_select(level);
+  attn::detail::kernels_s8_select(level);
   if (want.value.empty()) {
     Fail(st, "the scalar level's reference run failed");
   } else if (CheckStatus(st, run()) && CheckExact(st, "out", out.data(), want)) {
@@ -173,7 +173,7 @@ void BM_Sdpa_s8(benchmark::State& st, int level, int32_t sq, int32_t skv, int32_
       benchmark::ClobberMemory();
     }
   }
-  attn::detail::kernels_s8_x86_select(-1);
+  attn::detail::kernels_s8_select(-1);
   const double ops = 4.0 * sq * skv * d;
   st.counters["GOPS"] =
       benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
@@ -194,31 +194,29 @@ void RegisterS8ThreadBenchmarks(int32_t threads) {
 }
 
 void RegisterS8Benchmarks() {
-  if (attn::detail::kernels_s8_x86_supported(3)) {
+  if (attn::detail::kernels_s8_supported(3)) {
     g_vnni_peak512 = PeakOps(VnniLoop512, kOps512);
     benchmark::AddCustomContext("vnni_peak_gops", std::to_string(g_vnni_peak512 * 1e-9));
     Register("VnniPeak", BM_VnniPeak, true);
   }
-  if (attn::detail::kernels_s8_x86_supported(2)) {
+  if (attn::detail::kernels_s8_supported(2)) {
     g_vnni_peak256 = PeakOps(VnniLoop256, kOps256);
     benchmark::AddCustomContext("vnni256_peak_gops", std::to_string(g_vnni_peak256 * 1e-9));
     Register("VnniPeak256", BM_VnniPeak, false);
   }
   for (int32_t s : {16, 64, 256, 1024}) {
     for (int level = 3; level >= 0; --level) {
-      if (!attn::detail::kernels_s8_x86_supported(level)) continue;
+      if (!attn::detail::kernels_s8_supported(level)) continue;
       const std::string name = std::string("SDPA_d64/attn_s8_") +
-                               attn::detail::kernels_s8_x86_level_name(level) + "/" +
-                               std::to_string(s);
+                               attn::detail::kernels_s8_level_name(level) + "/" + std::to_string(s);
       Register(name, BM_Sdpa_s8, level, s, s, 0);
     }
   }
   for (int32_t s : {1024, 4095}) {  // 4095: the int8 softmax's column limit
     for (int level = 3; level >= 0; --level) {
-      if (!attn::detail::kernels_s8_x86_supported(level)) continue;
+      if (!attn::detail::kernels_s8_supported(level)) continue;
       const std::string name = std::string("Decode_d64/attn_s8_") +
-                               attn::detail::kernels_s8_x86_level_name(level) + "/" +
-                               std::to_string(s);
+                               attn::detail::kernels_s8_level_name(level) + "/" + std::to_string(s);
       Register(name, BM_Sdpa_s8, level, 1, s, 0);
     }
   }

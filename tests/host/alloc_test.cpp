@@ -86,8 +86,7 @@ std::vector<Level> levels() {
   std::vector<Level> v;
 #if defined(ATTN_S8_KERNELS_X86)
   for (int l = 0; l < 4; ++l) {
-    v.push_back(
-        {std::string("s8_") + attn::detail::kernels_s8_x86_level_name(l), Level::kS8X86, l});
+    v.push_back({std::string("s8_") + attn::detail::kernels_s8_level_name(l), Level::kS8X86, l});
   }
 #endif
 #if ATTN_TEST_HWY && HWY_ARCH_X86
@@ -106,7 +105,7 @@ class AllocationAtLevel : public ::testing::TestWithParam<Level> {
   void SetUp() override {
     const Level& l = GetParam();
 #if defined(ATTN_S8_KERNELS_X86)
-    if (l.kind == Level::kS8X86 && !attn::detail::kernels_s8_x86_select(static_cast<int>(l.id))) {
+    if (l.kind == Level::kS8X86 && !attn::detail::kernels_s8_select(static_cast<int>(l.id))) {
       GTEST_SKIP() << "this CPU lacks the x86 int8 level " << l.name;
     }
     if (l.kind == Level::kS8X86) std::printf("x86 int8 kernels forced: %s\n", l.name.c_str());
@@ -124,7 +123,7 @@ class AllocationAtLevel : public ::testing::TestWithParam<Level> {
   }
   void TearDown() override {
 #if defined(ATTN_S8_KERNELS_X86)
-    attn::detail::kernels_s8_x86_select(-1);
+    attn::detail::kernels_s8_select(-1);
 #endif
 #if ATTN_TEST_HWY && HWY_ARCH_X86
     ::hwy::SetSupportedTargetsForTest(0);

@@ -37,18 +37,18 @@ std::vector<int8_t> random_s8(std::size_t n, uint32_t seed) {
 class KernelsS8NeonLevel : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
-    if (!kernels_s8_neon_supported(GetParam())) {
-      GTEST_SKIP() << "this CPU lacks level " << kernels_s8_neon_level_name(GetParam());
+    if (!kernels_s8_supported(GetParam())) {
+      GTEST_SKIP() << "this CPU lacks level " << kernels_s8_level_name(GetParam());
     }
-    ASSERT_TRUE(kernels_s8_neon_select(GetParam()));
+    ASSERT_TRUE(kernels_s8_select(GetParam()));
   }
-  void TearDown() override { kernels_s8_neon_select(-1); }
+  void TearDown() override { kernels_s8_select(-1); }
 };
 
 // The tiled core runs exactly where the level has dot products.
 TEST_P(KernelsS8NeonLevel, TileFastFromDotprod) {
   EXPECT_EQ(tile_s8_fast(), GetParam() >= 1);
-  EXPECT_EQ(kernels_s8_neon_level(), GetParam());
+  EXPECT_EQ(kernels_s8_level(), GetParam());
 }
 
 // softmax_s8_row_w / softmax_s8_tile_w against softmax_s8_row_w_ref, in place
@@ -289,7 +289,7 @@ TEST_P(KernelsS8NeonLevel, SdpaSameBitsAsLevel0) {
     for (int masks = 0; masks < 4; ++masks) {
       std::vector<int8_t> want, want_w;
       for (int l : {0, GetParam()}) {
-        ASSERT_TRUE(kernels_s8_neon_select(l));
+        ASSERT_TRUE(kernels_s8_select(l));
         std::vector<int8_t> out(no, 0), weights(nw, 1);
         attn::SdpaS8Args args;
         args.q = q.data();
@@ -315,7 +315,7 @@ TEST_P(KernelsS8NeonLevel, SdpaSameBitsAsLevel0) {
 
 INSTANTIATE_TEST_SUITE_P(Levels, KernelsS8NeonLevel, ::testing::Range(0, kLevels),
                          [](const ::testing::TestParamInfo<int>& i) {
-                           return std::string(kernels_s8_neon_level_name(i.param));
+                           return std::string(kernels_s8_level_name(i.param));
                          });
 
 }  // namespace

@@ -32,7 +32,7 @@ constexpr int kLevels = 4;
 
 // Restores the CPU's best level when a test ends.
 struct LevelGuard {
-  ~LevelGuard() { kernels_s8_x86_select(-1); }
+  ~LevelGuard() { kernels_s8_select(-1); }
 };
 
 std::vector<int8_t> random_s8(std::size_t n, uint32_t seed) {
@@ -47,7 +47,7 @@ std::vector<int8_t> random_s8(std::size_t n, uint32_t seed) {
 }
 
 std::string at(int level, int32_t n, int32_t off) {
-  return std::string(kernels_s8_x86_level_name(level)) + " n=" + std::to_string(n) +
+  return std::string(kernels_s8_level_name(level)) + " n=" + std::to_string(n) +
          " off=" + std::to_string(off);
 }
 
@@ -56,31 +56,31 @@ std::string at(int level, int32_t n, int32_t off) {
 class KernelsS8X86Level : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
-    if (!kernels_s8_x86_select(GetParam())) {
-      GTEST_SKIP() << "this CPU lacks the x86 int8 level " << kernels_s8_x86_level_name(GetParam());
+    if (!kernels_s8_select(GetParam())) {
+      GTEST_SKIP() << "this CPU lacks the x86 int8 level " << kernels_s8_level_name(GetParam());
     }
   }
-  void TearDown() override { kernels_s8_x86_select(-1); }
+  void TearDown() override { kernels_s8_select(-1); }
   // The level under test, as a one-element range for the per-level loops.
   std::array<int, 1> level() const { return {GetParam()}; }
 };
 
 TEST(KernelsS8X86, DetectsAndSelectsLevels) {
   LevelGuard g;
-  EXPECT_TRUE(kernels_s8_x86_supported(0));
-  EXPECT_FALSE(kernels_s8_x86_supported(4));
-  EXPECT_FALSE(kernels_s8_x86_supported(-1));
-  const int best = kernels_s8_x86_level();
+  EXPECT_TRUE(kernels_s8_supported(0));
+  EXPECT_FALSE(kernels_s8_supported(4));
+  EXPECT_FALSE(kernels_s8_supported(-1));
+  const int best = kernels_s8_level();
   for (int l = 0; l < kLevels; ++l) {
-    EXPECT_EQ(kernels_s8_x86_select(l), kernels_s8_x86_supported(l));
-    if (kernels_s8_x86_supported(l)) {
-      EXPECT_EQ(kernels_s8_x86_level(), l);
-      EXPECT_STREQ(kernels_s8_name(), kernels_s8_x86_level_name(l));
+    EXPECT_EQ(kernels_s8_select(l), kernels_s8_supported(l));
+    if (kernels_s8_supported(l)) {
+      EXPECT_EQ(kernels_s8_level(), l);
+      EXPECT_STREQ(kernels_s8_name(), kernels_s8_level_name(l));
     }
   }
-  EXPECT_TRUE(kernels_s8_x86_select(-1));
-  EXPECT_EQ(kernels_s8_x86_level(), best);
-  std::printf("x86 int8 kernels: best level %s\n", kernels_s8_x86_level_name(best));
+  EXPECT_TRUE(kernels_s8_select(-1));
+  EXPECT_EQ(kernels_s8_level(), best);
+  std::printf("x86 int8 kernels: best level %s\n", kernels_s8_level_name(best));
 }
 
 // Level 2 is the VEX-encoded AVX-VNNI, which some AVX512-VNNI CPUs (Ice
@@ -91,9 +91,9 @@ TEST(KernelsS8X86, LevelTwoFollowsTheAvxVnniBit) {
   const bool leaf7 = __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0;
   const bool avxvnni_bit = leaf7 && (a & (1u << 4)) != 0;
   if (!avxvnni_bit) {
-    EXPECT_FALSE(kernels_s8_x86_supported(2));
-  } else if (kernels_s8_x86_supported(1)) {
-    EXPECT_TRUE(kernels_s8_x86_supported(2));  // AVX2 with OS ymm state, plus the bit
+    EXPECT_FALSE(kernels_s8_supported(2));
+  } else if (kernels_s8_supported(1)) {
+    EXPECT_TRUE(kernels_s8_supported(2));  // AVX2 with OS ymm state, plus the bit
   }
 }
 
@@ -101,7 +101,7 @@ TEST_P(KernelsS8X86Level, DotAndMac) {
   const auto a = random_s8(400, 1), b = random_s8(400, 2);
   std::vector<int32_t> acc(400), acc_ref(400);
   for (int l : level()) {
-    kernels_s8_x86_select(l);
+    kernels_s8_select(l);
     for (int32_t off = 0; off < 5; ++off) {
       for (int32_t n = 0; n <= 300; ++n) {
         int32_t s = 0, s_ref = 0;
@@ -126,7 +126,7 @@ TEST_P(KernelsS8X86Level, QueryRowPackDotAndQk) {
   std::vector<uint8_t> packed(1024), packed_ref(1024);
   std::vector<int32_t> dots(64), dots_ref(64);
   for (int l : level()) {
-    kernels_s8_x86_select(l);
+    kernels_s8_select(l);
     for (int32_t n = 1; n <= 300; ++n) {
       for (int32_t zp : {-128, -1, 0, 5, 127}) {
         const int32_t off = (n + zp) & 3;
@@ -170,12 +170,12 @@ TEST_P(KernelsS8X86Level, PackedRowSurvivesLevelChanges) {
   qrow_s8_pack_ref(q.data(), -9, 77, packed_ref.data());
   const int32_t want = qrow_s8_dot_ref(packed_ref.data(), -9, k.data(), 77);
   for (int lp : level()) {
-    kernels_s8_x86_select(lp);
+    kernels_s8_select(lp);
     qrow_s8_pack(q.data(), -9, 77, packed.data());
     // Read back at every level this CPU runs (the others are skipped as
     // packing levels of their own instances).
     for (int ld = 0; ld < kLevels; ++ld) {
-      if (!kernels_s8_x86_select(ld)) continue;
+      if (!kernels_s8_select(ld)) continue;
       EXPECT_EQ(qrow_s8_dot(packed.data(), -9, k.data(), 77), want) << lp << " " << ld;
     }
   }
@@ -191,7 +191,7 @@ TEST_P(KernelsS8X86Level, PvAndPvStrided) {
   std::vector<int32_t> acc(320), acc_ref(320);
   std::vector<const int8_t*> rows(64);
   for (int l : level()) {
-    kernels_s8_x86_select(l);
+    kernels_s8_select(l);
     for (int32_t n = 1; n <= 300; ++n) {
       const int32_t off = n % 5;
       for (int32_t nrows : {0, 1, 2, 3, 4, 5, 7, 8, 13, 33, 64}) {
@@ -226,7 +226,7 @@ TEST_P(KernelsS8X86Level, RequantizeRow) {
   std::vector<int8_t> out(320), out_ref(320);
   const int32_t mults[] = {1 << 30, 1518500250, INT32_MAX, 1073741825, 0, -5};
   for (int l : level()) {
-    kernels_s8_x86_select(l);
+    kernels_s8_select(l);
     for (int32_t shift = -31; shift <= 30; ++shift) {
       for (int32_t m : mults) {
         for (int32_t n : {1, 7, 8, 15, 16, 17, 31, 33, 64, 100, 255, 300}) {
@@ -274,7 +274,7 @@ TEST_P(KernelsS8X86Level, SoftmaxRow) {
   const auto base = random_s8(4200, 14);
   std::vector<int8_t> in(4200), out(4200), out_ref(4200);
   for (int l : level()) {
-    kernels_s8_x86_select(l);
+    kernels_s8_select(l);
     for (std::size_t t = 0; t < tables.size(); ++t) {
       const auto& p = tables[t];
       for (int32_t n : {1, 2, 15, 16, 17, 63, 64, 65, 100, 255, 256, 300, 1024, 4095}) {
@@ -328,7 +328,7 @@ TEST_P(KernelsS8X86Level, SoftmaxRowWeights) {
     alignas(64) unsigned char lut[kSoftmaxS8LutBytes];
     softmax_s8_tile_prepare(p.exp_table, p.diff_min, 4095, lut);
     for (int l : level()) {
-      kernels_s8_x86_select(l);
+      kernels_s8_select(l);
       for (int32_t n : {1, 2, 15, 16, 17, 63, 64, 65, 100, 255, 256, 300, 1024, 4095}) {
         for (int32_t spread : {1, 4, 40, 256}) {
           for (std::size_t i = 0; i < in.size(); ++i) {
@@ -382,10 +382,10 @@ TEST_P(KernelsS8X86Level, SoftmaxRowWeights) {
           }
           softmax_s8_tile_w(lut, p.exp_table, p.diff_min, rows.data(), stride, nq, ns.data(), n_pad,
                             sum.data());
-          ASSERT_EQ(sum, want_sum) << kernels_s8_x86_level_name(l) << " tile nq=" << nq
+          ASSERT_EQ(sum, want_sum) << kernels_s8_level_name(l) << " tile nq=" << nq
                                    << " table=" << t << " short=" << shortrows;
           ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<uint8_t*>(rows.data())))
-              << kernels_s8_x86_level_name(l) << " tile nq=" << nq << " table=" << t
+              << kernels_s8_level_name(l) << " tile nq=" << nq << " table=" << t
               << " short=" << shortrows;
         }
     }
@@ -448,15 +448,15 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
           qtile_s8_pack_ref(qp, qs, nq, zp, d, uref.data(), qsref.data());
           ASSERT_TRUE(std::equal(qsref.begin(), qsref.end(), qsum.begin()));
           for (int l : level()) {
-            kernels_s8_x86_select(l);
+            kernels_s8_select(l);
             std::vector<int8_t> kl(off + kref.size() + 64, 7);
             std::vector<int32_t> ksl(ksref.size() + 2, 7);
             kpack_s8(kp, ks, nk, d, kl.data() + off, ksl.data() + 1);
             ASSERT_TRUE(
                 std::equal(kref.begin(), kref.end(), kl.begin() + static_cast<std::ptrdiff_t>(off)))
-                << "kpack " << kernels_s8_x86_level_name(l) << " nk=" << nk << " d=" << d;
+                << "kpack " << kernels_s8_level_name(l) << " nk=" << nk << " d=" << d;
             ASSERT_TRUE(std::equal(ksref.begin(), ksref.end(), ksl.begin() + 1))
-                << "ksum " << kernels_s8_x86_level_name(l) << " nk=" << nk << " d=" << d;
+                << "ksum " << kernels_s8_level_name(l) << " nk=" << nk << " d=" << d;
             ASSERT_EQ(ksl[0], 7);
             ASSERT_EQ(ksl[ksl.size() - 1], 7);
             ASSERT_EQ(kl[off + kref.size()], 7);
@@ -465,15 +465,15 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
             qtile_s8_pack(qp, qs, nq, zp, d, ul.data() + off, qsl.data());
             ASSERT_TRUE(
                 std::equal(uref.begin(), uref.end(), ul.begin() + static_cast<std::ptrdiff_t>(off)))
-                << "qtile pack " << kernels_s8_x86_level_name(l) << " nq=" << nq << " d=" << d;
+                << "qtile pack " << kernels_s8_level_name(l) << " nq=" << nq << " d=" << d;
             ASSERT_EQ(ul[off + uref.size()], 7);
             ASSERT_TRUE(std::equal(qsref.begin(), qsref.end(), qsl.begin()))
-                << "qsum " << kernels_s8_x86_level_name(l) << " nq=" << nq << " d=" << d;
+                << "qsum " << kernels_s8_level_name(l) << " nq=" << nq << " d=" << d;
           }
         }
         const std::size_t os = round_up_s8(uk, 16) + 5;
         for (int l : {-1, GetParam()}) {
-          if (l >= 0) kernels_s8_x86_select(l);
+          if (l >= 0) kernels_s8_select(l);
           std::vector<int32_t> out(1 + uq * os, 0);
           if (l < 0) {
             qk_tile_s8_ref(u.data() + off, nq, zp, kpacked.data() + off, ksum.data() + 1, nk, d,
@@ -485,7 +485,7 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
           for (std::size_t i = 0; i < uq; ++i) {
             for (std::size_t j = 0; j < uk; ++j) {
               ASSERT_EQ(out[1 + i * os + j], want[i * uk + j])
-                  << "qk " << (l < 0 ? "ref" : kernels_s8_x86_level_name(l)) << " nq=" << nq
+                  << "qk " << (l < 0 ? "ref" : kernels_s8_level_name(l)) << " nq=" << nq
                   << " nk=" << nk << " d=" << d << " i=" << i << " j=" << j;
             }
           }
@@ -521,7 +521,7 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
             }
           }
           for (int l : level()) {
-            kernels_s8_x86_select(l);
+            kernels_s8_select(l);
             std::vector<int8_t> sl(off + uq * ss, 9);
             const bool fused = qk_tile_s8_rq(u.data() + off, nq, zp, kpacked.data() + off,
                                              ksum.data() + 1, nk, d, offsets.data(), mult, shift,
@@ -529,7 +529,7 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
             for (std::size_t i = 0; i < uq; ++i) {
               for (std::size_t j = 0; j < uk; ++j) {
                 ASSERT_EQ(sl[off + i * ss + j], fused ? sref[off + i * ss + j] : int8_t{9})
-                    << "qk rq " << kernels_s8_x86_level_name(l) << " nq=" << nq << " nk=" << nk
+                    << "qk rq " << kernels_s8_level_name(l) << " nq=" << nq << " nk=" << nk
                     << " d=" << d << " shift=" << shift << " i=" << i << " j=" << j;
               }
               if (fused) {
@@ -562,7 +562,7 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
         vpack_s8_ref(vp, vs, nk, d, vref.data());
         const std::size_t as = round_up_s8(ud, 16) + 3;
         for (int l : {-1, GetParam()}) {
-          if (l >= 0) kernels_s8_x86_select(l);
+          if (l >= 0) kernels_s8_select(l);
           std::vector<int8_t> vpacked(off + vpack_s8_bytes(nk, d) + 64, 1);
           if (l < 0) {
             vpack_s8_ref(vp, vs, nk, d, vpacked.data() + off);
@@ -574,7 +574,7 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
           const auto vbytes = static_cast<std::ptrdiff_t>(round_up_s8(uk, 4) * round_up_s8(ud, 16));
           ASSERT_TRUE(std::equal(vref.begin(), vref.begin() + vbytes,
                                  vpacked.begin() + static_cast<std::ptrdiff_t>(off)))
-              << "vpack " << (l < 0 ? "ref" : kernels_s8_x86_level_name(l)) << " nk=" << nk
+              << "vpack " << (l < 0 ? "ref" : kernels_s8_level_name(l)) << " nk=" << nk
               << " d=" << d;
           std::vector<int32_t> acc(1 + uq * as, 0);
           if (l < 0) {
@@ -588,7 +588,7 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
           for (std::size_t i = 0; i < uq; ++i) {
             for (std::size_t c = 0; c < ud; ++c) {
               ASSERT_EQ(acc[1 + i * as + c], want_pv[i * ud + c])
-                  << "pv " << (l < 0 ? "ref" : kernels_s8_x86_level_name(l)) << " nq=" << nq
+                  << "pv " << (l < 0 ? "ref" : kernels_s8_level_name(l)) << " nq=" << nq
                   << " nk=" << nk << " d=" << d << " i=" << i << " c=" << c;
             }
           }
@@ -625,7 +625,7 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
             ASSERT_EQ(oref[off + i * ost + ud], 9);
           }
           for (int l : level()) {
-            kernels_s8_x86_select(l);
+            kernels_s8_select(l);
             std::vector<int8_t> ol(off + uq * ost, 9);
             std::vector<int32_t> work(pv_tile_s8_work_bytes(nk) / 4);
             const bool fused = pv_tile_s8_rq(w.data() + off, wst, nq, vpacked.data() + off, nk, d,
@@ -635,7 +635,7 @@ TEST_P(KernelsS8X86Level, QueryTileKernels) {
               for (std::size_t c = 0; c < ost; ++c) {
                 const int8_t want_b = fused && c < ud ? oref[off + i * ost + c] : int8_t{9};
                 ASSERT_EQ(ol[off + i * ost + c], want_b)
-                    << "pv rq " << kernels_s8_x86_level_name(l) << " nq=" << nq << " nk=" << nk
+                    << "pv rq " << kernels_s8_level_name(l) << " nq=" << nq << " nk=" << nk
                     << " d=" << d << " shift=" << shift << " i=" << i << " c=" << c;
               }
             }
@@ -681,7 +681,7 @@ TEST_P(KernelsS8X86Level, SdpaSameBitsAtEveryLevel) {
       std::vector<int8_t> want(no), want_w(nw);
       // The scalar level first: the bits every level must give.
       for (int l : {0, GetParam()}) {
-        kernels_s8_x86_select(l);
+        kernels_s8_select(l);
         std::vector<int8_t> out(no, 0), weights(nw, 1);
         attn::SdpaS8Args args;
         args.q = q.data();
@@ -696,10 +696,10 @@ TEST_P(KernelsS8X86Level, SdpaSameBitsAtEveryLevel) {
           want = out;
           want_w = weights;
         } else {
-          ASSERT_EQ(out, want) << kernels_s8_x86_level_name(l) << " sq=" << s.sq << " skv=" << s.skv
+          ASSERT_EQ(out, want) << kernels_s8_level_name(l) << " sq=" << s.sq << " skv=" << s.skv
                                << " dk=" << s.dk << " causal=" << causal
                                << " key_lengths=" << keylen;
-          ASSERT_EQ(weights, want_w) << kernels_s8_x86_level_name(l) << " sq=" << s.sq
+          ASSERT_EQ(weights, want_w) << kernels_s8_level_name(l) << " sq=" << s.sq
                                      << " skv=" << s.skv << " causal=" << causal;
         }
       }
@@ -709,7 +709,7 @@ TEST_P(KernelsS8X86Level, SdpaSameBitsAtEveryLevel) {
 
 INSTANTIATE_TEST_SUITE_P(Levels, KernelsS8X86Level, ::testing::Range(0, kLevels),
                          [](const ::testing::TestParamInfo<int>& i) {
-                           std::string n = kernels_s8_x86_level_name(i.param);
+                           std::string n = kernels_s8_level_name(i.param);
                            for (char& c : n) c = c == '-' ? '_' : c;
                            return n;
                          });

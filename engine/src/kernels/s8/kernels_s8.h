@@ -19,6 +19,9 @@
 #include <cstdint>
 
 #include "kernels/s8/kernel_set.h"
+#if defined(ATTN_S8_HAS_RUNTIME_LEVELS)
+#include "kernels/s8/runtime_level.h"
+#endif
 
 namespace attn {
 namespace detail {

@@ -158,13 +158,13 @@ RuntimeLevel<cpu_level> g_level;
 
 }  // namespace
 
-bool kernels_s8_neon_supported(int lvl) { return lvl >= 0 && lvl <= cpu_level(); }
+bool kernels_s8_supported(int lvl) { return lvl >= 0 && lvl <= cpu_level(); }
 
-int kernels_s8_neon_level() { return g_level.get(); }
+int kernels_s8_level() { return g_level.get(); }
 
-bool kernels_s8_neon_select(int lvl) { return g_level.select(lvl, kernels_s8_neon_supported); }
+bool kernels_s8_select(int lvl) { return g_level.select(lvl, kernels_s8_supported); }
 
-const char* kernels_s8_neon_level_name(int lvl) {
+const char* kernels_s8_level_name(int lvl) {
   switch (lvl) {
     case 0: return "neon";
     case 1: return "dotprod";

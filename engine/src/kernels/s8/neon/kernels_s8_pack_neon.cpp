@@ -21,7 +21,7 @@
 namespace attn {
 namespace detail {
 namespace {
-bool level_dotprod() { return kernels_s8_neon_level() >= 1; }
+bool level_dotprod() { return kernels_s8_level() >= 1; }
 }  // namespace
 
 #pragma GCC push_options
@@ -148,7 +148,7 @@ void vpack_dot(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, in
 
 void kpack_s8(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t n, int8_t* packed,
               int32_t* ksum) {
-  if (kernels_s8_neon_level() >= 2 && kpack_i8mm_applies(n)) {
+  if (kernels_s8_level() >= 2 && kpack_i8mm_applies(n)) {
     kpack_s8_i8mm(k, k_stride, nkeys, n, packed, ksum);
   } else if (level_dotprod() && n % 16 == 0) {
     kpack_dot(k, k_stride, nkeys, n, packed, ksum);
@@ -167,7 +167,7 @@ void qtile_s8_pack(const int8_t* q, std::size_t q_stride, int32_t nq, int32_t zp
 }
 
 void vpack_s8(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed) {
-  if (kernels_s8_neon_level() >= 2) {
+  if (kernels_s8_level() >= 2) {
     vpack_s8_i8mm(v, stride, nrows, n, packed);
   } else if (level_dotprod()) {
     vpack_dot(v, stride, nrows, n, packed);

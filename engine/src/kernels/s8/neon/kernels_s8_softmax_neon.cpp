@@ -28,7 +28,7 @@ namespace attn {
 namespace detail {
 namespace {
 
-bool level_dotprod() { return kernels_s8_neon_level() >= 1; }
+bool level_dotprod() { return kernels_s8_level() >= 1; }
 
 // The lut: three byte planes of E12[d].
 constexpr std::size_t kPlaneBytes = 256;

@@ -90,11 +90,12 @@ ATTN_INLINE void qk_block_mm(const uint8_t* const (&rp)[2 * kPairs<R>], const in
   }
 }
 
-// R rows of the tile against every key block; epi(r, b, v) as level 1's
-// qk_rows: sum (q - zp) k - offset[r] (u = q + 128: minus (128 + zp) ksum).
+// R rows of the tile against every key block (qk_rows of tile_neon.h; rows
+// of u are n bytes, n % 8 == 0): sum (q - zp) k - offset[r] (u = q + 128:
+// minus (128 + zp) ksum).
 template <int R, typename Epilogue>
-void qk_rows_mm(const uint8_t* u, int32_t zp, const int8_t* kpacked, const int32_t* ksum,
-                int32_t nkeys, int32_t n, const int32_t* offset, Epilogue epi) {
+void qk_rows(const uint8_t* u, int32_t zp, const int8_t* kpacked, const int32_t* ksum,
+             int32_t nkeys, int32_t n, const int32_t* offset, Epilogue epi) {
   constexpr int P = kPairs<R>;
   const int32_t H = n / 8;
   const auto row = static_cast<std::size_t>(n);
@@ -163,11 +164,11 @@ ATTN_INLINE void pv_block_mm(const uint8_t* const (&rp)[2 * kPairs<R>], const in
   }
 }
 
-// R rows of weights against every column block; epi(r, cb, v) as level 1's
-// pv_rows: sum w v - offset[r].
+// R rows of weights against every column block (pv_rows of tile_neon.h):
+// sum w v - offset[r].
 template <int R, typename Epilogue>
-void pv_rows_mm(const uint8_t* w, std::size_t w_stride, const int8_t* vpacked, int32_t nrows,
-                int32_t n, const int32_t* offset, Epilogue epi) {
+void pv_rows(const uint8_t* w, std::size_t w_stride, const int8_t* vpacked, int32_t nrows,
+             int32_t n, const int32_t* offset, Epilogue epi) {
   constexpr int P = kPairs<R>;
   const int32_t rows = (nrows + 3) / 4 * 4;
   const int32_t cblocks = (n + 15) / 16;
@@ -189,22 +190,6 @@ void pv_rows_mm(const uint8_t* w, std::size_t w_stride, const int8_t* vpacked, i
     }
   }
 }
-
-// The row kernels for the shared drivers (tile_neon.h).
-constexpr auto kQkRows = [](auto rows, int32_t i, auto epi, const uint8_t* u, int32_t zp,
-                            const int8_t* kpacked, const int32_t* ksum, int32_t nkeys, int32_t n,
-                            const int32_t* offsets) {
-  qk_rows_mm<decltype(rows)::value>(u + static_cast<std::size_t>(i) * static_cast<std::size_t>(n),
-                                    zp, kpacked, ksum, nkeys, n,
-                                    offsets != nullptr ? offsets + i : nullptr, epi);
-};
-
-constexpr auto kPvRows = [](auto rows, int32_t i, auto epi, const uint8_t* w, std::size_t w_stride,
-                            const int8_t* vpacked, int32_t nrows, int32_t n,
-                            const int32_t* offsets) {
-  pv_rows_mm<decltype(rows)::value>(w + static_cast<std::size_t>(i) * w_stride, w_stride, vpacked,
-                                    nrows, n, offsets != nullptr ? offsets + i : nullptr, epi);
-};
 
 }  // namespace
 
@@ -293,32 +278,7 @@ void vpack_s8_i8mm(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n
   }
 }
 
-void qk_tile_s8_i8mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                     const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
-                     std::size_t out_stride) {
-  tile_s32(kQkRows, nq, out, out_stride, u, zp, kpacked, ksum, nkeys, n, nullptr);
-}
-
-void qk_tile_s8_rq_i8mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                        const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
-                        int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
-                        std::size_t out_stride) {
-  tile_rq(kQkRows, WholeBlocks{}, multiplier, shift, out_zp, nq, out, out_stride, u, zp, kpacked,
-          ksum, nkeys, n, offsets);
-}
-
-void pv_tile_s8_i8mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                     int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
-  tile_s32(kPvRows, nq, acc, acc_stride, w, w_stride, vpacked, nrows, n, nullptr);
-}
-
-void pv_tile_s8_rq_i8mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                        int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
-                        int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
-  tile_rq(
-      kPvRows, [n](int32_t cb) { return n - 16 * cb; }, multiplier, shift, out_zp, nq, out,
-      out_stride, w, w_stride, vpacked, nrows, n, offsets);
-}
+const TileGemmsS8 kTileGemmsI8mm = TileEntries::kGemms;
 
 }  // namespace detail
 }  // namespace attn

@@ -37,17 +37,6 @@
 #include "kernels/s8/neon/target_neon.h"
 #include "kernels/s8/neon/tile_i8mm.h"
 
-namespace attn {
-namespace detail {
-namespace {
-
-bool level_dotprod() { return kernels_s8_neon_level() >= 1; }
-bool level_i8mm(int32_t n) { return kernels_s8_neon_level() >= 2 && kpack_i8mm_applies(n); }
-
-}  // namespace
-}  // namespace detail
-}  // namespace attn
-
 // (No first scheduling pass: GCC 12's pre-RA scheduler hoists the operand
 // loads of later groups and spills the accumulators.)
 #pragma GCC push_options
@@ -199,48 +188,7 @@ void pv_rows(const uint8_t* w, std::size_t w_stride, const int8_t* vpacked, int3
   }
 }
 
-// The row kernels for the shared drivers (tile_neon.h).
-constexpr auto kQkRows = [](auto rows, int32_t i, auto epi, const uint8_t* u, int32_t zp,
-                            const int8_t* kpacked, const int32_t* ksum, int32_t nkeys, int32_t n,
-                            const int32_t* offsets) {
-  const std::size_t row = round_up_s8(static_cast<std::size_t>(n), 4);
-  qk_rows<decltype(rows)::value>(u + static_cast<std::size_t>(i) * row, zp, kpacked, ksum, nkeys, n,
-                                 offsets != nullptr ? offsets + i : nullptr, epi);
-};
-
-constexpr auto kPvRows = [](auto rows, int32_t i, auto epi, const uint8_t* w, std::size_t w_stride,
-                            const int8_t* vpacked, int32_t nrows, int32_t n,
-                            const int32_t* offsets) {
-  pv_rows<decltype(rows)::value>(w + static_cast<std::size_t>(i) * w_stride, w_stride, vpacked,
-                                 nrows, n, offsets != nullptr ? offsets + i : nullptr, epi);
-};
-
-void qk_tile_dot(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                 const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
-                 std::size_t out_stride) {
-  tile_s32(kQkRows, nq, out, out_stride, u, zp, kpacked, ksum, nkeys, n, nullptr);
-}
-
-void qk_tile_rq_dot(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                    const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
-                    int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
-                    std::size_t out_stride) {
-  tile_rq(kQkRows, WholeBlocks{}, multiplier, shift, out_zp, nq, out, out_stride, u, zp, kpacked,
-          ksum, nkeys, n, offsets);
-}
-
-void pv_tile_dot(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                 int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
-  tile_s32(kPvRows, nq, acc, acc_stride, w, w_stride, vpacked, nrows, n, nullptr);
-}
-
-void pv_tile_rq_dot(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                    int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
-                    int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
-  tile_rq(
-      kPvRows, [n](int32_t cb) { return n - 16 * cb; }, multiplier, shift, out_zp, nq, out,
-      out_stride, w, w_stride, vpacked, nrows, n, offsets);
-}
+constexpr TileGemmsS8 kTileGemmsDot = TileEntries::kGemms;
 
 }  // namespace
 }  // namespace detail
@@ -250,59 +198,51 @@ void pv_tile_rq_dot(const uint8_t* w, std::size_t w_stride, int32_t nq, const in
 
 namespace attn {
 namespace detail {
+namespace {
 
-bool tile_s8_fast() { return level_dotprod(); }
+// The current level's GEMMs; level 2's only for operands in its layouts
+// (i8mm_layout: P V always, Q K^T at depths kpack_i8mm_applies(n)). Level 0
+// runs the references and has no fused forms.
+const TileGemmsS8& level_gemms(bool i8mm_layout) {
+  static constexpr TileGemmsS8 kRef{qk_tile_s8_ref, nullptr, pv_tile_s8_ref, nullptr};
+  const int lvl = kernels_s8_level();
+  if (lvl >= 2 && i8mm_layout) return kTileGemmsI8mm;
+  if (lvl >= 1) return kTileGemmsDot;
+  return kRef;
+}
+
+}  // namespace
+
+bool tile_s8_fast() { return kernels_s8_level() >= 1; }
 
 void qk_tile_s8(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                 const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
                 std::size_t out_stride) {
-  if (level_i8mm(n)) {
-    qk_tile_s8_i8mm(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
-  } else if (level_dotprod()) {
-    qk_tile_dot(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
-  } else {
-    qk_tile_s8_ref(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
-  }
+  level_gemms(kpack_i8mm_applies(n)).qk(u, nq, zp, kpacked, ksum, nkeys, n, out, out_stride);
 }
 
 bool qk_tile_s8_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
                    const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
                    int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
                    std::size_t out_stride) {
-  if (!level_dotprod()) return false;
-  if (level_i8mm(n)) {
-    qk_tile_s8_rq_i8mm(u, nq, zp, kpacked, ksum, nkeys, n, offsets, multiplier, shift, out_zp, out,
-                       out_stride);
-    return true;
-  }
-  qk_tile_rq_dot(u, nq, zp, kpacked, ksum, nkeys, n, offsets, multiplier, shift, out_zp, out,
-                 out_stride);
+  const TileGemmsS8& g = level_gemms(kpack_i8mm_applies(n));
+  if (g.qk_rq == nullptr) return false;
+  g.qk_rq(u, nq, zp, kpacked, ksum, nkeys, n, offsets, multiplier, shift, out_zp, out, out_stride);
   return true;
 }
 
 void pv_tile_s8(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                 int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride, void* /*work*/) {
-  if (kernels_s8_neon_level() >= 2) {
-    pv_tile_s8_i8mm(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
-  } else if (level_dotprod()) {
-    pv_tile_dot(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
-  } else {
-    pv_tile_s8_ref(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
-  }
+  level_gemms(true).pv(w, w_stride, nq, vpacked, nrows, n, acc, acc_stride);
 }
 
 bool pv_tile_s8_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
                    int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
                    int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride,
                    void* /*work*/) {
-  if (!level_dotprod()) return false;
-  if (kernels_s8_neon_level() >= 2) {
-    pv_tile_s8_rq_i8mm(w, w_stride, nq, vpacked, nrows, n, offsets, multiplier, shift, out_zp, out,
-                       out_stride);
-    return true;
-  }
-  pv_tile_rq_dot(w, w_stride, nq, vpacked, nrows, n, offsets, multiplier, shift, out_zp, out,
-                 out_stride);
+  const TileGemmsS8& g = level_gemms(true);
+  if (g.pv_rq == nullptr) return false;
+  g.pv_rq(w, w_stride, nq, vpacked, nrows, n, offsets, multiplier, shift, out_zp, out, out_stride);
   return true;
 }
 

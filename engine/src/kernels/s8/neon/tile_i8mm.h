@@ -7,12 +7,13 @@
 //           SDOT kernels)
 //   P V     USMMLA (2 query rows x 8 unsigned weights by 2 columns x 8
 //           signed rows of V) on V packed by vpack_s8_i8mm
-// Same arguments and results as qk_tile_s8 / qk_tile_s8_rq / pv_tile_s8 /
-// pv_tile_s8_rq (kernels/s8/kernels_s8.h).
+// The four GEMMs are kTileGemmsI8mm's (tile_gemms_neon.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include "kernels/s8/neon/tile_gemms_neon.h"
 
 namespace attn {
 namespace detail {
@@ -28,18 +29,8 @@ void kpack_s8_i8mm(const int8_t* k, std::size_t k_stride, int32_t nkeys, int32_t
 //   packed[((G * CB + cb) * 8 + c) * 16 + t] = v[8 G + t % 8][16 cb + 2 c + t / 8]
 // (0 past nrows or n). vpack_s8_bytes(nrows, n) bytes.
 void vpack_s8_i8mm(const int8_t* v, std::size_t stride, int32_t nrows, int32_t n, int8_t* packed);
-void qk_tile_s8_i8mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                     const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
-                     std::size_t out_stride);
-void qk_tile_s8_rq_i8mm(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
-                        const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
-                        int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
-                        std::size_t out_stride);
-void pv_tile_s8_i8mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                     int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride);
-void pv_tile_s8_rq_i8mm(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
-                        int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
-                        int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride);
+// The level's GEMMs: Q K^T on K from kpack_s8_i8mm, P V on V from vpack_s8_i8mm.
+extern const TileGemmsS8 kTileGemmsI8mm;
 
 }  // namespace detail
 }  // namespace attn

@@ -1,7 +1,8 @@
 // Pieces shared by the AArch64 tile GEMM files (internal; included inside
 // their dot product target regions, so each has its own copy): the row
 // blocking, the epilogues (int32 stores, the fused requantizing store, the
-// zero-point term of the key sums), the weight-row sums.
+// zero-point term of the key sums), the weight-row sums, and the level's
+// four GEMM entries over the row kernels its file defines (qk_rows, pv_rows).
 #pragma once
 
 #include <arm_neon.h>
@@ -11,7 +12,9 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/s8/kernels_s8.h"
 #include "kernels/s8/neon/requantize_neon.h"
+#include "kernels/s8/neon/tile_gemms_neon.h"
 
 #define ATTN_INLINE inline __attribute__((always_inline))
 
@@ -50,7 +53,7 @@ ATTN_INLINE void store_rq(const RequantizeNeon& rq, const int32x4_t (&v)[4], int
   }
 }
 
-// The drivers of a level's tile GEMMs (each level's file passes its own row
+// The drivers of a level's tile GEMMs (TileEntries passes the level's row
 // kernel, a stateless callable): rows(R, i, epi, args...) runs rows i .. i +
 // R - 1 of the tile (R an integral_constant) and calls epi(r, b, v) with the
 // 16 int32 results of row i + r, columns 16 b .. 16 b + 15 (offsets and zero
@@ -110,6 +113,64 @@ ATTN_INLINE void tile_rq(Rows rows, Count count, int32_t multiplier, int32_t shi
     tile_rq_mode<1>(rows, count, rq, nq, out, out_stride, args...);
   }
 }
+
+// The row kernels, one pair per level's file (its definitions): R rows of
+// the tile (R an integral constant, 1..kRows) against every 16-key block b
+// (Q K^T; u: rows of round4(n) bytes) or 16-column block b (P V), calling
+// epi(r, b, v) with row r's 16 results, offset[r] subtracted (offset null: 0):
+//   qk_rows  sum_c (q[r][c] - zp) k[16 b + l][c] - offset[r]
+//   pv_rows  sum_j w[r][j] v[j][16 b + l] - offset[r]
+template <int R, typename Epilogue>
+void qk_rows(const uint8_t* u, int32_t zp, const int8_t* kpacked, const int32_t* ksum,
+             int32_t nkeys, int32_t n, const int32_t* offset, Epilogue epi);
+template <int R, typename Epilogue>
+void pv_rows(const uint8_t* w, std::size_t w_stride, const int8_t* vpacked, int32_t nrows,
+             int32_t n, const int32_t* offset, Epilogue epi);
+
+// The level's four GEMMs over those row kernels (kGemms: their table). The
+// drivers take each row kernel as a stateless callable of the block's first
+// row i; the fused Q K^T writes whole 16-key blocks, the fused P V only the
+// n columns of each row.
+struct TileEntries {
+  static constexpr auto kQkRows = [](auto rows, int32_t i, auto epi, const uint8_t* u, int32_t zp,
+                                     const int8_t* kpacked, const int32_t* ksum, int32_t nkeys,
+                                     int32_t n, const int32_t* offsets) {
+    const std::size_t row = round_up_s8(static_cast<std::size_t>(n), 4);
+    qk_rows<decltype(rows)::value>(u + static_cast<std::size_t>(i) * row, zp, kpacked, ksum, nkeys,
+                                   n, offsets != nullptr ? offsets + i : nullptr, epi);
+  };
+  static constexpr auto kPvRows = [](auto rows, int32_t i, auto epi, const uint8_t* w,
+                                     std::size_t w_stride, const int8_t* vpacked, int32_t nrows,
+                                     int32_t n, const int32_t* offsets) {
+    pv_rows<decltype(rows)::value>(w + static_cast<std::size_t>(i) * w_stride, w_stride, vpacked,
+                                   nrows, n, offsets != nullptr ? offsets + i : nullptr, epi);
+  };
+
+  static void qk(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                 const int32_t* ksum, int32_t nkeys, int32_t n, int32_t* out,
+                 std::size_t out_stride) {
+    tile_s32(kQkRows, nq, out, out_stride, u, zp, kpacked, ksum, nkeys, n, nullptr);
+  }
+  static void qk_rq(const uint8_t* u, int32_t nq, int32_t zp, const int8_t* kpacked,
+                    const int32_t* ksum, int32_t nkeys, int32_t n, const int32_t* offsets,
+                    int32_t multiplier, int32_t shift, int32_t out_zp, int8_t* out,
+                    std::size_t out_stride) {
+    tile_rq(kQkRows, WholeBlocks{}, multiplier, shift, out_zp, nq, out, out_stride, u, zp, kpacked,
+            ksum, nkeys, n, offsets);
+  }
+  static void pv(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                 int32_t nrows, int32_t n, int32_t* acc, std::size_t acc_stride) {
+    tile_s32(kPvRows, nq, acc, acc_stride, w, w_stride, vpacked, nrows, n, nullptr);
+  }
+  static void pv_rq(const uint8_t* w, std::size_t w_stride, int32_t nq, const int8_t* vpacked,
+                    int32_t nrows, int32_t n, const int32_t* offsets, int32_t multiplier,
+                    int32_t shift, int32_t out_zp, int8_t* out, std::size_t out_stride) {
+    tile_rq(
+        kPvRows, [n](int32_t cb) { return n - 16 * cb; }, multiplier, shift, out_zp, nq, out,
+        out_stride, w, w_stride, vpacked, nrows, n, offsets);
+  }
+  static constexpr TileGemmsS8 kGemms{qk, qk_rq, pv, pv_rq};
+};
 
 // v[x] -= c * ksum[4 x .. 4 x + 3], x < 4: the zero-point term of a row's
 // sums over 16 keys (ks: the block's 16 key sums).

@@ -11,6 +11,12 @@
 #define ATTN_S8_HAS_REQUANTIZE_ROW 1
 #define ATTN_S8_HAS_TILE_KERNELS 1  // packing, tile GEMMs, tile softmax, tile_s8_fast
 
+// Run-time levels (kernels_s8_level() and the others, runtime_level.h):
+// 0 scalar, 1 AVX2, 2 AVX-VNNI, 3 AVX-512 VNNI. Every level shares one packed
+// query-row layout, so a level may change between qrow_s8_pack and
+// qrow_s8_dot. Default: the best the CPU supports.
+#define ATTN_S8_HAS_RUNTIME_LEVELS 1
+
 namespace attn {
 namespace detail {
 
@@ -18,16 +24,6 @@ namespace detail {
 // here, while compacting the rows mispredicts a branch per key (the dense
 // path ran int8 SDPA at L = 256 about twice as fast on a Zen 5).
 inline constexpr int32_t kPvDensePercent = 0;
-
-// x86 run-time dispatch levels: 0 scalar, 1 AVX2, 2 AVX-VNNI, 3 AVX-512 VNNI.
-// Every level shares one packed query-row layout, so a level may change
-// between qrow_s8_pack and qrow_s8_dot. Default: the best the CPU supports.
-bool kernels_s8_x86_supported(int lvl);  // this CPU runs level lvl
-int kernels_s8_x86_level();
-// Tests and benchmarks: use level `lvl` from now on (-1: the CPU's best);
-// false (no change) if the CPU lacks it. Not synchronised with running kernels.
-bool kernels_s8_x86_select(int lvl);
-const char* kernels_s8_x86_level_name(int lvl);
 
 }  // namespace detail
 }  // namespace attn

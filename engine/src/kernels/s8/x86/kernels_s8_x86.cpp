@@ -107,16 +107,16 @@ void qk_scalar(const uint8_t* u, int32_t zp, const int8_t* k, std::size_t k_stri
 
 }  // namespace
 
-bool kernels_s8_x86_supported(int lvl) {
+bool kernels_s8_supported(int lvl) {
   if (lvl == 2) return cpu_levels().avxvnni;
   return lvl >= 0 && lvl <= cpu_level();
 }
 
-int kernels_s8_x86_level() { return level(); }
+int kernels_s8_level() { return level(); }
 
-bool kernels_s8_x86_select(int lvl) { return g_level.select(lvl, kernels_s8_x86_supported); }
+bool kernels_s8_select(int lvl) { return g_level.select(lvl, kernels_s8_supported); }
 
-const char* kernels_s8_x86_level_name(int lvl) {
+const char* kernels_s8_level_name(int lvl) {
   switch (lvl) {
     case 3: return "avx512-vnni";
     case 2: return "avx-vnni";
@@ -126,7 +126,7 @@ const char* kernels_s8_x86_level_name(int lvl) {
   }
 }
 
-const char* kernels_s8_name() { return kernels_s8_x86_level_name(level()); }
+const char* kernels_s8_name() { return kernels_s8_level_name(level()); }
 
 int32_t dot_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t* sum_b) {
   ATTN_ROWS_BY_LEVEL(dot_s8_ref(a, b, n, sum_b), dot, a, b, n, sum_b);
