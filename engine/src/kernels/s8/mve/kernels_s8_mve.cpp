@@ -123,9 +123,9 @@ inline void pv_columns(RowCursor rows, const int16_t* w, int32_t nrows, int32_t 
 void pv_s8_strided(const int8_t* v, std::size_t stride, const int16_t* w, int32_t nrows, int32_t n,
                    int32_t* acc) {
   pv_columns(
-      [v, stride]() mutable {
-        const int8_t* row = v;
-        v += stride;
+      [next = v, stride]() mutable {
+        const int8_t* row = next;
+        next += stride;
         return row;
       },
       w, nrows, n, acc);
@@ -157,7 +157,7 @@ void requantize_row_s8(const int32_t* acc, int32_t n, int32_t offset, int32_t mu
 }
 
 void pv_s8(const int8_t* const* rows, const int16_t* w, int32_t nrows, int32_t n, int32_t* acc) {
-  pv_columns([rows]() mutable { return *rows++; }, w, nrows, n, acc);
+  pv_columns([next = rows]() mutable { return *next++; }, w, nrows, n, acc);
 }
 
 void softmax_s8_row(const int32_t* exp_table, int32_t diff_min, const int8_t* in, int8_t* out,
