@@ -12,16 +12,18 @@ namespace {
 // first `rows` slots hold tokens.
 void pack_block(const KvCache& c, int32_t g, int32_t b, int32_t rows) {
   const KvCacheShape& s = c.shape;
-  // The readers' view of the cache's own (writable) storage.
-  const PackedKvS8 p = kv_packed_head(c, g);
+  const KvPackedOffsets off = kv_packed_offsets(s, g);
+  auto* base = static_cast<unsigned char*>(c.packed);
+  auto* k = reinterpret_cast<int8_t*>(base + off.k);
+  auto* ksum = static_cast<int32_t*>(static_cast<void*>(base + off.ksum));
+  auto* v = reinterpret_cast<int8_t*>(base + off.v);
   const int32_t r16 = 16 * b;
   const std::size_t natural = kv_cache_offset(s, g, r16);
   const auto hd = static_cast<std::size_t>(s.head_dim);
   kpack_s8(static_cast<const int8_t*>(c.k) + natural, hd, rows, s.head_dim,
-           const_cast<int8_t*>(p.k) + kpack_s8_bytes(r16, s.head_dim),
-           const_cast<int32_t*>(p.ksum) + r16);
+           k + kpack_s8_bytes(r16, s.head_dim), ksum + r16);
   vpack_s8(static_cast<const int8_t*>(c.v) + natural, hd, rows, s.head_dim,
-           const_cast<int8_t*>(p.v) + vpack_s8_offset(r16, s.head_dim));
+           v + vpack_s8_offset(r16, s.head_dim));
 }
 
 }  // namespace

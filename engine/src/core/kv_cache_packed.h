@@ -19,18 +19,32 @@
 namespace attn {
 namespace detail {
 
-// Kv head g's packed K, key sums and V (all null when the cache keeps none),
-// at the offsets of kv_cache_packed_head_bytes.
+// Kv head g's packed K, key sums and V as byte offsets from the section's
+// start (each part at the offsets of kv_cache_packed_head_bytes; the section
+// exists, so they fit size_t).
+struct KvPackedOffsets {
+  std::size_t k, ksum, v;
+};
+inline KvPackedOffsets kv_packed_offsets(const KvCacheShape& s, int32_t g) {
+  const KvPackedHeadBytes h = kv_cache_packed_head_bytes(s);
+  const auto k = static_cast<std::size_t>(h.k);
+  const auto ksum = static_cast<std::size_t>(h.ksum);
+  const auto v = static_cast<std::size_t>(h.v);
+  const auto heads = static_cast<std::size_t>(s.num_kv_heads);
+  const auto ug = static_cast<std::size_t>(g);
+  return {ug * k, heads * k + ug * ksum, heads * (k + ksum) + ug * v};
+}
+
+// Kv head g's packed K, key sums and V for the readers (all null when the
+// cache keeps none).
 inline PackedKvS8 kv_packed_head(const KvCache& c, int32_t g) {
   if (c.packed == nullptr) return {};
-  const KvPackedHeadBytes h = kv_cache_packed_head_bytes(c.shape);
-  const auto heads = static_cast<std::size_t>(c.shape.num_kv_heads);
-  const auto ug = static_cast<std::size_t>(g);
+  const KvPackedOffsets off = kv_packed_offsets(c.shape, g);
   const auto* base = static_cast<const unsigned char*>(c.packed);
   PackedKvS8 p;
-  p.k = reinterpret_cast<const int8_t*>(base + ug * h.k);
-  p.ksum = static_cast<const int32_t*>(static_cast<const void*>(base + heads * h.k + ug * h.ksum));
-  p.v = reinterpret_cast<const int8_t*>(base + heads * (h.k + h.ksum) + ug * h.v);
+  p.k = reinterpret_cast<const int8_t*>(base + off.k);
+  p.ksum = static_cast<const int32_t*>(static_cast<const void*>(base + off.ksum));
+  p.v = reinterpret_cast<const int8_t*>(base + off.v);
   return p;
 }
 
