@@ -39,10 +39,11 @@ Status check_additive_s8(const Mask& mask, int32_t batch, int32_t seq_q, int32_t
 // all rows) with prepared params (shape fields of params are not read but
 // dim_k, which sizes the row buffers; a's sizes are used). ws:
 // sdpa_s8_core_bytes(seq_kv, dim_k, dim_v, packed != null) bytes, 64-byte
-// aligned: the one-row buffers, then (query tile > 1) the tiled core's. Without a matrix mask and from 4 query rows on, builds
-// whose tile kernels are fast on this CPU (tile_s8_fast: x86 with VNNI,
-// AArch64 with dot products, Cortex-M DSP and Helium) take the tiled core;
-// the results are the same bits either way.
+// aligned: the one-row buffers, then (query tile > 1) the tiled core's.
+// Without a matrix mask and from 4 query rows on, builds whose tile kernels
+// are fast on this CPU (tile_s8_fast: x86 with VNNI, AArch64 with dot
+// products, Cortex-M DSP and Helium) take the tiled core; the results are
+// the same bits either way.
 // packed: null, or the item's packed K/V, which the query-tiled core then
 // reads (the one-row core reads a.k and a.v either way).
 void attend_s8_rows(const SdpaS8Params& params, const AttendS8& a, const AttendMask& m,
@@ -109,10 +110,9 @@ void attend_s8_item(const Executor& ex, const SdpaS8Params& params, const Attend
 // with these seq_q, seq_kv and dim_v; concurrent items write disjoint
 // outputs; every item packed or none). scratch: 64-byte aligned, ex.workers
 // slices of sdpa_s8_core_bytes(seq_kv, params.shape.dim_k, dim_v, packed).
-// Query split: each
-// item's rows in C = min(ceil(workers / n_items), ceil(seq_q /
-// kSdpaS8QueryTile)) chunks of whole query tiles, fewer when a chunk would be
-// less work than kParallelMinTaskWork (attn/parallel.h; an int8
+// Query split: each item's rows in C = min(ceil(workers / n_items),
+// ceil(seq_q / kSdpaS8QueryTile)) chunks of whole query tiles, fewer when a
+// chunk would be less work than kParallelMinTaskWork (attn/parallel.h; an int8
 // multiply-add counts a quarter); tasks are runs of consecutive (item, chunk)
 // units, grouped the same way. A row's int8 result never depends on the
 // other rows, so every worker count gives the serial bits. Chunks, not
