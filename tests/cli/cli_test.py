@@ -467,7 +467,7 @@ def test_errors(d, rng):
                 sdpa(qp=d.save("qbig.npy", np.zeros((1, big + 1), np.float32)),
                      kp=d.save("kbig.npy", np.zeros((1, big + 1), np.float32)),
                      vp=d.save("vbig.npy", np.zeros((1, 1), np.float32))),
-                "sdpa: a dimension is zero, negative or too large")
+                "sdpa: a dimension is zero, negative or over 2^20")
     for p in ("qbig.npy", "kbig.npy", "vbig.npy"):
         os.remove(d(p))
 

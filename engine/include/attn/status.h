@@ -11,7 +11,7 @@ namespace attn {
 enum class Status : int32_t {
   kOk = 0,
   kNullPointer = 1,      // a required pointer argument is null
-  kBadShape = 2,         // a dimension is zero or negative, or too large
+  kBadShape = 2,         // a dimension is zero, negative or over 2^20 (1,048,576)
   kShapeMismatch = 3,    // dimensions disagree with each other (e.g. heads not dividing E)
   kBadArgument = 4,      // a value is out of range (NaN or negative scale, key length > seq)
   kScratchTooSmall = 5,  // the caller's scratch is smaller than *_scratch_bytes()

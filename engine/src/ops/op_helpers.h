@@ -1,8 +1,8 @@
 // Helpers shared by every op, float and int8 (internal): dimension, scale and
 // mask checks of the prepare step, the context ops' entry checks, the
-// caller's scratch aligned, the mask and the tensor views of one batch item. Pointer arithmetic and integer checks
-// only, apart from resolve_scale (float ops and prepare steps), so the int8
-// eval files may include it.
+// caller's scratch aligned, the mask and the tensor views of one batch item.
+// Pointer arithmetic and integer checks only, apart from resolve_scale (float
+// ops and prepare steps), so the int8 eval files may include it.
 #pragma once
 
 #include <cmath>
@@ -21,8 +21,13 @@
 namespace attn {
 namespace detail {
 
-// Largest dimension the engine accepts: keeps every element count and byte
-// offset far from overflowing size_t on 32-bit targets when multiplied in pairs.
+// Largest dimension the engine accepts (kBadShape above it). A product of two
+// dimensions stays below 2^40: exact in the 64-bit scratch formulas, which
+// saturate (attn/scratch.h), so on a 32-bit target a shape whose buffers
+// cannot fit the address space asks for SIZE_MAX scratch and fails with
+// kScratchTooSmall instead of wrapping. (A pair product can exceed a 32-bit
+// size_t: the bound does not make 32-bit offset arithmetic safe by itself;
+// the scratch check and tensors that exist do.)
 inline constexpr int32_t kMaxDim = 1 << 20;
 
 inline bool dims_ok(std::initializer_list<int32_t> dims) {

@@ -6,7 +6,7 @@ const char* status_str(Status status) {
   switch (status) {
     case Status::kOk: return "ok";
     case Status::kNullPointer: return "a required pointer is null";
-    case Status::kBadShape: return "a dimension is zero, negative or too large";
+    case Status::kBadShape: return "a dimension is zero, negative or over 2^20";
     case Status::kShapeMismatch: return "dimensions do not agree";
     case Status::kBadArgument: return "an argument is out of range";
     case Status::kScratchTooSmall: return "scratch buffer too small";
