@@ -19,6 +19,11 @@
 //   qk_tile_f16k, pv_tile_f16v (K, V binary16; subnormal halves among them): the bits of
 //                             the same SIMD backend's qk_tile / pv_tile on the widened rows,
 //                             and their bounds against ref's qk_tile / pv_tile
+//   qk_tile_kt, qk_tile_kt_f16 (K in 16-key transposed blocks, NaN in the lanes past nk):
+//                             ref's qk_tile_kt = ref's qk_tile on the rows, bit for bit (same
+//                             sums in the same order); a backend's within qk_tile's bound of
+//                             that; the f16 form = the float form on the widened blocks, bit
+//                             for bit; no score past nk written
 //   pv tile, dense, axpy:     |got - ref| <= 2 (n + 2) eps (|acc| + sum_j |p_j v_j|)
 //   max, scale, add:          exact
 //   exp_sub_sum elements:     |got - ref| <= (kMaxUlp + 1) eps |ref| + 2^-126
@@ -100,15 +105,20 @@ struct Kernels {
                        int32_t, float*, std::size_t);
   void (*pv_tile_f16v)(const float*, std::size_t, int32_t, int32_t, const uint16_t*, std::size_t,
                        int32_t, float*, std::size_t);
+  void (*qk_tile_kt)(const float*, std::size_t, int32_t, const float*, int32_t, int32_t, float*,
+                     std::size_t);
+  void (*qk_tile_kt_f16)(const float*, std::size_t, int32_t, const uint16_t*, int32_t, int32_t,
+                         float*, std::size_t);
 };
 
-#define ATTN_KERNEL_TABLE(ns)                                                             \
-  Kernels {                                                                               \
-    &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::softmax_f32, \
-        &ns::pv_tile_f32, &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32,     \
-        &ns::linear_f32, &ns::dense_f32, &ns::qk_tile_t_f32, &ns::transpose_scale_f32,    \
-        &ns::softmax_t_f32, &ns::pv_tile_t_f32, &ns::gemm_nt_f32, &ns::gemm_nt_f16w_f32,  \
-        &ns::f32_to_f16, &ns::qk_tile_f16k_f32, &ns::pv_tile_f16v_f32                     \
+#define ATTN_KERNEL_TABLE(ns)                                                               \
+  Kernels {                                                                                 \
+    &ns::dot_f32, &ns::qk_tile_f32, &ns::max_f32, &ns::exp_sub_sum_f32, &ns::softmax_f32,   \
+        &ns::pv_tile_f32, &ns::axpy_f32, &ns::scale_f32, &ns::add_f32, &ns::tanh_f32,       \
+        &ns::linear_f32, &ns::dense_f32, &ns::qk_tile_t_f32, &ns::transpose_scale_f32,      \
+        &ns::softmax_t_f32, &ns::pv_tile_t_f32, &ns::gemm_nt_f32, &ns::gemm_nt_f16w_f32,    \
+        &ns::f32_to_f16, &ns::qk_tile_f16k_f32, &ns::pv_tile_f16v_f32, &ns::qk_tile_kt_f32, \
+        &ns::qk_tile_kt_f16_f32                                                             \
   }
 
 const Kernels kRef = ATTN_KERNEL_TABLE(attn::ref);
@@ -673,6 +683,67 @@ TEST_P(KernelTest, CacheTilesF16) {
               mag += std::fabs(p.p[i * ss + j] * w.p[j * rs + c]);
             ASSERT_NEAR(a.p[at], ar.p[at], 2.0f * static_cast<float>(nk + 2) * kEps * mag)
                 << "pv d=" << d << " nq=" << nq << " nk=" << nk;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The packed float cache's Q.K^T: K rows (nk of d) laid out in 16-key
+// transposed blocks, the lanes past nk of the last block NaN (read, never
+// stored), against the row-major tile kernels. Row counts cover the 4-row
+// blocks and the 1-3 rows left; key counts the block edges and the key
+// vectors of every register block.
+TEST_P(KernelTest, QkTileKt) {
+  std::mt19937 rng(41);
+  std::vector<int32_t> ds = Lengths();
+  ds.push_back(64);
+  for (int32_t d : ds) {
+    for (int32_t nq : {1, 2, 3, 4, 5, 8}) {
+      for (int32_t nk : {1, 3, 15, 16, 17, 33, 65, 130}) {
+        const std::size_t rows = Sz(nk), blocks = (rows + 15) / 16, ud = Sz(d);
+        std::vector<float> f(rows * ud);
+        Fill(f.data(), f.size(), rng, -2.0f, 2.0f);
+        std::vector<uint16_t> h(f.size());
+        kRef.f32_to_f16(f.data(), static_cast<int32_t>(f.size()), h.data());
+        Buf w(f.size(), 0);  // the binary16 rows widened
+        attn::ref::f16_to_f32(h.data(), static_cast<int32_t>(h.size()), w.p);
+        Buf kt(blocks * 16 * ud, 0), wt(blocks * 16 * ud, 0);
+        std::vector<uint16_t> ht(blocks * 16 * ud, 0x7e00);  // binary16 NaN
+        for (std::size_t t = 0; t < blocks * 16 * ud; ++t) kt.p[t] = wt.p[t] = std::nanf("");
+        for (std::size_t j = 0; j < rows; ++j) {
+          for (std::size_t x = 0; x < ud; ++x) {
+            const std::size_t at = j / 16 * 16 * ud + x * 16 + j % 16;
+            kt.p[at] = f[j * ud + x];
+            wt.p[at] = w.p[j * ud + x];
+            ht[at] = h[j * ud + x];
+          }
+        }
+        const std::size_t qs = ud + 3, ss = rows + 5;
+        Buf q(qs * Sz(nq), 2), r(ss * Sz(nq), 0), rr(ss * Sz(nq), 0), s(ss * Sz(nq), 1);
+        Buf sh(ss * Sz(nq), 0), sw(ss * Sz(nq), 0);
+        Fill(q.p, qs * Sz(nq), rng);
+        kRef.qk_tile(q.p, qs, nq, f.data(), ud, nk, d, r.p, ss);
+        kRef.qk_tile_kt(q.p, qs, nq, kt.p, nk, d, rr.p, ss);
+        K().qk_tile_kt(q.p, qs, nq, kt.p, nk, d, s.p, ss);
+        K().qk_tile_kt_f16(q.p, qs, nq, ht.data(), nk, d, sh.p, ss);
+        K().qk_tile_kt(q.p, qs, nq, wt.p, nk, d, sw.p, ss);
+        for (std::size_t i = 0; i < Sz(nq); ++i) {
+          for (std::size_t j = 0; j < rows; ++j) {
+            const std::size_t at = i * ss + j;
+            ASSERT_EQ(FloatBits(rr.p[at]), FloatBits(r.p[at]))
+                << "ref kt: not ref qk_tile's bits, d=" << d << " nq=" << nq << " nk=" << nk;
+            float mag = 0.0f;
+            for (std::size_t x = 0; x < ud; ++x) mag += std::fabs(q.p[i * qs + x] * f[j * ud + x]);
+            ASSERT_NEAR(s.p[at], r.p[at], 2.0f * static_cast<float>(d + 2) * kEps * mag)
+                << "kt d=" << d << " nq=" << nq << " nk=" << nk << " i=" << i << " j=" << j;
+            ASSERT_EQ(FloatBits(sh.p[at]), FloatBits(sw.p[at]))
+                << "kt f16: not the widened blocks' bits, d=" << d << " nq=" << nq << " nk=" << nk;
+          }
+          for (std::size_t j = rows; j < ss; ++j) {
+            ASSERT_EQ(s.p[i * ss + j], 0.0f) << "score past nk written, nk=" << nk;
+            ASSERT_EQ(sh.p[i * ss + j], 0.0f) << "f16 score past nk written, nk=" << nk;
           }
         }
       }

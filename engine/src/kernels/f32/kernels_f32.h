@@ -98,6 +98,16 @@
   void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk,              \
                         const uint16_t* v, std::size_t v_stride, int32_t dv, float* acc,           \
                         std::size_t a_stride);                                                     \
+  /* s[i*s_stride + j] = sum_x q[i*q_stride + x] * kt[(j/16)*16*d + x*16 + j%16], i < nq, */       \
+  /* j < nk: qk_tile_f32 with K in blocks of 16 keys stored transposed ([d][16] each; a packed */  \
+  /* float KV cache's K, attn/kv_cache.h), so that a vector holds one x of many keys and the */    \
+  /* scores need no horizontal sums. Blocks are whole: kt holds round16(nk) keys (the lanes */     \
+  /* past nk are read, never stored). Bound: qk_tile_f32's. The f16 form: binary16 kt, widened */  \
+  /* exactly as read. */                                                                           \
+  void qk_tile_kt_f32(const float* q, std::size_t q_stride, int32_t nq, const float* kt,           \
+                      int32_t nk, int32_t d, float* s, std::size_t s_stride);                      \
+  void qk_tile_kt_f16_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* kt,    \
+                          int32_t nk, int32_t d, float* s, std::size_t s_stride);                  \
   /* h[i] = binary16 bits of f[i], i < n: round to nearest even, overflow to inf, NaN quiet */     \
   /* with its top payload bits (f16::from_f32). Every backend gives the reference's bits. */       \
   void f32_to_f16(const float* f, int32_t n, uint16_t* h);

@@ -1,7 +1,7 @@
 // The float kernels both Cortex-M backends (kernels/f32/mcu and
 // kernels/f32/mve) take from ref, one forwarder each: the projections
-// (float32 and float16 weights), axpy, and the float16 cache's
-// Q.K^T and P.V tiles. Included once inside each
+// (float32 and float16 weights), axpy, the float16 cache's Q.K^T and P.V
+// tiles, and the packed float cache's Q.K^T tiles. Included once inside each
 // backend's namespace (kernels_f32_mcu.cpp, kernels_f32_mve.cpp), after
 // kernels/f32/kernels_f32.h. A kernel that a backend gains moves out of this
 // list into that backend (and the other backend's own forwarders).
@@ -44,6 +44,16 @@ void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t 
                       const uint16_t* v, std::size_t v_stride, int32_t dv, float* acc,
                       std::size_t a_stride) {
   ref::pv_tile_f16v_f32(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+
+void qk_tile_kt_f32(const float* q, std::size_t q_stride, int32_t nq, const float* kt, int32_t nk,
+                    int32_t d, float* s, std::size_t s_stride) {
+  ref::qk_tile_kt_f32(q, q_stride, nq, kt, nk, d, s, s_stride);
+}
+
+void qk_tile_kt_f16_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* kt,
+                        int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  ref::qk_tile_kt_f16_f32(q, q_stride, nq, kt, nk, d, s, s_stride);
 }
 
 // NOLINTEND(misc-definitions-in-headers)

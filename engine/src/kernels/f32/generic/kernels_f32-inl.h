@@ -393,6 +393,7 @@ void Softmax(float* x, int32_t n) {
 }
 
 #include "kernels/f32/generic/kernels_f32_tile-inl.h"
+#include "kernels/f32/generic/qk_tile_kt-inl.h"
 
 }  // namespace generic
 

@@ -75,6 +75,14 @@ void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t 
                       std::size_t a_stride) {
   generic::PvTile<Ops>(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
 }
+void qk_tile_kt_f32(const float* q, std::size_t q_stride, int32_t nq, const float* kt, int32_t nk,
+                    int32_t d, float* s, std::size_t s_stride) {
+  generic::QkTileKt<Ops>(q, q_stride, nq, kt, nk, d, s, s_stride);
+}
+void qk_tile_kt_f16_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* kt,
+                        int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  generic::QkTileKt<Ops>(q, q_stride, nq, kt, nk, d, s, s_stride);
+}
 void f32_to_f16(const float* f, int32_t n, uint16_t* h) { generic::F32ToF16<Ops>(f, n, h); }
 
 // NOLINTEND(misc-definitions-in-headers)

@@ -359,6 +359,8 @@ HWY_EXPORT(gemm_nt_f32);
 HWY_EXPORT(gemm_nt_f16w_f32);
 HWY_EXPORT(qk_tile_f16k_f32);
 HWY_EXPORT(pv_tile_f16v_f32);
+HWY_EXPORT(qk_tile_kt_f32);
+HWY_EXPORT(qk_tile_kt_f16_f32);
 HWY_EXPORT(f32_to_f16);
 
 float dot_f32(const float* a, const float* b, int32_t n) {
@@ -430,6 +432,14 @@ void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t 
                       const uint16_t* v, std::size_t v_stride, int32_t dv, float* acc,
                       std::size_t a_stride) {
   HWY_DYNAMIC_DISPATCH(pv_tile_f16v_f32)(p, p_stride, nq, nk, v, v_stride, dv, acc, a_stride);
+}
+void qk_tile_kt_f32(const float* q, std::size_t q_stride, int32_t nq, const float* kt, int32_t nk,
+                    int32_t d, float* s, std::size_t s_stride) {
+  HWY_DYNAMIC_DISPATCH(qk_tile_kt_f32)(q, q_stride, nq, kt, nk, d, s, s_stride);
+}
+void qk_tile_kt_f16_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* kt,
+                        int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  HWY_DYNAMIC_DISPATCH(qk_tile_kt_f16_f32)(q, q_stride, nq, kt, nk, d, s, s_stride);
 }
 void f32_to_f16(const float* f, int32_t n, uint16_t* h) {
   HWY_DYNAMIC_DISPATCH(f32_to_f16)(f, n, h);

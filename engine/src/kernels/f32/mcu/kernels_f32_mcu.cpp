@@ -45,7 +45,8 @@ void pv_tile_t_f32(const float* pt, int32_t tq, int32_t nq, int32_t nk, const fl
 void scale_f32(float* x, int32_t n, float a) { ref::scale_f32(x, n, a); }
 
 // axpy_f32, linear_f32, dense_f32, gemm_nt_f32, gemm_nt_f16w_f32,
-// qk_tile_f16k_f32, pv_tile_f16v_f32: ref, as in the Helium backend.
+// qk_tile_f16k_f32, pv_tile_f16v_f32, qk_tile_kt_f32, qk_tile_kt_f16_f32: ref,
+// as in the Helium backend.
 #include "kernels/f32/ref_forwards_f32-inl.h"
 
 void f32_to_f16(const float* f, int32_t n, uint16_t* h) { ref::f32_to_f16(f, n, h); }

@@ -16,7 +16,7 @@ namespace attn {
 namespace mve {
 
 // axpy_f32, linear_f32, dense_f32, gemm_nt_f32, gemm_nt_f16w_f32,
-// qk_tile_f16k_f32, pv_tile_f16v_f32: ref.
+// qk_tile_f16k_f32, pv_tile_f16v_f32, qk_tile_kt_f32, qk_tile_kt_f16_f32: ref.
 #include "kernels/f32/ref_forwards_f32-inl.h"
 
 void f32_to_f16(const float* f, int32_t n, uint16_t* h) { ref::f32_to_f16(f, n, h); }

@@ -33,6 +33,23 @@ void qk_tile(const float* q, std::size_t q_stride, int32_t nq, const TK* k, std:
   }
 }
 
+// Key j of 16-key transposed blocks: element x at kt[(j / 16) * 16 * d + x * 16 + j % 16].
+template <class TK>
+void qk_tile_kt(const float* q, std::size_t q_stride, int32_t nq, const TK* kt, int32_t nk,
+                int32_t d, float* s, std::size_t s_stride) {
+  const auto ud = static_cast<std::size_t>(d);
+  for (int32_t i = 0; i < nq; ++i) {
+    const float* qi = q + static_cast<std::size_t>(i) * q_stride;
+    for (int32_t j = 0; j < nk; ++j) {
+      const auto uj = static_cast<std::size_t>(j);
+      const TK* kj = kt + uj / 16 * 16 * ud + uj % 16;
+      float sum = 0.0f;
+      for (std::size_t x = 0; x < ud; ++x) sum += qi[x] * widen(kj[x * 16]);
+      s[static_cast<std::size_t>(i) * s_stride + uj] = sum;
+    }
+  }
+}
+
 template <class TV>
 void pv_tile(const float* p, std::size_t p_stride, int32_t nq, int32_t nk, const TV* v,
              std::size_t v_stride, int32_t dv, float* acc, std::size_t a_stride) {
@@ -58,6 +75,16 @@ void qk_tile_f32(const float* q, std::size_t q_stride, int32_t nq, const float* 
 void qk_tile_f16k_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* k,
                       std::size_t k_stride, int32_t nk, int32_t d, float* s, std::size_t s_stride) {
   qk_tile(q, q_stride, nq, k, k_stride, nk, d, s, s_stride);
+}
+
+void qk_tile_kt_f32(const float* q, std::size_t q_stride, int32_t nq, const float* kt, int32_t nk,
+                    int32_t d, float* s, std::size_t s_stride) {
+  qk_tile_kt(q, q_stride, nq, kt, nk, d, s, s_stride);
+}
+
+void qk_tile_kt_f16_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* kt,
+                        int32_t nk, int32_t d, float* s, std::size_t s_stride) {
+  qk_tile_kt(q, q_stride, nq, kt, nk, d, s, s_stride);
 }
 
 float max_f32(const float* x, int32_t n) {
