@@ -15,8 +15,12 @@
 // decode op all at once, itself checked against mha_f32 above). GQA, MQA,
 // RoPE (both styles), float32 and float16 caches, chunks of 1, 3, 7 and
 // all tokens; binary16 for every matrix, or per matrix (some float32).
+//
+// Every float case runs with a plain and a packed cache (K in 16-slot
+// transposed blocks, attn/kv_cache.h), under the same bounds.
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 
 #include "attn/kv_cache.h"
 #include "attn/mha.h"
@@ -93,7 +97,7 @@ float g_x[kT * kE], g_ref[kT * kE], g_out[kT * kE];
 // Scratch from the shared case arena (set by check_f32).
 unsigned char* g_scratch = nullptr;
 constexpr std::size_t kScratchBytes = 40 * 1024;
-alignas(64) unsigned char g_cache[4 * 1024];
+alignas(64) unsigned char g_cache[5 * 1024];  // a packed float32 cache: 4,160 bytes
 
 // One-shot causal (or band) mha_f32 with the repeated weights into g_ref.
 bool one_shot_f32(const Model& m, const uint8_t* band) {
@@ -139,7 +143,7 @@ void to_halves(const Model& m, int matrices, Model16* h) {
 // The decode op over g_x in chunks into g_out, with float32 weights, or the
 // matrices of h as binary16.
 bool decode_f32(const Model& m, int chunk, bool window, attn::KvElement el,
-                const Model16* h = nullptr, attn::RopeConfig rope = {}) {
+                const Model16* h = nullptr, attn::RopeConfig rope = {}, bool packed = false) {
   attn::MhaDecodeShape s;
   s.embed_dim = kE;
   s.num_heads = m.heads;
@@ -173,7 +177,7 @@ bool decode_f32(const Model& m, int chunk, bool window, attn::KvElement el,
     w.out_proj_weight = nullptr;
     w.out_proj_weight_f16 = h->wo;
   }
-  const attn::KvCacheShape cs{window ? kW : kT, m.kv_heads, kE / m.heads, el, window};
+  const attn::KvCacheShape cs{window ? kW : kT, m.kv_heads, kE / m.heads, el, window, packed};
   attn::KvCache cache;
   if (attn::kv_cache_init(cs, g_cache, sizeof g_cache, &cache) != attn::Status::kOk) return false;
   if (attn::mha_decode_f32_scratch_bytes(s) > kScratchBytes) return false;
@@ -220,8 +224,10 @@ void check_f32(attn_test::Context& ctx, int heads, int kv_heads, bool window, ui
   band_mask(band, kW);
   ATTN_ASSERT_TRUE(one_shot_f32(m, window ? band : nullptr));
   for (int chunk : kChunks) {
-    ATTN_ASSERT_TRUE(decode_f32(m, chunk, window, attn::KvElement::kF32));
-    expect_near_one_shot(ctx);
+    for (bool packed : {false, true}) {
+      ATTN_ASSERT_TRUE(decode_f32(m, chunk, window, attn::KvElement::kF32, nullptr, {}, packed));
+      expect_near_one_shot(ctx);
+    }
   }
 }
 
@@ -247,11 +253,13 @@ void check_f16_weights(attn_test::Context& ctx, int heads, int kv_heads, attn::K
     std::memcpy(g_ref, g_out, sizeof g_out);
   }
   for (int chunk : kChunks) {
-    ATTN_ASSERT_TRUE(decode_f32(m, chunk, false, el, nullptr, rope));
-    std::memcpy(same, g_out, sizeof g_out);
-    ATTN_ASSERT_TRUE(decode_f32(m, chunk, false, el, &h, rope));
-    expect_near(ctx, "binary16 vs widened float32 weights", same);
-    expect_near_one_shot(ctx);
+    for (bool packed : {false, true}) {
+      ATTN_ASSERT_TRUE(decode_f32(m, chunk, false, el, nullptr, rope, packed));
+      std::memcpy(same, g_out, sizeof g_out);
+      ATTN_ASSERT_TRUE(decode_f32(m, chunk, false, el, &h, rope, packed));
+      expect_near(ctx, "binary16 vs widened float32 weights", same);
+      expect_near_one_shot(ctx);
+    }
   }
 }
 

@@ -13,8 +13,19 @@
 //           to +-inf, NaN kept); the ops compute in float32
 //     kS8   int8 codes, exactly the K/V that the one-shot int8 MHA projects for
 //           those tokens (the scales and zero points are the op's params)
-//   kv_cache_bytes = 64 + 2 * align64(capacity * num_kv_heads * head_dim * elem)
-//                  + packed bytes (below)
+//   kv_cache_bytes = 64 + 2 * align64(slots * num_kv_heads * head_dim * elem)
+//                  + packed bytes (below); slots = capacity (C16 for packed float)
+//
+// Packed float (kF32 / kF16 with packed = true): K is kept in blocks of 16
+// slots, each stored transposed, [head_dim][16], instead of rows:
+//   K [num_kv_heads][C16 / 16][head_dim][16]   (slot j, element x of kv head g
+//                                               at (g C16 + j / 16 * 16) head_dim
+//                                               + x * 16 + j % 16)
+// so that a decode step's Q.K^T reads one element of 16 keys per vector and
+// needs no horizontal sums (qk_tile_kt_f32: about 1.2x to 1.4x faster scores
+// on x86, bench/README.md). V keeps its rows; both blocks are sized for C16
+// slots. The results equal an unpacked cache's within the float bound of the
+// tile kernels (a different summation order), not bit for bit.
 //
 // Packed int8 (kS8 with packed = true): the cache also keeps each kv head's
 // K and V in the int8 tile kernels' packed layouts, updated block by block as
@@ -62,11 +73,23 @@ struct KvCacheShape {
   int32_t head_dim = 0;
   KvElement element = KvElement::kF32;
   bool window = false;  // sliding window of `capacity` positions (ring buffer)
-  bool packed = false;  // kS8 only: also keep K/V in the int8 tile kernels' layouts
+  bool packed = false;  // keep K/V in the layouts the kernels read best (see above)
 };
 
 constexpr std::size_t kv_element_bytes(KvElement e) {
   return e == KvElement::kF32 ? 4 : (e == KvElement::kF16 ? 2 : (e == KvElement::kS8 ? 1 : 0));
+}
+
+// True when K is kept in 16-slot transposed blocks (a packed float cache).
+constexpr bool kv_cache_k_blocked(const KvCacheShape& s) {
+  return s.packed && (s.element == KvElement::kF32 || s.element == KvElement::kF16);
+}
+
+// Token slots a K or V block is sized for: capacity, rounded up to 16 when K
+// is blocked.
+constexpr uint64_t kv_cache_slots64(const KvCacheShape& s) {
+  const auto c = static_cast<uint64_t>(s.capacity);
+  return kv_cache_k_blocked(s) ? (c + 15) / 16 * 16 : c;
 }
 
 // Bytes of one of the K or V blocks (64-byte aligned), 0 for a bad shape.
@@ -76,7 +99,7 @@ constexpr uint64_t kv_cache_block_bytes64(const KvCacheShape& s) {
     return 0;
   }
   const uint64_t n =
-      sat::mul(sat::mul(static_cast<uint64_t>(s.capacity), static_cast<uint64_t>(s.num_kv_heads)),
+      sat::mul(sat::mul(kv_cache_slots64(s), static_cast<uint64_t>(s.num_kv_heads)),
                sat::mul(static_cast<uint64_t>(s.head_dim), kv_element_bytes(s.element)));
   return n > sat::kMax - (kAlign - 1) ? sat::kMax : (n + kAlign - 1) / kAlign * kAlign;
 }
@@ -125,10 +148,10 @@ struct KvCache {
 
 // Points *cache at `storage` (any alignment) for `shape`, position 0. The
 // contents of the storage are not read before they are written (init zeroes
-// the packed section).
+// the packed int8 section and a packed float cache's K block, whose blocks'
+// unused lanes the score kernels read).
 // Returns kOk, or without writing: kNullPointer (cache or storage null),
-// kBadShape (a dimension <= 0 or above the engine's limit, a bad element,
-// packed with a kF32 / kF16 element),
+// kBadShape (a dimension <= 0 or above the engine's limit, a bad element),
 // kScratchTooSmall (bytes < kv_cache_bytes(shape)).
 Status kv_cache_init(const KvCacheShape& shape, void* storage, std::size_t bytes, KvCache* cache);
 

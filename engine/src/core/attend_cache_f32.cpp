@@ -47,12 +47,25 @@ int32_t group_of(const CacheAttendF32& a) { return a.heads / a.cache->shape.num_
 int32_t block_keys(int32_t nr) { return kSdpaQueryTile / nr * kBlock; }
 
 // s[r * s_stride + j] = qs_r . K row j0 + j of kv head g, r < nr, j < nk: the
-// float tile kernel, or its binary16 form for a kF16 cache (widened as read).
+// float tile kernel, or its binary16 form for a kF16 cache (widened as read);
+// for a blocked K (packed float cache) the transposed-block kernels, from the
+// block of j0 (a multiple of 16: the key ranges start at multiples of 16).
 void scores(const KvCache& c, const float* qs, int32_t nr, int32_t g, int32_t j0, int32_t nk,
             float* s, std::size_t s_stride) {
   const KvCacheShape& cs = c.shape;
-  const std::size_t off = kv_cache_offset(cs, g, j0);
   const auto hd = idx(cs.head_dim);
+  if (kv_cache_k_blocked(cs)) {
+    const std::size_t kt = kv_cache_kt_offset(cs, g, j0);
+    if (cs.element == KvElement::kF16) {
+      kernels::qk_tile_kt_f16_f32(qs, hd, nr, static_cast<const uint16_t*>(c.k) + kt, nk,
+                                  cs.head_dim, s, s_stride);
+    } else {
+      kernels::qk_tile_kt_f32(qs, hd, nr, static_cast<const float*>(c.k) + kt, nk, cs.head_dim, s,
+                              s_stride);
+    }
+    return;
+  }
+  const std::size_t off = kv_cache_offset(cs, g, j0);
   if (cs.element == KvElement::kF16) {
     kernels::qk_tile_f16k_f32(qs, hd, nr, static_cast<const uint16_t*>(c.k) + off, hd, nk,
                               cs.head_dim, s, s_stride);

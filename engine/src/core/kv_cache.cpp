@@ -26,8 +26,7 @@ Status check_append(const KvCache* cache, const void* k, const void* v, int32_t 
 Status kv_cache_init(const KvCacheShape& shape, void* storage, std::size_t bytes, KvCache* cache) {
   if (cache == nullptr || storage == nullptr) return Status::kNullPointer;
   const std::size_t needed = kv_cache_bytes(shape);
-  if (needed == 0 || !detail::dims_ok({shape.capacity, shape.num_kv_heads, shape.head_dim}) ||
-      (shape.packed && shape.element != KvElement::kS8)) {
+  if (needed == 0 || !detail::dims_ok({shape.capacity, shape.num_kv_heads, shape.head_dim})) {
     return Status::kBadShape;
   }
   void* base = detail::aligned_scratch(storage, bytes, needed);
@@ -36,6 +35,9 @@ Status kv_cache_init(const KvCacheShape& shape, void* storage, std::size_t bytes
   c.shape = shape;
   c.k = base;
   c.v = static_cast<unsigned char*>(base) + kv_cache_block_bytes64(shape);
+  if (kv_cache_k_blocked(shape)) {
+    std::memset(c.k, 0, static_cast<std::size_t>(kv_cache_block_bytes64(shape)));
+  }
   const uint64_t packed = kv_cache_packed_bytes64(shape);
   if (packed != 0) {
     c.packed = static_cast<unsigned char*>(c.v) + kv_cache_block_bytes64(shape);

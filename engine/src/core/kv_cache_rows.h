@@ -1,14 +1,17 @@
 // Row access to a KV cache for the decode ops and the append functions
 // (internal). Slot s of kv head g starts at element (g * capacity + s) *
-// head_dim of the K or V block; position p lives in slot p (linear) or
-// p mod capacity (window).
+// head_dim of the K or V block (a packed float cache's K: 16-slot transposed
+// blocks, kv_cache_kt_offset); position p lives in slot p (linear) or p mod
+// capacity (window).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "attn/kv_cache.h"
 #include "attn/status.h"
+#include "kernels/f32/f16.h"
 #include "kernels/f32/kernels_f32.h"
 
 namespace attn {
@@ -39,15 +42,27 @@ inline void kv_cache_advance(KvCache* c, int32_t n) {
 // kv_cache_write calls them directly at every optimisation level (a function
 // pointer stays an indirect call at -Os, which the Cortex-M stack analysis
 // cannot follow).
+// The float stores also write a row `step` elements apart (a blocked K).
 struct StoreF32 {
   void operator()(void* block, std::size_t off, const float* src, int32_t n) const {
     float* d = static_cast<float*>(block) + off;
     for (int32_t i = 0; i < n; ++i) d[i] = src[i];
   }
+  void operator()(void* block, std::size_t off, std::size_t step, const float* src,
+                  int32_t n) const {
+    float* d = static_cast<float*>(block) + off;
+    for (int32_t i = 0; i < n; ++i) d[static_cast<std::size_t>(i) * step] = src[i];
+  }
 };
 struct StoreF16 {
   void operator()(void* block, std::size_t off, const float* src, int32_t n) const {
     kernels::f32_to_f16(src, n, static_cast<uint16_t*>(block) + off);
+  }
+  // f16::from_f32: the bits of every backend's f32_to_f16.
+  void operator()(void* block, std::size_t off, std::size_t step, const float* src,
+                  int32_t n) const {
+    uint16_t* d = static_cast<uint16_t*>(block) + off;
+    for (int32_t i = 0; i < n; ++i) d[static_cast<std::size_t>(i) * step] = f16::from_f32(src[i]);
   }
 };
 struct StoreS8 {
@@ -65,6 +80,15 @@ inline std::size_t kv_cache_offset(const KvCacheShape& s, int32_t g, int32_t slo
   return (static_cast<std::size_t>(g) * static_cast<std::size_t>(s.capacity) +
           static_cast<std::size_t>(slot)) *
          static_cast<std::size_t>(s.head_dim);
+}
+
+// Element offset of (kv head g, slot) in a blocked K (kv_cache_k_blocked):
+// the slot's element x is `step` = 16 elements after element x - 1.
+inline std::size_t kv_cache_kt_offset(const KvCacheShape& s, int32_t g, int32_t slot) {
+  const auto c16 = static_cast<std::size_t>(kv_cache_slots64(s));
+  const auto j = static_cast<std::size_t>(slot);
+  return (static_cast<std::size_t>(g) * c16 + j / 16 * 16) * static_cast<std::size_t>(s.head_dim) +
+         j % 16;
 }
 
 // Keys a query at `position` sees: position + 1, at most capacity in a window.
@@ -105,7 +129,15 @@ void kv_cache_write(const KvCache& c, const T* k, const T* v, std::size_t stride
       const std::size_t src = static_cast<std::size_t>(t) * stride +
                               static_cast<std::size_t>(g) * hd;
       const std::size_t dst = kv_cache_offset(s, g, slot);
-      store(c.k, dst, k + src, s.head_dim);
+      if constexpr (std::is_same<T, float>::value) {
+        if (kv_cache_k_blocked(s)) {
+          store(c.k, kv_cache_kt_offset(s, g, slot), 16, k + src, s.head_dim);
+        } else {
+          store(c.k, dst, k + src, s.head_dim);
+        }
+      } else {
+        store(c.k, dst, k + src, s.head_dim);
+      }
       store(c.v, dst, v + src, s.head_dim);
     }
   }
