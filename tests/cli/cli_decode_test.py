@@ -150,6 +150,9 @@ def decode_cases(tmp, rng):
          ["--rope-dim", "6", "--rope-theta", "500", "--rope-style", "interleaved", "--window",
           "5"], {"rope_dims": 6, "rope_theta": 500.0, "rope_style": "interleaved",
                  "window": 5}),
+        ("packed cache, rope + window", gqa_dir, gqa, 2,
+         ["--cache-packed", "--rope-dim", "6", "--rope-theta", "500", "--window", "6"],
+         {"rope_dims": 6, "rope_theta": 500.0, "window": 6}),
     ]
     for name, wdir, w, g, flags, kw in cases:
         ref = reference.mha_decode(w, H, g, x, **kw)["out"]
@@ -166,17 +169,19 @@ def decode_cases(tmp, rng):
     f16 = lambda n, a: a.astype(np.float16).astype(np.float64) if n in ("k", "v") else a
     ref16 = reference.mha_decode(gqa, H, 2, x, window=6, fq=f16)["out"]
     ref32 = reference.mha_decode(gqa, H, 2, x, window=6)["out"]
-    for chunk in ("1", "7"):
+    for chunk, packed in (("1", []), ("7", []), ("1", ["--cache-packed"]),
+                          ("7", ["--cache-packed"])):
         out = os.path.join(tmp, "o16.npy")
         rc, _, err = run("run", "mha-decode", "--weights", gqa_dir, "--heads", str(H), "--tokens",
                          xpath, "--chunk", chunk, "--window", "6", "--cache-dtype", "f16",
-                         "--out", out)
-        check(rc == 0, f"f16 chunk {chunk}: exit {rc}: {err.strip()}")
+                         "--out", out, *packed)
+        name = f"f16{' packed' if packed else ''} chunk {chunk}"
+        check(rc == 0, f"{name}: exit {rc}: {err.strip()}")
         if rc == 0:
             got = np.load(out)
             e16, e32 = worst(got, ref16), worst(got, ref32)
-            check(e16 <= TOL, f"f16 chunk {chunk}: {e16:.3g} from the f16-rounded reference")
-            check(e32 <= 8 * 2.0**-11, f"f16 chunk {chunk}: {e32:.3g} from the float32 reference")
+            check(e16 <= TOL, f"{name}: {e16:.3g} from the f16-rounded reference")
+            check(e32 <= 8 * 2.0**-11, f"{name}: {e32:.3g} from the float32 reference")
             os.remove(out)
     # float16 weights: the matrices rounded to binary16 (NumPy: nearest even).
     half = lambda w: {k: (v.astype(np.float16).astype(np.float32) if "weight" in k else v)
@@ -221,7 +226,6 @@ def error_cases(tmp, xpath, wdir):
         ("theta <= 1", w + ["--rope-dim", "4", "--rope-theta", "1"], "--rope-theta"),
         ("bad rope style", w + ["--rope-dim", "4", "--rope-style", "neox"], "--rope-style"),
         ("int8 cache with float weights", w + ["--cache-dtype", "int8"], "int8 model blob"),
-        ("packed float cache", w + ["--cache-packed"], "--cache-packed"),
         ("chunk 0", w + ["--chunk", "0"], "--chunk"),
         ("heads not dividing E", ["--weights", wdir, "--heads", "5"], "--heads"),
         ("no weights", ["--weights", os.path.join(tmp, "nowhere"), "--heads", str(H)],

@@ -267,8 +267,6 @@ void run_weights_decode(const DecodeFlags& f) {
                    std::to_string(e) + " of " + f.tokens);
   }
   const attn::KvElement element = parse_cache_dtype(f.cache_dtype.empty() ? "f32" : f.cache_dtype);
-  if (f.cache_packed)
-    throw CliError("--cache-packed: an int8 cache only (--model of an int8 blob)");
   if (element == attn::KvElement::kS8) {
     throw CliError(
         "--cache-dtype int8 needs an int8 model blob (--model from attn-convert "
@@ -301,6 +299,7 @@ void run_weights_decode(const DecodeFlags& f) {
   cfg.cache.num_kv_heads = g;
   cfg.cache.head_dim = hd;
   cfg.cache.element = element;
+  cfg.cache.packed = f.cache_packed;
   run_f32_decode(f, x, cfg, d.w);
 }
 
@@ -397,7 +396,6 @@ void run_model_decode(const DecodeFlags& f) {
     run_s8_model_decode(f, m);
     return;
   }
-  if (f.cache_packed) throw CliError("--cache-packed: " + f.model.path + " is float32 (int8 only)");
   if (f.model.raw_int8)
     throw CliError("--raw-int8 needs an int8 model; " + f.model.path + " is float32");
   const F32Input x = load_f32(f.tokens, 2, 2);
@@ -409,6 +407,7 @@ void run_model_decode(const DecodeFlags& f) {
   const attn::KvElement element = parse_cache_dtype(dtype);
   cfg.shape = attn::model_mha_decode_shape(m, chunk_of(f, x.dim(0)), element);
   cfg.cache = attn::model_kv_cache_shape(m, element);
+  cfg.cache.packed = f.cache_packed;
   attn::MhaDecodeF32Weights w;
   check_status(attn::model_mha_decode_f32_weights(m, &w), "mha-decode");
   run_f32_decode(f, x, cfg, w);
@@ -456,9 +455,12 @@ void add_mha_decode(CLI::App* s, Runner* runner) {
                 "mha-decode --dtype int8 --calibrate X.npy)")
       ->check(CLI::IsMember({"f32", "f16", "int8"}));
   s->add_flag("--cache-packed", f->cache_packed,
-              "int8 cache: also keep K/V in the int8 tile kernels' layouts (about 2x the "
-              "int8 cache bytes; see attn info), so a step whose attention is query-tiled "
-              "packs nothing; same outputs. Ignored by builds without the tiled int8 core");
+              "keep the cache in the layouts the kernels read best (attn info prints the "
+              "bytes). f32/f16: K in 16-token transposed blocks (same bytes but capacity "
+              "rounded up to 16; faster scores; outputs within float rounding). int8: also "
+              "K/V in the int8 tile kernels' layouts (about 2x the int8 cache bytes), so a "
+              "query-tiled step packs nothing; same outputs (ignored by builds without the "
+              "tiled int8 core)");
   s->add_option("--weights-dtype", f->weights_dtype,
                 "weight matrices as the decoder reads them: f32 (default) or f16 (the float "
                 "weights rounded to IEEE binary16, nearest even: half the weight bytes per "
@@ -511,9 +513,12 @@ void print_decode_memory(const attn::Model& m, int tokens) {
         attn::mha_decode_s8_scratch_bytes(s, packed));
     return;
   }
-  std::printf("  cache bytes: f32 %zu, f16 %zu\n",
-              attn::kv_cache_bytes(attn::model_kv_cache_shape(m, attn::KvElement::kF32)),
-              attn::kv_cache_bytes(attn::model_kv_cache_shape(m, attn::KvElement::kF16)));
+  attn::KvCacheShape f32 = attn::model_kv_cache_shape(m, attn::KvElement::kF32);
+  attn::KvCacheShape f16 = attn::model_kv_cache_shape(m, attn::KvElement::kF16);
+  const std::size_t plain32 = attn::kv_cache_bytes(f32), plain16 = attn::kv_cache_bytes(f16);
+  f32.packed = f16.packed = true;
+  std::printf("  cache bytes: f32 %zu, f16 %zu (packed, --cache-packed: f32 %zu, f16 %zu)\n",
+              plain32, plain16, attn::kv_cache_bytes(f32), attn::kv_cache_bytes(f16));
   std::printf("  scratch: f32 cache %zu bytes, f16 cache %zu bytes\n",
               attn::mha_decode_f32_scratch_bytes(
                   attn::model_mha_decode_shape(m, tokens, attn::KvElement::kF32)),
