@@ -250,11 +250,13 @@ void Rewind(attn::KvCache* c, int32_t ctx) {
 }
 
 // The float op's shape and weights over m's data, with a cache of
-// positions 0 .. filled - 1 written by the op in chunks of kChunk tokens;
-// `status` is the first failure.
+// positions 0 .. filled - 1 written by the op in chunks of kChunk tokens
+// (packed: K in 16-slot transposed blocks, attn/kv_cache.h); `status` is the
+// first failure.
 struct DecodeF32Op {
-  DecodeF32Op(const DecodeF32Data& m, attn::KvElement el, int32_t workers, int32_t filled)
-      : cs{m.ctx, kG, kHd, el, false} {
+  DecodeF32Op(const DecodeF32Data& m, attn::KvElement el, int32_t workers, int32_t filled,
+              bool packed)
+      : cs{m.ctx, kG, kHd, el, false, packed} {
     s.embed_dim = kE;
     s.num_heads = kH;
     s.num_kv_heads = kG;
@@ -298,11 +300,11 @@ struct DecodeF32Op {
   attn::Status status = attn::Status::kOk;
 };
 
-// f16w: binary16 weights.
+// f16w: binary16 weights; packed: a packed cache.
 void BM_Decode_attn_f32(benchmark::State& st, int32_t ctx, attn::KvElement el, int32_t workers,
-                        bool f16w) {
+                        bool f16w, bool packed) {
   DecodeF32Data m(ctx, f16w);
-  DecodeF32Op op(m, el, workers, ctx - 1);
+  DecodeF32Op op(m, el, workers, ctx - 1, packed);
   if (!CheckStatus(st, op.status) || !CheckStatus(st, op.Run(m.last(), m.out.data(), 1)) ||
       !CheckClose(st, "out", m.out.data(), m.expected(el == attn::KvElement::kF16))) {
     return;
@@ -316,8 +318,9 @@ void BM_Decode_attn_f32(benchmark::State& st, int32_t ctx, attn::KvElement el, i
 }
 
 // The attention of q ([E], the last token's projected query) over the cached
-// K/V of ctx positions, per query head in double precision from the cache's
-// own values (a float16 cache widened exactly).
+// K/V of ctx positions (ctx a multiple of kKvCacheKtBlock), per query head in double
+// precision from the cache's own values (a float16 cache widened exactly; a
+// packed cache's K blocks read back into rows).
 Expected CacheAttendExpected(const attn::KvCache& c, const float* q, int32_t ctx) {
   const std::size_t n = Z(kG) * Z(ctx) * Z(kHd);
   FVec k(n), v(n);
@@ -327,6 +330,17 @@ Expected CacheAttendExpected(const attn::KvCache& c, const float* q, int32_t ctx
   } else {
     std::copy_n(static_cast<const float*>(c.k), n, k.data());
     std::copy_n(static_cast<const float*>(c.v), n, v.data());
+  }
+  if (attn::kv_cache_k_blocked(c.shape)) {  // [G][ctx / B][hd][B] -> [G][ctx][hd]
+    const FVec kt = k;
+    const std::size_t b = Z(attn::kKvCacheKtBlock);
+    for (std::size_t g = 0; g < Z(kG); ++g) {
+      for (std::size_t j = 0; j < Z(ctx); ++j) {
+        for (std::size_t x = 0; x < Z(kHd); ++x) {
+          k[(g * Z(ctx) + j) * Z(kHd) + x] = kt[(g * Z(ctx) + j / b * b) * Z(kHd) + x * b + j % b];
+        }
+      }
+    }
   }
   Expected e{std::vector<double>(Z(kE)), std::vector<double>(Z(kE))};
   std::vector<double> p(Z(ctx)), pt(Z(ctx));
@@ -342,9 +356,9 @@ Expected CacheAttendExpected(const attn::KvCache& c, const float* q, int32_t ctx
 
 // The attention over the cache alone: the core call of a step on a cache of
 // all ctx positions (the last token's query, its K/V cached).
-void BM_Decode_attend_f32(benchmark::State& st, int32_t ctx, attn::KvElement el) {
+void BM_Decode_attend_f32(benchmark::State& st, int32_t ctx, attn::KvElement el, bool packed) {
   DecodeF32Data m(ctx);
-  DecodeF32Op op(m, el, 1, ctx);
+  DecodeF32Op op(m, el, 1, ctx, packed);
   if (!CheckStatus(st, op.status)) return;
   FVec q(Z(kE));
   attn::kernels::linear_f32(m.last(), 1, kE, m.wq.data(), m.bq.data(), kE, q.data());
@@ -781,19 +795,25 @@ void RegisterDecodeBenchmarks() {
     const std::string c8 = "/" + std::to_string(ctx_s8);
     for (int32_t workers : {1, 2}) {
       const std::string w = workers > 1 ? "_w2" : "";
-      Register(kFamily + "attn_" + be + "_f32" + w + c, BM_Decode_attn_f32, ctx,
-               attn::KvElement::kF32, workers, false);
-      Register(kFamily + "attn_" + be + "_f16" + w + c, BM_Decode_attn_f32, ctx,
-               attn::KvElement::kF16, workers, false);
+      for (bool packed : {false, true}) {
+        const std::string p = packed ? "p" : "";
+        Register(kFamily + "attn_" + be + "_f32" + p + w + c, BM_Decode_attn_f32, ctx,
+                 attn::KvElement::kF32, workers, false, packed);
+        Register(kFamily + "attn_" + be + "_f16" + p + w + c, BM_Decode_attn_f32, ctx,
+                 attn::KvElement::kF16, workers, false, packed);
+      }
       Register(kFamily + "attn_" + be + "_s8" + w + c8, BM_Decode_attn_s8, ctx_s8, workers, false);
       Register(kFamily + "attn_" + be + "_s8p" + w + c8, BM_Decode_attn_s8, ctx_s8, workers, true);
     }
-    Register(kFamily + "attn_" + be + "_f16w" + c, BM_Decode_attn_f32, ctx, attn::KvElement::kF16,
-             1, true);
-    Register(kFamily + "attend_" + be + "_f32" + c, BM_Decode_attend_f32, ctx,
-             attn::KvElement::kF32);
-    Register(kFamily + "attend_" + be + "_f16" + c, BM_Decode_attend_f32, ctx,
-             attn::KvElement::kF16);
+    for (bool packed : {false, true}) {
+      const std::string p = packed ? "p" : "";
+      Register(kFamily + "attn_" + be + "_f16w" + p + c, BM_Decode_attn_f32, ctx,
+               attn::KvElement::kF16, 1, true, packed);
+      Register(kFamily + "attend_" + be + "_f32" + p + c, BM_Decode_attend_f32, ctx,
+               attn::KvElement::kF32, packed);
+      Register(kFamily + "attend_" + be + "_f16" + p + c, BM_Decode_attend_f32, ctx,
+               attn::KvElement::kF16, packed);
+    }
     Register(kFamily + "attend_" + be + "_s8" + c8, BM_Decode_attend_s8, ctx_s8, false);
     Register(kFamily + "attend_" + be + "_s8p" + c8, BM_Decode_attend_s8, ctx_s8, true);
     Register(kFamily + "recompute_mha_f32" + c, BM_Decode_recompute, ctx);

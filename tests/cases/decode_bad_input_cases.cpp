@@ -96,15 +96,15 @@ ATTN_CASE(KvCache, AppendResetFullAndWindow) {
   static_assert(attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kS8, false}) == 64 + 2 * 64,
                 "formula");
   // Packed int8: 2 heads * 16 slots * (round4(3) + round16(3) + 4) more where
-  // the int8 core is query-tiled; packed float: both blocks sized for 16 slots.
+  // the int8 core is query-tiled; packed float: both blocks sized for 32 slots.
   static_assert(attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kS8, false, true}) ==
                     64 + 2 * 64 + (attn::kSdpaS8QueryTile > 1 ? 2 * 16 * (4 + 16 + 4) : 0),
                 "formula");
   static_assert(attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kF32, false, true}) ==
-                    64 + 2 * (16 * 2 * 3 * 4),
+                    64 + 2 * (32 * 2 * 3 * 4),
                 "formula");
   static_assert(attn::kv_cache_bytes({4, 2, 3, attn::KvElement::kF16, false, true}) ==
-                    64 + 2 * (16 * 2 * 3 * 2),
+                    64 + 2 * (32 * 2 * 3 * 2),
                 "formula");
   attn::KvCache c;
   const attn::KvCacheShape s{4, 2, 3, attn::KvElement::kF32, false};
@@ -148,8 +148,8 @@ ATTN_CASE(KvCache, AppendResetFullAndWindow) {
   ATTN_EXPECT_STATUS(attn::kv_cache_append_f32(&c, k, v, 2), attn::Status::kOverflow);
 }
 
-// A packed float cache keeps K in 16-slot transposed blocks (slot j, element
-// x of kv head g at (g * 16 + j / 16 * 16) * 3 + x * 16 + j % 16 here), V in
+// A packed float cache keeps K in 32-slot transposed blocks (slot j, element
+// x of kv head g at (g * 32 + j / 32 * 32) * 3 + x * 32 + j % 32 here), V in
 // rows; init zeroes K (the blocks' unused lanes are read).
 ATTN_CASE(KvCache, PackedFloatBlocks) {
   alignas(64) static unsigned char
@@ -159,15 +159,15 @@ ATTN_CASE(KvCache, PackedFloatBlocks) {
   const attn::KvCacheShape s{4, 2, 3, attn::KvElement::kF32, false, true};
   ATTN_ASSERT_TRUE(attn::kv_cache_init(s, store, sizeof store, &c) == attn::Status::kOk);
   const auto* kf = static_cast<const float*>(c.k);
-  for (int i = 0; i < 2 * 16 * 3; ++i) ATTN_EXPECT_TRUE(kf[i] == 0.0f);
+  for (int i = 0; i < 2 * 32 * 3; ++i) ATTN_EXPECT_TRUE(kf[i] == 0.0f);
   float k[5 * 6], v[5 * 6];
   for (int i = 0; i < 30; ++i) {
     k[i] = static_cast<float>(i);
     v[i] = static_cast<float>(100 + i);
   }
   ATTN_EXPECT_STATUS(attn::kv_cache_append_f32(&c, k, v, 3), attn::Status::kOk);
-  // Token 2, kv head 1: elements 48 + 2, 48 + 16 + 2, 48 + 32 + 2 of K; V rows as unpacked.
-  ATTN_EXPECT_TRUE(kf[50] == 15.0f && kf[66] == 16.0f && kf[82] == 17.0f);
+  // Token 2, kv head 1: elements 96 + 2, 96 + 32 + 2, 96 + 64 + 2 of K; V rows as unpacked.
+  ATTN_EXPECT_TRUE(kf[98] == 15.0f && kf[130] == 16.0f && kf[162] == 17.0f);
   ATTN_EXPECT_TRUE(static_cast<const float*>(c.v)[20] == 117.0f);
   ATTN_EXPECT_TRUE(kf[3] == 0.0f);  // slot 3 not written yet
   // Window of 4, binary16: 5 tokens keep tokens 1..4, token 4 in slot 0.
@@ -177,7 +177,7 @@ ATTN_CASE(KvCache, PackedFloatBlocks) {
   const auto* kh = static_cast<const uint16_t*>(c.k);
   ATTN_EXPECT_EQ_INT(kh[0], 0x4e00);   // 24.0: token 4, slot 0
   ATTN_EXPECT_EQ_INT(kh[1], 0x4600);   // 6.0: token 1, slot 1
-  ATTN_EXPECT_EQ_INT(kh[16], 0x4e40);  // 25.0: token 4's element 1
+  ATTN_EXPECT_EQ_INT(kh[32], 0x4e40);  // 25.0: token 4's element 1
   ATTN_EXPECT_EQ_INT(c.next_slot, 1);
 }
 

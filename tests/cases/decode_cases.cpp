@@ -16,7 +16,7 @@
 // RoPE (both styles), float32 and float16 caches, chunks of 1, 3, 7 and
 // all tokens; binary16 for every matrix, or per matrix (some float32).
 //
-// Every float case runs with a plain and a packed cache (K in 16-slot
+// Every float case runs with a plain and a packed cache (K in 32-slot
 // transposed blocks, attn/kv_cache.h), under the same bounds.
 #include <cmath>
 #include <cstring>

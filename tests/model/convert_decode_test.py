@@ -142,7 +142,7 @@ def float_round_trip(d, w, x):
                   f"chunk {chunk}: --model and --weights differ")
             e = float(np.max(np.abs(got - ref) / (1 + np.abs(ref))))
             check(e <= 1e-5, f"chunk {chunk}: float error {e:.3g} > 1e-5")
-            # A packed cache (K in 16-token transposed blocks): the same bound.
+            # A packed cache (K in 32-token transposed blocks): the same bound.
             rc, _, err = run("attn", "run", "mha-decode", "--model", "dec.attn", "--tokens",
                              "x.npy", "--chunk", chunk, "--cache-packed", "--out", "p.npy", cwd=d)
             check(rc == 0, f"--cache-packed chunk {chunk}: {err.strip()}")

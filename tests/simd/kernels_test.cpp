@@ -19,7 +19,7 @@
 //   qk_tile_f16k, pv_tile_f16v (K, V binary16; subnormal halves among them): the bits of
 //                             the same SIMD backend's qk_tile / pv_tile on the widened rows,
 //                             and their bounds against ref's qk_tile / pv_tile
-//   qk_tile_kt, qk_tile_kt_f16 (K in 16-key transposed blocks, NaN in the lanes past nk):
+//   qk_tile_kt, qk_tile_kt_f16 (K in 32-key transposed blocks, NaN in the lanes past nk):
 //                             ref's qk_tile_kt = ref's qk_tile on the rows, bit for bit (same
 //                             sums in the same order); a backend's within qk_tile's bound of
 //                             that; the f16 form = the float form on the widened blocks, bit
@@ -690,31 +690,32 @@ TEST_P(KernelTest, CacheTilesF16) {
   }
 }
 
-// The packed float cache's Q.K^T: K rows (nk of d) laid out in 16-key
-// transposed blocks, the lanes past nk of the last block NaN (read, never
-// stored), against the row-major tile kernels. Row counts cover the 4-row
-// blocks and the 1-3 rows left; key counts the block edges and the key
-// vectors of every register block.
+// The packed float cache's Q.K^T: K rows (nk of d) laid out in transposed
+// blocks of kKtBlock keys, the lanes past nk of the last block NaN (read,
+// never stored), against the row-major tile kernels. Row counts cover the
+// 4-row blocks and the 1-3 rows left (each with its own passes and partial
+// sums); key counts the block edges and every pass of a block.
 TEST_P(KernelTest, QkTileKt) {
   std::mt19937 rng(41);
   std::vector<int32_t> ds = Lengths();
   ds.push_back(64);
   for (int32_t d : ds) {
     for (int32_t nq : {1, 2, 3, 4, 5, 8}) {
-      for (int32_t nk : {1, 3, 15, 16, 17, 33, 65, 130}) {
-        const std::size_t rows = Sz(nk), blocks = (rows + 15) / 16, ud = Sz(d);
+      for (int32_t nk : {1, 3, 8, 15, 16, 17, 31, 32, 33, 65, 130}) {
+        const std::size_t kB = Sz(attn::kKtBlock);
+        const std::size_t rows = Sz(nk), blocks = (rows + kB - 1) / kB, ud = Sz(d);
         std::vector<float> f(rows * ud);
         Fill(f.data(), f.size(), rng, -2.0f, 2.0f);
         std::vector<uint16_t> h(f.size());
         kRef.f32_to_f16(f.data(), static_cast<int32_t>(f.size()), h.data());
         Buf w(f.size(), 0);  // the binary16 rows widened
         attn::ref::f16_to_f32(h.data(), static_cast<int32_t>(h.size()), w.p);
-        Buf kt(blocks * 16 * ud, 0), wt(blocks * 16 * ud, 0);
-        std::vector<uint16_t> ht(blocks * 16 * ud, 0x7e00);  // binary16 NaN
-        for (std::size_t t = 0; t < blocks * 16 * ud; ++t) kt.p[t] = wt.p[t] = std::nanf("");
+        Buf kt(blocks * kB * ud, 0), wt(blocks * kB * ud, 0);
+        std::vector<uint16_t> ht(blocks * kB * ud, 0x7e00);  // binary16 NaN
+        for (std::size_t t = 0; t < blocks * kB * ud; ++t) kt.p[t] = wt.p[t] = std::nanf("");
         for (std::size_t j = 0; j < rows; ++j) {
           for (std::size_t x = 0; x < ud; ++x) {
-            const std::size_t at = j / 16 * 16 * ud + x * 16 + j % 16;
+            const std::size_t at = j / kB * kB * ud + x * kB + j % kB;
             kt.p[at] = f[j * ud + x];
             wt.p[at] = w.p[j * ud + x];
             ht[at] = h[j * ud + x];

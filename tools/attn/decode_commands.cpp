@@ -456,8 +456,8 @@ void add_mha_decode(CLI::App* s, Runner* runner) {
       ->check(CLI::IsMember({"f32", "f16", "int8"}));
   s->add_flag("--cache-packed", f->cache_packed,
               "keep the cache in the layouts the kernels read best (attn info prints the "
-              "bytes). f32/f16: K in 16-token transposed blocks (same bytes but capacity "
-              "rounded up to 16; faster scores; outputs within float rounding). int8: also "
+              "bytes). f32/f16: K in 32-token transposed blocks (same bytes but capacity "
+              "rounded up to 32; faster scores; outputs within float rounding). int8: also "
               "K/V in the int8 tile kernels' layouts (about 2x the int8 cache bytes), so a "
               "query-tiled step packs nothing; same outputs (ignored by builds without the "
               "tiled int8 core)");

@@ -14,17 +14,18 @@
 //     kS8   int8 codes, exactly the K/V that the one-shot int8 MHA projects for
 //           those tokens (the scales and zero points are the op's params)
 //   kv_cache_bytes = 64 + 2 * align64(slots * num_kv_heads * head_dim * elem)
-//                  + packed bytes (below); slots = capacity (C16 for packed float)
+//                  + packed bytes (below); slots = capacity (C32 for packed float)
 //
-// Packed float (kF32 / kF16 with packed = true): K is kept in blocks of 16
-// slots, each stored transposed, [head_dim][16], instead of rows:
-//   K [num_kv_heads][C16 / 16][head_dim][16]   (slot j, element x of kv head g
-//                                               at (g C16 + j / 16 * 16) head_dim
-//                                               + x * 16 + j % 16)
-// so that a decode step's Q.K^T reads one element of 16 keys per vector and
-// needs no horizontal sums (qk_tile_kt_f32: about 1.2x to 1.4x faster scores
-// on x86, bench/README.md). V keeps its rows; both blocks are sized for C16
-// slots. The results equal an unpacked cache's within the float bound of the
+// Packed float (kF32 / kF16 with packed = true): K is kept in blocks of
+// kKvCacheKtBlock = 32 slots, each stored transposed, [head_dim][32], instead
+// of rows:
+//   K [num_kv_heads][C32 / 32][head_dim][32]   (slot j, element x of kv head g
+//                                               at (g C32 + j / 32 * 32) head_dim
+//                                               + x * 32 + j % 32)
+// C32 = capacity rounded up to 32. A decode step's Q.K^T then reads one
+// element of many keys per vector and needs no horizontal sums (see
+// bench/README.md for the measured steps). V keeps its rows; both blocks are
+// sized for C32 slots. The results equal an unpacked cache's within the float bound of the
 // tile kernels (a different summation order), not bit for bit.
 //
 // Packed int8 (kS8 with packed = true): the cache also keeps each kv head's
@@ -67,6 +68,9 @@ enum class KvElement : int32_t {
 
 inline constexpr int64_t kKvCacheMaxPosition = int64_t{1} << 53;
 
+// Slots per transposed K block of a packed float cache.
+inline constexpr int32_t kKvCacheKtBlock = 32;
+
 struct KvCacheShape {
   int32_t capacity = 0;  // token slots (the window size in sliding-window mode)
   int32_t num_kv_heads = 0;
@@ -80,16 +84,18 @@ constexpr std::size_t kv_element_bytes(KvElement e) {
   return e == KvElement::kF32 ? 4 : (e == KvElement::kF16 ? 2 : (e == KvElement::kS8 ? 1 : 0));
 }
 
-// True when K is kept in 16-slot transposed blocks (a packed float cache).
+// True when K is kept in transposed blocks of kKvCacheKtBlock slots (a packed
+// float cache).
 constexpr bool kv_cache_k_blocked(const KvCacheShape& s) {
   return s.packed && (s.element == KvElement::kF32 || s.element == KvElement::kF16);
 }
 
-// Token slots a K or V block is sized for: capacity, rounded up to 16 when K
-// is blocked.
+// Token slots a K or V block is sized for: capacity, rounded up to
+// kKvCacheKtBlock when K is blocked.
 constexpr uint64_t kv_cache_slots64(const KvCacheShape& s) {
   const auto c = static_cast<uint64_t>(s.capacity);
-  return kv_cache_k_blocked(s) ? (c + 15) / 16 * 16 : c;
+  constexpr auto b = static_cast<uint64_t>(kKvCacheKtBlock);
+  return kv_cache_k_blocked(s) ? (c + b - 1) / b * b : c;
 }
 
 // Bytes of one of the K or V blocks (64-byte aligned), 0 for a bad shape.

@@ -1,7 +1,7 @@
 // Row access to a KV cache for the decode ops and the append functions
 // (internal). Slot s of kv head g starts at element (g * capacity + s) *
-// head_dim of the K or V block (a packed float cache's K: 16-slot transposed
-// blocks, kv_cache_kt_offset); position p lives in slot p (linear) or p mod
+// head_dim of the K or V block (a packed float cache's K: transposed blocks,
+// kv_cache_kt_offset); position p lives in slot p (linear) or p mod
 // capacity (window).
 #pragma once
 
@@ -82,13 +82,16 @@ inline std::size_t kv_cache_offset(const KvCacheShape& s, int32_t g, int32_t slo
          static_cast<std::size_t>(s.head_dim);
 }
 
+static_assert(kKvCacheKtBlock == kKtBlock, "the cache's K blocks are qk_tile_kt_f32's");
+
 // Element offset of (kv head g, slot) in a blocked K (kv_cache_k_blocked):
-// the slot's element x is `step` = 16 elements after element x - 1.
+// the slot's element x is kKvCacheKtBlock elements after element x - 1.
 inline std::size_t kv_cache_kt_offset(const KvCacheShape& s, int32_t g, int32_t slot) {
-  const auto c16 = static_cast<std::size_t>(kv_cache_slots64(s));
+  constexpr auto b = static_cast<std::size_t>(kKvCacheKtBlock);
+  const auto slots = static_cast<std::size_t>(kv_cache_slots64(s));
   const auto j = static_cast<std::size_t>(slot);
-  return (static_cast<std::size_t>(g) * c16 + j / 16 * 16) * static_cast<std::size_t>(s.head_dim) +
-         j % 16;
+  return (static_cast<std::size_t>(g) * slots + j / b * b) * static_cast<std::size_t>(s.head_dim) +
+         j % b;
 }
 
 // Keys a query at `position` sees: position + 1, at most capacity in a window.
@@ -131,7 +134,7 @@ void kv_cache_write(const KvCache& c, const T* k, const T* v, std::size_t stride
       const std::size_t dst = kv_cache_offset(s, g, slot);
       if constexpr (std::is_same<T, float>::value) {
         if (kv_cache_k_blocked(s)) {
-          store(c.k, kv_cache_kt_offset(s, g, slot), 16, k + src, s.head_dim);
+          store(c.k, kv_cache_kt_offset(s, g, slot), kKvCacheKtBlock, k + src, s.head_dim);
         } else {
           store(c.k, dst, k + src, s.head_dim);
         }

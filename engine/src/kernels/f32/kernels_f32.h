@@ -98,12 +98,12 @@
   void pv_tile_f16v_f32(const float* p, std::size_t p_stride, int32_t nq, int32_t nk,              \
                         const uint16_t* v, std::size_t v_stride, int32_t dv, float* acc,           \
                         std::size_t a_stride);                                                     \
-  /* s[i*s_stride + j] = sum_x q[i*q_stride + x] * kt[(j/16)*16*d + x*16 + j%16], i < nq, */       \
-  /* j < nk: qk_tile_f32 with K in blocks of 16 keys stored transposed ([d][16] each; a packed */  \
-  /* float KV cache's K, attn/kv_cache.h), so that a vector holds one x of many keys and the */    \
-  /* scores need no horizontal sums. Blocks are whole: kt holds round16(nk) keys (the lanes */     \
-  /* past nk are read, never stored). Bound: qk_tile_f32's. The f16 form: binary16 kt, widened */  \
-  /* exactly as read. */                                                                           \
+  /* s[i*s_stride + j] = sum_x q[i*q_stride + x] * kt[(j/B)*B*d + x*B + j%B], i < nq, j < nk, */   \
+  /* B = kKtBlock: qk_tile_f32 with K in blocks of B keys stored transposed ([d][B] each; a */     \
+  /* packed float KV cache's K, attn/kv_cache.h), so that a vector holds one x of many keys and */ \
+  /* the scores need no horizontal sums. kt points at a block's start; blocks are whole (the */    \
+  /* lanes past nk are read, never stored). Bound: qk_tile_f32's. The f16 form: binary16 kt, */    \
+  /* widened exactly as read. */                                                                   \
   void qk_tile_kt_f32(const float* q, std::size_t q_stride, int32_t nq, const float* kt,           \
                       int32_t nk, int32_t d, float* s, std::size_t s_stride);                      \
   void qk_tile_kt_f16_f32(const float* q, std::size_t q_stride, int32_t nq, const uint16_t* kt,    \
@@ -113,6 +113,10 @@
   void f32_to_f16(const float* f, int32_t n, uint16_t* h);
 
 namespace attn {
+// Keys per transposed K block of qk_tile_kt_f32 (attn/kv_cache.h's
+// kKvCacheKtBlock, the packed float cache's layout, is the same number).
+inline constexpr int32_t kKtBlock = 32;
+
 namespace ref {
 // f[i] = the float32 of binary16 bits h[i], i < n: exact, a NaN quiet with its
 // sign and payload (f16::to_f32, kernels/f32/f16.h). Only a reference: the

@@ -1,25 +1,29 @@
 // Continuation of kernels_f32-inl.h (same namespace, same policy contract):
-// qk_tile_kt_f32 and qk_tile_kt_f16_f32, Q.K^T with K in 16-key transposed
-// blocks (a packed float KV cache's K, attn/kv_cache.h).
+// qk_tile_kt_f32 and qk_tile_kt_f16_f32, Q.K^T with K in transposed blocks of
+// B = kKtBlock (32) keys (a packed float KV cache's K, attn/kv_cache.h).
 
-// s[r * s_stride + j] = sum_x q[r * q_stride + x] * kt[(j / 16) * 16 * d + x * 16 + j % 16],
-// r < RQ <= 4, j < nk. A vector holds W = min(Lanes(), 16) keys' element x
-// (a whole 16-key block's row on AVX-512; a W-key part of it on narrower
-// vectors; the first 16 lanes on longer SVE vectors). Per x: KV key vectors
-// loaded, each query row's q[x] broadcast, RQ * KV FMAs into acc<r><c>, the
-// scores of row r and keys j + c W .. j + c W + W - 1. No horizontal sums: the
-// scores leave as vectors along the keys. RQ * KV = 6 or 8 independent FMA
-// chains (KV = 8 / RQ, at least 2) hide the FMA latency. Lanes past nk in
-// the last block are computed from whatever the block holds and not stored.
-template <class O, int RQ, int KV, class TK>
+// s[r * s_stride + j] = sum_x q[r * q_stride + x] * kt[(j / B) * B * d + x * B + j % B],
+// r < RQ <= 4, j < nk. A vector holds W = min(Lanes(), B) keys' element x; a
+// block row is B / W vectors. A pass takes KV of them (KV * W keys) through
+// every x: the KV key vectors loaded, each row's q[x] broadcast, RQ * KV FMAs
+// into acc<r><c>. No horizontal sums: the scores leave as vectors along the
+// keys. The passes of a block read it in order, then the next block's (with
+// 16-key blocks, two blocks a pass, 4 KiB apart at d = 64, ran 10% slower
+// from L3 on Zen 5 than key rows, and one 16-lane vector a pass was bound by
+// its broadcast loads). P partial sums per row over x modulo P, folded at the
+// end, keep RQ * KV * P = 6 or 8 FMA chains in flight. Lanes past nk in the
+// last block are computed from whatever the block holds and never stored.
+template <class O, int RQ, int KV, int P, class TK>
 void QkRowsKt(const float* q, std::size_t q_stride, const TK* kt, std::size_t nk, std::size_t d,
               float* s, std::size_t s_stride) {
-  static_assert(RQ >= 1 && RQ <= 4 && KV >= 1 && KV <= 8, "named registers: 4 rows x 8 vectors");
+  static_assert(RQ >= 1 && RQ <= 4 && KV * P <= 8 && (P == 1 || KV <= 4),
+                "named registers: 4 rows x 8 vectors; partial sums fold into <= 4 vectors");
   using V = typename O::V;
+  constexpr int C = KV * P;
+  constexpr auto B = static_cast<std::size_t>(::attn::kKtBlock);
   const std::size_t N = O::Lanes();
-  const std::size_t W = N < 16 ? N : 16;
-  const auto load = [N](const TK* p) { return N <= 16 ? LoadB<O>(p) : LoadBN<O>(p, 16); };
-  const auto at = [kt, d](std::size_t j) { return kt + j / 16 * 16 * d + j % 16; };
+  const std::size_t W = N < B ? N : B;
+  const auto load = [N](const TK* p) { return N <= B ? LoadB<O>(p) : LoadBN<O>(p, B); };
   const auto store = [N](V v, float* p, std::size_t n) {
     if (n >= N) {
       O::StoreU(v, p);
@@ -27,27 +31,47 @@ void QkRowsKt(const float* q, std::size_t q_stride, const TK* kt, std::size_t nk
       O::StoreN(v, p, n);
     }
   };
+#define ATTN_KT_QROW(_, r) \
+  [[maybe_unused]] const float* q##r = q + Sz((r) < RQ ? (r) : 0) * q_stride;
+  ATTN_EACH4(ATTN_KT_QROW, _)
   for (std::size_t j = 0; j < nk; j += KV * W) {
-    // Key vector c exists when its first key does (its block holds round16(nk) keys).
-    const TK* k0 = at(j);
-#define ATTN_KT_PTR(_, c) \
-  [[maybe_unused]] const TK* k##c##p = (c) < KV && j + (c)*W < nk ? at(j + (c)*W) : k0;
-    ATTN_EACH8(ATTN_KT_PTR, _)
+    const TK* k0 = kt + j / B * B * d + j % B;
 #define ATTN_KT_ZERO(r, c) [[maybe_unused]] V acc##r##c = O::Zero();
     ATTN_EACH4(ATTN_EACH8, ATTN_KT_ZERO)
-#define ATTN_KT_KEY(_, c) \
-  [[maybe_unused]] const V kv##c = (c) < KV ? load(k##c##p + x * 16) : O::Zero();
-#define ATTN_KT_FMA(r, c) \
-  if constexpr ((c) < KV) acc##r##c = O::MulAdd(qv, kv##c, acc##r##c);
-#define ATTN_KT_ROW(_, r)                         \
-  if constexpr ((r) < RQ) {                       \
-    const V qv = O::Set(q[Sz(r) * q_stride + x]); \
-    ATTN_EACH8(ATTN_KT_FMA, r)                    \
+    // Vector c: key vector c % KV at element x + c / KV.
+#define ATTN_KT_KEY(_, c)                                                                         \
+  [[maybe_unused]] const V kv##c = (c) < C ? load(k0 + Sz((c) % KV) * W + (x + Sz((c) / KV)) * B) \
+                                           : O::Zero();
+#define ATTN_KT_FMA(r, c)                                                    \
+  if constexpr ((r) < RQ && (c) < C) {                                       \
+    acc##r##c = O::MulAdd(O::Set(q##r[x + Sz((c) / KV)]), kv##c, acc##r##c); \
   }
-    for (std::size_t x = 0; x < d; ++x) {
+    std::size_t x = 0;
+    for (; x + P <= d; x += P) {
       ATTN_EACH8(ATTN_KT_KEY, _)
-      ATTN_EACH4(ATTN_KT_ROW, _)
+      ATTN_EACH4(ATTN_EACH8, ATTN_KT_FMA)
     }
+    for (; x < d; ++x) {  // d % P elements left: partial sum 0
+#define ATTN_KT_TAIL(r, c)                                                           \
+  if constexpr ((r) < RQ && (c) < KV) {                                              \
+    acc##r##c = O::MulAdd(O::Set(q##r[x]), load(k0 + Sz(c) * W + x * B), acc##r##c); \
+  }
+      ATTN_EACH4(ATTN_EACH8, ATTN_KT_TAIL)
+    }
+    // Partial sum c >= KV into vector c % KV (< 4).
+#define ATTN_KT_FOLD(r, c)                          \
+  if constexpr ((r) < RQ && (c) >= KV && (c) < C) { \
+    if constexpr ((c) % KV == 0) {                  \
+      acc##r##0 = O::Add(acc##r##0, acc##r##c);     \
+    } else if constexpr ((c) % KV == 1) {           \
+      acc##r##1 = O::Add(acc##r##1, acc##r##c);     \
+    } else if constexpr ((c) % KV == 2) {           \
+      acc##r##2 = O::Add(acc##r##2, acc##r##c);     \
+    } else {                                        \
+      acc##r##3 = O::Add(acc##r##3, acc##r##c);     \
+    }                                               \
+  }
+    ATTN_EACH4(ATTN_EACH8, ATTN_KT_FOLD)
 #define ATTN_KT_STORE(r, c)                                                    \
   if constexpr ((r) < RQ && (c) < KV) {                                        \
     if (j + (c)*W < nk) {                                                      \
@@ -56,12 +80,46 @@ void QkRowsKt(const float* q, std::size_t q_stride, const TK* kt, std::size_t nk
     }                                                                          \
   }
     ATTN_EACH4(ATTN_EACH8, ATTN_KT_STORE)
-#undef ATTN_KT_PTR
 #undef ATTN_KT_ZERO
 #undef ATTN_KT_KEY
 #undef ATTN_KT_FMA
-#undef ATTN_KT_ROW
+#undef ATTN_KT_TAIL
+#undef ATTN_KT_FOLD
 #undef ATTN_KT_STORE
+  }
+#undef ATTN_KT_QROW
+}
+
+// RQ rows with R vectors per block row: KV = min(R, 8 / RQ rounded down to a
+// power of two, at least 2) key vectors a pass, then P = 8 / (RQ * KV)
+// partial sums (none past 4 key vectors).
+template <class O, int RQ, int R, class TK>
+void QkRowsKtR(const float* q, std::size_t q_stride, const TK* kt, int32_t nk, int32_t d, float* s,
+               std::size_t s_stride) {
+  constexpr int kMaxKv = RQ <= 1 ? 8 : (RQ == 2 ? 4 : 2);
+  constexpr int KV = R < kMaxKv ? R : kMaxKv;
+  constexpr int kP = 8 / (RQ * KV);
+  constexpr int P = KV > 4 || kP < 1 ? 1 : kP;
+  QkRowsKt<O, RQ, KV, P>(q, q_stride, kt, Sz(nk), Sz(d), s, s_stride);
+}
+
+// RQ rows for this vector length (R = 32 / min(Lanes(), 32) vectors per
+// block row).
+template <class O, int RQ, class TK>
+void QkRowsKtAnyLanes(const float* q, std::size_t q_stride, const TK* kt, int32_t nk, int32_t d,
+                      float* s, std::size_t s_stride) {
+  static_assert(::attn::kKtBlock == 32, "the vectors per block row below");
+  const std::size_t N = O::Lanes();
+  if (O::kMaxLanes >= 32 && N >= 32) {
+    QkRowsKtR<O, RQ, 1>(q, q_stride, kt, nk, d, s, s_stride);
+  } else if (O::kMaxLanes >= 16 && N == 16) {
+    QkRowsKtR<O, RQ, 2>(q, q_stride, kt, nk, d, s, s_stride);
+  } else if (O::kMaxLanes >= 8 && N == 8) {
+    QkRowsKtR<O, RQ, 4>(q, q_stride, kt, nk, d, s, s_stride);
+  } else if (O::kMaxLanes >= 4 && N == 4) {
+    QkRowsKtR<O, RQ, 8>(q, q_stride, kt, nk, d, s, s_stride);
+  } else {
+    QkRowsKtR<O, RQ, 32>(q, q_stride, kt, nk, d, s, s_stride);
   }
 }
 
@@ -71,15 +129,15 @@ void QkTileKt(const float* q, std::size_t q_stride, int32_t nq, const TK* kt, in
               float* s, std::size_t s_stride) {
   int32_t i = 0;
   for (; i + 4 <= nq; i += 4) {
-    QkRowsKt<O, 4, 2>(q + Sz(i) * q_stride, q_stride, kt, Sz(nk), Sz(d), s + Sz(i) * s_stride,
-                      s_stride);
+    QkRowsKtAnyLanes<O, 4>(q + Sz(i) * q_stride, q_stride, kt, nk, d, s + Sz(i) * s_stride,
+                           s_stride);
   }
   const float* qi = q + Sz(i) * q_stride;
   float* si = s + Sz(i) * s_stride;
   switch (nq - i) {
-    case 3: QkRowsKt<O, 3, 2>(qi, q_stride, kt, Sz(nk), Sz(d), si, s_stride); break;
-    case 2: QkRowsKt<O, 2, 4>(qi, q_stride, kt, Sz(nk), Sz(d), si, s_stride); break;
-    case 1: QkRowsKt<O, 1, 8>(qi, q_stride, kt, Sz(nk), Sz(d), si, s_stride); break;
+    case 3: QkRowsKtAnyLanes<O, 3>(qi, q_stride, kt, nk, d, si, s_stride); break;
+    case 2: QkRowsKtAnyLanes<O, 2>(qi, q_stride, kt, nk, d, si, s_stride); break;
+    case 1: QkRowsKtAnyLanes<O, 1>(qi, q_stride, kt, nk, d, si, s_stride); break;
     default: break;
   }
 }

@@ -33,18 +33,19 @@ void qk_tile(const float* q, std::size_t q_stride, int32_t nq, const TK* k, std:
   }
 }
 
-// Key j of 16-key transposed blocks: element x at kt[(j / 16) * 16 * d + x * 16 + j % 16].
+// Key j of B-key transposed blocks (B = kKtBlock): element x at kt[(j / B) * B * d + x * B + j % B].
 template <class TK>
 void qk_tile_kt(const float* q, std::size_t q_stride, int32_t nq, const TK* kt, int32_t nk,
                 int32_t d, float* s, std::size_t s_stride) {
   const auto ud = static_cast<std::size_t>(d);
+  constexpr auto kB = static_cast<std::size_t>(kKtBlock);
   for (int32_t i = 0; i < nq; ++i) {
     const float* qi = q + static_cast<std::size_t>(i) * q_stride;
     for (int32_t j = 0; j < nk; ++j) {
       const auto uj = static_cast<std::size_t>(j);
-      const TK* kj = kt + uj / 16 * 16 * ud + uj % 16;
+      const TK* kj = kt + uj / kB * kB * ud + uj % kB;
       float sum = 0.0f;
-      for (std::size_t x = 0; x < ud; ++x) sum += qi[x] * widen(kj[x * 16]);
+      for (std::size_t x = 0; x < ud; ++x) sum += qi[x] * widen(kj[x * kB]);
       s[static_cast<std::size_t>(i) * s_stride + uj] = sum;
     }
   }
