@@ -3,7 +3,8 @@
 // cache) against one-shot attention over the whole sequence.
 //
 // Input: a flags byte (bit 0 int8, bit 1 sliding window, bit 2 RoPE, bit 3
-// interleaved RoPE, bit 4 float16 cache, bit 5 packed int8 cache), heads, kv-head divisor, head dim,
+// interleaved RoPE, bit 4 float16 cache, bit 5 packed cache: int8 blocks beside the rows, or a
+// float cache's K in transposed blocks), heads, kv-head divisor, head dim,
 // rotary dims, tokens, capacity, max tokens per call, then one byte per call
 // (its chunk size), then weight and token values; missing bytes read as 0.
 // Shapes stay small (E <= 32, 24 tokens) so every input runs the whole check:
@@ -51,7 +52,7 @@ Case read_case(Reader& in) {
   c.s8 = (f & 1) != 0;
   c.window = (f & 2) != 0;
   c.f16 = !c.s8 && (f & 16) != 0;
-  c.packed = c.s8 && (f & 32) != 0;
+  c.packed = (f & 32) != 0;
   c.heads = 1 + in.u8() % 4;
   const int div = 1 + in.u8() % 4;
   c.kv_heads = c.heads % div == 0 ? c.heads / div : c.heads;
@@ -207,7 +208,7 @@ void fuzz_f32(Reader& in, const Case& c) {
   const attn::MhaDecodeF32Weights w{m.wq.data(), m.wk.data(), m.wv.data(), m.bq.data(),
                                     m.bk.data(), m.bv.data(), nullptr,     nullptr,
                                     m.wo.data(), m.bo.data()};
-  const attn::KvCacheShape cs{c.capacity, c.kv_heads, c.hd, s.cache_element, c.window};
+  const attn::KvCacheShape cs{c.capacity, c.kv_heads, c.hd, s.cache_element, c.window, c.packed};
   std::vector<unsigned char> storage(attn::kv_cache_bytes(cs)),
       scratch(attn::mha_decode_f32_scratch_bytes(s));
   attn::KvCache cache;
