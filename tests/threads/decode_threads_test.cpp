@@ -279,13 +279,13 @@ attn::MhaDecodeShape shape_of(const Case& c) {
 }
 
 // One run of a case's float calls with `ex` (default: serial); f16: the
-// binary16 weights.
+// binary16 weights; kt_cache: a packed cache (K in transposed blocks).
 std::vector<float> run_f32(const Case& c, const F32Model& m, const attn::Executor& ex,
-                           bool f16 = false) {
+                           bool f16 = false, bool kt_cache = false) {
   const attn::MhaDecodeShape s = shape_of(c);
   const attn::MhaDecodeF32Weights w = m.weights(c, f16);
   return run_calls<attn::MhaDecodeF32Args>(
-      c, ex, {c.capacity, c.kv_heads, m.hd, c.element, c.window},
+      c, ex, {c.capacity, c.kv_heads, m.hd, c.element, c.window, kt_cache},
       attn::mha_decode_f32_scratch_bytes(s, ex.workers), m.x.data(), -7.0f,
       [&](const attn::MhaDecodeF32Args& a, attn::KvCache* cache, attn::Scratch ws) {
         return attn::mha_decode_f32(s, w, a, cache, ws);
@@ -294,47 +294,51 @@ std::vector<float> run_f32(const Case& c, const F32Model& m, const attn::Executo
 
 class DecodeThreads : public testing::TestWithParam<int32_t> {};
 
+// Every case with a plain and with a packed cache (K in transposed blocks:
+// the key split's ranges start at block boundaries).
 TEST_P(DecodeThreads, FloatMatchesSerial) {
   const int32_t workers = GetParam();
-  for (const Case& c : kF32Cases) {
-    SCOPED_TRACE(testing::Message()
-                 << "E=" << c.e << " H=" << c.heads << " G=" << c.kv_heads
-                 << " f16=" << (c.element == KvElement::kF16) << " window=" << c.window
-                 << " chunk=" << c.chunk << " rope=" << c.rope_dims << " workers=" << workers);
-    const F32Model m(c);
-    const std::vector<float> serial = run_f32(c, m, attn::Executor{});
-    const std::vector<float> pooled = run_f32(c, m, pool(workers).executor());
-    const std::vector<float> stripes = run_f32(c, m, striped(workers));
-    ASSERT_EQ(std::memcmp(pooled.data(), stripes.data(), pooled.size() * 4), 0)
-        << "depends on the executor";
-    const Reference ref(c, m);
-    std::vector<double> value, tol;
-    int32_t t0 = 0;
-    int split_calls = 0;
-    for (int32_t n : calls(c)) {
-      const std::size_t first = uz(t0) * uz(c.e), count = uz(n) * uz(c.e);
-      if (!key_split_expected(c, workers, n, t0)) {
-        ASSERT_EQ(std::memcmp(serial.data() + first, pooled.data() + first, count * 4), 0)
-            << "not bit-identical, tokens " << t0 << " + " << n;
-        t0 += n;
-        continue;
-      }
-      ++split_calls;
-      ASSERT_EQ(c.rope_dims, 0) << "the reference has no rotation";
-      for (int32_t t = t0; t < t0 + n; ++t) {
-        ref.step(t, &value, &tol);
-        for (std::size_t i = 0; i < uz(c.e); ++i) {
-          const std::size_t at = uz(t) * uz(c.e) + i;
-          ASSERT_LE(std::fabs(static_cast<double>(pooled[at]) - value[i]), tol[i])
-              << "token " << t << " i " << i;
-          ASSERT_LE(std::fabs(static_cast<double>(pooled[at]) - serial[at]), 2.0 * tol[i])
-              << "token " << t << " i " << i;
+  for (const bool kt : {false, true}) {
+    for (const Case& c : kF32Cases) {
+      SCOPED_TRACE(testing::Message() << "E=" << c.e << " H=" << c.heads << " G=" << c.kv_heads
+                                      << " f16=" << (c.element == KvElement::kF16) << " window="
+                                      << c.window << " chunk=" << c.chunk << " rope=" << c.rope_dims
+                                      << " packed cache=" << kt << " workers=" << workers);
+      const F32Model m(c);
+      const std::vector<float> serial = run_f32(c, m, attn::Executor{}, false, kt);
+      const std::vector<float> pooled = run_f32(c, m, pool(workers).executor(), false, kt);
+      const std::vector<float> stripes = run_f32(c, m, striped(workers), false, kt);
+      ASSERT_EQ(std::memcmp(pooled.data(), stripes.data(), pooled.size() * 4), 0)
+          << "depends on the executor";
+      const Reference ref(c, m);
+      std::vector<double> value, tol;
+      int32_t t0 = 0;
+      int split_calls = 0;
+      for (int32_t n : calls(c)) {
+        const std::size_t first = uz(t0) * uz(c.e), count = uz(n) * uz(c.e);
+        if (!key_split_expected(c, workers, n, t0)) {
+          ASSERT_EQ(std::memcmp(serial.data() + first, pooled.data() + first, count * 4), 0)
+              << "not bit-identical, tokens " << t0 << " + " << n;
+          t0 += n;
+          continue;
         }
+        ++split_calls;
+        ASSERT_EQ(c.rope_dims, 0) << "the reference has no rotation";
+        for (int32_t t = t0; t < t0 + n; ++t) {
+          ref.step(t, &value, &tol);
+          for (std::size_t i = 0; i < uz(c.e); ++i) {
+            const std::size_t at = uz(t) * uz(c.e) + i;
+            ASSERT_LE(std::fabs(static_cast<double>(pooled[at]) - value[i]), tol[i])
+                << "token " << t << " i " << i;
+            ASSERT_LE(std::fabs(static_cast<double>(pooled[at]) - serial[at]), 2.0 * tol[i])
+                << "token " << t << " i " << i;
+          }
+        }
+        t0 += n;
       }
-      t0 += n;
-    }
-    if (workers >= 3 && c.kv_heads == 1) {
-      EXPECT_GT(split_calls, 0) << "the key split not reached";
+      if (workers >= 3 && c.kv_heads == 1) {
+        EXPECT_GT(split_calls, 0) << "the key split not reached";
+      }
     }
   }
 }
