@@ -11,7 +11,6 @@
 
 #include "attn/kv_cache.h"
 #include "attn/status.h"
-#include "kernels/f32/f16.h"
 #include "kernels/f32/kernels_f32.h"
 
 namespace attn {
@@ -58,11 +57,16 @@ struct StoreF16 {
   void operator()(void* block, std::size_t off, const float* src, int32_t n) const {
     kernels::f32_to_f16(src, n, static_cast<uint16_t*>(block) + off);
   }
-  // f16::from_f32: the bits of every backend's f32_to_f16.
+  // Through the kernel 32 elements at a time, then scattered.
   void operator()(void* block, std::size_t off, std::size_t step, const float* src,
                   int32_t n) const {
     uint16_t* d = static_cast<uint16_t*>(block) + off;
-    for (int32_t i = 0; i < n; ++i) d[static_cast<std::size_t>(i) * step] = f16::from_f32(src[i]);
+    uint16_t h[32];
+    for (int32_t i0 = 0; i0 < n; i0 += 32) {
+      const int32_t m = n - i0 < 32 ? n - i0 : 32;
+      kernels::f32_to_f16(src + i0, m, h);
+      for (int32_t i = 0; i < m; ++i) d[static_cast<std::size_t>(i0 + i) * step] = h[i];
+    }
   }
 };
 struct StoreS8 {
