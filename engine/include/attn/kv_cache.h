@@ -25,8 +25,9 @@
 // C32 = capacity rounded up to 32. A decode step's Q.K^T then reads one
 // element of many keys per vector and needs no horizontal sums (see
 // bench/README.md for the measured steps). V keeps its rows; both blocks are
-// sized for C32 slots. The results equal an unpacked cache's within the float bound of the
-// tile kernels (a different summation order), not bit for bit.
+// sized for C32 slots. The results equal an unpacked cache's within the
+// float bound of the tile kernels (another summation order), not bit for
+// bit.
 //
 // Packed int8 (kS8 with packed = true): the cache also keeps each kv head's
 // K and V in the int8 tile kernels' packed layouts, updated block by block as
