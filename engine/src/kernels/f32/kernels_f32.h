@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attn/kv_cache.h"
+
 #define ATTN_DECLARE_F32_KERNELS                                                                   \
   /* sum_i a[i] * b[i] */                                                                          \
   float dot_f32(const float* a, const float* b, int32_t n);                                        \
@@ -113,9 +115,9 @@
   void f32_to_f16(const float* f, int32_t n, uint16_t* h);
 
 namespace attn {
-// Keys per transposed K block of qk_tile_kt_f32 (attn/kv_cache.h's
-// kKvCacheKtBlock, the packed float cache's layout, is the same number).
-inline constexpr int32_t kKtBlock = 32;
+// Keys per transposed K block of qk_tile_kt_f32: the packed float cache's
+// layout (attn/kv_cache.h).
+inline constexpr int32_t kKtBlock = kKvCacheKtBlock;
 
 namespace ref {
 // f[i] = the float32 of binary16 bits h[i], i < n: exact, a NaN quiet with its
