@@ -50,8 +50,8 @@ int32_t block_keys(int32_t nr) { return kSdpaQueryTile / nr * kBlock; }
 // s[r * s_stride + j] = qs_r . K row j0 + j of kv head g, r < nr, j < nk: the
 // float tile kernel, or its binary16 form for a kF16 cache (widened as read);
 // for a blocked K (packed float cache) the transposed-block kernels, from the
-// block of j0 (a multiple of kKvCacheKtBlock: run_keys' blocks and, for a
-// blocked K, the key split's ranges start there).
+// block of j0 (a multiple of kKvCacheKtBlock: run_keys' blocks and the key
+// split's ranges start there).
 void scores(const KvCache& c, const float* qs, int32_t nr, int32_t g, int32_t j0, int32_t nk,
             float* s, std::size_t s_stride) {
   const KvCacheShape& cs = c.shape;
@@ -199,8 +199,7 @@ void run_key_split(const Executor& ex, const CacheAttendF32& a, void* slices, in
     const int32_t kv_end = start_tile(a, b, t, limit);
     int32_t begin = 0;
     int32_t end = 0;
-    key_range(kv_end, task % parts, parts, &begin, &end,
-              kv_cache_k_blocked(a.cache->shape) ? kKvCacheKtBlock : 16);
+    key_range(kv_end, task % parts, parts, &begin, &end, kKvCacheKtBlock);
     run_keys(a, b, t, limit, begin, end);
   };
   parallel_for(ex, kv_heads * parts, part_task);

@@ -86,8 +86,6 @@ inline std::size_t kv_cache_offset(const KvCacheShape& s, int32_t g, int32_t slo
          static_cast<std::size_t>(s.head_dim);
 }
 
-static_assert(kKvCacheKtBlock == kKtBlock, "the cache's K blocks are qk_tile_kt_f32's");
-
 // Element offset of (kv head g, slot) in a blocked K (kv_cache_k_blocked):
 // the slot's element x is kKvCacheKtBlock elements after element x - 1.
 inline std::size_t kv_cache_kt_offset(const KvCacheShape& s, int32_t g, int32_t slot) {
@@ -130,22 +128,21 @@ void kv_cache_write(const KvCache& c, const T* k, const T* v, std::size_t stride
   const KvCacheShape& s = c.shape;
   const int32_t first = s.window && n > s.capacity ? n - s.capacity : 0;
   const auto hd = static_cast<std::size_t>(s.head_dim);
+  const bool k_blocked = kv_cache_k_blocked(s);  // a packed float cache
   for (int32_t t = first; t < n; ++t) {
     const int32_t slot = kv_cache_slot(c, t);
     for (int32_t g = 0; g < s.num_kv_heads; ++g) {
       const std::size_t src = static_cast<std::size_t>(t) * stride +
                               static_cast<std::size_t>(g) * hd;
       const std::size_t dst = kv_cache_offset(s, g, slot);
-      if constexpr (std::is_same<T, float>::value) {
-        if (kv_cache_k_blocked(s)) {
-          store(c.k, kv_cache_kt_offset(s, g, slot), kKvCacheKtBlock, k + src, s.head_dim);
-        } else {
-          store(c.k, dst, k + src, s.head_dim);
-        }
-      } else {
-        store(c.k, dst, k + src, s.head_dim);
-      }
       store(c.v, dst, v + src, s.head_dim);
+      if constexpr (std::is_same<T, float>::value) {
+        if (k_blocked) {
+          store(c.k, kv_cache_kt_offset(s, g, slot), kKvCacheKtBlock, k + src, s.head_dim);
+          continue;
+        }
+      }
+      store(c.k, dst, k + src, s.head_dim);
     }
   }
 }
