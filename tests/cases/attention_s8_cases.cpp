@@ -91,7 +91,7 @@ ATTN_CASE(MhaS8, CrossAttentionMatchesNumpyReference) {
   a.key = key;
   a.value = value;
   a.out = out;
-  a.weights = probs;
+  a.probs = probs;
   a.mask.causal = true;
   ATTN_ASSERT_TRUE(attn::mha_s8(params, a, {g_ws, sizeof g_ws}) == attn::Status::kOk);
   ATTN_EXPECT_EQ_INT(count_diff(out, kMhaOut31, sizeof out), 0);
@@ -147,7 +147,7 @@ ATTN_CASE(LuongS8, DotAndGeneralMatchNumpyReference) {
     a.query = query;
     a.keys = keys;
     a.context = context;
-    a.weights = probs;
+    a.probs = probs;
     a.key_lengths = lengths;
     ATTN_ASSERT_TRUE(attn::luong_s8(params, a, {g_ws, sizeof g_ws}) == attn::Status::kOk);
     ATTN_EXPECT_EQ_INT(count_diff(context, general ? kLuongOut41 : kLuongOut42, sizeof context), 0);
@@ -191,7 +191,7 @@ ATTN_CASE(BahdanauS8, MatchesNumpyReference) {
   a.query = query;
   a.keys = keys;
   a.context = context;
-  a.weights = probs;
+  a.probs = probs;
   a.key_lengths = lengths;
   ATTN_ASSERT_TRUE(attn::bahdanau_s8(params, a, {g_ws, sizeof g_ws}) == attn::Status::kOk);
   ATTN_EXPECT_EQ_INT(count_diff(context, kBahdanauOut51, sizeof context), 0);

@@ -115,7 +115,7 @@ SdpaCall sdpa_valid() {
   c.args.k = g_b;
   c.args.v = g_c;
   c.args.out = g_out;
-  c.args.weights = g_weights;
+  c.args.probs = g_weights;
   c.args.mask.causal = true;
   c.args.mask.key_lengths = g_lens;
   c.args.mask.keras = g_keras;
@@ -154,8 +154,8 @@ MhaCall mha_valid(bool packed) {
   c.args.key = g_b;
   c.args.value = g_c;
   c.args.out = g_out;
-  c.args.weights = g_weights;
-  c.args.weights_mode = attn::MhaWeightsMode::kPerHead;
+  c.args.probs = g_weights;
+  c.args.probs_mode = attn::MhaProbsMode::kPerHead;
   c.args.mask.causal = true;
   c.args.mask.key_lengths = g_lens;
   c.args.mask.boolean = g_boolean;
@@ -187,7 +187,7 @@ BahdanauCall bahdanau_valid() {
   c.args.query = g_a;
   c.args.keys = g_b;
   c.args.context = g_out;
-  c.args.weights = g_weights;
+  c.args.probs = g_weights;
   c.args.key_lengths = g_lens;
   c.scratch = scratch_of(attn::bahdanau_f32_scratch_bytes(c.shape));
   return c;
@@ -208,7 +208,7 @@ LuongDotCall luong_dot_valid() {
   c.args.query = g_a;
   c.args.keys = g_b;
   c.args.context = g_out;
-  c.args.weights = g_weights;
+  c.args.probs = g_weights;
   c.args.key_lengths = g_lens;
   c.scratch = scratch_of(attn::luong_dot_f32_scratch_bytes(c.shape));
   return c;
@@ -230,7 +230,7 @@ LuongGeneralCall luong_general_valid() {
   c.args.query = g_a;
   c.args.keys = g_b;
   c.args.context = g_out;
-  c.args.weights = g_weights;
+  c.args.probs = g_weights;
   c.args.key_lengths = g_lens;
   c.scratch = scratch_of(attn::luong_general_f32_scratch_bytes(c.shape));
   return c;
@@ -256,7 +256,7 @@ GeneralCall general_valid() {
   c.w.w_v = g_w3;
   c.args.x = g_a;
   c.args.out = g_out;
-  c.args.weights = g_weights;
+  c.args.probs = g_weights;
   c.args.mask.causal = true;
   c.args.mask.key_lengths = g_lens;
   c.args.mask.keras = g_keras;
@@ -344,7 +344,7 @@ ATTN_CASE(BadInput, SdpaTable) {
          c.args.mask.key_lengths = l;
        },
        Status::kBadArgument},
-      {"weights null is fine", [](SdpaCall& c) { c.args.weights = nullptr; }, Status::kOk},
+      {"weights null is fine", [](SdpaCall& c) { c.args.probs = nullptr; }, Status::kOk},
   };
   run_table(ctx, "sdpa_f32", &sdpa_valid, &run_sdpa, rows);
 }
@@ -383,11 +383,9 @@ ATTN_CASE(BadInput, MhaTable) {
       {"in_proj_weight with vdim 5 != E", [](MhaCall& c) { c.shape.vdim = 5; },
        Status::kShapeMismatch},
       {"kdim = E is the default", [](MhaCall& c) { c.shape.kdim = 4; }, Status::kOk},
-      {"weights_mode 7",
-       [](MhaCall& c) { c.args.weights_mode = static_cast<attn::MhaWeightsMode>(7); },
+      {"probs_mode 7", [](MhaCall& c) { c.args.probs_mode = static_cast<attn::MhaProbsMode>(7); },
        Status::kBadArgument},
-      {"weights_mode -1",
-       [](MhaCall& c) { c.args.weights_mode = static_cast<attn::MhaWeightsMode>(-1); },
+      {"probs_mode -1", [](MhaCall& c) { c.args.probs_mode = static_cast<attn::MhaProbsMode>(-1); },
        Status::kBadArgument},
       {"key length -1",
        [](MhaCall& c) {
@@ -401,7 +399,7 @@ ATTN_CASE(BadInput, MhaTable) {
          c.args.mask.key_lengths = l;
        },
        Status::kBadArgument},
-      {"weights null is fine", [](MhaCall& c) { c.args.weights = nullptr; }, Status::kOk},
+      {"weights null is fine", [](MhaCall& c) { c.args.probs = nullptr; }, Status::kOk},
       {"biases null are fine",
        [](MhaCall& c) {
          c.w.in_proj_bias = nullptr;
@@ -456,7 +454,7 @@ ATTN_CASE(BadInput, BahdanauTable) {
        [](BahdanauCall& c) {
          c.w.b1 = nullptr;
          c.w.b2 = nullptr;
-         c.args.weights = nullptr;
+         c.args.probs = nullptr;
        },
        Status::kOk},
   };
@@ -483,7 +481,7 @@ ATTN_CASE(BadInput, LuongDotTable) {
          c.args.key_lengths = l;
        },
        Status::kBadArgument},
-      {"weights null is fine", [](LuongDotCall& c) { c.args.weights = nullptr; }, Status::kOk},
+      {"weights null is fine", [](LuongDotCall& c) { c.args.probs = nullptr; }, Status::kOk},
   };
   run_table(ctx, "luong_dot_f32", &luong_dot_valid, &run_luong_dot, rows);
 }
@@ -513,7 +511,7 @@ ATTN_CASE(BadInput, LuongGeneralTable) {
       {"b, weights null are fine",
        [](LuongGeneralCall& c) {
          c.w.b = nullptr;
-         c.args.weights = nullptr;
+         c.args.probs = nullptr;
        },
        Status::kOk},
   };
@@ -548,7 +546,7 @@ ATTN_CASE(BadInput, GeneralAttentionTable) {
          c.args.mask.key_lengths = l;
        },
        Status::kBadArgument},
-      {"weights null is fine", [](GeneralCall& c) { c.args.weights = nullptr; }, Status::kOk},
+      {"weights null is fine", [](GeneralCall& c) { c.args.probs = nullptr; }, Status::kOk},
   };
   run_table(ctx, "general_attention_f32", &general_valid, &run_general, rows);
 }

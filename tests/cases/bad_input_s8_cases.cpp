@@ -377,7 +377,7 @@ ATTN_CASE(BadInputS8, MhaEval) {
   valid.args.key = g_in2;    // [2, 4, 4]
   valid.args.value = g_in3;  // [2, 4, 4]
   valid.args.out = g_out;
-  valid.args.weights = g_weights;
+  valid.args.probs = g_weights;
   valid.args.mask.causal = true;
   valid.args.mask.key_lengths = g_mha_lens;
   valid.scratch = attn::Scratch{g_scratch, need};
@@ -559,7 +559,7 @@ void luong_eval_rows(attn_test::Context& ctx, const char* op, int32_t query_dim)
   valid.args.query = g_in1;  // [2, query_dim]
   valid.args.keys = g_in2;   // [2, 5, 4]
   valid.args.context = g_out;
-  valid.args.weights = g_weights;
+  valid.args.probs = g_weights;
   valid.args.key_lengths = g_luong_lens;
   const std::size_t need = attn::luong_s8_scratch_bytes(g_luong.shape, g_luong.general);
   ATTN_ASSERT_TRUE(need > 0 && need <= kScratchBytes);
@@ -724,7 +724,7 @@ ATTN_CASE(BadInputS8, BahdanauEval) {
   valid.args.query = g_in1;  // [2, 3]
   valid.args.keys = g_in2;   // [2, 5, 4]
   valid.args.context = g_out;
-  valid.args.weights = g_weights;
+  valid.args.probs = g_weights;
   valid.args.key_lengths = g_bahdanau_lens;
   valid.scratch = attn::Scratch{g_scratch, need};
   eval_row(ctx, __LINE__, op, "valid", valid, Status::kOk);
@@ -888,7 +888,7 @@ ATTN_CASE(BadInputS8, SdpaEval) {
   valid.args.k = g_in2;  // [2, 4, 4]
   valid.args.v = g_in3;  // [2, 4, 2]
   valid.args.out = g_out;
-  valid.args.weights = g_weights;
+  valid.args.probs = g_weights;
   valid.args.mask.key_lengths = g_sdpa_lens;
   valid.scratch = attn::Scratch{g_scratch, need};
   eval_row(ctx, __LINE__, op, "valid", valid, Status::kOk);

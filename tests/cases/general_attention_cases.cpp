@@ -92,7 +92,7 @@ void run(attn_test::Context& ctx, GeneralConfig c) {
   attn::GeneralAttentionF32Args args;
   args.x = x;
   args.out = out;
-  args.weights = w;
+  args.probs = w;
   args.scale = c.scale;
   args.mask.causal = c.causal;
   args.mask.key_lengths = c.lengths ? lens : nullptr;

@@ -128,9 +128,9 @@ void run_mha(attn_test::Context& ctx, const MhaConfig& c) {
   args.key = key;
   args.value = value;
   args.out = out;
-  args.weights = w;
-  args.weights_mode = c.weights == WeightsOut::kPerHead ? attn::MhaWeightsMode::kPerHead
-                                                        : attn::MhaWeightsMode::kAveraged;
+  args.probs = w;
+  args.probs_mode = c.weights == WeightsOut::kPerHead ? attn::MhaProbsMode::kPerHead
+                                                      : attn::MhaProbsMode::kAveraged;
   args.mask.causal = c.causal;
   args.mask.key_lengths = c.lengths ? lens : nullptr;
   args.mask.keras = keras;

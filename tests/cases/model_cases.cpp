@@ -254,11 +254,11 @@ ATTN_CASE(Model, LuongGeneralRunsLikeTheOp) {
   args.keys = keys;
   args.key_lengths = lengths;
   args.context = ctx_model;
-  args.weights = w_model;
+  args.probs = w_model;
   ATTN_ASSERT_TRUE(attn::model_run_luong_general_f32(m, 2, 5, args, ws.scratch()) ==
                    attn::Status::kOk);
   args.context = ctx_op;
-  args.weights = w_op;
+  args.probs = w_op;
   const attn::LuongGeneralF32Weights w{kLuongW, kLuongB};
   ATTN_ASSERT_TRUE(attn::luong_general_f32(shape, w, args, ws.scratch()) == attn::Status::kOk);
   ATTN_EXPECT_TRUE(std::memcmp(ctx_model, ctx_op, sizeof ctx_op) == 0);
@@ -449,11 +449,11 @@ ATTN_CASE(Model, BahdanauRunsLikeTheOp) {
   a.query = q;
   a.keys = keys;
   a.context = c1;
-  a.weights = a1;
+  a.probs = a1;
   ATTN_ASSERT_TRUE(attn::model_run_bahdanau_f32(m, 1, kSeq, a, ws.scratch()) == attn::Status::kOk);
   const attn::BahdanauF32Weights w{w1, b1, w2, b2, v, 0.25f};
   a.context = c2;
-  a.weights = a2;
+  a.probs = a2;
   ATTN_ASSERT_TRUE(attn::bahdanau_f32(shape, w, a, ws.scratch()) == attn::Status::kOk);
   ATTN_EXPECT_TRUE(std::memcmp(c1, c2, sizeof c1) == 0);
   ATTN_EXPECT_TRUE(std::memcmp(a1, a2, sizeof a1) == 0);
@@ -550,7 +550,7 @@ ATTN_CASE(Model, GeneratedHeaderRunsInPlace) {
     a.query = luong_case::kQuery + b * luong_model::kQueryDim;
     a.keys = luong_case::kKeys + b * kT * kD;
     a.context = context + b * kD;
-    a.weights = weights + b * kT;
+    a.probs = weights + b * kT;
     ATTN_ASSERT_TRUE(attn::model_run_luong_general_f32(m, 1, kT, a, ws.scratch()) ==
                      attn::Status::kOk);
   }

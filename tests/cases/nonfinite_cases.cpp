@@ -56,7 +56,7 @@ attn::Status run(Problem& p, bool causal, const int32_t* lens, bool additive, bo
   a.k = p.k;
   a.v = p.v;
   a.out = p.out;
-  a.weights = p.w;
+  a.probs = p.w;
   a.mask.causal = causal;
   a.mask.key_lengths = lens;
   a.mask.additive = additive ? p.additive : nullptr;
@@ -238,7 +238,7 @@ ATTN_CASE(NonFinite, OtherOpsDoNotCrashAndPoisonOnlyTheirItem) {
       a.query = q;
       a.keys = keys;
       a.context = pass == 0 ? ctx_clean : ctx_bad;
-      a.weights = pass == 0 ? wt_clean : wt_bad;
+      a.probs = pass == 0 ? wt_clean : wt_bad;
       attn::Status st = attn::Status::kOk;
       if (op == 0) {
         st = attn::luong_dot_f32({2, 5, 4}, a, {scratch, kMost});
@@ -253,7 +253,7 @@ ATTN_CASE(NonFinite, OtherOpsDoNotCrashAndPoisonOnlyTheirItem) {
         ba.query = q;
         ba.keys = keys;
         ba.context = a.context;
-        ba.weights = a.weights;
+        ba.probs = a.probs;
         st = attn::bahdanau_f32({2, 5, 4, 4, 3}, bw, ba, {scratch, kMost});
       }
       ATTN_EXPECT_STATUS(st, attn::Status::kOk);

@@ -92,7 +92,7 @@ const OpUnderTest kOps[] = {
        a.k = g_y;
        a.v = g_z;
        a.out = g_out;
-       a.weights = g_weights;
+       a.probs = g_weights;
        a.mask = full_mask(0);
        return attn::sdpa_f32(kSdpa, a, s);
      },
@@ -111,8 +111,8 @@ const OpUnderTest kOps[] = {
        a.key = g_y;
        a.value = g_z;
        a.out = g_out;
-       a.weights = g_weights;
-       a.weights_mode = attn::MhaWeightsMode::kPerHead;
+       a.probs = g_weights;
+       a.probs_mode = attn::MhaProbsMode::kPerHead;
        a.mask = full_mask(0);
        return attn::mha_f32(kMha, w, a, s);
      },
@@ -130,7 +130,7 @@ const OpUnderTest kOps[] = {
        a.query = g_x;
        a.keys = g_y;
        a.context = g_out;
-       a.weights = g_weights;
+       a.probs = g_weights;
        a.key_lengths = g_lens;
        return attn::bahdanau_f32(kBahdanau, w, a, s);
      },
@@ -141,7 +141,7 @@ const OpUnderTest kOps[] = {
        a.query = g_x;
        a.keys = g_y;
        a.context = g_out;
-       a.weights = g_weights;
+       a.probs = g_weights;
        a.key_lengths = g_lens;
        return attn::luong_dot_f32(kLuongDot, a, s);
      },
@@ -152,7 +152,7 @@ const OpUnderTest kOps[] = {
        a.query = g_x;
        a.keys = g_y;
        a.context = g_out;
-       a.weights = g_weights;
+       a.probs = g_weights;
        return attn::luong_general_f32(kLuongGeneral, {g_w1, g_b}, a, s);
      },
      2 * 7, 2 * 70},
@@ -161,7 +161,7 @@ const OpUnderTest kOps[] = {
        attn::GeneralAttentionF32Args a;
        a.x = g_x;
        a.out = g_out;
-       a.weights = g_weights;
+       a.probs = g_weights;
        a.mask = full_mask(81);
        a.mask.key_lengths = g_short_lens;
        return attn::general_attention_f32(kGeneral, {g_w1, g_w2, g_w3}, a, s);

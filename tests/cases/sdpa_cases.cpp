@@ -124,7 +124,7 @@ void run_sdpa(attn_test::Context& ctx, const SdpaConfig& c) {
   args.k = k;
   args.v = v;
   args.out = out;
-  args.weights = w;
+  args.probs = w;
   args.scale = c.scale;
   args.mask.causal = c.causal;
   args.mask.key_lengths = c.lengths ? lens : nullptr;
@@ -334,7 +334,7 @@ ATTN_CASE(Sdpa, FullyMaskedRowsAreExactZeros) {
     a.k = k;
     a.v = v;
     a.out = out;
-    a.weights = w;
+    a.probs = w;
     a.mask.key_lengths = lens;
     for (float& x : out) x = 1.0f;
     for (float& x : w) x = 1.0f;

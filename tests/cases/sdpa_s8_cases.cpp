@@ -121,7 +121,7 @@ ATTN_CASE(SdpaS8, MatchesNumpyReferenceBitForBit) {
       a.k = g_k;
       a.v = g_v;
       a.out = g_out;
-      a.weights = g_probs;
+      a.probs = g_probs;
       a.mask.causal = c.causal;
       a.mask.key_lengths = c.has_lengths ? lengths : nullptr;
       if (c.pattern) {
@@ -208,7 +208,7 @@ ATTN_CASE(SdpaS8, ContractsAndAllMaskedRows) {
   a.k = kd;
   a.v = vd;
   a.out = out;
-  a.weights = w;
+  a.probs = w;
   ATTN_EXPECT_TRUE(attn::sdpa_s8(params, a, {g_scratch, attn::sdpa_s8_scratch_bytes(shape) - 1}) ==
                    attn::Status::kScratchTooSmall);
   const int32_t too_long[1] = {4};

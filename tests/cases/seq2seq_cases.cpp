@@ -99,7 +99,7 @@ void run(attn_test::Context& ctx, Seq2SeqConfig c) {
     a.query = q;
     a.keys = keys;
     a.context = context;
-    a.weights = w;
+    a.probs = w;
     a.key_lengths = key_lengths;
     st = attn::bahdanau_f32({c.batch, c.seq, c.dq, c.dk, c.units}, bw, a, s);
   } else {
@@ -107,7 +107,7 @@ void run(attn_test::Context& ctx, Seq2SeqConfig c) {
     a.query = q;
     a.keys = keys;
     a.context = context;
-    a.weights = w;
+    a.probs = w;
     a.key_lengths = key_lengths;
     if (c.op == Op::kLuongDot) {
       st = attn::luong_dot_f32({c.batch, c.seq, c.dk}, a, s);
@@ -222,11 +222,11 @@ ATTN_CASE(LuongGeneral, BiasDoesNotChangeResults) {
   a.query = q;
   a.keys = keys;
   a.context = ctx0;
-  a.weights = w0;
+  a.probs = w0;
   ATTN_EXPECT_STATUS(attn::luong_general_f32(shape, {w, nullptr}, a, ws.scratch()),
                      attn::Status::kOk);
   a.context = ctx1;
-  a.weights = w1;
+  a.probs = w1;
   ATTN_EXPECT_STATUS(attn::luong_general_f32(shape, {w, b}, a, ws.scratch()), attn::Status::kOk);
   ATTN_EXPECT_SAME_BITS("context with b", ctx1, ctx0, 6);
   ATTN_EXPECT_SAME_BITS("weights with b", w1, w0, 9);

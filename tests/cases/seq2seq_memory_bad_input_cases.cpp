@@ -83,7 +83,7 @@ Args seq2seq_args(const void* query, const void* keys, Ctx* context, Ctx* weight
   a.query = static_cast<decltype(a.query)>(query);
   a.keys = static_cast<decltype(a.keys)>(keys);
   a.context = context;
-  a.weights = weights;
+  a.probs = weights;
   return a;
 }
 
@@ -125,7 +125,7 @@ ATTN_CASE(Seq2SeqMemoryBadInput, BahdanauF32) {
   EXPECT_REJECTED(step(kB, w, a, g_memory, mem, need), Status::kNullPointer);
   a = args;
   a.context = nullptr;
-  a.weights = nullptr;
+  a.probs = nullptr;
   EXPECT_REJECTED(step(kB, w, a, g_memory, mem, need), Status::kNullPointer);
   EXPECT_REJECTED(step(kB, w, args, nullptr, mem, need), Status::kNullPointer);
   attn::BahdanauF32Weights bad = w;

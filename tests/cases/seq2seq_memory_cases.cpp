@@ -150,12 +150,12 @@ ATTN_CASE(BahdanauMemory, StepsEqualOneShotBitForBit) {
       a.query = q;
       a.keys = t.keys;
       a.context = ctx_one;
-      a.weights = c.weights ? w_one : nullptr;
+      a.probs = c.weights ? w_one : nullptr;
       a.key_lengths = c.lengths ? t.lens : nullptr;
       const attn::Scratch s{scratch, scratch_bytes};
       ATTN_EXPECT_STATUS(attn::bahdanau_f32(shape, w, a, s), attn::Status::kOk);
       a.context = ctx_step;
-      a.weights = c.weights ? w_step : nullptr;
+      a.probs = c.weights ? w_step : nullptr;
       ATTN_EXPECT_STATUS(attn::bahdanau_f32_step(shape, step_weights, a, memory, memory_bytes, s),
                          attn::Status::kOk);
       ATTN_EXPECT_SAME_BITS("step context", ctx_step, ctx_one, b * uz(c.dk));
@@ -199,12 +199,12 @@ ATTN_CASE(LuongGeneralMemory, StepsEqualOneShotWithinRounding) {
       a.query = q;
       a.keys = t.keys;
       a.context = ctx_one;
-      a.weights = c.weights ? w_one : nullptr;
+      a.probs = c.weights ? w_one : nullptr;
       a.key_lengths = c.lengths ? t.lens : nullptr;
       ATTN_EXPECT_STATUS(attn::luong_general_f32(shape, w, a, {one_scratch, one_bytes}),
                          attn::Status::kOk);
       a.context = ctx_step;
-      a.weights = c.weights ? w_step : nullptr;
+      a.probs = c.weights ? w_step : nullptr;
       ATTN_EXPECT_STATUS(
           attn::luong_general_f32_step(shape, a, memory, memory_bytes, {step_scratch, step_bytes}),
           attn::Status::kOk);

@@ -139,12 +139,12 @@ ATTN_CASE(BahdanauS8Memory, StepsEqualOneShotBitForBit) {
       a.query = b.query;
       a.keys = b.keys;
       a.context = b.ctx_one;
-      a.weights = c.weights ? b.w_one : nullptr;
+      a.probs = c.weights ? b.w_one : nullptr;
       a.key_lengths = c.lengths ? b.lens : nullptr;
       const attn::Scratch s{scratch, scratch_bytes};
       ATTN_EXPECT_STATUS(attn::bahdanau_s8(*params, a, s), attn::Status::kOk);
       a.context = b.ctx_step;
-      a.weights = c.weights ? b.w_step : nullptr;
+      a.probs = c.weights ? b.w_step : nullptr;
       ATTN_EXPECT_STATUS(attn::bahdanau_s8_step(*params, a, memory, memory_bytes, s),
                          attn::Status::kOk);
       expect_same(ctx, c, b, step);
@@ -188,11 +188,11 @@ ATTN_CASE(LuongGeneralS8Memory, StepsEqualOneShotBitForBit) {
       a.query = b.query;
       a.keys = b.keys;
       a.context = b.ctx_one;
-      a.weights = c.weights ? b.w_one : nullptr;
+      a.probs = c.weights ? b.w_one : nullptr;
       a.key_lengths = c.lengths ? b.lens : nullptr;
       ATTN_EXPECT_STATUS(attn::luong_s8(*params, a, {one_scratch, one_bytes}), attn::Status::kOk);
       a.context = b.ctx_step;
-      a.weights = c.weights ? b.w_step : nullptr;
+      a.probs = c.weights ? b.w_step : nullptr;
       ATTN_EXPECT_STATUS(
           attn::luong_general_s8_step(*params, a, memory, memory_bytes, {step_scratch, step_bytes}),
           attn::Status::kOk);

@@ -13,7 +13,7 @@ reference of the TFLite op sequence, written from docs/INT8.md):
     (extreme score spreads, multiplier cap, diff_min cuts, non-zero zero
     points), every mask kind in turn (none, causal, Keras float, bool, uint8,
     additive 0 / -inf / <= -1e9, int32 and int64 key lengths including 0,
-    batched and unbatched matrices, combinations), outputs and --weights-out
+    batched and unbatched matrices, combinations), outputs and --probs-out
     probabilities; plus hand-picked extreme scales (1e-19 .. 1e18, a zero
     score multiplier) and zero points -128 / 127;
   * `attn run mha --dtype int8` (parameters from int8_reference.random_mha_case
@@ -203,7 +203,7 @@ def sdpa_case(d, tag, q, k, v, quant, beta, mask_flags, keep, beta_flag=True, un
             "--scores-quant", qs(quant["s"]), "--out-quant", qs(quant["o"]),
             *mask_flags, "--out", d("o.npy")]
     if weights:
-        args += ["--weights-out", d("w.npy")]
+        args += ["--probs-out", d("w.npy")]
     if beta_flag:
         args += ["--beta", fs(beta)]
     rc, _, err = run(*args)
@@ -298,7 +298,7 @@ def test_luong(d):
                 "--query", d.save("lq.npy", query[0] if unbatched else query),
                 "--keys", d.save("lk.npy", keys[0] if unbatched else keys),
                 "--query-quant", qs(qq), "--keys-quant", qs(kq), "--scores-quant", qs(sq),
-                "--context-quant", qs(cq), "--out", d("o.npy"), "--weights-out", d("w.npy")]
+                "--context-quant", qs(cq), "--out", d("o.npy"), "--probs-out", d("w.npy")]
         if general:
             args += ["--w", d.save("lw.npy", np.ascontiguousarray(W.T)),  # Keras layout [Dk, Dq]
                      "--w-scales", d.save("lws.npy", np.array(wsc if not per_tensor else wsc[0], np.float32)),
@@ -367,7 +367,7 @@ def test_bahdanau(d):
                 "--w1-scales", d.save("bs1.npy", np.array(scales["w1"][0] if per_tensor else scales["w1"], np.float32)),
                 "--w2-scales", d.save("bs2.npy", np.array(scales["w2"][0] if per_tensor else scales["w2"], np.float32)),
                 "--v-scale", fs(scales["v"][0]),
-                "--out", d("o.npy"), "--weights-out", d("w.npy")]
+                "--out", d("o.npy"), "--probs-out", d("w.npy")]
         for name, flag in BAHDANAU_QUANT_FLAGS:
             args += [flag, qs(c["quant"][name])]
         if c["beta"] != 1.0:
@@ -449,7 +449,7 @@ def test_mha(d):
         d.clear("o.npy", "w.npy")
         args = ["run", "mha", "--dtype", "int8", "--query", d.save("mq.npy", cut(query)),
                 "--weights", wdir, "--heads", H, "--out", d("o.npy"),
-                "--weights-out", d("w.npy"), "--per-head-weights"]
+                "--probs-out", d("w.npy"), "--per-head-probs"]
         if not c["self_attn"]:
             args += ["--kv", d.save("mk.npy", cut(key)), "--value", d.save("mv.npy", cut(value)),
                      "--key-quant", qs(quant["key"]), "--value-quant", qs(quant["value"])]
@@ -507,7 +507,7 @@ def test_errors(d):
         qu.update(quant or {})
         qargs = [a for kv in qu.items() if kv[1] is not None for a in kv]
         return ["run", "sdpa", *dtype, "--q", qp or good["q"], "--k", kp or good["k"],
-                "--v", vp or good["v"], *qargs, "--out", d("o.npy"), "--weights-out", d("w.npy"),
+                "--v", vp or good["v"], *qargs, "--out", d("o.npy"), "--probs-out", d("w.npy"),
                 *extra]
 
     rc, _, err = run(*sdpa())
@@ -590,9 +590,9 @@ def test_errors(d):
                 "sdpa: shape too large for exact integer accumulation")
     os.remove(d("kbig.npy"))
     os.remove(d("vbig.npy"))
-    expect_fail("unwritable --weights-out",
-                sdpa()[:-2] + ["--weights-out", d("nodir/w.npy")], "nodir/w.npy")
-    expect_fail("same path twice", sdpa()[:-2] + ["--weights-out", d("o.npy")], "o.npy")
+    expect_fail("unwritable --probs-out",
+                sdpa()[:-2] + ["--probs-out", d("nodir/w.npy")], "nodir/w.npy")
+    expect_fail("same path twice", sdpa()[:-2] + ["--probs-out", d("o.npy")], "o.npy")
 
     # softmax-s8.
     def sm(xp=x, scale="0.1", beta=None, out=None):
@@ -632,7 +632,7 @@ def test_errors(d):
         qu.update(quant or {})
         qargs = [a for kv in qu.items() if kv[1] is not None for a in kv]
         a = ["run", "luong-general" if general else "luong-dot", *dtype, "--query", q, "--keys", k,
-             *qargs, "--out", d("o.npy"), "--weights-out", d("w.npy"), *extra]
+             *qargs, "--out", d("o.npy"), "--probs-out", d("w.npy"), *extra]
         if general:
             a += ["--w", w] + (["--w-scales", ws] if ws else [])
         return a
@@ -680,13 +680,13 @@ def test_errors(d):
               "--v-quant": "0.2:4", "--scores-quant": "0.5:5", "--attn-quant": "0.2:-6",
               "--out-quant": "0.3:7"}
 
-    def mha(quant=None, extra=(), dtype=("--dtype", "int8"), weights_out=True):
+    def mha(quant=None, extra=(), dtype=("--dtype", "int8"), probs_out=True):
         qu = dict(mquant)
         qu.update(quant or {})
         qargs = [a for kv in qu.items() if kv[1] is not None for a in kv]
         return ["run", "mha", *dtype, "--query", mx, "--weights", mwd, "--heads", str(h), *qargs,
-                "--out", d("o.npy"), *(["--weights-out", d("w.npy"), "--per-head-weights"]
-                                      if weights_out else []), *extra]
+                "--out", d("o.npy"), *(["--probs-out", d("w.npy"), "--per-head-probs"]
+                                      if probs_out else []), *extra]
 
     def reset_weights(packed=True):
         save_mha_weights(mwd, Wm, sc, bs, packed, False)
@@ -694,8 +694,8 @@ def test_errors(d):
     reset_weights()
     rc, _, err = run(*mha())
     check(rc == 0, f"mha int8 control runs: {err.strip()}")
-    expect_fail("mha int8 --weights-out without --per-head-weights",
-                mha(weights_out=False, extra=["--weights-out", d("w.npy")]), "--per-head-weights")
+    expect_fail("mha int8 --probs-out without --per-head-probs",
+                mha(probs_out=False, extra=["--probs-out", d("w.npy")]), "--per-head-probs")
     expect_fail("mha int8 --key-quant without --kv", mha(quant={"--key-quant": "0.1:0"}), "--key-quant")
     expect_fail("mha int8 missing --attn-quant", mha(quant={"--attn-quant": None}), "--attn-quant")
     expect_fail("mha --out-quant without --dtype int8",
@@ -746,7 +746,7 @@ def test_errors(d):
         qu.update(quant or {})
         qargs = [a for kv in qu.items() if kv[1] is not None for a in kv]
         return ["run", "bahdanau", *dtype, "--query", q, "--keys", k, "--w1", w1, "--w2", w2,
-                "--v", v, *qargs, "--out", d("o.npy"), "--weights-out", d("w.npy"), *extra]
+                "--v", v, *qargs, "--out", d("o.npy"), "--probs-out", d("w.npy"), *extra]
 
     rc, _, err = run(*bahdanau())
     check(rc == 0, f"bahdanau int8 control runs: {err.strip()}")
@@ -775,7 +775,7 @@ def test_errors(d):
 def test_help():
     rc, out, _ = run("run", "sdpa", "--help")
     for f in ["--dtype", "--q-quant", "--k-quant", "--v-quant", "--scores-quant", "--out-quant",
-              "--beta", "--mask", "--additive-mask", "--key-lengths", "--weights-out"]:
+              "--beta", "--mask", "--additive-mask", "--key-lengths", "--probs-out"]:
         check(f + " " in out or f + "\n" in out, f"run sdpa --help documents {f}")
     rc, out, _ = run("run", "softmax-s8", "--help")
     check(rc == 0, "softmax-s8 --help exits 0")

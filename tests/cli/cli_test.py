@@ -155,7 +155,7 @@ def test_sdpa(d, rng):
                 if os.path.exists(d(p)):
                     os.remove(d(p))
             rc, out, err = run("run", "sdpa", "--q", qp, "--k", kp, "--v", vp, *flags,
-                               "--out", d("o.npy"), "--weights-out", d("w.npy"))
+                               "--out", d("o.npy"), "--probs-out", d("w.npy"))
             tag = f"sdpa case {idx} {(b, sq, skv, dk, dv)} {name}"
             check(rc == 0, f"{tag}: exit {rc}: {err.strip()}")
             if rc != 0:
@@ -233,7 +233,7 @@ def test_mha(d, rng):
         for key, arr in w.items():
             np.save(os.path.join(wdir, key + ".npy"), arr)
         flags = ["--query", d.save("x.npy", x), "--weights", wdir, "--heads", str(heads),
-                 "--out", d("mo.npy"), "--weights-out", d("mw.npy")]
+                 "--out", d("mo.npy"), "--probs-out", d("mw.npy")]
         if cross:
             flags += ["--kv", d.save("y.npy", y)]
             if vdim != kdim:
@@ -263,7 +263,7 @@ def test_mha(d, rng):
                              torch.from_numpy(val.astype(np.float64)), attn_mask=mask)
             close(tag + " out (torch)", np.load(d("mo.npy")), to.numpy())
             close(tag + " weights (torch)", np.load(d("mw.npy")), tw.numpy())
-        rc, out, err = run("run", "mha", *flags, "--per-head-weights")
+        rc, out, err = run("run", "mha", *flags, "--per-head-probs")
         check(rc == 0, f"{tag} per-head: exit {rc}: {err.strip()}")
         if rc == 0:
             close(tag + " per-head weights", np.load(d("mw.npy")), wh_ref)
@@ -301,7 +301,7 @@ def test_context_ops(d, rng):
         q64, h64 = q.astype(np.float64), h.astype(np.float64)
         lengths = rng.integers(0, t + 1, size=b)
         lp = d.save("len.npy", lengths.astype(np.int32))
-        common = ["--query", qp, "--keys", hp, "--out", d("c.npy"), "--weights-out", d("a.npy")]
+        common = ["--query", qp, "--keys", hp, "--out", d("c.npy"), "--probs-out", d("a.npy")]
         tag0 = f"(batched={batched} b={b} t={t} dq={dq} dk={dk})"
 
         def check_run(tag, args, scores, lens=None):
@@ -341,7 +341,7 @@ def test_context_ops(d, rng):
         gw = [wq, wk, wv] if x is words else [f32(rng, 5, 4), f32(rng, 5, 4), f32(rng, 5, 3)]
         flags = ["general", "--x", d.save("gx.npy", x), "--wq", d.save("gq.npy", gw[0]),
                  "--wk", d.save("gk.npy", gw[1]), "--wv", d.save("gv.npy", gw[2]),
-                 "--out", d("go.npy"), "--weights-out", d("gw.npy")]
+                 "--out", d("go.npy"), "--probs-out", d("gw.npy")]
         if causal:
             flags += ["--mask", "causal"]
         rc, out, err = run("run", *flags)
@@ -417,7 +417,7 @@ def test_errors(d, rng):
 
     def sdpa(qp=None, kp=None, vp=None, extra=()):
         return ["run", "sdpa", "--q", qp or good["q"], "--k", kp or good["k"],
-                "--v", vp or good["v"], "--out", d("o.npy"), "--weights-out", d("w.npy"), *extra]
+                "--v", vp or good["v"], "--out", d("o.npy"), "--probs-out", d("w.npy"), *extra]
 
     for name, path in files.items():
         if name in ("wrong_dk.npy",):
@@ -458,9 +458,9 @@ def test_errors(d, rng):
         check(np.isnan(o[0, 1]).all() and np.isfinite(o[0, 0]).all(),
               "NaN input row gives a NaN output row, other rows finite")
     # Write errors: an output in a missing directory; the other output is removed.
-    expect_fail("unwritable --weights-out",
+    expect_fail("unwritable --probs-out",
                 ["run", "sdpa", "--q", good["q"], "--k", good["k"], "--v", good["v"],
-                 "--out", d("o.npy"), "--weights-out", d("nodir/w.npy")], "nodir/w.npy")
+                 "--out", d("o.npy"), "--probs-out", d("nodir/w.npy")], "nodir/w.npy")
     # Engine status errors: a dimension beyond the engine's limit (2^20).
     big = 1 << 20
     expect_fail("engine status",
@@ -478,7 +478,7 @@ def test_errors(d, rng):
     xp = d.save("mx.npy", f32(rng, 2, 4, e))
     def mha_args(heads):
         return ["run", "mha", "--query", xp, "--weights", wdir, "--heads", str(heads),
-                "--out", d("o.npy"), "--weights-out", d("w.npy")]
+                "--out", d("o.npy"), "--probs-out", d("w.npy")]
     mha = mha_args(2)
     expect_fail("mha empty weights dir", mha, "mha_bad")
     np.save(os.path.join(wdir, "in_proj_weight.npy"), f32(rng, 3 * e, e + 1))
@@ -498,31 +498,31 @@ def test_errors(d, rng):
     # Context ops: shapes that disagree.
     qp, hp = d.save("cq.npy", f32(rng, 2, 6)), d.save("ch.npy", f32(rng, 2, 9, 6))
     expect_fail("luong-dot keys rank", ["run", "luong-dot", "--query", qp, "--keys", d.save("ch2.npy", f32(rng, 9, 6)),
-                                        "--out", d("o.npy"), "--weights-out", d("w.npy")], "ch2.npy")
+                                        "--out", d("o.npy"), "--probs-out", d("w.npy")], "ch2.npy")
     expect_fail("luong-general W shape",
                 ["run", "luong-general", "--query", qp, "--keys", hp, "--w", d.save("lw.npy", f32(rng, 6, 5)),
-                 "--out", d("o.npy"), "--weights-out", d("w.npy")], "lw.npy")
+                 "--out", d("o.npy"), "--probs-out", d("w.npy")], "lw.npy")
     expect_fail("bahdanau v shape",
                 ["run", "bahdanau", "--query", qp, "--keys", hp, "--w1", d.save("bw1.npy", f32(rng, 6, 4)),
                  "--w2", d.save("bw2.npy", f32(rng, 6, 4)), "--v", d.save("bv.npy", f32(rng, 4, 2)),
-                 "--out", d("o.npy"), "--weights-out", d("w.npy")], "bv.npy")
+                 "--out", d("o.npy"), "--probs-out", d("w.npy")], "bv.npy")
 
 
 # ---------------------------------------------------------------- help
 def test_help():
     expected = {
         ("run", "sdpa"): ["--q", "--k", "--v", "--scale", "--mask", "--additive-mask",
-                          "--key-lengths", "--out", "--weights-out"],
+                          "--key-lengths", "--out", "--probs-out"],
         ("run", "mha"): ["--query", "--kv", "--value", "--weights", "--heads", "--mask",
-                         "--additive-mask", "--key-lengths", "--out", "--weights-out",
-                         "--per-head-weights"],
+                         "--additive-mask", "--key-lengths", "--out", "--probs-out",
+                         "--per-head-probs"],
         ("run", "bahdanau"): ["--query", "--keys", "--w1", "--b1", "--w2", "--b2", "--v", "--bv",
-                              "--key-lengths", "--out", "--weights-out"],
-        ("run", "luong-dot"): ["--query", "--keys", "--key-lengths", "--out", "--weights-out"],
+                              "--key-lengths", "--out", "--probs-out"],
+        ("run", "luong-dot"): ["--query", "--keys", "--key-lengths", "--out", "--probs-out"],
         ("run", "luong-general"): ["--query", "--keys", "--w", "--b", "--key-lengths", "--out",
-                                   "--weights-out"],
+                                   "--probs-out"],
         ("run", "general"): ["--x", "--wq", "--wk", "--wv", "--scale", "--mask", "--additive-mask",
-                             "--key-lengths", "--out", "--weights-out"],
+                             "--key-lengths", "--out", "--probs-out"],
     }
     rc, out, _ = run("--help")
     check(rc == 0 and "demo" in out and "run" in out, "attn --help lists demo and run")

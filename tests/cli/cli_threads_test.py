@@ -70,7 +70,7 @@ def test_float(d, rng):
     q, k, v = f32(rng, 2, 200, 32), f32(rng, 2, 300, 32), f32(rng, 2, 300, 32)
     compare(d, "sdpa", ["run", "sdpa", "--q", d.save("q.npy", q), "--k", d.save("k.npy", k),
                         "--v", d.save("v.npy", v), "--mask", "causal"],
-            [("--out", "o"), ("--weights-out", "w")])
+            [("--out", "o"), ("--probs-out", "w")])
 
     e = 64
     wdir = d("mha_w")
@@ -81,7 +81,7 @@ def test_float(d, rng):
     np.save(os.path.join(wdir, "out_proj.bias.npy"), f32(rng, e, scale=0.1))
     compare(d, "mha", ["run", "mha", "--query", d.save("mq.npy", f32(rng, 2, 100, e)),
                        "--weights", wdir, "--heads", 4, "--mask", "causal"],
-            [("--out", "o"), ("--weights-out", "w")])
+            [("--out", "o"), ("--probs-out", "w")])
 
     bq, bk = f32(rng, 4, 16), f32(rng, 4, 500, 16)
     compare(d, "bahdanau", ["run", "bahdanau", "--query", d.save("bq.npy", bq),
@@ -89,26 +89,26 @@ def test_float(d, rng):
                             "--w1", d.save("w1.npy", f32(rng, 16, 32, scale=0.5)),
                             "--w2", d.save("w2.npy", f32(rng, 16, 32, scale=0.5)),
                             "--v", d.save("bv.npy", f32(rng, 32)), "--bv", "0.25"],
-            [("--out", "o"), ("--weights-out", "w")])
+            [("--out", "o"), ("--probs-out", "w")])
 
     compare(d, "luong-dot", ["run", "luong-dot", "--query", d.save("lq.npy", f32(rng, 4, 32)),
                              "--keys", d.save("lk.npy", f32(rng, 4, 3000, 32))],
-            [("--out", "o"), ("--weights-out", "w")])
+            [("--out", "o"), ("--probs-out", "w")])
     compare(d, "luong-general", ["run", "luong-general",
                                  "--query", d.save("gq.npy", f32(rng, 3, 24)),
                                  "--keys", d.save("gk.npy", f32(rng, 3, 2000, 32)),
                                  "--w", d.save("gw.npy", f32(rng, 32, 24, scale=0.5))],
-            [("--out", "o"), ("--weights-out", "w")])
+            [("--out", "o"), ("--probs-out", "w")])
     compare(d, "general", ["run", "general", "--x", d.save("x.npy", f32(rng, 2, 150, 24)),
                            "--wq", d.save("wq.npy", f32(rng, 24, 32, scale=0.3)),
                            "--wk", d.save("wk.npy", f32(rng, 24, 32, scale=0.3)),
                            "--wv", d.save("wv.npy", f32(rng, 24, 32, scale=0.3))],
-            [("--out", "o"), ("--weights-out", "w")])
+            [("--out", "o"), ("--probs-out", "w")])
     # One long item: split by key range, summed in another order.
     compare(d, "luong-dot, one item of 5000 keys",
             ["run", "luong-dot", "--query", d.save("l1q.npy", f32(rng, 1, 32)),
              "--keys", d.save("l1k.npy", f32(rng, 1, 5000, 32))],
-            [("--out", "o"), ("--weights-out", "w")], exact=False)
+            [("--out", "o"), ("--probs-out", "w")], exact=False)
 
 
 def test_int8(d, rng):
@@ -119,14 +119,14 @@ def test_int8(d, rng):
                          "--q", d.save("q8.npy", i8(rng, b, sq, 64)),
                          "--k", d.save("k8.npy", i8(rng, b, skv, 64)),
                          "--v", d.save("v8.npy", i8(rng, b, skv, 64)), *quant],
-                [("--out", "o8"), ("--weights-out", "w8")])
+                [("--out", "o8"), ("--probs-out", "w8")])
 
     ctx_quant = ["--query-quant", "0.05:1", "--keys-quant", "0.04:-2", "--scores-quant", "0.3:0",
                  "--context-quant", "0.04:-1"]
     compare(d, "luong-dot int8", ["run", "luong-dot", "--dtype", "int8",
                                   "--query", d.save("lq8.npy", i8(rng, 1, 64)),
                                   "--keys", d.save("lk8.npy", i8(rng, 1, 4000, 64)), *ctx_quant],
-            [("--out", "o8"), ("--weights-out", "w8")])
+            [("--out", "o8"), ("--probs-out", "w8")])
     compare(d, "luong-general int8",
             ["run", "luong-general", "--dtype", "int8",
              "--query", d.save("gq8.npy", i8(rng, 2, 24)),
@@ -134,7 +134,7 @@ def test_int8(d, rng):
              "--w", d.save("gw8.npy", i8(rng, 64, 24)),
              "--w-scales", d.save("gws.npy", np.full(24, 0.004, np.float32)),
              "--keys-proj-quant", "0.6:2", *ctx_quant],
-            [("--out", "o8"), ("--weights-out", "w8")])
+            [("--out", "o8"), ("--probs-out", "w8")])
     compare(d, "bahdanau int8",
             ["run", "bahdanau", "--dtype", "int8",
              "--query", d.save("bq8.npy", i8(rng, 1, 16)),
@@ -147,7 +147,7 @@ def test_int8(d, rng):
              "--query-quant", "0.05:1", "--keys-quant", "0.04:-2", "--query-proj-quant", "0.03:0",
              "--keys-proj-quant", "0.03:4", "--sum-quant", "0.05:-1", "--scores-quant", "0.1:3",
              "--context-quant", "0.04:-2"],
-            [("--out", "o8"), ("--weights-out", "w8")])
+            [("--out", "o8"), ("--probs-out", "w8")])
 
     e = 32
     wdir = d("mha_w8")
@@ -159,11 +159,11 @@ def test_int8(d, rng):
     np.save(os.path.join(wdir, "out_proj.scales.npy"), np.full(e, 0.004, np.float32))
     compare(d, "mha int8",
             ["run", "mha", "--dtype", "int8", "--query", d.save("mq8.npy", i8(rng, 2, 64, e)),
-             "--weights", wdir, "--heads", 4, "--mask", "causal", "--per-head-weights",
+             "--weights", wdir, "--heads", 4, "--mask", "causal", "--per-head-probs",
              "--query-quant", "0.05:1", "--q-quant", "0.06:-1", "--k-quant", "0.05:4",
              "--v-quant", "0.07:0", "--scores-quant", "0.3:2", "--attn-quant", "0.06:-3",
              "--out-quant", "0.05:5"],
-            [("--out", "o8"), ("--weights-out", "w8")])
+            [("--out", "o8"), ("--probs-out", "w8")])
 
 
 def test_models(d):
@@ -177,7 +177,7 @@ def test_models(d):
         for blob in (name + ".attn", name + "_int8.attn"):
             compare(d, f"{op} --model {blob}",
                     ["run", op, "--model", m(blob), "--query", m(name + ".query.npy"),
-                     "--keys", m(name + ".keys.npy")], [("--out", "o"), ("--weights-out", "w")])
+                     "--keys", m(name + ".keys.npy")], [("--out", "o"), ("--probs-out", "w")])
 
 
 def test_errors(d, rng):

@@ -141,7 +141,7 @@ void run(const Model& m) {
       a.key = k.data();
       a.value = v.data();
       a.out = out.data();
-      a.weights = w.data();
+      a.probs = w.data();
       a.mask.key_lengths = lengths;
       const Status st = attn::model_run_mha_f32(m, kBatch, kSeqQ, kSeqKv, a, s);
       if (m.dtype == attn::ModelDtype::kF32) FUZZ_CHECK(st == Status::kOk);
@@ -163,7 +163,7 @@ void run(const Model& m) {
       a.query = q.data();
       a.keys = k.data();
       a.context = ctx.data();
-      a.weights = w.data();
+      a.probs = w.data();
       a.key_lengths = lengths;
       const Status st = attn::model_run_bahdanau_f32(m, kBatch, kSeqKv, a, s);
       if (m.dtype == attn::ModelDtype::kF32) {
@@ -185,7 +185,7 @@ void run(const Model& m) {
       a.query = q.data();
       a.keys = k.data();
       a.context = ctx.data();
-      a.weights = w.data();
+      a.probs = w.data();
       a.key_lengths = lengths;
       const Status st = attn::model_run_luong_general_f32(m, kBatch, kSeqKv, a, s);
       if (m.dtype == attn::ModelDtype::kF32) FUZZ_CHECK(st == Status::kOk);
@@ -228,7 +228,7 @@ void run_s8(const Model& m) {
       a.key = k.data();
       a.value = v.data();
       a.out = out.data();
-      a.weights = w.data();
+      a.probs = w.data();
       a.mask.key_lengths = lengths;
       const std::size_t need = attn::mha_s8_scratch_bytes(params.shape);
       Buf<unsigned char> scratch(need);
@@ -254,7 +254,7 @@ void run_s8(const Model& m) {
       a.query = q.data();
       a.keys = k.data();
       a.context = ctx.data();
-      a.weights = w.data();
+      a.probs = w.data();
       a.key_lengths = lengths;
       const std::size_t need = attn::bahdanau_s8_scratch_bytes(params.shape);
       Buf<unsigned char> scratch(need);
@@ -281,7 +281,7 @@ void run_s8(const Model& m) {
       a.query = q.data();
       a.keys = k.data();
       a.context = ctx.data();
-      a.weights = w.data();
+      a.probs = w.data();
       a.key_lengths = lengths;
       const std::size_t need = attn::luong_general_s8_scratch_bytes(params.shape);
       Buf<unsigned char> scratch(need);

@@ -200,7 +200,7 @@ void fuzz_sdpa(Reader& in) {
   args.k = (flags & 8) ? nullptr : k.data();
   args.v = v.data();
   args.out = out.data();
-  args.weights = (flags & 16) ? weights.data() : nullptr;
+  args.probs = (flags & 16) ? weights.data() : nullptr;
 
   const Status st = attn::sdpa_f32(shape, args, {scratch.data(), scratch.bytes()});
   attn_fuzz::note("sdpa_f32", attn::status_str(st));
@@ -213,13 +213,13 @@ void fuzz_sdpa(Reader& in) {
              dim_valid(shape.dim_v));
   FUZZ_CHECK(scale_valid(args.scale) && m.lengths_valid);
   FUZZ_CHECK(!scratch.is_null() && scratch.bytes() >= attn::sdpa_f32_scratch_bytes(shape));
-  if (args.weights == nullptr) FUZZ_CHECK(weights.untouched());
+  if (args.probs == nullptr) FUZZ_CHECK(weights.untouched());
   if (wild || !(args.scale <= 4.0f)) return;  // a raw huge scale may overflow scores
   FUZZ_CHECK(attn_fuzz::all_finite(out.data(), out.size()));
   const auto dv = uz(shape.dim_v);
   for (int32_t b = 0; b < B; ++b) {
     const float* ob = out.data() + uz(b) * uz(sq) * dv;
-    if (args.weights != nullptr) {
+    if (args.probs != nullptr) {
       check_weights(m, b, weights.data() + uz(b) * uz(sq) * uz(skv), ob, shape.dim_v, dv);
     }
     // Each output is a convex combination of the visible values.
@@ -281,7 +281,7 @@ void fuzz_mha(Reader& in) {
   attn::MhaF32Args args;
   // Averaged, per head, or (2..7) a value outside the enum.
   const int32_t mode = wmode < 128 ? 0 : wmode < 250 ? 1 : static_cast<int32_t>(wmode) - 248;
-  args.weights_mode = static_cast<attn::MhaWeightsMode>(mode);
+  args.probs_mode = static_cast<attn::MhaProbsMode>(mode);
   MaskGen m(in, B, sq, skv, true);
   if (m.too_big) return;
   args.mask = m.mask;
@@ -309,7 +309,7 @@ void fuzz_mha(Reader& in) {
   args.key = self ? q.data() : k.data();
   args.value = self ? q.data() : v.data();
   args.out = out.data();
-  args.weights = (flags & 64) ? weights.data() : nullptr;
+  args.probs = (flags & 64) ? weights.data() : nullptr;
 
   const Status st = attn::mha_f32(shape, w, args, {scratch.data(), scratch.bytes()});
   attn_fuzz::note("mha_f32", attn::status_str(st));
@@ -321,15 +321,15 @@ void fuzz_mha(Reader& in) {
   FUZZ_CHECK(dim_valid(B) && dim_valid(sq) && dim_valid(skv) && dim_valid(E) && dim_valid(H) &&
              dim_valid(kdim) && dim_valid(vdim));
   FUZZ_CHECK(E % H == 0 && (!packed || (kdim == E && vdim == E)));
-  FUZZ_CHECK(args.weights_mode == attn::MhaWeightsMode::kAveraged ||
-             args.weights_mode == attn::MhaWeightsMode::kPerHead);
+  FUZZ_CHECK(args.probs_mode == attn::MhaProbsMode::kAveraged ||
+             args.probs_mode == attn::MhaProbsMode::kPerHead);
   FUZZ_CHECK(m.lengths_valid);
   FUZZ_CHECK(!scratch.is_null() && scratch.bytes() >= attn::mha_f32_scratch_bytes(shape));
-  if (args.weights == nullptr) FUZZ_CHECK(weights.untouched());
+  if (args.probs == nullptr) FUZZ_CHECK(weights.untouched());
   if (wild) return;
   FUZZ_CHECK(attn_fuzz::all_finite(out.data(), uz(static_cast<int64_t>(nq))));
-  if (args.weights == nullptr) return;
-  const bool per_head = args.weights_mode == attn::MhaWeightsMode::kPerHead;
+  if (args.probs == nullptr) return;
+  const bool per_head = args.probs_mode == attn::MhaProbsMode::kPerHead;
   for (int32_t b = 0; b < B; ++b) {
     for (int32_t h = 0; h < (per_head ? H : 1); ++h) {
       const std::size_t blk = per_head ? uz(b) * uz(H) + uz(h) : uz(b);
@@ -396,7 +396,7 @@ void fuzz_bahdanau(Reader& in) {
   args.query = q.data();
   args.keys = keys.data();
   args.context = ctx.data();
-  args.weights = (flags & 32) ? weights.data() : nullptr;
+  args.probs = (flags & 32) ? weights.data() : nullptr;
   args.key_lengths = m.mask.key_lengths;
 
   const Status st = attn::bahdanau_f32(shape, w, args, {scratch.data(), scratch.bytes()});
@@ -408,11 +408,11 @@ void fuzz_bahdanau(Reader& in) {
   FUZZ_CHECK(w.w2 != nullptr && std::isfinite(w.bv) && m.lengths_valid);
   FUZZ_CHECK(dim_valid(B) && dim_valid(S) && dim_valid(dq) && dim_valid(dk) && dim_valid(U));
   FUZZ_CHECK(!scratch.is_null() && scratch.bytes() >= attn::bahdanau_f32_scratch_bytes(shape));
-  if (args.weights == nullptr) FUZZ_CHECK(weights.untouched());
+  if (args.probs == nullptr) FUZZ_CHECK(weights.untouched());
   if (wild) return;
   FUZZ_CHECK(attn_fuzz::all_finite(ctx.data(), ctx.size()));
   for (int32_t b = 0; b < B; ++b) {
-    check_key_weights(m, b, args.weights ? weights.data() + uz(b) * uz(S) : nullptr,
+    check_key_weights(m, b, args.probs ? weights.data() + uz(b) * uz(S) : nullptr,
                       ctx.data() + uz(b) * uz(dk), dk);
   }
 }
@@ -444,7 +444,7 @@ void fuzz_luong(Reader& in, bool general) {
   args.query = (flags & 2) ? nullptr : q.data();
   args.keys = keys.data();
   args.context = ctx.data();
-  args.weights = (flags & 4) ? weights.data() : nullptr;
+  args.probs = (flags & 4) ? weights.data() : nullptr;
   args.key_lengths = m.mask.key_lengths;
   attn::LuongGeneralF32Weights gw;
   gw.w = (flags & 8) ? nullptr : w.data();
@@ -461,11 +461,11 @@ void fuzz_luong(Reader& in, bool general) {
   FUZZ_CHECK(args.query != nullptr && (!general || gw.w != nullptr) && m.lengths_valid);
   FUZZ_CHECK(dim_valid(B) && dim_valid(S) && dim_valid(dq) && dim_valid(dk));
   FUZZ_CHECK(!scratch.is_null() && scratch.bytes() >= need);
-  if (args.weights == nullptr) FUZZ_CHECK(weights.untouched());
+  if (args.probs == nullptr) FUZZ_CHECK(weights.untouched());
   if (wild) return;
   FUZZ_CHECK(attn_fuzz::all_finite(ctx.data(), ctx.size()));
   for (int32_t b = 0; b < B; ++b) {
-    check_key_weights(m, b, args.weights ? weights.data() + uz(b) * uz(S) : nullptr,
+    check_key_weights(m, b, args.probs ? weights.data() + uz(b) * uz(S) : nullptr,
                       ctx.data() + uz(b) * uz(dk), dk);
   }
 }
@@ -503,7 +503,7 @@ void fuzz_general(Reader& in) {
   attn::GeneralAttentionF32Weights w{wq.data(), (flags & 4) ? nullptr : wk.data(), wv.data()};
   args.x = x.data();
   args.out = out.data();
-  args.weights = (flags & 8) ? weights.data() : nullptr;
+  args.probs = (flags & 8) ? weights.data() : nullptr;
 
   const Status st = attn::general_attention_f32(shape, w, args, {scratch.data(), scratch.bytes()});
   attn_fuzz::note("general_attention_f32", attn::status_str(st));
@@ -516,10 +516,10 @@ void fuzz_general(Reader& in) {
              dim_valid(shape.dim_v));
   FUZZ_CHECK(!scratch.is_null() &&
              scratch.bytes() >= attn::general_attention_f32_scratch_bytes(shape));
-  if (args.weights == nullptr) FUZZ_CHECK(weights.untouched());
+  if (args.probs == nullptr) FUZZ_CHECK(weights.untouched());
   if (wild || !(args.scale <= 4.0f)) return;
   FUZZ_CHECK(attn_fuzz::all_finite(out.data(), out.size()));
-  if (args.weights == nullptr) return;
+  if (args.probs == nullptr) return;
   const auto dv = uz(shape.dim_v);
   for (int32_t b = 0; b < B; ++b) {
     check_weights(m, b, weights.data() + uz(b) * uz(S) * uz(S), out.data() + uz(b) * uz(S) * dv,

@@ -194,7 +194,7 @@ void fuzz_sdpa(Reader& in) {
   args.k = (flags & 1) ? nullptr : k.data();
   args.v = v.data();
   args.out = out.data();
-  args.weights = (flags & 2) ? weights.data() : nullptr;
+  args.probs = (flags & 2) ? weights.data() : nullptr;
 
   const Status st = attn::sdpa_s8(params, args, {scratch.data(), scratch.bytes()});
   attn_fuzz::note("sdpa_s8", attn::status_str(st));
@@ -204,7 +204,7 @@ void fuzz_sdpa(Reader& in) {
   }
   FUZZ_CHECK(args.k != nullptr && lengths_valid && additive_ok);
   FUZZ_CHECK(!scratch.is_null() && scratch.bytes() >= attn::sdpa_s8_scratch_bytes(shape));
-  if (args.weights == nullptr) {
+  if (args.probs == nullptr) {
     FUZZ_CHECK(weights.untouched());
     return;
   }
@@ -314,7 +314,7 @@ void fuzz_luong(Reader& in, bool general) {
   args.query = q.data();
   args.keys = (flags & 2) && (flags & 64) ? nullptr : k.data();
   args.context = ctx.data();
-  args.weights = (flags & 128) ? weights.data() : nullptr;
+  args.probs = (flags & 128) ? weights.data() : nullptr;
   args.key_lengths = (flags & 1) ? lengths.data() : nullptr;
   const Status st = attn::luong_s8(params, args, {scratch.data(), scratch.bytes()});
   attn_fuzz::note("luong_s8", attn::status_str(st));
@@ -324,14 +324,14 @@ void fuzz_luong(Reader& in, bool general) {
   }
   FUZZ_CHECK(args.keys != nullptr && lengths_valid);
   FUZZ_CHECK(!scratch.is_null() && scratch.bytes() >= need);
-  if (args.weights == nullptr) FUZZ_CHECK(weights.untouched());
+  if (args.probs == nullptr) FUZZ_CHECK(weights.untouched());
   for (int32_t b = 0; b < B; ++b) {
     const int32_t len = args.key_lengths != nullptr ? lengths[uz(b)] : S;
     if (len == 0) {
       for (int32_t c = 0; c < dk; ++c)
         FUZZ_CHECK(ctx[uz(b) * uz(dk) + uz(c)] == qp.context.zero_point);
     }
-    if (args.weights == nullptr) continue;
+    if (args.probs == nullptr) continue;
     const int8_t* row = weights.data() + uz(b) * uz(S);
     for (int32_t j = len; j < S; ++j) FUZZ_CHECK(row[j] == -128);
     if (len > 0) check_probs(row, S);

@@ -119,11 +119,11 @@ void float_ops(Inputs& in, Results* r) {
     a.k = in.b.data();
     a.v = in.c.data();
     a.out = in.out.data();
-    a.weights = in.weights.data();
+    a.probs = in.weights.data();
     a.mask = mask;
     r->add("sdpa_f32", attn::sdpa_f32({2, 3, 4, 5, 6}, a, s));
     a.mask = attn::Mask{};
-    a.weights = nullptr;
+    a.probs = nullptr;
     r->add("sdpa_f32 (decode, long)", attn::sdpa_f32({1, 1, 300, 64, 8}, a, s));
     r->add("sdpa_f32 (tiles)", attn::sdpa_f32({1, 40, 50, 16, 16}, a, s));
   }
@@ -148,8 +148,8 @@ void float_ops(Inputs& in, Results* r) {
       a.key = in.b.data();
       a.value = in.c.data();
       a.out = in.out.data();
-      a.weights = in.weights.data();
-      a.weights_mode = mode == 0 ? attn::MhaWeightsMode::kAveraged : attn::MhaWeightsMode::kPerHead;
+      a.probs = in.weights.data();
+      a.probs_mode = mode == 0 ? attn::MhaProbsMode::kAveraged : attn::MhaProbsMode::kPerHead;
       a.mask = mask;
       r->add("mha_f32", attn::mha_f32(shape, w, a, s));
     }
@@ -166,7 +166,7 @@ void float_ops(Inputs& in, Results* r) {
     a.query = in.a.data();
     a.keys = in.b.data();
     a.context = in.out.data();
-    a.weights = in.weights.data();
+    a.probs = in.weights.data();
     a.key_lengths = in.lens;
     r->add("bahdanau_f32", attn::bahdanau_f32({2, 70, 5, 6, 7}, w, a, s));
     // Prepared encoder memory (in w4, unused by these ops).
@@ -182,7 +182,7 @@ void float_ops(Inputs& in, Results* r) {
     a.query = in.a.data();
     a.keys = in.b.data();
     a.context = in.out.data();
-    a.weights = in.weights.data();
+    a.probs = in.weights.data();
     a.key_lengths = in.lens;
     r->add("luong_dot_f32", attn::luong_dot_f32({2, 70, 6}, a, s));
     r->add("luong_general_f32",
@@ -199,7 +199,7 @@ void float_ops(Inputs& in, Results* r) {
     attn::GeneralAttentionF32Args a;
     a.x = in.a.data();
     a.out = in.out.data();
-    a.weights = in.weights.data();
+    a.probs = in.weights.data();
     a.mask = mask;
     a.mask.matrix_batch_stride = 16;  // [2, 4, 4]
     r->add("general_attention_f32",

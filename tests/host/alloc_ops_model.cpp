@@ -38,7 +38,7 @@ void float_models(const Blobs& blobs, Inputs& in, const attn::Scratch& s, Result
   ma.key = in.b.data();
   ma.value = in.c.data();
   ma.out = in.out.data();
-  ma.weights = in.weights.data();
+  ma.probs = in.weights.data();
   ma.mask.causal = true;
   r->add("model_run_mha_f32", attn::model_run_mha_f32(m, 1, kSeqQ, kSeqKv, ma, s));
   attn::BahdanauF32Weights bw;
@@ -53,7 +53,7 @@ void float_models(const Blobs& blobs, Inputs& in, const attn::Scratch& s, Result
   ba.query = in.a.data();
   ba.keys = in.b.data();
   ba.context = in.out.data();
-  ba.weights = in.weights.data();
+  ba.probs = in.weights.data();
   r->add("model_run_bahdanau_f32", attn::model_run_bahdanau_f32(m, 1, kSeqKv, ba, s));
 
   r->add("model_load (luong)", load(blobs.luong, &m));
@@ -65,7 +65,7 @@ void float_models(const Blobs& blobs, Inputs& in, const attn::Scratch& s, Result
   la.query = in.a.data();
   la.keys = in.b.data();
   la.context = in.out.data();
-  la.weights = in.weights.data();
+  la.probs = in.weights.data();
   r->add("model_run_luong_general_f32", attn::model_run_luong_general_f32(m, 1, kSeqKv, la, s));
 }
 
@@ -75,7 +75,7 @@ attn::MhaS8Args mha_s8_args(Inputs& in) {
   a.key = in.qb.data();
   a.value = in.qc.data();
   a.out = in.qout.data();
-  a.weights = in.qweights.data();
+  a.probs = in.qweights.data();
   return a;
 }
 
@@ -103,7 +103,7 @@ void int8_models(const Blobs& blobs, Inputs& in, const attn::Scratch& s, Results
   ba.query = in.qa.data();
   ba.keys = in.qb.data();
   ba.context = in.qout.data();
-  ba.weights = in.qweights.data();
+  ba.probs = in.qweights.data();
   r->add("bahdanau_s8 (model)", attn::bahdanau_s8(bp, ba, s));
 
   r->add("model_load (luong int8)", load(blobs.luong_s8, &m));
@@ -115,7 +115,7 @@ void int8_models(const Blobs& blobs, Inputs& in, const attn::Scratch& s, Results
   la.query = in.qa.data();
   la.keys = in.qb.data();
   la.context = in.qout.data();
-  la.weights = in.qweights.data();
+  la.probs = in.qweights.data();
   r->add("luong_s8 (model)", attn::luong_s8(lp, la, s));
 }
 

@@ -53,7 +53,7 @@ void softmax_and_sdpa(Inputs& in, const attn::Scratch& s, Results* r) {
     a.k = in.qb.data();
     a.v = in.qc.data();
     a.out = in.qout.data();
-    a.weights = in.qweights.data();
+    a.probs = in.qweights.data();
     r->add("sdpa_s8", attn::sdpa_s8(p, a, s));
     if (shape.seq_q == 20) {
       a.mask = mask;
@@ -97,7 +97,7 @@ void mha(Inputs& in, const attn::Scratch& s, Results* r) {
     a.key = in.qb.data();
     a.value = in.qc.data();
     a.out = in.qout.data();
-    a.weights = in.qweights.data();
+    a.probs = in.qweights.data();
     a.mask = mask;
     r->add("mha_s8", attn::mha_s8(p, a, s));
     r->add("mha_s8 (scratch too small)", attn::mha_s8(p, a, attn::Scratch{s.data, 64}),
@@ -131,7 +131,7 @@ void bahdanau(Inputs& in, const attn::Scratch& s, Results* r) {
   a.query = in.qa.data();
   a.keys = in.qb.data();
   a.context = in.qout.data();
-  a.weights = in.qweights.data();
+  a.probs = in.qweights.data();
   a.key_lengths = in.lens;
   r->add("bahdanau_s8", attn::bahdanau_s8(p, a, s));
   // Prepared encoder memory (in qw4, unused by this op).
@@ -154,7 +154,7 @@ void luong(Inputs& in, const attn::Scratch& s, Results* r) {
   a.query = in.qa.data();
   a.keys = in.qb.data();
   a.context = in.qout.data();
-  a.weights = in.qweights.data();
+  a.probs = in.qweights.data();
   a.key_lengths = in.lens;
   attn::LuongS8Params dot;
   r->add("luong_dot_s8_prepare", attn::luong_dot_s8_prepare({2, 70, 6}, quant, &dot));

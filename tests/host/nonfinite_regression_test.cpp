@@ -21,7 +21,7 @@ attn::Status run_sdpa(const attn::SdpaShape& shape, const std::vector<float>& q,
   a.k = k.data();
   a.v = v.data();
   a.out = out.data();
-  a.weights = weights != nullptr ? weights->data() : nullptr;
+  a.probs = weights != nullptr ? weights->data() : nullptr;
   a.mask.causal = causal;
   return attn::sdpa_f32(shape, a, {scratch.data(), scratch.size()});
 }

@@ -99,7 +99,7 @@ TEST(Int8Reference, BahdanauMatchesBitForBit) {
     a.query = query.data();
     a.keys = keys.data();
     a.context = out.data();
-    a.weights = probs.data();
+    a.probs = probs.data();
     a.key_lengths = has_lengths ? lengths.data() : nullptr;
     ASSERT_EQ(attn::bahdanau_s8(params, a, {scratch.data() + 7, scratch.size() - 7}),
               attn::Status::kOk);

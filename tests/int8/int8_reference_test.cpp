@@ -166,7 +166,7 @@ TEST(Int8Reference, SdpaMatchesBitForBitWithEveryMaskForm) {
       a.v = v.data();
       std::vector<int8_t> out(B * Lq * dv, 99), probs(B * Lq * Lkv, 99);
       a.out = out.data();
-      a.weights = probs.data();
+      a.probs = probs.data();
       a.mask.causal = c.causal;
       a.mask.key_lengths = c.has_lengths ? lengths.data() : nullptr;
       if (form == 0 && c.pattern) a.mask.boolean = pattern.data();

@@ -296,7 +296,7 @@ TEST_P(KernelsS8NeonLevel, SdpaSameBitsAsLevel0) {
         args.k = k.data();
         args.v = v.data();
         args.out = out.data();
-        args.weights = weights.data();
+        args.probs = weights.data();
         args.mask.causal = (masks & 1) != 0;
         args.mask.key_lengths = (masks & 2) != 0 ? lengths : all;
         ASSERT_EQ(attn::sdpa_s8(params, args, {scratch.data(), scratch.size()}), attn::Status::kOk);

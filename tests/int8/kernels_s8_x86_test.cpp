@@ -688,7 +688,7 @@ TEST_P(KernelsS8X86Level, SdpaSameBitsAtEveryLevel) {
         args.k = k.data();
         args.v = v.data();
         args.out = out.data();
-        args.weights = weights.data();
+        args.probs = weights.data();
         args.mask.causal = causal;
         args.mask.key_lengths = keylen ? lengths : all;
         ASSERT_EQ(attn::sdpa_s8(params, args, {scratch.data(), scratch.size()}), attn::Status::kOk);

@@ -96,7 +96,7 @@ TEST(Int8Reference, LuongMatchesBitForBit) {
     a.query = query.data();
     a.keys = keys.data();
     a.context = out.data();
-    a.weights = probs.data();
+    a.probs = probs.data();
     a.key_lengths = has_lengths ? lengths.data() : nullptr;
     ASSERT_EQ(attn::luong_s8(params, a, {scratch.data() + 1, scratch.size() - 1}),
               attn::Status::kOk);

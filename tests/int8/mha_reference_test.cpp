@@ -108,7 +108,7 @@ TEST(Int8Reference, MhaMatchesBitForBit) {
     a.key = self_attn ? query.data() : key.data();
     a.value = self_attn ? query.data() : value.data();
     a.out = out.data();
-    a.weights = probs.data();
+    a.probs = probs.data();
     a.mask.causal = causal != 0;
     a.mask.key_lengths = has_lengths ? lengths.data() : nullptr;
     a.mask.boolean = pattern ? pat.data() : nullptr;

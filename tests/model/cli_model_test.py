@@ -79,7 +79,7 @@ def main(d):
 
     for op, name in (("bahdanau", "bahdanau"), ("luong-general", "luong")):
         rc, out, err = attn("run", op, "--model", name + ".attn", "--query", name + ".query.npy",
-                            "--keys", name + ".keys.npy", "--out", o, "--weights-out", w)
+                            "--keys", name + ".keys.npy", "--out", o, "--probs-out", w)
         check(rc == 0, f"{name}: {err.strip()}")
         if rc == 0:
             close(np.load(o), np.load(os.path.join(DATA, name + ".out.npy")), name)

@@ -185,7 +185,7 @@ void run_keras_case(const std::string& name, attn::ModelOp op, Run run) {
   args.keys = h.as<float>();
   std::vector<float> ctx(want.count()), w(want_w.count());
   args.context = ctx.data();
-  args.weights = w.data();
+  args.probs = w.data();
   std::vector<unsigned char> scratch(attn::model_scratch_bytes(l.model(), batch, 1, seq));
   ASSERT_EQ(run(l.model(), batch, seq, args, attn::Scratch{scratch.data(), scratch.size()}),
             attn::Status::kOk);

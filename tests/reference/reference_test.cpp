@@ -225,7 +225,7 @@ void run_sdpa(const CaseData& d) {
   std::vector<float> out = sentinel(b * sq * sz(s.dim_v));
   std::vector<float> weights = sentinel(b * sq * skv);
   a.out = out.data();
-  a.weights = weights.data();
+  a.probs = weights.data();
   ScratchBuf scratch(attn::sdpa_f32_scratch_bytes(s));
   ASSERT_EQ(attn::sdpa_f32(s, a, scratch.scratch()), attn::Status::kOk);
   compare(d, "out", out);
@@ -234,7 +234,7 @@ void run_sdpa(const CaseData& d) {
   // Without the weights output the context must not change.
   std::vector<float> out2 = sentinel(out.size());
   a.out = out2.data();
-  a.weights = nullptr;
+  a.probs = nullptr;
   ASSERT_EQ(attn::sdpa_f32(s, a, scratch.scratch()), attn::Status::kOk);
   compare(d, "out", out2, "out_no_wts");
 }
@@ -300,11 +300,11 @@ void run_mha(const CaseData& d) {
   }
 
   const bool average = d.spec["flags"]["average_attn_weights"].get<bool>();
-  a.weights_mode = average ? attn::MhaWeightsMode::kAveraged : attn::MhaWeightsMode::kPerHead;
+  a.probs_mode = average ? attn::MhaProbsMode::kAveraged : attn::MhaProbsMode::kPerHead;
   std::vector<float> out = sentinel(b * sq * e);
   std::vector<float> weights = sentinel(b * (average ? 1 : h) * sq * skv);
   a.out = out.data();
-  a.weights = weights.data();
+  a.probs = weights.data();
   ScratchBuf scratch(attn::mha_f32_scratch_bytes(s));
   ASSERT_EQ(attn::mha_f32(s, w, a, scratch.scratch()), attn::Status::kOk);
   compare(d, "out", out);
@@ -321,7 +321,7 @@ void run_keyed(const CaseData& d, int32_t batch, int32_t seq, int32_t key_dim, C
   std::vector<float> context = sentinel(b * sz(key_dim));
   std::vector<float> weights = sentinel(b * t);
   a.context = context.data();
-  a.weights = weights.data();
+  a.probs = weights.data();
   ASSERT_EQ(call(a), attn::Status::kOk);
   compare(d, "context", context);
   compare(d, "weights", weights);
@@ -352,7 +352,7 @@ void run_bahdanau(const CaseData& d) {
     a.query = query;
     a.keys = keys;
     a.context = l.context;
-    a.weights = l.weights;
+    a.probs = l.probs;
     a.key_lengths = l.key_lengths;
     return attn::bahdanau_f32(s, w, a, scratch.scratch());
   });

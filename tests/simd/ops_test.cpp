@@ -121,7 +121,7 @@ void RunSdpa(const Problem& pr, uint32_t seed) {
   args.k = k.data();
   args.v = v.data();
   args.out = out.data();
-  args.weights = w.data();
+  args.probs = w.data();
   args.mask = m;
   ASSERT_EQ(attn::sdpa_f32(shape, args, attn::Scratch{scratch.data() + 3, scratch.size() - 3}),
             attn::Status::kOk);

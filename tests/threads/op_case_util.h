@@ -81,7 +81,7 @@ template <class Args, class T>
 void set_out_mask(Args* a, std::vector<T>& out, std::vector<T>& weights, bool causal,
                   std::vector<int32_t>& lens, const attn::Executor& ex) {
   a->out = out.data();
-  a->weights = weights.empty() ? nullptr : weights.data();
+  a->probs = weights.empty() ? nullptr : weights.data();
   a->mask.causal = causal;
   a->mask.key_lengths = lens.empty() ? nullptr : lens.data();
   a->executor = ex;
@@ -149,7 +149,7 @@ struct ContextIo {
     a.query = query.data();
     a.keys = keys.data();
     a.context = context.data();
-    a.weights = weights.data();
+    a.probs = weights.data();
     a.key_lengths = lens.empty() ? nullptr : lens.data();
     a.executor = ex;
     return a;

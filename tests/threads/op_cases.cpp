@@ -91,7 +91,7 @@ OpCase general_case(const attn::GeneralAttentionShape& s, bool causal, bool lens
 struct MhaData : MhaIo<float> {
   attn::MhaShape s;
   bool packed = true;
-  attn::MhaWeightsMode mode = attn::MhaWeightsMode::kAveraged;
+  attn::MhaProbsMode mode = attn::MhaProbsMode::kAveraged;
   std::vector<float> in_w, q_w, k_w, v_w, in_b, out_w, out_b;
   std::size_t scratch_bytes(int32_t workers) const {
     return attn::mha_f32_scratch_bytes(s, workers);
@@ -109,7 +109,7 @@ struct MhaData : MhaIo<float> {
     w.out_proj_weight = out_w.data();
     w.out_proj_bias = out_b.data();
     attn::MhaF32Args a = args<attn::MhaF32Args>(ex);
-    a.weights_mode = mode;
+    a.probs_mode = mode;
     return attn::mha_f32(s, w, a, sc);
   }
   void reference(std::vector<double>* ref, std::vector<double>* tol) const;
@@ -191,7 +191,7 @@ OpCase mha_case(const attn::MhaShape& s, bool packed, bool causal, bool lens, in
   if (lens) d->lens = lengths(s.batch, s.seq_kv, kMinLength, rng);
   std::vector<Output> outputs{output(d->out)};
   if (weights != 0) {
-    d->mode = weights == 1 ? attn::MhaWeightsMode::kAveraged : attn::MhaWeightsMode::kPerHead;
+    d->mode = weights == 1 ? attn::MhaProbsMode::kAveraged : attn::MhaProbsMode::kPerHead;
     const std::size_t heads = weights == 1 ? 1 : uz(s.num_heads);
     d->weights.resize(uz(s.batch) * heads * uz(s.seq_q) * uz(s.seq_kv));
     outputs.push_back(output(d->weights));

@@ -173,13 +173,13 @@ TEST_P(SdpaThreads, FloatMatchesSerial) {
     args.mask = make_mask(c, in, false);
     std::vector<unsigned char> ws0(attn::sdpa_f32_scratch_bytes(s));
     args.out = out0.data();
-    args.weights = c.weights ? w0.data() : nullptr;
+    args.probs = c.weights ? w0.data() : nullptr;
     ASSERT_EQ(attn::sdpa_f32(s, args, {ws0.data(), ws0.size()}), attn::Status::kOk);
 
     args.executor = pool(workers).executor();
     std::vector<unsigned char> ws(attn::sdpa_f32_scratch_bytes(s, workers));
     args.out = out1.data();
-    args.weights = c.weights ? w1.data() : nullptr;
+    args.probs = c.weights ? w1.data() : nullptr;
     if (workers > 1) {
       EXPECT_EQ(attn::sdpa_f32(s, args, {ws.data(), ws.size() - 1}),
                 attn::Status::kScratchTooSmall);
@@ -188,7 +188,7 @@ TEST_P(SdpaThreads, FloatMatchesSerial) {
     ASSERT_EQ(attn::sdpa_f32(s, args, {ws.data(), ws.size()}), attn::Status::kOk);
     args.executor = striped(workers);
     args.out = out2.data();
-    args.weights = c.weights ? w2.data() : nullptr;
+    args.probs = c.weights ? w2.data() : nullptr;
     ASSERT_EQ(attn::sdpa_f32(s, args, {ws.data(), ws.size()}), attn::Status::kOk);
     EXPECT_EQ(std::memcmp(out1.data(), out2.data(), n_out * 4), 0) << "depends on the executor";
     if (c.weights) {
@@ -268,13 +268,13 @@ TEST_P(SdpaThreads, Int8BitIdentical) {
     args.mask = make_mask(c, in, true);
     std::vector<unsigned char> ws0(attn::sdpa_s8_scratch_bytes(s));
     args.out = out0.data();
-    args.weights = c.weights ? w0.data() : nullptr;
+    args.probs = c.weights ? w0.data() : nullptr;
     ASSERT_EQ(attn::sdpa_s8(params, args, {ws0.data(), ws0.size()}), attn::Status::kOk);
 
     args.executor = pool(workers).executor();
     std::vector<unsigned char> ws(attn::sdpa_s8_scratch_bytes(s, workers));
     args.out = out1.data();
-    args.weights = c.weights ? w1.data() : nullptr;
+    args.probs = c.weights ? w1.data() : nullptr;
     if (workers > 1) {
       EXPECT_EQ(attn::sdpa_s8(params, args, {ws.data(), ws.size() - 1}),
                 attn::Status::kScratchTooSmall);

@@ -56,12 +56,12 @@ TEST(ThreadsAllocation, ThreadedOpsAllocateNothing) {
   a8.out = out8.data();
   a8.executor = pool.executor();
   const attn::Scratch scratch{ws.data(), ws.size()};
-  f.weights = w.data();
+  f.probs = w.data();
   ASSERT_EQ(attn::sdpa_f32(tiles, f, scratch), attn::Status::kOk);  // warm-up outside the window
 
   alloc_counter::arm();
   const attn::Status s1 = attn::sdpa_f32(tiles, f, scratch);
-  f.weights = nullptr;
+  f.probs = nullptr;
   const attn::Status s2 = attn::sdpa_f32(decode, f, scratch);
   const attn::Status s3 = attn::sdpa_s8(params, a8, scratch);
   a8.k = k8_long.data();

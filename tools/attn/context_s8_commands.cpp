@@ -113,7 +113,7 @@ void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& f, bool general
   shape.seq = to_i32(qk.seq);
   shape.query_dim = to_i32(qk.dq);
   shape.key_dim = to_i32(qk.dk);
-  ContextBuffers<int8_t> o(qk, files.out, files.weights_out, files.key_lengths);
+  ContextBuffers<int8_t> o(qk, files.out, files.probs_out, files.key_lengths);
 
   const char* op = general ? "luong-general" : "luong-dot";
   attn::LuongS8Params params;
@@ -137,7 +137,7 @@ void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& f, bool general
   o.bind(qk, &args);
   check_status(attn::luong_s8(params, args, scratch_of(scratch)), op);
   write_s8_outputs(
-      {{files.out, o.ctx_shape, o.ctx.data()}, {files.weights_out, o.w_shape, o.weights.data()}});
+      {{files.out, o.ctx_shape, o.ctx.data()}, {files.probs_out, o.w_shape, o.weights.data()}});
 }
 
 // --------------------------------------------------------- bahdanau --dtype int8
@@ -247,7 +247,7 @@ void run_bahdanau_s8(const BahdanauFiles& files, const BahdanauInt8Flags& f) {
   shape.query_dim = to_i32(qk.dq);
   shape.key_dim = to_i32(qk.dk);
   shape.units = to_i32(units);
-  ContextBuffers<int8_t> o(qk, files.out, files.weights_out, files.key_lengths);
+  ContextBuffers<int8_t> o(qk, files.out, files.probs_out, files.key_lengths);
 
   std::vector<attn::QuantizedMultiplier> storage(attn::bahdanau_s8_channel_count(shape));
   attn::BahdanauS8Params params;
@@ -258,7 +258,7 @@ void run_bahdanau_s8(const BahdanauFiles& files, const BahdanauInt8Flags& f) {
   o.bind(qk, &args);
   check_status(attn::bahdanau_s8(params, args, scratch_of(scratch)), "bahdanau");
   write_s8_outputs(
-      {{files.out, o.ctx_shape, o.ctx.data()}, {files.weights_out, o.w_shape, o.weights.data()}});
+      {{files.out, o.ctx_shape, o.ctx.data()}, {files.probs_out, o.w_shape, o.weights.data()}});
 }
 
 }  // namespace attn_cli

@@ -46,7 +46,7 @@ void run_sdpa(const SdpaFlags& f) {
   const auto w_shape = batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
   std::vector<float> out(output_count(out_shape, f.out));
   std::vector<float> weights;
-  if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
+  if (!f.probs_out.empty()) weights.resize(output_count(w_shape, f.probs_out));
   auto scratch = make_scratch(attn::sdpa_f32_scratch_bytes(shape, threads_workers()));
 
   attn::SdpaF32Args args;
@@ -55,11 +55,11 @@ void run_sdpa(const SdpaFlags& f) {
   args.k = in.k.data();
   args.v = in.v.data();
   args.out = out.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
+  args.probs = weights.empty() ? nullptr : weights.data();
   args.scale = scale_value(f.scale);
   args.mask = mask.mask();
   check_status(attn::sdpa_f32(shape, args, scratch_of(scratch)), "sdpa");
-  write_outputs({{f.out, out_shape, out.data()}, {f.weights_out, w_shape, weights.data()}});
+  write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, w_shape, weights.data()}});
 }
 
 // ---------------------------------------------------------------- mha
@@ -151,7 +151,7 @@ void run_mha(const MhaFlags& f) {
                                   : batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
   std::vector<float> out(output_count(out_shape, f.out));
   std::vector<float> weights;
-  if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
+  if (!f.probs_out.empty()) weights.resize(output_count(w_shape, f.probs_out));
   auto scratch = make_scratch(attn::mha_f32_scratch_bytes(shape, threads_workers()));
 
   attn::MhaF32Args args;
@@ -160,11 +160,11 @@ void run_mha(const MhaFlags& f) {
   args.key = key.data();
   args.value = value.data();
   args.out = out.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
-  args.weights_mode = f.per_head ? attn::MhaWeightsMode::kPerHead : attn::MhaWeightsMode::kAveraged;
+  args.probs = weights.empty() ? nullptr : weights.data();
+  args.probs_mode = f.per_head ? attn::MhaProbsMode::kPerHead : attn::MhaProbsMode::kAveraged;
   args.mask = mask.mask();
   check_status(attn::mha_f32(shape, w, args, scratch_of(scratch)), "mha");
-  write_outputs({{f.out, out_shape, out.data()}, {f.weights_out, w_shape, weights.data()}});
+  write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, w_shape, weights.data()}});
 }
 
 // ------------------------------------------------- bahdanau / luong (query, keys)
@@ -173,7 +173,7 @@ namespace {
 using F32QueryKeys = QueryKeys<float>;
 
 void write_context(const ContextFlags& f, const ContextBuffers<float>& o) {
-  write_outputs({{f.out, o.ctx_shape, o.ctx.data()}, {f.weights_out, o.w_shape, o.weights.data()}});
+  write_outputs({{f.out, o.ctx_shape, o.ctx.data()}, {f.probs_out, o.w_shape, o.weights.data()}});
 }
 
 }  // namespace
@@ -213,7 +213,7 @@ void run_bahdanau(const BahdanauFlags& f) {
   shape.query_dim = to_i32(qk.dq);
   shape.key_dim = to_i32(qk.dk);
   shape.units = to_i32(units);
-  ContextBuffers<float> o(qk, f.io.out, f.io.weights_out, f.io.key_lengths);
+  ContextBuffers<float> o(qk, f.io.out, f.io.probs_out, f.io.key_lengths);
   auto scratch = make_scratch(attn::bahdanau_f32_scratch_bytes(shape, threads_workers()));
   attn::BahdanauF32Args args;
   args.executor = threads_executor();
@@ -229,7 +229,7 @@ void run_luong_dot(const ContextFlags& f) {
   shape.batch = to_i32(qk.b);
   shape.seq = to_i32(qk.seq);
   shape.dim = to_i32(qk.dq);
-  ContextBuffers<float> o(qk, f.out, f.weights_out, f.key_lengths);
+  ContextBuffers<float> o(qk, f.out, f.probs_out, f.key_lengths);
   auto scratch = make_scratch(attn::luong_dot_f32_scratch_bytes(shape, threads_workers()));
   attn::LuongF32Args args;
   args.executor = threads_executor();
@@ -256,7 +256,7 @@ void run_luong_general(const LuongGeneralFlags& f) {
   shape.seq = to_i32(qk.seq);
   shape.query_dim = to_i32(qk.dq);
   shape.key_dim = to_i32(qk.dk);
-  ContextBuffers<float> o(qk, f.io.out, f.io.weights_out, f.io.key_lengths);
+  ContextBuffers<float> o(qk, f.io.out, f.io.probs_out, f.io.key_lengths);
   auto scratch = make_scratch(attn::luong_general_f32_scratch_bytes(shape, threads_workers()));
   attn::LuongF32Args args;
   args.executor = threads_executor();
@@ -291,18 +291,18 @@ void run_general(const GeneralFlags& f) {
   const auto w_shape = batched_shape(batched, b, {shape.seq, shape.seq});
   std::vector<float> out(output_count(out_shape, f.out));
   std::vector<float> weights;
-  if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
+  if (!f.probs_out.empty()) weights.resize(output_count(w_shape, f.probs_out));
   auto scratch = make_scratch(attn::general_attention_f32_scratch_bytes(shape, threads_workers()));
   attn::GeneralAttentionF32Args args;
   args.executor = threads_executor();
   args.x = x.data();
   args.out = out.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
+  args.probs = weights.empty() ? nullptr : weights.data();
   args.scale = scale_value(f.scale);
   args.mask = mask.mask();
   const attn::GeneralAttentionF32Weights w{wq.data(), wk.data(), wv.data()};
   check_status(attn::general_attention_f32(shape, w, args, scratch_of(scratch)), "general");
-  write_outputs({{f.out, out_shape, out.data()}, {f.weights_out, w_shape, weights.data()}});
+  write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, w_shape, weights.data()}});
 }
 
 }  // namespace attn_cli

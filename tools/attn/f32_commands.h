@@ -38,20 +38,20 @@ struct MaskFlags {
 };
 
 struct SdpaFlags {
-  std::string q, k, v, out, weights_out;
+  std::string q, k, v, out, probs_out;
   std::optional<double> scale;
   MaskFlags masks;
 };
 
 struct MhaFlags {
-  std::string query, kv, value, weights_dir, out, weights_out;
+  std::string query, kv, value, weights_dir, out, probs_out;
   int heads = 0;
   bool per_head = false;
   MaskFlags masks;
 };
 
 struct ContextFlags {
-  std::string query, keys, out, weights_out, key_lengths;
+  std::string query, keys, out, probs_out, key_lengths;
   void add(CLI::App* sub) {
     sub->add_option("--query", query, "float32 (int8) .npy query [B,Dq] or [Dq] (batch 1)")
         ->required();
@@ -59,7 +59,8 @@ struct ContextFlags {
                     "float32 (int8) .npy keys/values (encoder outputs) [B,T,Dk] or [T,Dk]")
         ->required();
     sub->add_option("--out", out, "output .npy: context [B,Dk] (or [Dk])")->required();
-    sub->add_option("--weights-out", weights_out, "output .npy: attention weights [B,T] (or [T])");
+    sub->add_option("--probs-out", probs_out,
+                    "output .npy: attention probabilities [B,T] (or [T])");
     sub->add_option("--key-lengths", key_lengths,
                     "int32 or int64 .npy [B]: keys t >= L[b] are masked");
   }
@@ -77,7 +78,7 @@ struct LuongGeneralFlags {
 };
 
 struct GeneralFlags {
-  std::string x, wq, wk, wv, out, weights_out;
+  std::string x, wq, wk, wv, out, probs_out;
   std::optional<double> scale;
   MaskFlags masks;
 };

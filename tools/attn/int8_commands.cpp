@@ -127,7 +127,7 @@ void run_sdpa_s8(const SdpaFiles& files, const SdpaInt8Flags& f) {
   const auto w_shape = batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
   std::vector<int8_t> out(output_count(out_shape, files.out));
   std::vector<int8_t> weights;
-  if (!files.weights_out.empty()) weights.resize(output_count(w_shape, files.weights_out));
+  if (!files.probs_out.empty()) weights.resize(output_count(w_shape, files.probs_out));
 
   attn::SdpaS8Params params;
   check_status(attn::sdpa_s8_prepare(shape, quant, &params), "sdpa");
@@ -138,11 +138,11 @@ void run_sdpa_s8(const SdpaFiles& files, const SdpaInt8Flags& f) {
   args.k = in.k.data();
   args.v = in.v.data();
   args.out = out.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
+  args.probs = weights.empty() ? nullptr : weights.data();
   args.mask = mask.mask();
   check_status(attn::sdpa_s8(params, args, scratch_of(scratch)), "sdpa");
   write_s8_outputs(
-      {{files.out, out_shape, out.data()}, {files.weights_out, w_shape, weights.data()}});
+      {{files.out, out_shape, out.data()}, {files.probs_out, w_shape, weights.data()}});
 }
 
 // ------------------------------------------------------------ mha --dtype int8
@@ -238,9 +238,9 @@ void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
     throw CliError(std::string(f.key_quant ? "--key-quant" : "--value-quant") +
                    " needs --kv (self-attention uses --query-quant for keys and values)");
   }
-  if (!files.weights_out.empty() && !files.per_head) {
+  if (!files.probs_out.empty() && !files.per_head) {
     throw CliError(
-        "--weights-out with --dtype int8 needs --per-head-weights (int8 weights are "
+        "--probs-out with --dtype int8 needs --per-head-probs (int8 probabilities are "
         "the per-head softmax codes [B,H,Sq,Skv]; they are not averaged)");
   }
   attn::MhaS8Quant quant;
@@ -333,7 +333,7 @@ void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
   const auto w_shape = batched_shape(batched, b, {files.heads, shape.seq_q, shape.seq_kv});
   std::vector<int8_t> out(output_count(out_shape, files.out));
   std::vector<int8_t> weights;
-  if (!files.weights_out.empty()) weights.resize(output_count(w_shape, files.weights_out));
+  if (!files.probs_out.empty()) weights.resize(output_count(w_shape, files.probs_out));
 
   std::vector<attn::QuantizedMultiplier> channels(attn::mha_s8_channel_count(shape));
   attn::MhaS8Params params;
@@ -345,11 +345,11 @@ void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
   args.key = key.data();
   args.value = value.data();
   args.out = out.data();
-  args.weights = weights.empty() ? nullptr : weights.data();
+  args.probs = weights.empty() ? nullptr : weights.data();
   args.mask = mask.mask();
   check_status(attn::mha_s8(params, args, scratch_of(scratch)), "mha");
   write_s8_outputs(
-      {{files.out, out_shape, out.data()}, {files.weights_out, w_shape, weights.data()}});
+      {{files.out, out_shape, out.data()}, {files.probs_out, w_shape, weights.data()}});
 }
 
 void add_softmax_s8(CLI::App* s, Runner* runner) {

@@ -35,7 +35,7 @@ void reject_int8_flags(const SdpaInt8Flags& flags);
 
 // The inputs `sdpa` takes for both dtypes.
 struct SdpaFiles {
-  std::string q, k, v, out, weights_out;
+  std::string q, k, v, out, probs_out;
   MaskInputs masks;
   bool scale_given = false;  // --scale is float only
 };
@@ -59,7 +59,7 @@ void reject_int8_flags(const LuongInt8Flags& flags);
 
 // The inputs `luong-dot` / `luong-general` take for both dtypes.
 struct LuongFiles {
-  std::string query, keys, out, weights_out, key_lengths;
+  std::string query, keys, out, probs_out, key_lengths;
   std::string w, b;  // luong-general: W [Dk,Dq] int8, b [Dq] int32 (optional)
 };
 
@@ -84,7 +84,7 @@ void reject_int8_flags(const BahdanauInt8Flags& flags);
 // The inputs `bahdanau` takes for both dtypes (int8: W1 [Dq,U], W2 [Dk,U],
 // v [U] or [U,1] int8 in the Keras layout; b1, b2 int32 [U]; bv an int32).
 struct BahdanauFiles {
-  std::string query, keys, out, weights_out, key_lengths;
+  std::string query, keys, out, probs_out, key_lengths;
   std::string w1, b1, w2, b2, v;
   double bv = 0.0;
 };
@@ -107,7 +107,7 @@ void reject_int8_flags(const MhaInt8Flags& flags);
 
 // The inputs `mha` takes for both dtypes.
 struct MhaFiles {
-  std::string query, kv, value, weights_dir, out, weights_out;
+  std::string query, kv, value, weights_dir, out, probs_out;
   int heads = 0;
   bool per_head = false;
   MaskInputs masks;

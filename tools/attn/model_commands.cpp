@@ -161,13 +161,13 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
   const int32_t bb = to_i32(b), isq = to_i32(sq), iskv = to_i32(skv);
   const LoadedMask mask = load_masks(f.masks, bb, isq, iskv);
   const auto out_shape = with_batch(batched, b, {sq, e});
-  const auto w_shape = f.per_head_weights ? with_batch(batched, b, {heads, sq, skv})
-                                          : with_batch(batched, b, {sq, skv});
+  const auto w_shape = f.per_head_probs ? with_batch(batched, b, {heads, sq, skv})
+                                        : with_batch(batched, b, {sq, skv});
   const std::size_t n_out = output_count(out_shape, f.out);
 
   if (!q8) {
     std::vector<float> out(n_out), weights;
-    if (!f.weights_out.empty()) weights.resize(output_count(w_shape, f.weights_out));
+    if (!f.probs_out.empty()) weights.resize(output_count(w_shape, f.probs_out));
     auto scratch = make_scratch(attn::model_scratch_bytes(m, bb, isq, iskv, threads_workers()));
     attn::MhaF32Args a;
     a.executor = threads_executor();
@@ -175,12 +175,11 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
     a.key = kf.data();
     a.value = vf.data();
     a.out = out.data();
-    a.weights = weights.empty() ? nullptr : weights.data();
-    a.weights_mode = f.per_head_weights ? attn::MhaWeightsMode::kPerHead
-                                        : attn::MhaWeightsMode::kAveraged;
+    a.probs = weights.empty() ? nullptr : weights.data();
+    a.probs_mode = f.per_head_probs ? attn::MhaProbsMode::kPerHead : attn::MhaProbsMode::kAveraged;
     a.mask = mask.mask();
     check_status(attn::model_run_mha_f32(m, bb, isq, iskv, a, scratch_of(scratch)), "mha");
-    write_outputs({{f.out, out_shape, out.data()}, {f.weights_out, w_shape, weights.data()}});
+    write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, w_shape, weights.data()}});
     return;
   }
 
@@ -192,7 +191,7 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
       "mha (int8 prepare)");
   std::vector<int8_t> out(n_out), wq;
   const auto wq_shape = with_batch(batched, b, {heads, sq, skv});
-  if (!f.weights_out.empty()) wq.resize(output_count(wq_shape, f.weights_out));
+  if (!f.probs_out.empty()) wq.resize(output_count(wq_shape, f.probs_out));
   auto scratch = make_scratch(attn::mha_s8_scratch_bytes(shape, threads_workers()));
   attn::MhaS8Args a;
   a.executor = threads_executor();
@@ -200,17 +199,17 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
   a.key = ks.values.data();
   a.value = vs.values.data();
   a.out = out.data();
-  a.weights = wq.empty() ? nullptr : wq.data();
+  a.probs = wq.empty() ? nullptr : wq.data();
   a.mask = mask.mask();
   check_status(attn::mha_s8(params, a, scratch_of(scratch)), "mha (int8)");
   if (flags.raw_int8) {
-    if (!f.weights_out.empty() && !f.per_head_weights) {
+    if (!f.probs_out.empty() && !f.per_head_probs) {
       throw CliError(
-          "--raw-int8 --weights-out gives per-head int8 softmax codes: add "
-          "--per-head-weights");
+          "--raw-int8 --probs-out gives per-head int8 softmax codes: add "
+          "--per-head-probs");
     }
     save_s8(f.out, out_shape, out);
-    if (!f.weights_out.empty()) save_s8(f.weights_out, wq_shape, wq);
+    if (!f.probs_out.empty()) save_s8(f.probs_out, wq_shape, wq);
     return;
   }
   std::vector<float> outf(out.size());
@@ -221,13 +220,13 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
   if (!wq.empty()) {
     // Softmax codes: probability = (code + 128) / 256; averaged over heads unless per head.
     const std::size_t per = static_cast<std::size_t>(sq * skv);
-    wf.assign(output_count(w_shape, f.weights_out), 0.0f);
+    wf.assign(output_count(w_shape, f.probs_out), 0.0f);
     for (std::size_t bi = 0; bi < static_cast<std::size_t>(b); ++bi) {
       for (std::size_t h = 0; h < static_cast<std::size_t>(heads); ++h) {
         const int8_t* src = wq.data() + (bi * static_cast<std::size_t>(heads) + h) * per;
         for (std::size_t i = 0; i < per; ++i) {
           const float pr = static_cast<float>(src[i] + 128) / 256.0f;
-          if (f.per_head_weights) {
+          if (f.per_head_probs) {
             wf[(bi * static_cast<std::size_t>(heads) + h) * per + i] = pr;
           } else {
             wf[bi * per + i] += pr / static_cast<float>(heads);
@@ -236,7 +235,7 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
       }
     }
   }
-  write_outputs({{f.out, out_shape, outf.data()}, {f.weights_out, w_shape, wf.data()}});
+  write_outputs({{f.out, out_shape, outf.data()}, {f.probs_out, w_shape, wf.data()}});
 }
 
 // ------------------------------------------------------- bahdanau / luong-general
@@ -269,7 +268,7 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f, const M
   const auto c_shape = with_batch(batched, b, {m.params[1]});
   const auto w_shape = with_batch(batched, b, {t});
   std::vector<int8_t> ctx(output_count(c_shape, f.out)), w;
-  if (!f.weights_out.empty()) w.resize(output_count(w_shape, f.weights_out));
+  if (!f.probs_out.empty()) w.resize(output_count(w_shape, f.probs_out));
   int32_t context_index = 0;
   if (bahdanau) {
     const attn::BahdanauShape shape = attn::model_bahdanau_shape(m, bb, it);
@@ -284,7 +283,7 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f, const M
     a.query = q.values.data();
     a.keys = h.values.data();
     a.context = ctx.data();
-    a.weights = w.empty() ? nullptr : w.data();
+    a.probs = w.empty() ? nullptr : w.data();
     a.key_lengths = lengths.empty() ? nullptr : lengths.data();
     check_status(attn::bahdanau_s8(*params, a, scratch_of(scratch)), "bahdanau (int8)");
     context_index = static_cast<int32_t>(attn::BahdanauAct::kContext);
@@ -301,14 +300,14 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f, const M
     a.query = q.values.data();
     a.keys = h.values.data();
     a.context = ctx.data();
-    a.weights = w.empty() ? nullptr : w.data();
+    a.probs = w.empty() ? nullptr : w.data();
     a.key_lengths = lengths.empty() ? nullptr : lengths.data();
     check_status(attn::luong_s8(params, a, scratch_of(scratch)), "luong-general (int8)");
     context_index = static_cast<int32_t>(attn::LuongAct::kContext);
   }
   if (flags.raw_int8) {
     save_s8(f.out, c_shape, ctx);
-    if (!w.empty()) save_s8(f.weights_out, w_shape, w);
+    if (!w.empty()) save_s8(f.probs_out, w_shape, w);
     return;
   }
   const attn::QuantParams oq = qp(context_index);
@@ -317,7 +316,7 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f, const M
     cf[i] = oq.scale * static_cast<float>(ctx[i] - oq.zero_point);
   }
   for (std::size_t i = 0; i < w.size(); ++i) wf[i] = static_cast<float>(w[i] + 128) / 256.0f;
-  write_outputs({{f.out, c_shape, cf.data()}, {f.weights_out, w_shape, wf.data()}});
+  write_outputs({{f.out, c_shape, cf.data()}, {f.probs_out, w_shape, wf.data()}});
 }
 
 void run_context_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFlags& flags) {
@@ -348,7 +347,7 @@ void run_context_model(const LoadedModel& lm, const ModelRunFiles& f, const Mode
   const auto c_shape = with_batch(batched, b, {dk});
   const auto w_shape = with_batch(batched, b, {t});
   std::vector<float> ctx(output_count(c_shape, f.out)), w;
-  if (!f.weights_out.empty()) w.resize(output_count(w_shape, f.weights_out));
+  if (!f.probs_out.empty()) w.resize(output_count(w_shape, f.probs_out));
   auto scratch = make_scratch(attn::model_scratch_bytes(m, bb, 1, it, threads_workers()));
   attn::Status st;
   if (m.op == attn::ModelOp::kBahdanau) {
@@ -357,7 +356,7 @@ void run_context_model(const LoadedModel& lm, const ModelRunFiles& f, const Mode
     a.query = q.data();
     a.keys = h.data();
     a.context = ctx.data();
-    a.weights = w.empty() ? nullptr : w.data();
+    a.probs = w.empty() ? nullptr : w.data();
     a.key_lengths = lengths.empty() ? nullptr : lengths.data();
     st = attn::model_run_bahdanau_f32(m, bb, it, a, scratch_of(scratch));
   } else {
@@ -366,12 +365,12 @@ void run_context_model(const LoadedModel& lm, const ModelRunFiles& f, const Mode
     a.query = q.data();
     a.keys = h.data();
     a.context = ctx.data();
-    a.weights = w.empty() ? nullptr : w.data();
+    a.probs = w.empty() ? nullptr : w.data();
     a.key_lengths = lengths.empty() ? nullptr : lengths.data();
     st = attn::model_run_luong_general_f32(m, bb, it, a, scratch_of(scratch));
   }
   check_status(st, op_cli_name(m.op));
-  write_outputs({{f.out, c_shape, ctx.data()}, {f.weights_out, w_shape, w.data()}});
+  write_outputs({{f.out, c_shape, ctx.data()}, {f.probs_out, w_shape, w.data()}});
 }
 
 }  // namespace

@@ -77,8 +77,8 @@ struct ModelRunFiles {
   std::string query;      // mha [B,Sq,E]/[Sq,E]; bahdanau/luong [B,Dq]/[Dq]
   std::string kv, value;  // mha cross-attention (default: self-attention)
   std::string keys;       // bahdanau / luong-general [B,T,Dk]/[T,Dk]
-  std::string out, weights_out;
-  bool per_head_weights = false;
+  std::string out, probs_out;
+  bool per_head_probs = false;
   MaskInputs masks;
 };
 

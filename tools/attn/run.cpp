@@ -57,12 +57,12 @@ struct SdpaOp {
     add_sdpa_int8_flags(s, &i8);
     f.masks.add(s, true);
     s->add_option("--out", f.out, "output .npy [B,Sq,Dv] (or [Sq,Dv])")->required();
-    s->add_option("--weights-out", f.weights_out,
-                  "output .npy: attention weights [B,Sq,Skv] (or [Sq,Skv])");
+    s->add_option("--probs-out", f.probs_out,
+                  "output .npy: attention probabilities [B,Sq,Skv] (or [Sq,Skv])");
   }
   void run_f32() const { run_sdpa(f); }
   void run_int8() const {
-    run_sdpa_s8({f.q, f.k, f.v, f.out, f.weights_out, f.masks.resolved(), f.scale.has_value()}, i8);
+    run_sdpa_s8({f.q, f.k, f.v, f.out, f.probs_out, f.masks.resolved(), f.scale.has_value()}, i8);
   }
 };
 
@@ -87,23 +87,24 @@ struct MhaOp {
     s->add_option("--heads", f.heads, "number of heads H (must divide E)")->required();
     f.masks.add(s, true);
     s->add_option("--out", f.out, "output .npy [B,Sq,E] (or [Sq,E])")->required();
-    s->add_option("--weights-out", f.weights_out,
-                  "output .npy: attention weights averaged over heads [B,Sq,Skv] (PyTorch's "
-                  "default), or per head [B,H,Sq,Skv] with --per-head-weights");
-    s->add_flag("--per-head-weights", f.per_head,
-                "write per-head weights [B,H,Sq,Skv] (average_attn_weights=False)");
+    s->add_option("--probs-out", f.probs_out,
+                  "output .npy: attention probabilities averaged over heads [B,Sq,Skv] "
+                  "(PyTorch's attention weights, its default), or per head [B,H,Sq,Skv] with "
+                  "--per-head-probs");
+    s->add_flag("--per-head-probs", f.per_head,
+                "write per-head probabilities [B,H,Sq,Skv] (average_attn_weights=False)");
     add_mha_int8_flags(s, &i8);
     add_model_flags(s, &model, {"--weights", "--heads"});
   }
   void run_f32() const { run_mha(f); }
   void run_int8() const {
-    run_mha_s8({f.query, f.kv, f.value, f.weights_dir, f.out, f.weights_out, f.heads, f.per_head,
+    run_mha_s8({f.query, f.kv, f.value, f.weights_dir, f.out, f.probs_out, f.heads, f.per_head,
                 f.masks.resolved()},
                i8);
   }
   void run_model() const {
     attn_cli::run_model(
-        "mha", {f.query, f.kv, f.value, "", f.out, f.weights_out, f.per_head, f.masks.resolved()},
+        "mha", {f.query, f.kv, f.value, "", f.out, f.probs_out, f.per_head, f.masks.resolved()},
         model);
   }
 };
@@ -112,7 +113,7 @@ struct MhaOp {
 void run_context_model(const char* op, const ContextFlags& io, const ModelFlags& model) {
   MaskInputs masks;
   masks.key_lengths_path = io.key_lengths;
-  run_model(op, {io.query, "", "", io.keys, io.out, io.weights_out, false, masks}, model);
+  run_model(op, {io.query, "", "", io.keys, io.out, io.probs_out, false, masks}, model);
 }
 
 struct BahdanauOp {
@@ -138,8 +139,8 @@ struct BahdanauOp {
   }
   void run_f32() const { run_bahdanau(f); }
   void run_int8() const {
-    run_bahdanau_s8({f.io.query, f.io.keys, f.io.out, f.io.weights_out, f.io.key_lengths, f.w1,
-                     f.b1, f.w2, f.b2, f.v, f.bv},
+    run_bahdanau_s8({f.io.query, f.io.keys, f.io.out, f.io.probs_out, f.io.key_lengths, f.w1, f.b1,
+                     f.w2, f.b2, f.v, f.bv},
                     i8);
   }
   void run_model() const { run_context_model("bahdanau", f.io, model); }
@@ -155,7 +156,7 @@ struct LuongDotOp {
   }
   void run_f32() const { run_luong_dot(f); }
   void run_int8() const {
-    run_luong_s8({f.query, f.keys, f.out, f.weights_out, f.key_lengths, "", ""}, i8, false);
+    run_luong_s8({f.query, f.keys, f.out, f.probs_out, f.key_lengths, "", ""}, i8, false);
   }
 };
 
@@ -178,8 +179,8 @@ struct LuongGeneralOp {
   }
   void run_f32() const { run_luong_general(f); }
   void run_int8() const {
-    run_luong_s8({f.io.query, f.io.keys, f.io.out, f.io.weights_out, f.io.key_lengths, f.w, f.b},
-                 i8, true);
+    run_luong_s8({f.io.query, f.io.keys, f.io.out, f.io.probs_out, f.io.key_lengths, f.w, f.b}, i8,
+                 true);
   }
   void run_model() const { run_context_model("luong-general", f.io, model); }
 };
@@ -195,7 +196,8 @@ struct GeneralOp {
     add_scale(s, &f.scale);
     f.masks.add(s, true);
     s->add_option("--out", f.out, "output .npy [B,S,Dv] (or [S,Dv])")->required();
-    s->add_option("--weights-out", f.weights_out, "output .npy: weights [B,S,S] (or [S,S])");
+    s->add_option("--probs-out", f.probs_out,
+                  "output .npy: attention probabilities [B,S,S] (or [S,S])");
   }
   void run_f32() const { run_general(f); }
 };

@@ -12,7 +12,7 @@
 //   w2 [key_dim, units],   b2 [units] or null
 //   v  [units] (Keras V: Dense(1) kernel [units, 1]), bv its bias (0 if unused)
 //   context  [batch, key_dim]
-//   weights  [batch, seq] optional
+//   probs    [batch, seq] optional: the attention probabilities
 //
 // Scratch: bahdanau_f32_scratch_bytes = 64 + align64(4*units)
 //                                      + align64(4*kBahdanauKeyTile*units)
@@ -31,7 +31,7 @@
 // an item of enough keys is split into ranges of whole kSdpaKeyBlock blocks
 // (at most 8): each range runs the online softmax over its keys (the same
 // scores as the serial op) and the ranges' maxima, sums and accumulators are
-// merged in key order, the weights rescaled per range. The same terms summed
+// merged in key order, the probs rescaled per range. The same terms summed
 // in another order, with one more rescaling exp per range: deterministic for
 // a given worker count, within the float32 bound for any summation order
 // (tests/threads checks it against the double-precision reference, and
@@ -39,7 +39,7 @@
 // key tiles over the executor: bit-identical. No task of less than
 // kParallelMinTaskWork: a small call runs on this thread.
 //
-// A batch item with key length 0 gives a zero context and zero weights.
+// A batch item with key length 0 gives a zero context and zero probs.
 #pragma once
 
 #include <cstddef>
@@ -84,7 +84,7 @@ struct BahdanauF32Weights {
   float bv = 0.0f;
 };
 
-// query, keys, context, optional weights and key lengths, executor
+// query, keys, context, optional probs and key lengths, executor
 // (attn/context_args.h).
 using BahdanauF32Args = ContextArgs<float>;
 

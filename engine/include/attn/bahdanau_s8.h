@@ -18,9 +18,9 @@
 // radius saturate), evaluated through a 256-entry table built in prepare.
 //
 // Layout: query [batch, query_dim], keys [batch, seq, key_dim] (also the
-// values), context [batch, key_dim], weights optional [batch, seq] codes.
+// values), context [batch, key_dim], probs optional [batch, seq] codes.
 // key_lengths [batch] optional; a batch item of length 0 outputs the context
-// zero point (and weights -128).
+// zero point (and probs -128).
 //
 // Scratch: bahdanau_s8_scratch_bytes = 64 + 2 * align64(units) + align64(4 * units)
 //                                     + align64(4 * 256) + sdpa_s8_row_bytes(seq, 1, key_dim)
@@ -104,16 +104,16 @@ constexpr std::size_t bahdanau_s8_memory_bytes(const BahdanauShape& s) {
 // below 2^-28 or its multiplier rounds to 2^31 (TFLite overflows there).
 Status tanh_s8_table(const QuantParams& in, int8_t table[256]);
 
-// Returns kOk, or kNullPointer (params/storage/weights/scales null),
+// Returns kOk, or kNullPointer (params/channel_storage/weights/scales null),
 // kBadShape, kOverflow (a layer's input features > kFcS8MaxFeatures, seq >
 // kSdpaS8MaxSeqKv), kBadArgument (invalid scales, zero points, beta).
-// storage: bahdanau_s8_channel_count(shape) entries, must outlive params.
-// On error neither *params nor storage is written.
+// channel_storage: bahdanau_s8_channel_count(shape) entries, must outlive
+// params. On error neither *params nor channel_storage is written.
 Status bahdanau_s8_prepare(const BahdanauShape& shape, const BahdanauS8Quant& quant,
-                           const BahdanauS8Weights& weights, QuantizedMultiplier* storage,
+                           const BahdanauS8Weights& weights, QuantizedMultiplier* channel_storage,
                            BahdanauS8Params* params);
 
-// query, keys, context, optional weights (codes) and key lengths, executor
+// query, keys, context, optional probs (codes) and key lengths, executor
 // (attn/context_args.h).
 using BahdanauS8Args = ContextArgs<int8_t>;
 

@@ -6,8 +6,8 @@
 // ContextArgs<float>, BahdanauS8Args and LuongS8Args ContextArgs<int8_t>.
 //
 // Layout (row-major): query [batch, query_dim], keys [batch, seq, key_dim],
-// context [batch, key_dim], weights [batch, seq] optional (float32: the
-// attention weights; int8: their codes). key_lengths [batch] optional, each in
+// context [batch, key_dim], probs [batch, seq] optional (float32: the
+// attention probabilities; int8: their codes). key_lengths [batch] optional, each in
 // [0, seq]: keys j >= key_lengths[b] are left out of item b (null: all seq).
 #pragma once
 
@@ -22,7 +22,7 @@ struct ContextArgs {
   const T* query = nullptr;
   const T* keys = nullptr;
   T* context = nullptr;
-  T* weights = nullptr;                  // optional [batch, seq]
+  T* probs = nullptr;                    // optional [batch, seq]
   const int32_t* key_lengths = nullptr;  // optional [batch], each in [0, seq]
   // Optional: workers to spread the work over (default: this thread alone).
   Executor executor{};

@@ -2,13 +2,13 @@
 //
 // For each batch item b, with projections in NumPy layout (X @ W):
 //   Q = X W_q   K = X W_k   V = X W_v
-//   weights = softmax(Q K^T * scale + mask)      scale = 1/sqrt(dim_k) by default
-//   out = weights V
+//   probs = softmax(Q K^T * scale + mask)        scale = 1/sqrt(dim_k) by default
+//   out = probs V
 //
 // Layout (row-major):
 //   x    [batch, seq, in_dim]
 //   w_q  [in_dim, dim_k], w_k [in_dim, dim_k], w_v [in_dim, dim_v]
-//   out  [batch, seq, dim_v]; weights [batch, seq, seq] optional
+//   out  [batch, seq, dim_v]; probs [batch, seq, seq] optional
 //
 // Scratch: general_attention_f32_scratch_bytes = 2 * align64(4*seq*dim_k)
 //          + align64(4*seq*dim_v) + sdpa_f32_scratch_bytes({1, seq, seq, dim_k, dim_v}, W)
@@ -59,8 +59,8 @@ struct GeneralAttentionF32Weights {
 struct GeneralAttentionF32Args {
   const float* x = nullptr;
   float* out = nullptr;
-  float* weights = nullptr;  // optional
-  float scale = 0.0f;        // 0 = 1/sqrt(dim_k)
+  float* probs = nullptr;  // optional
+  float scale = 0.0f;      // 0 = 1/sqrt(dim_k)
   Mask mask{};
   // Optional: workers to spread the work over (default: this thread alone).
   Executor executor{};

@@ -8,12 +8,12 @@
 //   query    [batch, query_dim]            (dot: query_dim == key_dim == dim)
 //   keys     [batch, seq, key_dim]         (encoder outputs h_j, also the values)
 //   context  [batch, key_dim]
-//   weights  [batch, seq] optional
+//   probs    [batch, seq] optional: the attention probabilities
 //
 // Luong general is computed as e_j = (W q) . h_j: one [key_dim x query_dim]
 // product per query instead of one per key. The term q . b is the same for
 // every key, so it cancels in the softmax: b is accepted (it is part of the
-// Keras layer's weights) but does not change context or weights.
+// Keras layer's weights) but does not change context or probs.
 //
 // Scratch: luong_dot_f32_scratch_bytes = sdpa_f32_scratch_bytes({1, 1, seq, dim, dim})
 //          luong_general_f32_scratch_bytes = that with dim = key_dim, + align64(4*key_dim)
@@ -28,7 +28,7 @@
 // an item of enough keys is split into ranges of whole score blocks (the
 // serial op's blocks, at most 8 ranges): each range runs the online softmax
 // over its keys and the ranges' maxima, sums and accumulators are merged in
-// key order, the weights rescaled per range. The same terms summed in another
+// key order, the probs rescaled per range. The same terms summed in another
 // order, with one more rescaling exp per range: deterministic for a given
 // worker count, within the float32 bound for any summation order
 // (tests/threads checks it against the double-precision reference, and
@@ -97,7 +97,7 @@ constexpr std::size_t luong_general_f32_memory_bytes(const LuongGeneralShape& s)
                sat::mul(static_cast<uint64_t>(s.query_dim), 4)));
 }
 
-// query, keys, context, optional weights and key lengths, executor
+// query, keys, context, optional probs and key lengths, executor
 // (attn/context_args.h).
 using LuongF32Args = ContextArgs<float>;
 

@@ -14,7 +14,7 @@
 // in the softmax), the int8 bias changes K' and its rounding, so it is applied.
 //
 // Layout: query [batch, query_dim], keys [batch, seq, key_dim],
-//         context [batch, key_dim], weights optional [batch, seq] (int8 codes).
+//         context [batch, key_dim], probs optional [batch, seq] (int8 codes).
 // key_lengths [batch] optional: keys j >= key_lengths[b] are removed; a batch
 // item with length 0 outputs the context zero point.
 //
@@ -97,15 +97,16 @@ constexpr std::size_t luong_general_s8_memory_bytes(const LuongGeneralShape& s) 
 
 // Both return kOk, or kNullPointer, kBadShape, kOverflow (key_dim/query_dim
 // or seq beyond sdpa_s8's limits), kBadArgument (invalid scale, zero point,
-// beta or weight scale). general: storage holds query_dim multipliers and
-// must outlive the params. On error neither *params nor storage is written.
+// beta or weight scale). general: channel_storage holds query_dim multipliers
+// and must outlive the params. On error neither *params nor channel_storage
+// is written.
 Status luong_dot_s8_prepare(const LuongDotShape& shape, const LuongS8Quant& quant,
                             LuongS8Params* params);
 Status luong_general_s8_prepare(const LuongGeneralShape& shape, const LuongS8Quant& quant,
-                                const FcS8Weights& weights, QuantizedMultiplier* storage,
+                                const FcS8Weights& weights, QuantizedMultiplier* channel_storage,
                                 LuongS8Params* params);
 
-// query, keys, context, optional weights (codes) and key lengths, executor
+// query, keys, context, optional probs (codes) and key lengths, executor
 // (attn/context_args.h).
 using LuongS8Args = ContextArgs<int8_t>;
 

@@ -23,7 +23,7 @@
 //                 [batch, seq_q, seq_kv] mask.
 //
 // A query row whose keys are all masked produces a zero output row and zero
-// attention weights (never NaN). Everywhere else, results equal the reference
+// attention probabilities (never NaN). Everywhere else, results equal the reference
 // softmax(QK^T * scale + mask) V.
 #pragma once
 

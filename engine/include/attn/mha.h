@@ -12,8 +12,10 @@
 //   key    [batch, seq_kv, kdim]      (kdim = embed_dim unless set)
 //   value  [batch, seq_kv, vdim]      (vdim = embed_dim unless set)
 //   out    [batch, seq_q,  embed_dim]
-//   weights optional: [batch, seq_q, seq_kv] averaged over heads (PyTorch's
-//           default average_attn_weights=True) or [batch, num_heads, seq_q, seq_kv]
+//   probs  optional: the attention probabilities, [batch, seq_q, seq_kv]
+//          averaged over heads (PyTorch's attention weights with its default
+//          average_attn_weights=True) or [batch, num_heads, seq_q, seq_kv]
+//          (MhaProbsMode::kPerHead)
 // Self-attention passes the same pointer as query, key and value.
 //
 // Weights exactly as PyTorch stores them (state_dict names):
@@ -33,20 +35,20 @@
 //
 // Threads (args.executor, attn/parallel.h): batch item after batch item.
 // When the heads share out evenly (W divides num_heads, or num_heads >= 4 W)
-// and the weights are not averaged, two parallel phases: one task per head
+// and the probs are not averaged, two parallel phases: one task per head
 // projects its Q, K, V (the serial op's calls) and attends it, so a head's
 // data stays in the cache of the core that wrote it; then the output
 // projection in blocks of rows. Otherwise
 // three parallel phases: the input projections in tasks of (Q/K/V, head,
 // block of rows); the heads' attention as sdpa_f32 splits its batch items,
-// in (head, query tile) tasks (averaged weights, which every head adds to:
+// in (head, query tile) tasks (averaged probs, which every head adds to:
 // tasks of query tiles, each running the heads in order); the output
 // projection in blocks of rows. Each GEMM is the serial op's call on a block
 // of its rows, and the SIMD GEMMs compute every row from the same products in
 // the same order in any block of at least 4 rows (or one row at a time below
 // 4 rows), so the result is bit-identical to the serial op, except where the
 // attention phase splits a head by key range as sdpa_f32 does (at most 4
-// queries and fewer (head, tile) tasks than workers, or averaged weights with
+// queries and fewer (head, tile) tasks than workers, or averaged probs with
 // a single query tile; attn/sdpa.h): then O_h is within the float32 bound for
 // any summation order and out carries that through the output projection
 // (tests/threads checks both against the double-precision reference). No
@@ -103,9 +105,9 @@ struct MhaF32Weights {
   const float* out_proj_bias = nullptr;
 };
 
-enum class MhaWeightsMode : int32_t {
-  kAveraged = 0,  // weights [batch, seq_q, seq_kv], mean over heads
-  kPerHead = 1,   // weights [batch, num_heads, seq_q, seq_kv]
+enum class MhaProbsMode : int32_t {
+  kAveraged = 0,  // probs [batch, seq_q, seq_kv], mean over heads
+  kPerHead = 1,   // probs [batch, num_heads, seq_q, seq_kv]
 };
 
 struct MhaF32Args {
@@ -113,8 +115,8 @@ struct MhaF32Args {
   const float* key = nullptr;
   const float* value = nullptr;
   float* out = nullptr;
-  float* weights = nullptr;  // optional
-  MhaWeightsMode weights_mode = MhaWeightsMode::kAveraged;
+  float* probs = nullptr;  // optional
+  MhaProbsMode probs_mode = MhaProbsMode::kAveraged;
   Mask mask{};
   // Optional: workers to spread the work over (default: this thread alone).
   Executor executor{};
@@ -126,7 +128,7 @@ struct MhaF32Args {
 //   kBadShape        a dimension <= 0 (kdim/vdim may be 0 = embed_dim)
 //   kShapeMismatch   num_heads does not divide embed_dim; in_proj_weight given
 //                    while kdim or vdim differ from embed_dim
-//   kBadArgument     a key length outside [0, seq_kv], bad weights_mode, an
+//   kBadArgument     a key length outside [0, seq_kv], bad probs_mode, an
 //                    executor that is not executor_valid
 //   kScratchTooSmall scratch smaller than mha_f32_scratch_bytes(shape, executor.workers)
 Status mha_f32(const MhaShape& shape, const MhaF32Weights& weights, const MhaF32Args& args,

@@ -21,7 +21,7 @@
 // Layout (row-major, batch first):
 //   query [batch, seq_q, E], key [batch, seq_kv, kdim], value [batch, seq_kv, vdim]
 //   out   [batch, seq_q, E]
-//   weights optional [batch, num_heads, seq_q, seq_kv] int8 softmax codes
+//   probs optional [batch, num_heads, seq_q, seq_kv] int8 softmax codes
 //
 // Memory: prepare stores 4 * E per-channel (multiplier, shift) pairs in
 // caller storage (mha_s8_channel_count(shape) QuantizedMultiplier entries),
@@ -109,7 +109,7 @@ struct MhaS8Args {
   const int8_t* key = nullptr;
   const int8_t* value = nullptr;
   int8_t* out = nullptr;
-  int8_t* weights = nullptr;  // optional, per head
+  int8_t* probs = nullptr;  // optional, per head
   Mask mask{};
   // Optional: workers to spread the work over (default: this thread alone).
   Executor executor{};

@@ -7,7 +7,7 @@
 //   k        [batch, seq_kv, dim_k]
 //   v        [batch, seq_kv, dim_v]
 //   out      [batch, seq_q,  dim_v]
-//   weights  [batch, seq_q,  seq_kv]   optional: the softmax probabilities
+//   probs    [batch, seq_q,  seq_kv]   optional: the softmax probabilities
 //
 // The full seq_q x seq_kv score matrix is never built: queries are processed
 // in tiles of kSdpaQueryTile rows against key blocks of kSdpaKeyBlock keys with
@@ -35,7 +35,7 @@
 // kSdpaKeyBlock blocks of at least kParallelMinTaskWork each (a block: rows *
 // 64 * (dim_k + dim_v + 4)), when that makes two ranges or more: each worker
 // runs the online softmax over its keys (max, sum,
-// accumulators), the partial states are merged in key order, and weights (if
+// accumulators), the partial states are merged in key order, and probs (if
 // requested) are written per key range from the merged max and sum.
 // Deterministic for a given worker count. The same terms are summed in
 // another order, with one more rescaling exp per key range: each output
@@ -54,10 +54,10 @@
 // wider vectors (32 or 64 lanes) work on the same 16- or 32-query tiles, their
 // last vector partial (kernels_f32.h).
 //
-// Masks: see mask.h. A fully masked query row gives zeros in out and weights.
+// Masks: see mask.h. A fully masked query row gives zeros in out and probs.
 // Non-finite inputs never crash and never cause an out-of-bounds access:
 //   - a NaN score (NaN in q_i, in a visible k_j, or in row i of a mask) makes
-//     out row i and weights row i NaN; other rows are unaffected;
+//     out row i and probs row i NaN; other rows are unaffected;
 //   - an Inf score of -inf acts as a mask; +inf makes the row NaN;
 //   - NaN/Inf in v[j] reaches column c = the non-finite element's column of
 //     every row whose tile visits key j's block, including rows that mask
@@ -127,7 +127,7 @@ struct SdpaF32Args {
   const float* k = nullptr;
   const float* v = nullptr;
   float* out = nullptr;
-  float* weights = nullptr;  // optional
+  float* probs = nullptr;  // optional
   // 0 selects 1/sqrt(dim_k); otherwise must be finite and > 0.
   float scale = 0.0f;
   Mask mask{};

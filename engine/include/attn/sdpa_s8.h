@@ -12,7 +12,7 @@
 //   k        [batch, seq_kv, dim_k]
 //   v        [batch, seq_kv, dim_v]
 //   out      [batch, seq_q,  dim_v]
-//   weights  [batch, seq_q,  seq_kv]  optional: P (masked keys give -128)
+//   probs    [batch, seq_q,  seq_kv]  optional: P (masked keys give -128)
 //
 // Masks (mask.h): masked keys behave as if their columns were removed from S
 // before the softmax (they get probability code -128, i.e. 0, and add nothing
@@ -32,8 +32,8 @@
 //                           (W: the executor's workers, 1 without one)
 //   sdpa_s8_core_bytes    = sdpa_s8_row_bytes + sdpa_s8_tile_bytes
 //   sdpa_s8_row_bytes     = 2 * align64(seq_kv)              int8 scores/probs, mask flags
-//                         + align64(2 * seq_kv)              int16 softmax weights
-//                         + align64(sizeof(void*) * seq_kv)  V rows of the non-zero weights
+//                         + align64(2 * seq_kv)              int16 probabilities
+//                         + align64(sizeof(void*) * seq_kv)  V rows of the non-zero ones
 //                         + align64(2 * dim_k)               the prepared query row
 //                         + align64(4 * dim_v)               int32 accumulators
 //   sdpa_s8_tile_bytes    = 0 when T = ATTN_SDPA_S8_QUERY_TILE is 1, else
@@ -120,16 +120,16 @@ struct SdpaS8RowLayout {
   using T = typename B::T;
   T scores = 0;   // int8 [seq_kv] scores, then probabilities
   T keep = 0;     // uint8 [seq_kv] mask flags
-  T weights = 0;  // int16 [seq_kv] softmax weights
-  T rows = 0;     // const int8_t* [seq_kv] V rows of the non-zero weights (int32 dots before)
+  T probs16 = 0;  // int16 [seq_kv] probabilities
+  T rows = 0;     // const int8_t* [seq_kv] V rows of the non-zero probs16 (int32 dots before)
   T qrow = 0;     // the prepared query row (2 * dim_k bytes)
   T acc = 0;      // int32 [dim_v] accumulators
   T bytes = 0;
   constexpr SdpaS8RowLayout(int32_t seq_kv, int32_t dim_k, int32_t dim_v) {
     const auto skv = static_cast<T>(seq_kv);
     keep = B::add(scores, B::block(skv));
-    weights = B::add(keep, B::block(skv));
-    rows = B::add(weights, B::block(skv, 2));
+    probs16 = B::add(keep, B::block(skv));
+    rows = B::add(probs16, B::block(skv, 2));
     qrow = B::add(rows, B::block(skv, sizeof(void*)));
     acc = B::add(qrow, B::block(static_cast<T>(dim_k), 2));
     bytes = B::add(acc, B::block(static_cast<T>(dim_v), 4));
@@ -230,7 +230,7 @@ struct SdpaS8Args {
   const int8_t* k = nullptr;
   const int8_t* v = nullptr;
   int8_t* out = nullptr;
-  int8_t* weights = nullptr;  // optional
+  int8_t* probs = nullptr;  // optional
   Mask mask{};
   // Optional: workers to spread the work over (default: this thread alone).
   Executor executor{};

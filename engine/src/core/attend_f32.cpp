@@ -114,9 +114,9 @@ void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t par
   hwy::attend_f32_key_part(a, mask, part, parts, slice);
 }
 
-void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
-                            void* slices, std::size_t slice_bytes) {
-  hwy::attend_f32_key_weights(a, mask, part, parts, slices, slice_bytes);
+void attend_f32_key_probs(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                          void* slices, std::size_t slice_bytes) {
+  hwy::attend_f32_key_probs(a, mask, part, parts, slices, slice_bytes);
 }
 
 #else
@@ -181,12 +181,12 @@ void attend_f32_item(const Executor& ex, const AttendF32Item& it, void* scratch)
   auto part_task = [&](int32_t p, int32_t) {
     attend_f32_key_part(it.a, it.mask, p, parts, base + idx(p) * slice);
   };
-  auto weights_task = [&](int32_t p, int32_t) {
-    attend_f32_key_weights(it.a, it.mask, p, parts, base, slice);
+  auto probs_task = [&](int32_t p, int32_t) {
+    attend_f32_key_probs(it.a, it.mask, p, parts, base, slice);
   };
   parallel_for(ex, parts, part_task);
   attend_f32_merge_parts(it.a, parts, base, slice);
-  if (it.a.weights != nullptr) parallel_for(ex, parts, weights_task);
+  if (it.a.probs != nullptr) parallel_for(ex, parts, probs_task);
 }
 
 }  // namespace detail

@@ -30,15 +30,15 @@
 // the states are merged in part order
 //   m = max(m_0, m_p), l = l_0 e^(m_0 - m) + l_p e^(m_p - m),
 //   acc = acc_0 e^(m_0 - m) + acc_p e^(m_p - m),   out = acc / l
-// (rescale_state, the online step's own rescaling); a weights output is a
+// (rescale_state, the online step's own rescaling); a probs output is a
 // further parallel pass, each range recomputing its own key blocks' scores
 // against the merged max and sum. That changes the float
 // summation order and the exps' reference points, never the set of terms:
 // deterministic for a given worker count, and within the float32 bound for
 // any summation order of the exact result (attn/sdpa.h).
 //
-// When weights are requested a second pass recomputes each score block and
-// writes (or accumulates, for head-averaged MHA weights) exp(s - m_i) / l_i;
+// When probs are requested a second pass recomputes each score block and
+// writes (or accumulates, for head-averaged MHA probs) exp(s - m_i) / l_i;
 // a one-block row tile writes its probabilities directly instead.
 //
 // The loops live in attend_f32_loop-inl.h, a template over the kernel set:
@@ -46,7 +46,7 @@
 // Highway build compiles it once per target instead
 // (kernels/f32/hwy/attend_f32_hwy.cpp, each target's kernels called
 // directly), so attend_f32, attend_f32_tiles, attend_f32_key_part and
-// attend_f32_key_weights make one dispatched call each. The masking stays in
+// attend_f32_key_probs make one dispatched call each. The masking stays in
 // attend_f32.cpp. Same kernels, same order: the same bits either way.
 #pragma once
 
@@ -65,9 +65,9 @@ namespace attn {
 namespace detail {
 
 struct AttendF32 : AttendRows<float> {
-  float* weights = nullptr;         // optional [seq_q, seq_kv], row stride seq_kv
-  bool accumulate_weights = false;  // weights += alpha * p instead of weights = alpha * p
-  float weights_alpha = 1.0f;
+  float* probs = nullptr;         // optional [seq_q, seq_kv], row stride seq_kv
+  bool accumulate_probs = false;  // probs += alpha * p instead of probs = alpha * p
+  float probs_alpha = 1.0f;
   int32_t seq_q = 0;
   int32_t seq_kv = 0;
   int32_t dim_k = 0;
@@ -108,10 +108,10 @@ void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t par
                          void* slice);
 void attend_f32_merge_parts(const AttendF32& a, int32_t parts, void* slices,
                             std::size_t slice_bytes);
-// After the merge: the weights of range `part` from the merged max and sum
+// After the merge: the probs of range `part` from the merged max and sum
 // (slice 0's), scores recomputed over the range's own key blocks.
-void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
-                            void* slices, std::size_t slice_bytes);
+void attend_f32_key_probs(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                          void* slices, std::size_t slice_bytes);
 
 // One item of a parallel run: a batch item, a head, or both.
 struct AttendF32Item {
@@ -127,7 +127,7 @@ void attend_f32_item(const Executor& ex, const AttendF32Item& it, void* scratch)
 // Runs items [0, n_items) through `ex`: item(i) returns item i's view, every
 // item with these seq_q, dim_k and dim_v (and item 0's seq_kv, which sizes
 // the tasks); concurrent items must write disjoint outputs (accumulated
-// weights included). scratch: 64-byte aligned, ex.workers slices of
+// probs included). scratch: 64-byte aligned, ex.workers slices of
 // attend_f32_slice_bytes. Tasks are runs of consecutive (item, query tile)
 // units, one tile each unless a tile is less work than
 // kParallelMinTaskWork (attn/parallel.h); with fewer units than workers,

@@ -1,5 +1,5 @@
 // The float SDPA core's entries over one kernel set: attend_f32_tiles,
-// attend_f32_key_part and attend_f32_key_weights (attend_f32.h documents
+// attend_f32_key_part and attend_f32_key_probs (attend_f32.h documents
 // them), each one call of its loop in attend_f32_loop-inl.h instantiated over
 // the includer's kernel set LoopKernels. Written once for the two places that
 // define them: attend_f32.cpp (namespace attn::detail, the build's backend)
@@ -22,9 +22,9 @@ void attend_f32_key_part(const AttendF32& a, const AttendMask& mask, int32_t par
   key_part<LoopKernels>(a, mask, part, parts, slice);
 }
 
-void attend_f32_key_weights(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
-                            void* slices, std::size_t slice_bytes) {
-  key_weights<LoopKernels>(a, mask, part, parts, slices, slice_bytes);
+void attend_f32_key_probs(const AttendF32& a, const AttendMask& mask, int32_t part, int32_t parts,
+                          void* slices, std::size_t slice_bytes) {
+  key_probs<LoopKernels>(a, mask, part, parts, slices, slice_bytes);
 }
 
 // NOLINTEND(misc-definitions-in-headers)

@@ -1,5 +1,5 @@
 // The loops of the float SDPA core (attend_f32.h has the math): query tiles,
-// key blocks, the online softmax and the weights pass, as templates over a
+// key blocks, the online softmax and the probs pass, as templates over a
 // kernel set K, so that a build compiles them once per kernel set and each
 // core call makes one dispatched call (a Highway build: one per target,
 // kernels/f32/hwy/attend_f32_hwy.cpp) or none (attend_f32.cpp's own set,
@@ -132,17 +132,17 @@ ATTN_TILE_INLINE void score_block(const AttendF32& a, const AttendMask& mask, co
   K::mask_scores(a, mask, t, lay, i0, nq, j0, nk, visible);
 }
 
-// One row of the weights output: w[j] (+)= p[j * p_step] * scale for j < valid,
-// (+)= 0 for valid <= j < n (accumulated when a.accumulate_weights).
-inline void write_weights_row(const AttendF32& a, const float* p, std::size_t p_step, int32_t valid,
-                              float scale, float* w, int32_t n) {
+// One row of the probs output: w[j] (+)= p[j * p_step] * scale for j < valid,
+// (+)= 0 for valid <= j < n (accumulated when a.accumulate_probs).
+inline void write_probs_row(const AttendF32& a, const float* p, std::size_t p_step, int32_t valid,
+                            float scale, float* w, int32_t n) {
   for (int32_t j = 0; j < n; ++j) {
     const float pj = j < valid ? p[idx(j) * p_step] * scale : 0.0f;
-    w[j] = a.accumulate_weights ? w[j] + pj : pj;
+    w[j] = a.accumulate_probs ? w[j] + pj : pj;
   }
 }
 
-// Second pass: writes softmax probabilities for rows [i0, i0+nq) into weights.
+// Second pass: writes softmax probabilities for rows [i0, i0+nq) into probs.
 // The scores are recomputed over exactly the key blocks of the first pass
 // (keys below kv_end, the same block bounds): a kernel call over more keys may
 // group a key differently and round its score differently, and a score above
@@ -151,9 +151,9 @@ inline void write_weights_row(const AttendF32& a, const float* p, std::size_t p_
 // col_end) in blocks from col_begin (a key range of the key split; the whole
 // row otherwise).
 template <class K>
-ATTN_TILE_INLINE void write_weights(const AttendF32& a, const AttendMask& mask, const Tile& t,
-                                    const Layout& lay, int32_t i0, int32_t nq, int32_t col_begin,
-                                    int32_t col_end) {
+ATTN_TILE_INLINE void write_probs(const AttendF32& a, const AttendMask& mask, const Tile& t,
+                                  const Layout& lay, int32_t i0, int32_t nq, int32_t col_begin,
+                                  int32_t col_end) {
   const int32_t kv_end = row_limit(a, mask, i0 + nq - 1);
   for (int32_t j0 = col_begin; j0 < col_end; j0 += lay.bk) {
     const int32_t nb = col_end - j0 < lay.bk ? col_end - j0 : lay.bk;
@@ -173,11 +173,10 @@ ATTN_TILE_INLINE void write_weights(const AttendF32& a, const AttendMask& mask, 
     }
     for (int32_t r = 0; r < nq; ++r) {
       float* s = t.s + idx(r) * lay.row;
-      float* w = a.weights + idx(i0 + r) * idx(a.seq_kv) + idx(j0);
+      float* w = a.probs + idx(i0 + r) * idx(a.seq_kv) + idx(j0);
       const bool empty = t.visible[r] == 0;
       if (!empty && !lay.transposed && nk > 0) K::exp_sub_sum_f32(s, nk, t.m[r]);
-      write_weights_row(a, s, lay.col, empty ? 0 : nk, empty ? 0.0f : a.weights_alpha / t.l[r], w,
-                        nb);
+      write_probs_row(a, s, lay.col, empty ? 0 : nk, empty ? 0.0f : a.probs_alpha / t.l[r], w, nb);
     }
   }
 }
@@ -235,7 +234,7 @@ ATTN_TILE_INLINE void attend_tile(const AttendF32& a, const AttendMask& mask, co
   // would grow by 40 B (tests/baremetal/ops/stack_budget.json).
   if (kSdpaQueryTile % 16 == 0 && one_block && !lay.transposed) {
     // Rows: softmax_f32 per row (a row with no visible key: all 0), the
-    // weights straight from those probabilities.
+    // probs straight from those probabilities.
     if (kv_end > 0) {
       score_block<K>(a, mask, t, lay, i0, nq, 0, kv_end, t.visible);
       for (int32_t r = 0; r < nq; ++r) {
@@ -249,9 +248,9 @@ ATTN_TILE_INLINE void attend_tile(const AttendF32& a, const AttendMask& mask, co
       K::pv_tile_f32(t.s, lay.row, nq, kv_end, a.v, a.v_stride, a.dim_v,
                      a.out + idx(i0) * a.out_stride, a.out_stride);
     }
-    for (int32_t r = 0; a.weights != nullptr && r < nq; ++r) {
-      write_weights_row(a, t.s + idx(r) * lay.row, 1, kv_end, a.weights_alpha,
-                        a.weights + idx(i0 + r) * idx(a.seq_kv), a.seq_kv);
+    for (int32_t r = 0; a.probs != nullptr && r < nq; ++r) {
+      write_probs_row(a, t.s + idx(r) * lay.row, 1, kv_end, a.probs_alpha,
+                      a.probs + idx(i0 + r) * idx(a.seq_kv), a.seq_kv);
     }
     return;
   }
@@ -282,7 +281,7 @@ ATTN_TILE_INLINE void attend_tile(const AttendF32& a, const AttendMask& mask, co
     }
   }
   if (!one_block) write_output_rows(a, t, i0, nq);
-  if (a.weights != nullptr) write_weights<K>(a, mask, t, lay, i0, nq, 0, a.seq_kv);
+  if (a.probs != nullptr) write_probs<K>(a, mask, t, lay, i0, nq, 0, a.seq_kv);
 }
 
 // attend_f32_tiles: query tiles [tile_begin, tile_end) in one scratch slice.
@@ -320,11 +319,11 @@ ATTN_TILE_INLINE void key_part(const AttendF32& a, const AttendMask& mask, int32
   }
 }
 
-// attend_f32_key_weights: the weights of key range `part` from slice 0's
+// attend_f32_key_probs: the probs of key range `part` from slice 0's
 // merged state.
 template <class K>
-ATTN_TILE_INLINE void key_weights(const AttendF32& a, const AttendMask& mask, int32_t part,
-                                  int32_t parts, void* slices, std::size_t slice_bytes) {
+ATTN_TILE_INLINE void key_probs(const AttendF32& a, const AttendMask& mask, int32_t part,
+                                int32_t parts, void* slices, std::size_t slice_bytes) {
   auto* base = static_cast<unsigned char*>(slices);
   const Tile t0 = carve(base, a.dim_k, a.dim_v);
   const Tile tp = carve(base + idx(part) * slice_bytes, a.dim_k, a.dim_v);
@@ -338,7 +337,7 @@ ATTN_TILE_INLINE void key_weights(const AttendF32& a, const AttendMask& mask, in
   key_range(row_limit(a, mask, a.seq_q - 1), part, parts, &begin, &end);
   // The last range also writes the zeros of the keys past every row's limit.
   if (part == parts - 1) end = a.seq_kv;
-  write_weights<K>(a, mask, tp, layout_for(a.seq_q), 0, a.seq_q, begin, end);
+  write_probs<K>(a, mask, tp, layout_for(a.seq_q), 0, a.seq_q, begin, end);
 }
 
 // NOLINTEND(misc-definitions-in-headers)

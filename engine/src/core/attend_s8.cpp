@@ -142,9 +142,9 @@ void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit
   const auto ulimit = static_cast<std::size_t>(limit);
   // SdpaS8RowLayout's buffers, walked in order (each step the sizes in between).
   const SdpaS8RowLayout<RawBytes> lay(seq_kv, params.shape.dim_k, dim_v);
-  auto* base = static_cast<unsigned char*>(ws) + lay.weights;
+  auto* base = static_cast<unsigned char*>(ws) + lay.probs16;
   auto* wts = static_cast<int16_t*>(static_cast<void*>(base));
-  base += lay.rows - lay.weights;
+  base += lay.rows - lay.probs16;
   auto* rows = static_cast<const int8_t**>(static_cast<void*>(base));
   base += lay.acc - lay.rows;
   auto* acc = static_cast<int32_t*>(static_cast<void*>(base));
@@ -305,11 +305,11 @@ void attend_s8_tiled(const SdpaS8Params& params, const AttendS8& a, const Attend
     const auto tile16 = round_up_s8(static_cast<std::size_t>(tile_limit), 16);
     softmax_s8_tile_w(lut, params.softmax.exp_table, params.softmax.diff_min, b.probs, b.kv16, nq,
                       b.limits, static_cast<int32_t>(tile16), b.qsum);
-    for (int32_t t = 0; a.weights != nullptr && t < nq; ++t) {
+    for (int32_t t = 0; a.probs != nullptr && t < nq; ++t) {
       const auto ut = static_cast<std::size_t>(t);
       const auto ulimit = static_cast<std::size_t>(b.limits[t]);
       const auto* w = reinterpret_cast<const uint8_t*>(b.probs + ut * b.kv16);
-      int8_t* wrow = a.weights + (static_cast<std::size_t>(i0) + ut) * a.weights_stride;
+      int8_t* wrow = a.probs + (static_cast<std::size_t>(i0) + ut) * a.probs_stride;
       for (std::size_t j = 0; j < ulimit; ++j) wrow[j] = static_cast<int8_t>(w[j] ^ 0x80u);
       if (ulimit < skv) std::memset(wrow + ulimit, 0x80, skv - ulimit);
     }
@@ -351,7 +351,7 @@ void attend_s8_rows(const SdpaS8Params& params, const AttendS8& a, const AttendM
     const int32_t limit = row_limit_s8(a, m, i);
     const int32_t kept = matrix_mask ? keep_flags_s8(m, ui * skv, 0, limit, keep) : limit;
     int8_t* orow = a.out + ui * a.out_stride;
-    int8_t* wrow = a.weights != nullptr ? a.weights + ui * a.weights_stride : nullptr;
+    int8_t* wrow = a.probs != nullptr ? a.probs + ui * a.probs_stride : nullptr;
     if (kept == 0) {
       for (std::size_t c = 0; c < dv; ++c) orow[c] = static_cast<int8_t>(ozp);
       if (wrow != nullptr) std::memset(wrow, 0x80, skv);

@@ -17,8 +17,8 @@ namespace attn {
 namespace detail {
 
 struct AttendS8 : AttendRows<int8_t> {
-  int8_t* weights = nullptr;  // optional [seq_q, seq_kv] rows of weights_stride
-  std::size_t weights_stride = 0;
+  int8_t* probs = nullptr;  // optional [seq_q, seq_kv] rows of probs_stride
+  std::size_t probs_stride = 0;
   int32_t seq_q = 0, seq_kv = 0, dim_k = 0, dim_v = 0;
 };
 
@@ -87,8 +87,8 @@ void attend_s8_key_split_row(const Executor& ex, const SdpaS8Params& params, con
 // (part: the range's index, for its own scratch).
 using S8RowScorer = void (*)(void* ctx, int32_t part, int32_t begin, int32_t end, int8_t* scores);
 
-// The key split of attend_s8_key_split_row for row 0 of `a` (out and weights
-// rows at a.out, a.weights) whose scores come from `scorer` instead of Q K^T:
+// The key split of attend_s8_key_split_row for row 0 of `a` (out and probs
+// rows at a.out, a.probs) whose scores come from `scorer` instead of Q K^T:
 // keys j < limit, no matrix mask, `parts` ranges (each at least one key).
 // The Bahdanau ops' long rows.
 void attend_s8_split_scored_row(const Executor& ex, const SdpaS8Params& params, const AttendS8& a,
@@ -193,7 +193,7 @@ int32_t pv_row_s8(const int8_t* p, int32_t n, const int8_t* v, std::size_t v_str
 
 // The second half of attend_s8 for one query row whose int8 scores[0..limit)
 // are computed: softmax in place (over keep[j] != 0 when keep is not null),
-// optional weights row (seq_kv codes, -128 past limit), then the output row
+// optional probs row (seq_kv codes, -128 past limit), then the output row
 // from V. ws: the same sdpa_s8_row_bytes block (params.shape.dim_k sizes the
 // query-row slot it skips). limit >= 1 with at least one kept key.
 void softmax_pv_row_s8(const SdpaS8Params& params, int8_t* scores, int32_t limit,

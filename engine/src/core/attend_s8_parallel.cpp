@@ -57,7 +57,7 @@ struct RowSplit {
     unsigned char* base = slices + static_cast<std::size_t>(p) * slice_bytes;
     PartBuffers b{};
     b.dots = static_cast<int32_t*>(static_cast<void*>(base + lay.rows));
-    b.wts = static_cast<int16_t*>(static_cast<void*>(base + lay.weights));
+    b.wts = static_cast<int16_t*>(static_cast<void*>(base + lay.probs16));
     b.rows = static_cast<const int8_t**>(static_cast<void*>(base + lay.rows));
     b.qrow = base + lay.qrow;
     b.acc = static_cast<int32_t*>(static_cast<void*>(base + lay.acc));
@@ -232,7 +232,7 @@ void attend_s8_key_split_row(const Executor& ex, const SdpaS8Params& params, con
       make_row_split(params, a, m, row, limit, row_parts, slices, slice_bytes, matrix_mask);
   const auto urow = static_cast<std::size_t>(row);
   run_row_split(ex, r, a.out + urow * a.out_stride,
-                a.weights != nullptr ? a.weights + urow * a.weights_stride : nullptr);
+                a.probs != nullptr ? a.probs + urow * a.probs_stride : nullptr);
 }
 
 void attend_s8_split_scored_row(const Executor& ex, const SdpaS8Params& params, const AttendS8& a,
@@ -242,7 +242,7 @@ void attend_s8_split_scored_row(const Executor& ex, const SdpaS8Params& params, 
   RowSplit r = make_row_split(params, a, m, 0, limit, parts, slices, slice_bytes, false);
   r.scorer = scorer;
   r.scorer_ctx = scorer_ctx;
-  run_row_split(ex, r, a.out, a.weights);
+  run_row_split(ex, r, a.out, a.probs);
 }
 
 }  // namespace detail

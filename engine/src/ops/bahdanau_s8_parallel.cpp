@@ -56,7 +56,7 @@ struct Batch {
     return args.keys + idx(b) * idx(p.shape.seq) * idx(p.shape.key_dim);
   }
   int32_t len(int32_t b) const { return item_length(args.key_lengths, b, p.shape.seq); }
-  int8_t* wrow(int32_t b) const { return item_row(args.weights, b, p.shape.seq); }
+  int8_t* wrow(int32_t b) const { return item_row(args.probs, b, p.shape.seq); }
   void item(int32_t b, int32_t worker) const {
     const BahdanauS8Work w = work(worker);
     const QueryItem<int8_t> it =
@@ -72,8 +72,8 @@ struct Batch {
     a.v = keys(b);
     a.v_stride = idx(p.shape.key_dim);
     a.out = args.context + idx(b) * idx(p.shape.key_dim);
-    a.weights = wrow(b);
-    a.weights_stride = idx(p.shape.seq);
+    a.probs = wrow(b);
+    a.probs_stride = idx(p.shape.seq);
     a.seq_q = 1;
     a.seq_kv = p.shape.seq;
     a.dim_k = 1;

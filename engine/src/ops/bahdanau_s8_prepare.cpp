@@ -60,9 +60,9 @@ Status tanh_s8_table(const QuantParams& in, int8_t table[256]) {
 }
 
 Status bahdanau_s8_prepare(const BahdanauShape& shape, const BahdanauS8Quant& quant,
-                           const BahdanauS8Weights& weights, QuantizedMultiplier* storage,
+                           const BahdanauS8Weights& weights, QuantizedMultiplier* channel_storage,
                            BahdanauS8Params* params) {
-  if (params == nullptr || storage == nullptr) return Status::kNullPointer;
+  if (params == nullptr || channel_storage == nullptr) return Status::kNullPointer;
   if (!detail::dims_ok({shape.batch, shape.seq, shape.query_dim, shape.key_dim, shape.units})) {
     return Status::kBadShape;
   }
@@ -101,10 +101,11 @@ Status bahdanau_s8_prepare(const BahdanauShape& shape, const BahdanauS8Quant& qu
   if (st != Status::kOk) return st;
   // Every check passed: now the channel storage.
   detail::fc_s8_prepare(weights.w1, shape.query_dim, shape.units, quant.query, quant.query_proj,
-                        storage, &p.w1);
+                        channel_storage, &p.w1);
   detail::fc_s8_prepare(weights.w2, shape.key_dim, shape.units, quant.keys, quant.keys_proj,
-                        storage + u, &p.w2);
-  detail::fc_s8_prepare(weights.v, shape.units, 1, tanh_out, quant.scores, storage + 2 * u, &p.v);
+                        channel_storage + u, &p.w2);
+  detail::fc_s8_prepare(weights.v, shape.units, 1, tanh_out, quant.scores, channel_storage + 2 * u,
+                        &p.v);
   *params = p;
   return Status::kOk;
 }

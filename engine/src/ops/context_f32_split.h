@@ -48,7 +48,7 @@ struct ContextF32Batch {
   float* context(int32_t b) const {
     return args->context + static_cast<std::size_t>(b) * static_cast<std::size_t>(dim_v);
   }
-  float* weights(int32_t b) const { return item_row(args->weights, b, seq); }
+  float* weights(int32_t b) const { return item_row(args->probs, b, seq); }
 };
 
 template <class Op>

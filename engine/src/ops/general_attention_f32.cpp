@@ -30,7 +30,7 @@ __attribute__((always_inline)) inline void item_view(const GeneralAttentionShape
   a->v_stride = dv;
   a->out = args.out + ub * n * dv;
   a->out_stride = dv;
-  a->weights = args.weights != nullptr ? args.weights + ub * n * n : nullptr;
+  a->probs = args.probs != nullptr ? args.probs + ub * n * n : nullptr;
   a->seq_q = shape.seq;
   a->seq_kv = shape.seq;
   a->dim_k = shape.dim_k;

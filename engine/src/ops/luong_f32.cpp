@@ -22,7 +22,7 @@ void attend_queries(const float* queries, std::size_t query_stride, int32_t dim,
     const detail::LuongKeys k{keys, d, dim, keys, dim};
     detail::luong_attend_f32(queries + ub * query_stride, k,
                              detail::item_length(args.key_lengths, b, seq), seq,
-                             args.context + ub * d, detail::item_row(args.weights, b, seq), core);
+                             args.context + ub * d, detail::item_row(args.probs, b, seq), core);
   }
 }
 
@@ -91,7 +91,7 @@ Status luong_general_f32(const LuongGeneralShape& shape, const LuongGeneralF32We
     one.keys = args.keys +
                ub * static_cast<std::size_t>(shape.seq) * static_cast<std::size_t>(shape.key_dim);
     one.context = args.context + ub * static_cast<std::size_t>(shape.key_dim);
-    one.weights = detail::item_row(args.weights, b, shape.seq);
+    one.probs = detail::item_row(args.probs, b, shape.seq);
     one.key_lengths = args.key_lengths != nullptr ? args.key_lengths + b : nullptr;
     attend_queries(projected, 0, shape.key_dim, one, 1, shape.seq, core);
   }

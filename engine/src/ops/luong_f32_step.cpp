@@ -37,7 +37,7 @@ Status luong_general_f32_step(const LuongGeneralShape& shape, const LuongF32Args
                                  shape.key_dim};
     detail::luong_attend_f32(
         args.query + ub * dq, keys, detail::item_length(args.key_lengths, b, shape.seq), shape.seq,
-        args.context + ub * dk, detail::item_row(args.weights, b, shape.seq), ws);
+        args.context + ub * dk, detail::item_row(args.probs, b, shape.seq), ws);
   }
   return Status::kOk;
 }

@@ -44,7 +44,7 @@ Status luong_s8(const LuongS8Params& params, const LuongS8Args& args, Scratch sc
     detail::luong_item_s8(
         params, args.query + ub * qd, params.general ? proj : keys, params.general ? qd : kd, keys,
         args.key_lengths != nullptr ? args.key_lengths[b] : s.seq, args.context + ub * kd,
-        args.weights != nullptr ? args.weights + ub * seq : nullptr, core_ws);
+        args.probs != nullptr ? args.probs + ub * seq : nullptr, core_ws);
   }
   return Status::kOk;
 }

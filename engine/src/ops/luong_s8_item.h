@@ -30,8 +30,8 @@ inline AttendS8Item luong_view_s8(const LuongS8Params& p, const int8_t* query, c
   a.v_stride = kd;
   a.out = ctx;
   a.out_stride = kd;
-  a.weights = wrow;
-  a.weights_stride = static_cast<std::size_t>(s.seq);
+  a.probs = wrow;
+  a.probs_stride = static_cast<std::size_t>(s.seq);
   a.seq_q = 1;
   a.seq_kv = s.seq;
   a.dim_k = s.query_dim;

@@ -33,7 +33,7 @@ void luong_s8_parallel(const Executor& ex, const LuongS8Job& job, void* scratch)
     const auto ub = static_cast<std::size_t>(b);
     return luong_view_s8(p, args.query + ub * qd, k, k_stride, args.keys + ub * seq * kd,
                          item_length(args.key_lengths, b, s.seq), args.context + ub * kd,
-                         item_row(args.weights, b, s.seq));
+                         item_row(args.probs, b, s.seq));
   };
   if (job.proj == nullptr) {
     auto item = [&](int32_t b) {

@@ -33,9 +33,9 @@ Status luong_dot_s8_prepare(const LuongDotShape& shape, const LuongS8Quant& quan
 }
 
 Status luong_general_s8_prepare(const LuongGeneralShape& shape, const LuongS8Quant& quant,
-                                const FcS8Weights& weights, QuantizedMultiplier* storage,
+                                const FcS8Weights& weights, QuantizedMultiplier* channel_storage,
                                 LuongS8Params* params) {
-  if (params == nullptr || storage == nullptr || weights.weight == nullptr ||
+  if (params == nullptr || channel_storage == nullptr || weights.weight == nullptr ||
       weights.scales == nullptr) {
     return Status::kNullPointer;
   }
@@ -54,7 +54,7 @@ Status luong_general_s8_prepare(const LuongGeneralShape& shape, const LuongS8Qua
   st = detail::fc_s8_check(weights, shape.query_dim, quant.keys, quant.keys_proj);
   if (st != Status::kOk) return st;
   detail::fc_s8_prepare(weights, shape.key_dim, shape.query_dim, quant.keys, quant.keys_proj,
-                        storage, &p.proj);
+                        channel_storage, &p.proj);
   *params = p;
   return Status::kOk;
 }

@@ -31,7 +31,7 @@ Status luong_general_s8_step(const LuongS8Params& params, const LuongS8Args& arg
     detail::luong_item_s8(params, args.query + ub * qd, memory + ub * seq * qd, qd,
                           args.keys + ub * seq * kd,
                           detail::item_length(args.key_lengths, b, s.seq), args.context + ub * kd,
-                          detail::item_row(args.weights, b, s.seq), ws);
+                          detail::item_row(args.probs, b, s.seq), ws);
   }
   return Status::kOk;
 }

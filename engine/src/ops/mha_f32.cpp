@@ -68,13 +68,13 @@ __attribute__((always_inline)) inline void head_view(const MhaShape& shape, cons
   a->v_stride = idx(hd);
   a->out = o;
   a->out_stride = idx(hd);
-  if (args.weights != nullptr) {
-    if (args.weights_mode == MhaWeightsMode::kPerHead) {
-      a->weights = args.weights + (idx(b) * idx(shape.num_heads) + idx(h)) * sq * skv;
+  if (args.probs != nullptr) {
+    if (args.probs_mode == MhaProbsMode::kPerHead) {
+      a->probs = args.probs + (idx(b) * idx(shape.num_heads) + idx(h)) * sq * skv;
     } else {
-      a->weights = args.weights + idx(b) * sq * skv;
-      a->accumulate_weights = h > 0;
-      a->weights_alpha = 1.0f / static_cast<float>(shape.num_heads);
+      a->probs = args.probs + idx(b) * sq * skv;
+      a->accumulate_probs = h > 0;
+      a->probs_alpha = 1.0f / static_cast<float>(shape.num_heads);
     }
   }
   a->seq_q = shape.seq_q;
@@ -161,7 +161,7 @@ struct MhaParallel {
   // heads add to one matrix.
   bool whole_heads() const {
     const int32_t w = args.executor.workers;
-    const bool averaged = args.weights != nullptr && args.weights_mode == MhaWeightsMode::kAveraged;
+    const bool averaged = args.probs != nullptr && args.probs_mode == MhaProbsMode::kAveraged;
     return !averaged && shape.num_heads >= w &&
            (shape.num_heads % w == 0 || shape.num_heads >= 4 * w);
   }
@@ -195,7 +195,7 @@ struct MhaParallel {
     const Executor& ex = args.executor;
     const int32_t heads = shape.num_heads;
     auto item = [&](int32_t h) { return head(b, h); };
-    if (args.weights == nullptr || args.weights_mode == MhaWeightsMode::kPerHead) {
+    if (args.probs == nullptr || args.probs_mode == MhaProbsMode::kPerHead) {
       detail::attend_f32_run(ex, heads, shape.seq_q, hd, hd, item, cores);
       return;
     }
@@ -300,8 +300,7 @@ Status check_args(const MhaShape& shape, const MhaF32Weights& weights, const Mha
   if (e % shape.num_heads != 0 || (packed && (kdim != e || vdim != e))) {
     return Status::kShapeMismatch;
   }
-  if (args.weights_mode != MhaWeightsMode::kAveraged &&
-      args.weights_mode != MhaWeightsMode::kPerHead) {
+  if (args.probs_mode != MhaProbsMode::kAveraged && args.probs_mode != MhaProbsMode::kPerHead) {
     return Status::kBadArgument;
   }
   const Status mask_status = detail::check_mask(args.mask, shape.batch, shape.seq_kv);

@@ -31,13 +31,12 @@ __attribute__((always_inline)) inline void head_view(const MhaS8Params& params,
   a->v_stride = e;
   a->out = op + col;
   a->out_stride = e;
-  if (args.weights != nullptr) {
+  if (args.probs != nullptr) {
     const auto skv = static_cast<std::size_t>(s.seq_kv);
-    a->weights = args.weights +
-                 (static_cast<std::size_t>(b) * static_cast<std::size_t>(s.num_heads) +
-                  static_cast<std::size_t>(h)) *
-                     static_cast<std::size_t>(s.seq_q) * skv;
-    a->weights_stride = skv;
+    a->probs = args.probs + (static_cast<std::size_t>(b) * static_cast<std::size_t>(s.num_heads) +
+                             static_cast<std::size_t>(h)) *
+                                static_cast<std::size_t>(s.seq_q) * skv;
+    a->probs_stride = skv;
   }
   a->seq_q = s.seq_q;
   a->seq_kv = s.seq_kv;

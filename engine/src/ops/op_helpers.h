@@ -120,7 +120,7 @@ QueryItem<T> query_item(const ContextArgs<T>& args, int32_t b, int32_t seq, int3
   return QueryItem<T>{args.query + ub * static_cast<std::size_t>(query_dim),
                       args.keys + ub * static_cast<std::size_t>(seq) * kd,
                       item_length(args.key_lengths, b, seq), args.context + ub * kd,
-                      item_row(args.weights, b, seq)};
+                      item_row(args.probs, b, seq)};
 }
 
 // Rounds `data` up to 64 bytes and checks the size: null if data is null,
@@ -168,7 +168,7 @@ Core sdpa_batch_item(const SdpaShape& shape, const Args& args, int32_t b) {
   a.v_stride = dv;
   a.out = args.out + ub * sq * dv;
   a.out_stride = dv;
-  a.weights = args.weights != nullptr ? args.weights + ub * sq * skv : nullptr;
+  a.probs = args.probs != nullptr ? args.probs + ub * sq * skv : nullptr;
   a.seq_q = shape.seq_q;
   a.seq_kv = shape.seq_kv;
   a.dim_k = shape.dim_k;

@@ -27,7 +27,7 @@ Status sdpa_s8(const SdpaS8Params& params, const SdpaS8Args& args, Scratch scrat
   const auto item = [&](int32_t b) {
     detail::AttendS8Item it{detail::sdpa_batch_item<detail::AttendS8>(shape, args, b),
                             detail::batch_mask(args.mask, b, shape.seq_kv)};
-    it.a.weights_stride = static_cast<std::size_t>(shape.seq_kv);
+    it.a.probs_stride = static_cast<std::size_t>(shape.seq_kv);
     return it;
   };
   detail::attend_s8_run(ex, params, shape.batch, shape.seq_q, shape.seq_kv, shape.dim_v, item, ws);

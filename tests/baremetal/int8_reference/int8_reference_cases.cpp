@@ -152,14 +152,14 @@ void run_sdpa_case(attn_test::Context& ctx, const SdpaCase& c) {
     a.k = k;
     a.v = v;
     a.out = output(per_form, c.out_n);
-    a.weights = output(per_form, c.weights_n);
+    a.probs = output(per_form, c.weights_n);
     a.mask.causal = c.causal;
     a.mask.key_lengths = lengths;
     if (c.pattern) set_mask_form(per_form, pattern, Lq * Lkv, form, a);
     ATTN_ASSERT_TRUE(per_form.ok());
     ATTN_EXPECT_STATUS(attn::sdpa_s8(params, a, {scratch, scratch_bytes}), attn::Status::kOk);
     expect_bytes(ctx, "sdpa", c.seed, form, "out", a.out, c.out, c.out_n);
-    expect_bytes(ctx, "sdpa", c.seed, form, "weights", a.weights, c.weights, c.weights_n);
+    expect_bytes(ctx, "sdpa", c.seed, form, "weights", a.probs, c.weights, c.weights_n);
   }
 }
 
@@ -203,7 +203,7 @@ void run_mha_case(attn_test::Context& ctx, const MhaCase& c) {
   a.key = key;
   a.value = value;
   a.out = output(arena, c.out_n);
-  a.weights = output(arena, c.weights_n);
+  a.probs = output(arena, c.weights_n);
   ATTN_ASSERT_TRUE(arena.ok());
   attn::MhaS8Quant quant;
   attn::QuantParams* qp[9] = {&quant.query, &quant.key,    &quant.value, &quant.q,  &quant.k,
@@ -214,7 +214,7 @@ void run_mha_case(attn_test::Context& ctx, const MhaCase& c) {
   ATTN_EXPECT_STATUS(attn::mha_s8_prepare(s, quant, w, channels, &params), attn::Status::kOk);
   ATTN_EXPECT_STATUS(attn::mha_s8(params, a, {scratch, scratch_bytes}), attn::Status::kOk);
   expect_bytes(ctx, "mha", c.seed, 0, "out", a.out, c.out, c.out_n);
-  expect_bytes(ctx, "mha", c.seed, 0, "weights", a.weights, c.weights, c.weights_n);
+  expect_bytes(ctx, "mha", c.seed, 0, "weights", a.probs, c.weights, c.weights_n);
 }
 
 ATTN_CASE(Int8BoardReference, MhaMatchesBitForBit) {
@@ -241,7 +241,7 @@ void run_luong_case(attn_test::Context& ctx, const LuongCase& c) {
   const std::size_t scratch_bytes = attn::luong_s8_scratch_bytes(s, c.general);
   auto* scratch = arena.alloc<unsigned char>(scratch_bytes);
   a.context = output(arena, c.out_n);
-  a.weights = output(arena, c.weights_n);
+  a.probs = output(arena, c.weights_n);
   ATTN_ASSERT_TRUE(arena.ok());
   attn::LuongS8Quant quant;
   attn::QuantParams* qp[5] = {&quant.query, &quant.keys, &quant.keys_proj, &quant.scores,
@@ -256,7 +256,7 @@ void run_luong_case(attn_test::Context& ctx, const LuongCase& c) {
   ATTN_EXPECT_STATUS(attn::luong_s8(params, a, {scratch, scratch_bytes}), attn::Status::kOk);
   const char* op = c.general ? "luong_general" : "luong_dot";
   expect_bytes(ctx, op, c.seed, 0, "context", a.context, c.out, c.out_n);
-  expect_bytes(ctx, op, c.seed, 0, "weights", a.weights, c.weights, c.weights_n);
+  expect_bytes(ctx, op, c.seed, 0, "weights", a.probs, c.weights, c.weights_n);
 }
 
 ATTN_CASE(Int8BoardReference, LuongDotAndGeneralMatchBitForBit) {
@@ -294,7 +294,7 @@ void run_bahdanau_case(attn_test::Context& ctx, const BahdanauCase& c) {
   const std::size_t scratch_bytes = attn::bahdanau_s8_scratch_bytes(s);
   auto* scratch = arena.alloc<unsigned char>(scratch_bytes);
   a.context = output(arena, c.out_n);
-  a.weights = output(arena, c.weights_n);
+  a.probs = output(arena, c.weights_n);
   ATTN_ASSERT_TRUE(arena.ok());
   attn::BahdanauS8Quant quant;
   attn::QuantParams* qp[7] = {&quant.query, &quant.keys,   &quant.query_proj, &quant.keys_proj,
@@ -305,7 +305,7 @@ void run_bahdanau_case(attn_test::Context& ctx, const BahdanauCase& c) {
   ATTN_EXPECT_STATUS(attn::bahdanau_s8_prepare(s, quant, w, storage, &params), attn::Status::kOk);
   ATTN_EXPECT_STATUS(attn::bahdanau_s8(params, a, {scratch, scratch_bytes}), attn::Status::kOk);
   expect_bytes(ctx, "bahdanau", c.seed, 0, "context", a.context, c.out, c.out_n);
-  expect_bytes(ctx, "bahdanau", c.seed, 0, "weights", a.weights, c.weights, c.weights_n);
+  expect_bytes(ctx, "bahdanau", c.seed, 0, "weights", a.probs, c.weights, c.weights_n);
 }
 
 ATTN_CASE(Int8BoardReference, BahdanauMatchesBitForBit) {

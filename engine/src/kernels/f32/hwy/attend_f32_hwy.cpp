@@ -74,7 +74,7 @@ namespace hwy {
 
 HWY_EXPORT(attend_f32_tiles);
 HWY_EXPORT(attend_f32_key_part);
-HWY_EXPORT(attend_f32_key_weights);
+HWY_EXPORT(attend_f32_key_probs);
 
 void attend_f32_tiles(const detail::AttendF32& a, const detail::AttendMask& mask,
                       int32_t tile_begin, int32_t tile_end, void* slice) {
@@ -84,9 +84,9 @@ void attend_f32_key_part(const detail::AttendF32& a, const detail::AttendMask& m
                          int32_t parts, void* slice) {
   HWY_DYNAMIC_DISPATCH(attend_f32_key_part)(a, mask, part, parts, slice);
 }
-void attend_f32_key_weights(const detail::AttendF32& a, const detail::AttendMask& mask,
-                            int32_t part, int32_t parts, void* slices, std::size_t slice_bytes) {
-  HWY_DYNAMIC_DISPATCH(attend_f32_key_weights)(a, mask, part, parts, slices, slice_bytes);
+void attend_f32_key_probs(const detail::AttendF32& a, const detail::AttendMask& mask, int32_t part,
+                          int32_t parts, void* slices, std::size_t slice_bytes) {
+  HWY_DYNAMIC_DISPATCH(attend_f32_key_probs)(a, mask, part, parts, slices, slice_bytes);
 }
 
 }  // namespace hwy
