@@ -163,28 +163,28 @@ std::size_t output_count(const std::vector<int64_t>& shape, const std::string& w
 
 // The buffers of the single-query ops (bahdanau, luong; float or int8): key
 // lengths [B] (optional, loaded and checked first), context [B, Dk] and
-// weights [B, T] (only when probs_out is given); the shapes carry the batch
+// probs [B, T] (only when probs_out is given); the shapes carry the batch
 // axis only when the inputs had it.
 template <class T>
 struct ContextBuffers {
   std::vector<int32_t> lengths;
-  std::vector<int64_t> ctx_shape, w_shape;
-  std::vector<T> ctx, weights;
+  std::vector<int64_t> ctx_shape, p_shape;
+  std::vector<T> ctx, probs;
   ContextBuffers(const QueryKeysDims& qk, const std::string& out, const std::string& probs_out,
                  const std::string& key_lengths) {
     if (!key_lengths.empty()) lengths = load_key_lengths(key_lengths, to_i32(qk.b), to_i32(qk.seq));
     ctx_shape = batched_shape(qk.batched, qk.b, {qk.dk});
-    w_shape = batched_shape(qk.batched, qk.b, {qk.seq});
+    p_shape = batched_shape(qk.batched, qk.b, {qk.seq});
     ctx.resize(output_count(ctx_shape, out));
-    if (!probs_out.empty()) weights.resize(output_count(w_shape, probs_out));
+    if (!probs_out.empty()) probs.resize(output_count(p_shape, probs_out));
   }
-  // Points an op's args (query, keys, context, weights, key_lengths) here.
+  // Points an op's args (query, keys, context, probs, key_lengths) here.
   template <class Args>
   void bind(const QueryKeys<T>& qk, Args* a) {
     a->query = qk.query.data();
     a->keys = qk.keys.data();
     a->context = ctx.data();
-    a->probs = weights.empty() ? nullptr : weights.data();
+    a->probs = probs.empty() ? nullptr : probs.data();
     a->key_lengths = lengths.empty() ? nullptr : lengths.data();
   }
 };

@@ -137,7 +137,7 @@ void run_luong_s8(const LuongFiles& files, const LuongInt8Flags& f, bool general
   o.bind(qk, &args);
   check_status(attn::luong_s8(params, args, scratch_of(scratch)), op);
   write_s8_outputs(
-      {{files.out, o.ctx_shape, o.ctx.data()}, {files.probs_out, o.w_shape, o.weights.data()}});
+      {{files.out, o.ctx_shape, o.ctx.data()}, {files.probs_out, o.p_shape, o.probs.data()}});
 }
 
 // --------------------------------------------------------- bahdanau --dtype int8
@@ -258,7 +258,7 @@ void run_bahdanau_s8(const BahdanauFiles& files, const BahdanauInt8Flags& f) {
   o.bind(qk, &args);
   check_status(attn::bahdanau_s8(params, args, scratch_of(scratch)), "bahdanau");
   write_s8_outputs(
-      {{files.out, o.ctx_shape, o.ctx.data()}, {files.probs_out, o.w_shape, o.weights.data()}});
+      {{files.out, o.ctx_shape, o.ctx.data()}, {files.probs_out, o.p_shape, o.probs.data()}});
 }
 
 }  // namespace attn_cli

@@ -43,10 +43,10 @@ void run_sdpa(const SdpaFlags& f) {
   const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq_q, shape.seq_kv);
 
   const auto out_shape = batched_shape(batched, b, {shape.seq_q, shape.dim_v});
-  const auto w_shape = batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
+  const auto p_shape = batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
   std::vector<float> out(output_count(out_shape, f.out));
-  std::vector<float> weights;
-  if (!f.probs_out.empty()) weights.resize(output_count(w_shape, f.probs_out));
+  std::vector<float> probs;
+  if (!f.probs_out.empty()) probs.resize(output_count(p_shape, f.probs_out));
   auto scratch = make_scratch(attn::sdpa_f32_scratch_bytes(shape, threads_workers()));
 
   attn::SdpaF32Args args;
@@ -55,11 +55,11 @@ void run_sdpa(const SdpaFlags& f) {
   args.k = in.k.data();
   args.v = in.v.data();
   args.out = out.data();
-  args.probs = weights.empty() ? nullptr : weights.data();
+  args.probs = probs.empty() ? nullptr : probs.data();
   args.scale = scale_value(f.scale);
   args.mask = mask.mask();
   check_status(attn::sdpa_f32(shape, args, scratch_of(scratch)), "sdpa");
-  write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, w_shape, weights.data()}});
+  write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, p_shape, probs.data()}});
 }
 
 // ---------------------------------------------------------------- mha
@@ -147,11 +147,11 @@ void run_mha(const MhaFlags& f) {
   const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq_q, shape.seq_kv);
 
   const auto out_shape = batched_shape(batched, b, {shape.seq_q, e});
-  const auto w_shape = f.per_head ? batched_shape(batched, b, {f.heads, shape.seq_q, shape.seq_kv})
+  const auto p_shape = f.per_head ? batched_shape(batched, b, {f.heads, shape.seq_q, shape.seq_kv})
                                   : batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
   std::vector<float> out(output_count(out_shape, f.out));
-  std::vector<float> weights;
-  if (!f.probs_out.empty()) weights.resize(output_count(w_shape, f.probs_out));
+  std::vector<float> probs;
+  if (!f.probs_out.empty()) probs.resize(output_count(p_shape, f.probs_out));
   auto scratch = make_scratch(attn::mha_f32_scratch_bytes(shape, threads_workers()));
 
   attn::MhaF32Args args;
@@ -160,11 +160,11 @@ void run_mha(const MhaFlags& f) {
   args.key = key.data();
   args.value = value.data();
   args.out = out.data();
-  args.probs = weights.empty() ? nullptr : weights.data();
+  args.probs = probs.empty() ? nullptr : probs.data();
   args.probs_mode = f.per_head ? attn::MhaProbsMode::kPerHead : attn::MhaProbsMode::kAveraged;
   args.mask = mask.mask();
   check_status(attn::mha_f32(shape, w, args, scratch_of(scratch)), "mha");
-  write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, w_shape, weights.data()}});
+  write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, p_shape, probs.data()}});
 }
 
 // ------------------------------------------------- bahdanau / luong (query, keys)
@@ -173,7 +173,7 @@ namespace {
 using F32QueryKeys = QueryKeys<float>;
 
 void write_context(const ContextFlags& f, const ContextBuffers<float>& o) {
-  write_outputs({{f.out, o.ctx_shape, o.ctx.data()}, {f.probs_out, o.w_shape, o.weights.data()}});
+  write_outputs({{f.out, o.ctx_shape, o.ctx.data()}, {f.probs_out, o.p_shape, o.probs.data()}});
 }
 
 }  // namespace
@@ -288,21 +288,21 @@ void run_general(const GeneralFlags& f) {
   shape.dim_v = to_i32(wv.dim(1));
   const LoadedMask mask = load_masks(f.masks.resolved(), shape.batch, shape.seq, shape.seq);
   const auto out_shape = batched_shape(batched, b, {shape.seq, shape.dim_v});
-  const auto w_shape = batched_shape(batched, b, {shape.seq, shape.seq});
+  const auto p_shape = batched_shape(batched, b, {shape.seq, shape.seq});
   std::vector<float> out(output_count(out_shape, f.out));
-  std::vector<float> weights;
-  if (!f.probs_out.empty()) weights.resize(output_count(w_shape, f.probs_out));
+  std::vector<float> probs;
+  if (!f.probs_out.empty()) probs.resize(output_count(p_shape, f.probs_out));
   auto scratch = make_scratch(attn::general_attention_f32_scratch_bytes(shape, threads_workers()));
   attn::GeneralAttentionF32Args args;
   args.executor = threads_executor();
   args.x = x.data();
   args.out = out.data();
-  args.probs = weights.empty() ? nullptr : weights.data();
+  args.probs = probs.empty() ? nullptr : probs.data();
   args.scale = scale_value(f.scale);
   args.mask = mask.mask();
   const attn::GeneralAttentionF32Weights w{wq.data(), wk.data(), wv.data()};
   check_status(attn::general_attention_f32(shape, w, args, scratch_of(scratch)), "general");
-  write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, w_shape, weights.data()}});
+  write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, p_shape, probs.data()}});
 }
 
 }  // namespace attn_cli

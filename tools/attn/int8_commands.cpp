@@ -124,10 +124,10 @@ void run_sdpa_s8(const SdpaFiles& files, const SdpaInt8Flags& f) {
   check_additive_s8(files.masks.additive_path, mask.additive);
 
   const auto out_shape = batched_shape(batched, b, {shape.seq_q, shape.dim_v});
-  const auto w_shape = batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
+  const auto p_shape = batched_shape(batched, b, {shape.seq_q, shape.seq_kv});
   std::vector<int8_t> out(output_count(out_shape, files.out));
-  std::vector<int8_t> weights;
-  if (!files.probs_out.empty()) weights.resize(output_count(w_shape, files.probs_out));
+  std::vector<int8_t> probs;
+  if (!files.probs_out.empty()) probs.resize(output_count(p_shape, files.probs_out));
 
   attn::SdpaS8Params params;
   check_status(attn::sdpa_s8_prepare(shape, quant, &params), "sdpa");
@@ -138,11 +138,10 @@ void run_sdpa_s8(const SdpaFiles& files, const SdpaInt8Flags& f) {
   args.k = in.k.data();
   args.v = in.v.data();
   args.out = out.data();
-  args.probs = weights.empty() ? nullptr : weights.data();
+  args.probs = probs.empty() ? nullptr : probs.data();
   args.mask = mask.mask();
   check_status(attn::sdpa_s8(params, args, scratch_of(scratch)), "sdpa");
-  write_s8_outputs(
-      {{files.out, out_shape, out.data()}, {files.probs_out, w_shape, weights.data()}});
+  write_s8_outputs({{files.out, out_shape, out.data()}, {files.probs_out, p_shape, probs.data()}});
 }
 
 // ------------------------------------------------------------ mha --dtype int8
@@ -330,10 +329,10 @@ void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
   check_additive_s8(files.masks.additive_path, mask.additive);
 
   const auto out_shape = batched_shape(batched, b, {shape.seq_q, e});
-  const auto w_shape = batched_shape(batched, b, {files.heads, shape.seq_q, shape.seq_kv});
+  const auto p_shape = batched_shape(batched, b, {files.heads, shape.seq_q, shape.seq_kv});
   std::vector<int8_t> out(output_count(out_shape, files.out));
-  std::vector<int8_t> weights;
-  if (!files.probs_out.empty()) weights.resize(output_count(w_shape, files.probs_out));
+  std::vector<int8_t> probs;
+  if (!files.probs_out.empty()) probs.resize(output_count(p_shape, files.probs_out));
 
   std::vector<attn::QuantizedMultiplier> channels(attn::mha_s8_channel_count(shape));
   attn::MhaS8Params params;
@@ -345,11 +344,10 @@ void run_mha_s8(const MhaFiles& files, const MhaInt8Flags& f) {
   args.key = key.data();
   args.value = value.data();
   args.out = out.data();
-  args.probs = weights.empty() ? nullptr : weights.data();
+  args.probs = probs.empty() ? nullptr : probs.data();
   args.mask = mask.mask();
   check_status(attn::mha_s8(params, args, scratch_of(scratch)), "mha");
-  write_s8_outputs(
-      {{files.out, out_shape, out.data()}, {files.probs_out, w_shape, weights.data()}});
+  write_s8_outputs({{files.out, out_shape, out.data()}, {files.probs_out, p_shape, probs.data()}});
 }
 
 void add_softmax_s8(CLI::App* s, Runner* runner) {

@@ -161,13 +161,13 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
   const int32_t bb = to_i32(b), isq = to_i32(sq), iskv = to_i32(skv);
   const LoadedMask mask = load_masks(f.masks, bb, isq, iskv);
   const auto out_shape = with_batch(batched, b, {sq, e});
-  const auto w_shape = f.per_head_probs ? with_batch(batched, b, {heads, sq, skv})
+  const auto p_shape = f.per_head_probs ? with_batch(batched, b, {heads, sq, skv})
                                         : with_batch(batched, b, {sq, skv});
   const std::size_t n_out = output_count(out_shape, f.out);
 
   if (!q8) {
-    std::vector<float> out(n_out), weights;
-    if (!f.probs_out.empty()) weights.resize(output_count(w_shape, f.probs_out));
+    std::vector<float> out(n_out), probs;
+    if (!f.probs_out.empty()) probs.resize(output_count(p_shape, f.probs_out));
     auto scratch = make_scratch(attn::model_scratch_bytes(m, bb, isq, iskv, threads_workers()));
     attn::MhaF32Args a;
     a.executor = threads_executor();
@@ -175,11 +175,11 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
     a.key = kf.data();
     a.value = vf.data();
     a.out = out.data();
-    a.probs = weights.empty() ? nullptr : weights.data();
+    a.probs = probs.empty() ? nullptr : probs.data();
     a.probs_mode = f.per_head_probs ? attn::MhaProbsMode::kPerHead : attn::MhaProbsMode::kAveraged;
     a.mask = mask.mask();
     check_status(attn::model_run_mha_f32(m, bb, isq, iskv, a, scratch_of(scratch)), "mha");
-    write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, w_shape, weights.data()}});
+    write_outputs({{f.out, out_shape, out.data()}, {f.probs_out, p_shape, probs.data()}});
     return;
   }
 
@@ -220,7 +220,7 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
   if (!wq.empty()) {
     // Softmax codes: probability = (code + 128) / 256; averaged over heads unless per head.
     const std::size_t per = static_cast<std::size_t>(sq * skv);
-    wf.assign(output_count(w_shape, f.probs_out), 0.0f);
+    wf.assign(output_count(p_shape, f.probs_out), 0.0f);
     for (std::size_t bi = 0; bi < static_cast<std::size_t>(b); ++bi) {
       for (std::size_t h = 0; h < static_cast<std::size_t>(heads); ++h) {
         const int8_t* src = wq.data() + (bi * static_cast<std::size_t>(heads) + h) * per;
@@ -235,7 +235,7 @@ void run_mha_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFla
       }
     }
   }
-  write_outputs({{f.out, out_shape, outf.data()}, {f.probs_out, w_shape, wf.data()}});
+  write_outputs({{f.out, out_shape, outf.data()}, {f.probs_out, p_shape, wf.data()}});
 }
 
 // ------------------------------------------------------- bahdanau / luong-general
@@ -266,9 +266,9 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f, const M
     lengths = load_key_lengths(f.masks.key_lengths_path, bb, it);
   }
   const auto c_shape = with_batch(batched, b, {m.params[1]});
-  const auto w_shape = with_batch(batched, b, {t});
+  const auto p_shape = with_batch(batched, b, {t});
   std::vector<int8_t> ctx(output_count(c_shape, f.out)), w;
-  if (!f.probs_out.empty()) w.resize(output_count(w_shape, f.probs_out));
+  if (!f.probs_out.empty()) w.resize(output_count(p_shape, f.probs_out));
   int32_t context_index = 0;
   if (bahdanau) {
     const attn::BahdanauShape shape = attn::model_bahdanau_shape(m, bb, it);
@@ -307,7 +307,7 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f, const M
   }
   if (flags.raw_int8) {
     save_s8(f.out, c_shape, ctx);
-    if (!w.empty()) save_s8(f.probs_out, w_shape, w);
+    if (!w.empty()) save_s8(f.probs_out, p_shape, w);
     return;
   }
   const attn::QuantParams oq = qp(context_index);
@@ -316,7 +316,7 @@ void run_context_s8_model(const LoadedModel& lm, const ModelRunFiles& f, const M
     cf[i] = oq.scale * static_cast<float>(ctx[i] - oq.zero_point);
   }
   for (std::size_t i = 0; i < w.size(); ++i) wf[i] = static_cast<float>(w[i] + 128) / 256.0f;
-  write_outputs({{f.out, c_shape, cf.data()}, {f.probs_out, w_shape, wf.data()}});
+  write_outputs({{f.out, c_shape, cf.data()}, {f.probs_out, p_shape, wf.data()}});
 }
 
 void run_context_model(const LoadedModel& lm, const ModelRunFiles& f, const ModelFlags& flags) {
@@ -345,9 +345,9 @@ void run_context_model(const LoadedModel& lm, const ModelRunFiles& f, const Mode
     lengths = load_key_lengths(f.masks.key_lengths_path, bb, it);
   }
   const auto c_shape = with_batch(batched, b, {dk});
-  const auto w_shape = with_batch(batched, b, {t});
+  const auto p_shape = with_batch(batched, b, {t});
   std::vector<float> ctx(output_count(c_shape, f.out)), w;
-  if (!f.probs_out.empty()) w.resize(output_count(w_shape, f.probs_out));
+  if (!f.probs_out.empty()) w.resize(output_count(p_shape, f.probs_out));
   auto scratch = make_scratch(attn::model_scratch_bytes(m, bb, 1, it, threads_workers()));
   attn::Status st;
   if (m.op == attn::ModelOp::kBahdanau) {
@@ -370,7 +370,7 @@ void run_context_model(const LoadedModel& lm, const ModelRunFiles& f, const Mode
     st = attn::model_run_luong_general_f32(m, bb, it, a, scratch_of(scratch));
   }
   check_status(st, op_cli_name(m.op));
-  write_outputs({{f.out, c_shape, ctx.data()}, {f.probs_out, w_shape, w.data()}});
+  write_outputs({{f.out, c_shape, ctx.data()}, {f.probs_out, p_shape, w.data()}});
 }
 
 }  // namespace
